@@ -1,0 +1,80 @@
+import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
+import { contains } from '../db/search.js';
+import type { AccountsTable, Database } from '../db/types.js';
+import { olderThan, pageRequest, toPage } from '../http/pagination.js';
+import { newId } from '../ids.js';
+import { now } from '../time.js';
+import type { Account, AccountCreate, AccountSearchQuery } from './schemas.js';
+
+type AccountRow = AccountsTable & { linked_persons_count: number | string | bigint | null };
+
+export const toAccount = (row: AccountRow): Account => ({
+  accountId: row.id,
+  domain: row.domain,
+  name: row.name,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  latestActivityAt: row.latest_activity_at,
+  linkedPersonsCount: Number(row.linked_persons_count),
+});
+
+/** The persons linked to the account of the outer query (served by the persons domain index). */
+const linkedPersons = (eb: ExpressionBuilder<Database, 'accounts'>) =>
+  eb
+    .selectFrom('persons')
+    .whereRef('persons.tenant_id', '=', 'accounts.tenant_id')
+    .whereRef('persons.domain_lc', '=', 'accounts.domain_lc');
+
+/** The caller turns a unique violation (the domain is taken) into a 409. */
+export async function createAccount(trx: Transaction<Database>, tenantId: string, input: AccountCreate): Promise<Account> {
+  const createdAt = now();
+  const row: AccountsTable = {
+    id: newId('account'),
+    tenant_id: tenantId,
+    name: input.name,
+    name_lc: input.name.toLowerCase(),
+    domain: input.domain,
+    domain_lc: input.domain.toLowerCase(),
+    created_at: createdAt,
+    updated_at: createdAt,
+    latest_activity_at: createdAt,
+  };
+  await trx.insertInto('accounts').values(row).execute();
+  const count = await trx
+    .selectFrom('persons')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('tenant_id', '=', tenantId)
+    .where('domain_lc', '=', row.domain_lc)
+    .executeTakeFirstOrThrow();
+  return toAccount({ ...row, linked_persons_count: count.n });
+}
+
+export async function accountExists(db: Kysely<Database>, tenantId: string, accountId: string): Promise<boolean> {
+  return Boolean(await db.selectFrom('accounts').select('id').where('id', '=', accountId).where('tenant_id', '=', tenantId).executeTakeFirst());
+}
+
+export async function searchAccounts(db: Kysely<Database>, tenantId: string, query: AccountSearchQuery) {
+  const text = (query.query ?? '').toLowerCase();
+  const emptyOnly = query.includeEmptyOnly === 'true';
+  const filters = { text, emptyOnly };
+  const page = pageRequest('accounts', filters, query);
+
+  const matching = db
+    .selectFrom('accounts')
+    .where('accounts.tenant_id', '=', tenantId)
+    .$if(text !== '', (q) => q.where((eb) => eb.or([contains('accounts.name_lc', text), contains('accounts.domain_lc', text)])))
+    .$if(emptyOnly, (q) => q.where((eb) => eb.not(eb.exists(linkedPersons(eb).select('persons.id')))));
+
+  const [rows, count] = await Promise.all([
+    matching
+      .selectAll('accounts')
+      .select((eb) => linkedPersons(eb).select((p) => p.fn.countAll().as('n')).as('linked_persons_count'))
+      .$if(page.after !== null, (q) => q.where(olderThan('accounts', page.after!)))
+      .orderBy('accounts.created_at', 'desc')
+      .orderBy('accounts.id', 'desc')
+      .limit(page.limit + 1)
+      .execute(),
+    matching.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return toPage('accounts', filters, page, rows, Number(count.n), (r) => [r.created_at, r.id], toAccount);
+}

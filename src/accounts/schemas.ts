@@ -1,0 +1,33 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { ListQuery, MAX_SAFE_INTEGER, StringEnum, Timestamp } from '../http/schemas.js';
+
+export const ACCOUNT_ID_PATTERN = '^account_[a-z0-9]{26}$';
+export const AccountId = Type.String({ minLength: 1, pattern: ACCOUNT_ID_PATTERN });
+
+export const Account = Type.Object({
+  accountId: AccountId,
+  domain: Type.String(),
+  name: Type.String(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  latestActivityAt: Timestamp,
+  linkedPersonsCount: Type.Integer({ minimum: 0, maximum: MAX_SAFE_INTEGER, description: 'Persons whose domain equals this domain, ignoring case' }),
+});
+export type Account = Static<typeof Account>;
+
+export const AccountCreate = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 255 }),
+    domain: Type.String({ minLength: 1, maxLength: 253, pattern: '^\\S+$', description: 'Unique in the tenant, ignoring case' }),
+  },
+  { additionalProperties: false },
+);
+export type AccountCreate = Static<typeof AccountCreate>;
+
+export const AccountSearchQuery = ListQuery({
+  query: Type.Optional(Type.String({ maxLength: 255, description: 'Case-insensitive substring of the name or the domain' })),
+  includeEmptyOnly: Type.Optional(StringEnum(['true', 'false'], { description: 'true: only accounts with no linked person' })),
+});
+export type AccountSearchQuery = Static<typeof AccountSearchQuery>;
+
+export const AccountParams = Type.Object({ account_id: AccountId });

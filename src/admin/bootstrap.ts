@@ -1,0 +1,29 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/types.js';
+import { hashApiKey } from '../http/auth.js';
+import { createApiKey, createTenant } from './repository.js';
+
+/**
+ * Makes a fresh install usable. With BOOTSTRAP_API_KEY: the tenant `default` exists and holds that
+ * key (idempotent across restarts). Without it: on a database with no tenant at all, creates
+ * `default` with a fresh key and returns that key, for the caller to show once.
+ */
+export async function bootstrap(db: Kysely<Database>, bootstrapKey: string | undefined): Promise<{ apiKey: string; tenantId: string } | undefined> {
+  return db.transaction().execute(async (trx) => {
+    if (bootstrapKey !== undefined) {
+      const existing = await trx.selectFrom('api_keys').select(['id', 'revoked_at']).where('key_hash', '=', hashApiKey(bootstrapKey)).executeTakeFirst();
+      if (existing) {
+        if (existing.revoked_at !== null) await trx.updateTable('api_keys').set({ revoked_at: null }).where('id', '=', existing.id).execute();
+        return undefined;
+      }
+      const tenant = await trx.selectFrom('tenants').select('id').where('name', '=', 'default').orderBy('created_at').orderBy('id').executeTakeFirst();
+      const tenantId = tenant?.id ?? (await createTenant(trx, 'default')).tenantId;
+      await createApiKey(trx, tenantId, bootstrapKey);
+      return undefined;
+    }
+    if (await trx.selectFrom('tenants').select('id').limit(1).executeTakeFirst()) return undefined;
+    const tenant = await createTenant(trx, 'default');
+    const { apiKey } = await createApiKey(trx, tenant.tenantId);
+    return { apiKey, tenantId: tenant.tenantId };
+  });
+}

@@ -1,0 +1,79 @@
+import { randomInt } from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import { allocateSlug, slugify } from '../db/slugs.js';
+import type { Database, TenantsTable } from '../db/types.js';
+import { hashApiKey } from '../http/auth.js';
+import { olderThan, pageRequest, toPage, type PageRequest } from '../http/pagination.js';
+import { newId } from '../ids.js';
+import { now } from '../time.js';
+import type { Tenant } from './schemas.js';
+
+const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** `pak_` + 43 base62 characters: 256 bits of entropy, and nothing a regex or a shell would split. */
+export function generateApiKey(): string {
+  let key = 'pak_';
+  for (let i = 0; i < 43; i++) key += KEY_ALPHABET[randomInt(KEY_ALPHABET.length)];
+  return key;
+}
+
+export const toTenant = (row: TenantsTable): Tenant => ({
+  tenantId: row.id,
+  name: row.name,
+  slug: row.slug,
+  createdAt: row.created_at,
+});
+
+export async function createTenant(trx: Transaction<Database>, name: string): Promise<Tenant> {
+  const slug = await allocateSlug(trx, 'tenant', slugify(name, 'tenant'), async (s) =>
+    Boolean(await trx.selectFrom('tenants').select('id').where('slug', '=', s).executeTakeFirst()),
+  );
+  const row = { id: newId('tenant'), name, slug, created_at: now() };
+  await trx.insertInto('tenants').values(row).execute();
+  return toTenant(row);
+}
+
+export async function getTenant(db: Kysely<Database>, tenantId: string): Promise<Tenant | undefined> {
+  const row = await db.selectFrom('tenants').selectAll().where('id', '=', tenantId).executeTakeFirst();
+  return row && toTenant(row);
+}
+
+/** Stores the key's hash only; the plain key is returned once and never again. */
+export async function createApiKey(
+  trx: Kysely<Database>,
+  tenantId: string,
+  apiKey = generateApiKey(),
+): Promise<{ apiKey: string; apiKeyId: string }> {
+  const apiKeyId = newId('key');
+  await trx
+    .insertInto('api_keys')
+    .values({ id: apiKeyId, tenant_id: tenantId, key_hash: hashApiKey(apiKey), key_prefix: apiKey.slice(0, 8), created_at: now(), revoked_at: null })
+    .execute();
+  return { apiKey, apiKeyId };
+}
+
+/** Revoking twice is harmless; false when no such key exists. */
+export async function revokeApiKey(db: Kysely<Database>, apiKeyId: string): Promise<boolean> {
+  const key = await db.selectFrom('api_keys').select(['id', 'revoked_at']).where('id', '=', apiKeyId).executeTakeFirst();
+  if (!key) return false;
+  if (key.revoked_at === null) {
+    await db.updateTable('api_keys').set({ revoked_at: now() }).where('id', '=', apiKeyId).where('revoked_at', 'is', null).execute();
+  }
+  return true;
+}
+
+export async function listTenants(db: Kysely<Database>, query: { cursor?: string; limit?: number }) {
+  const page: PageRequest = pageRequest('tenants', null, query);
+  const [rows, count] = await Promise.all([
+    db
+      .selectFrom('tenants')
+      .selectAll()
+      .$if(page.after !== null, (q) => q.where(olderThan('tenants', page.after!)))
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit + 1)
+      .execute(),
+    db.selectFrom('tenants').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return toPage('tenants', null, page, rows, Number(count.n), (r) => [r.created_at, r.id], toTenant);
+}

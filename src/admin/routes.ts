@@ -1,0 +1,42 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { adminAuth } from '../http/auth.js';
+import { notFound } from '../http/errors.js';
+import { ListEnvelope, ListQuery, NoContent, responses } from '../http/schemas.js';
+import { createApiKey, createTenant, getTenant, listTenants, revokeApiKey } from './repository.js';
+import { ApiKeyCreate, ApiKeyCreated, ApiKeyIdParams, Tenant, TenantCreate, TenantCreated, TenantIdParams } from './schemas.js';
+
+const tags = ['admin'];
+const security = [{ adminToken: [] }];
+
+/** Tenants and API keys; registered only when ADMIN_TOKEN is set. */
+export const adminRoutes: FastifyPluginAsyncTypebox<{ adminToken: string }> = async (app, { adminToken }) => {
+  app.addHook('onRequest', adminAuth(adminToken));
+
+  app.post('/admin/tenants', {
+    schema: { tags, security, summary: 'Create a tenant and its first API key', body: TenantCreate, response: responses({ 201: TenantCreated }) },
+  }, async (request, reply) => {
+    const created = await app.db.transaction().execute(async (trx) => {
+      const tenant = await createTenant(trx, request.body.name);
+      return { tenant, ...(await createApiKey(trx, tenant.tenantId)) };
+    });
+    return reply.code(201).send(created);
+  });
+
+  app.get('/admin/tenants', {
+    schema: { tags, security, summary: 'List tenants', querystring: ListQuery({}), response: responses({ 200: ListEnvelope(Tenant) }) },
+  }, async (request) => listTenants(app.db, request.query));
+
+  app.post('/admin/tenants/:tenantId/api_keys', {
+    schema: { tags, security, summary: 'Create an API key for a tenant', params: TenantIdParams, body: ApiKeyCreate, response: responses({ 201: ApiKeyCreated }) },
+  }, async (request, reply) => {
+    if (!(await getTenant(app.db, request.params.tenantId))) throw notFound('Tenant');
+    return reply.code(201).send(await createApiKey(app.db, request.params.tenantId));
+  });
+
+  app.delete('/admin/api_keys/:apiKeyId', {
+    schema: { tags, security, summary: 'Revoke an API key (at once)', params: ApiKeyIdParams, response: responses({ 204: NoContent }) },
+  }, async (request, reply) => {
+    if (!(await revokeApiKey(app.db, request.params.apiKeyId))) throw notFound('API key');
+    return reply.code(204).send(null);
+  });
+};

@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { accountRoutes } from './accounts/routes.js';
+import { adminRoutes } from './admin/routes.js';
+import type { Config } from './config.js';
+import { openDatabase, type Db } from './db/connection.js';
+import { migrateToLatest } from './db/migrate.js';
+import { apiKeyAuth } from './http/auth.js';
+import './http/context.js';
+import { AppError, sendProblem, toAppError } from './http/errors.js';
+import { openApiOptions } from './http/openapi.js';
+import { validatorCompiler } from './http/validation.js';
+import { logRoutes } from './logs/routes.js';
+import { personRoutes } from './persons/routes.js';
+
+export interface AppOptions {
+  config: Config;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Builds the whole service; `server.ts` listens on it and every test drives it, with the same options. */
+export async function buildApp({ config }: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization'], censor: '[redacted]' },
+    },
+    bodyLimit: config.bodyLimit,
+    // A caller's own request id is kept when it is sane, so logs can be joined across services.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  registerErrorHandling(app);
+  registerJsonBody(app);
+
+  const db: Db = openDatabase(config.database);
+  app.addHook('onClose', () => db.close());
+  await migrateToLatest(db);
+  app.decorate('db', db.kysely);
+  app.decorate('config', config);
+  app.decorateRequest('tenantId', '');
+
+  await app.register(swagger, openApiOptions);
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  app.get('/healthz', {
+    schema: { hide: true, response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
+  }, async () => {
+    await sql`select 1`.execute(app.db);
+    return { status: 'ok' as const };
+  });
+
+  if (config.adminToken !== undefined) await app.register(adminRoutes, { adminToken: config.adminToken });
+
+  await app.register(async (v0) => {
+    v0.addHook('onRequest', apiKeyAuth(app.db));
+    await v0.register(personRoutes);
+    await v0.register(accountRoutes);
+    await v0.register(logRoutes);
+  });
+
+  await app.ready();
+  return app;
+}
+
+/** Every error, from any layer, leaves as problem+json; 405 is told apart from 404 by the route table. */
+function registerErrorHandling(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
+
+  app.setErrorHandler((err, request, reply) => {
+    const appError = toAppError(err);
+    if (appError.status >= 500) request.log.error({ err }, 'request failed');
+    return sendProblem(reply, request, appError);
+  });
+
+  const routes: { method: string; pattern: RegExp }[] = [];
+  app.addHook('onRoute', (route) => {
+    const pattern = new RegExp(`^${route.url.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*')}$`);
+    for (const method of [route.method].flat()) routes.push({ method, pattern });
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?', 1)[0] ?? '';
+    const allowed = [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
+    if (allowed.length > 0) {
+      const allow = allowed.join(', ');
+      return sendProblem(reply, request, new AppError('method_not_allowed', `${request.method} is not allowed on ${path}; allowed: ${allow}`, undefined, { allow }));
+    }
+    return sendProblem(reply, request, new AppError('not_found', `No route matches ${request.method} ${path}`));
+  });
+}
+
+/** Only application/json bodies are read (anything else is 415); an empty body is no body, not an error. */
+function registerJsonBody(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (text.length === 0) {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
+}

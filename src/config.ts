@@ -1,0 +1,91 @@
+import path from 'node:path';
+
+export type DatabaseConfig =
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'postgres'; url: string };
+
+export interface Config {
+  port: number;
+  host: string;
+  database: DatabaseConfig;
+  logLevel: LogLevel;
+  /** Unset: the admin API is off. */
+  adminToken: string | undefined;
+  bootstrapApiKey: string | undefined;
+  /** Maximum accepted JSON request body, in bytes. */
+  bodyLimit: number;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const DEFAULT_SQLITE_PATH = path.join('data', 'pam.sqlite');
+
+/** Thrown for a bad environment; its message is the one line shown to the operator. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Reads and validates the environment once; everything else receives the result. */
+export function loadConfig(env: Env = process.env): Config {
+  return {
+    port: readPort(env),
+    host: readString(env, 'HOST') ?? '127.0.0.1',
+    database: parseDatabaseUrl(readString(env, 'DATABASE_URL')),
+    logLevel: readLogLevel(env),
+    adminToken: readString(env, 'ADMIN_TOKEN'),
+    bootstrapApiKey: readBootstrapKey(env),
+    bodyLimit: 1024 * 1024,
+  };
+}
+
+/** Empty strings count as unset, as most shells and env files write "unset" that way. */
+function readString(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+function readPort(env: Env): number {
+  const raw = readString(env, 'PORT');
+  if (raw === undefined) return 3000;
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || port > 65535) {
+    throw new ConfigError(`PORT must be an integer from 0 to 65535, got "${raw}"`);
+  }
+  return port;
+}
+
+function readLogLevel(env: Env): LogLevel {
+  const raw = readString(env, 'LOG_LEVEL');
+  if (raw === undefined) return 'info';
+  const level = LOG_LEVELS.find((l) => l === raw.trim().toLowerCase());
+  if (!level) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+  return level;
+}
+
+function readBootstrapKey(env: Env): string | undefined {
+  const raw = readString(env, 'BOOTSTRAP_API_KEY');
+  if (raw === undefined) return undefined;
+  // The key travels in an HTTP header, so it must be visible ASCII without spaces.
+  if (!/^[\x21-\x7e]{20,256}$/.test(raw)) {
+    throw new ConfigError('BOOTSTRAP_API_KEY must be 20 to 256 visible ASCII characters without spaces');
+  }
+  return raw;
+}
+
+export function parseDatabaseUrl(raw: string | undefined): DatabaseConfig {
+  if (raw === undefined) return { kind: 'sqlite', path: DEFAULT_SQLITE_PATH };
+  const value = raw.trim();
+  if (/^postgres(ql)?:\/\//i.test(value)) return { kind: 'postgres', url: value };
+  if (/^sqlite:/i.test(value)) {
+    const file = value.replace(/^sqlite:(\/\/)?/i, '');
+    if (file === '') throw new ConfigError('DATABASE_URL "sqlite:" needs a file path, e.g. sqlite:./data/pam.sqlite');
+    return { kind: 'sqlite', path: file };
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
+    throw new ConfigError(`DATABASE_URL must be sqlite:PATH, a file path or postgres://..., got "${value.split(':')[0]}:..."`);
+  }
+  return { kind: 'sqlite', path: value };
+}

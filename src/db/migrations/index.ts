@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely';
+import * as foundation from './2026_11_22_0001_foundation.js';
+
+/** Every migration, by name; names sort in the order they must run. Add new files here. */
+export const migrations: Record<string, Migration> = {
+  '2026_11_22_0001_foundation': foundation,
+};

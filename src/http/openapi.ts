@@ -1,0 +1,32 @@
+import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
+
+/** The OpenAPI 3.1 document is generated from the route schemas; this is only its frame. */
+export const openApiOptions: FastifyDynamicSwaggerOptions = {
+  openapi: {
+    openapi: '3.1.0',
+    info: {
+      title: 'Page and Audience Management API',
+      version: '0',
+      description: [
+        'Personalised landing pages, their audiences, visit analytics, assets, topics, persons, accounts, page links and webhooks.',
+        '',
+        'Every /v0 operation needs the `x-api-key` header. Errors are RFC 9457 problem details (`application/problem+json`) with a stable `code`.',
+        'Lists return `{items, hasMore, nextCursor, totalCount}`; pass `nextCursor` back as `cursor` for the next page.',
+        'Operations tagged `extension` are not in the v0 reference; they create and manage what the reference only reads.',
+      ].join('\n'),
+    },
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+        adminToken: { type: 'http', scheme: 'bearer', description: 'The ADMIN_TOKEN the service was started with' },
+      },
+    },
+    security: [{ apiKey: [] }],
+    tags: [
+      { name: 'persons', description: 'Persons and their logs' },
+      { name: 'accounts', description: 'Accounts and their logs' },
+      { name: 'extension', description: 'Operations beyond the v0 reference' },
+      { name: 'admin', description: 'Tenants and API keys (only when ADMIN_TOKEN is set)' },
+    ],
+  },
+};

@@ -1,0 +1,69 @@
+import { Type, type Static, type TSchema, type TString, type TObject, type TProperties } from '@sinclair/typebox';
+
+/** Shared schema pieces: every resource schema builds on these rather than restating them. */
+
+export const MAX_SAFE_INTEGER = Number.MAX_SAFE_INTEGER; // 9007199254740991, the reference's upper bound
+
+/**
+ * "x or null" in the reference: one JSON Schema with `type: [x, "null"]`, so string bounds apply to
+ * strings only and a bad value gets one clear message instead of one per anyOf branch.
+ */
+export function Nullable<T extends TString | TObject>(schema: T) {
+  const { type, ...rest } = schema as T & { type: string };
+  return Type.Unsafe<Static<T> | null>({ ...rest, type: [type, 'null'] });
+}
+
+/** A string from a fixed set, as one `enum` (one clear message when it fails, not one per branch). */
+export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+/** ISO 8601 in UTC with milliseconds, e.g. `2026-11-22T12:00:00.000Z`. */
+export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-22T12:00:00.000Z'] });
+export const NullableTimestamp = Nullable(Timestamp);
+
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    code: Type.String(),
+    requestId: Type.String(),
+    errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+  },
+  { description: 'RFC 9457 problem details' },
+);
+
+/** Response schemas for a route: its success body plus the problem body for every error. */
+export function responses<S extends Record<number, TSchema>>(success: S) {
+  return { ...success, '4xx': ProblemSchema, '5xx': ProblemSchema };
+}
+
+export const NoContent = Type.Null({ description: 'No content' });
+
+export const LimitParam = Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size, 1 to 100' });
+export const CursorParam = Type.String({ minLength: 1, maxLength: 2048, description: 'The nextCursor of the previous page' });
+
+/** Query parameters of every list; an endpoint adds its own filters to these. */
+export function ListQuery<P extends TProperties>(filters: P) {
+  return Type.Object(
+    { ...filters, cursor: Type.Optional(CursorParam), limit: Type.Optional(LimitParam) },
+    { additionalProperties: false },
+  );
+}
+
+export function ListEnvelope<T extends TSchema>(item: T) {
+  return Type.Object({
+    items: Type.Array(item),
+    hasMore: Type.Boolean(),
+    nextCursor: Nullable(Type.String()),
+    totalCount: Type.Integer({ minimum: 0, maximum: MAX_SAFE_INTEGER }),
+  });
+}
+export interface ListPage<T> {
+  items: T[];
+  hasMore: boolean;
+  nextCursor: string | null;
+  totalCount: number;
+}

@@ -1,0 +1,45 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { AccountId } from '../accounts/schemas.js';
+import { Nullable, NullableTimestamp, Timestamp } from '../http/schemas.js';
+
+const Kebab = Type.String({ minLength: 1, maxLength: 100, pattern: '^[a-z0-9]+(-[a-z0-9]+)*$' });
+const IdempotencyKey = Type.String({ minLength: 1, maxLength: 255 });
+const Payload = Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, description: 'Any JSON object' });
+
+export const LogCreate = Type.Object(
+  {
+    source: Kebab,
+    type: Kebab,
+    payload: Payload,
+    idempotencyKey: Type.Optional(Nullable(IdempotencyKey)),
+  },
+  { additionalProperties: false },
+);
+export type LogCreate = Static<typeof LogCreate>;
+
+const logFields = {
+  source: Kebab,
+  type: Kebab,
+  payload: Payload,
+  idempotencyKey: Nullable(IdempotencyKey),
+  createdAt: Timestamp,
+  updatedAt: NullableTimestamp,
+  deletedAt: NullableTimestamp,
+};
+
+export const PersonLog = Type.Object({
+  personId: Type.String({ minLength: 1 }),
+  personLogId: Type.String({ minLength: 1 }),
+  ...logFields,
+});
+export type PersonLog = Static<typeof PersonLog>;
+
+export const AccountLog = Type.Object({
+  accountId: AccountId,
+  accountLogId: Type.String({ minLength: 1 }),
+  ...logFields,
+});
+export type AccountLog = Static<typeof AccountLog>;
+
+export const PersonLogParams = Type.Object({ person_id: Type.String(), person_log_id: Type.String() });
+export const AccountLogParams = Type.Object({ account_id: AccountId, account_log_id: Type.String() });

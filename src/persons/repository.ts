@@ -1,0 +1,91 @@
+import type { Kysely, Transaction } from 'kysely';
+import { allocateSlug, slugify } from '../db/slugs.js';
+import type { Database, PersonsTable } from '../db/types.js';
+import { olderThan, pageRequest, toPage } from '../http/pagination.js';
+import { newId } from '../ids.js';
+import { after, now } from '../time.js';
+import type { Person, PersonCreate, PersonListQuery, PersonUpdate } from './schemas.js';
+
+export const toPerson = (row: PersonsTable): Person => ({
+  personId: row.id,
+  name: row.name,
+  email: row.email,
+  domain: row.domain,
+  slug: row.slug,
+  phoneNumber: row.phone_number,
+  linkedinProfileUrl: row.linkedin_profile_url,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+export async function createPerson(trx: Transaction<Database>, tenantId: string, input: PersonCreate): Promise<Person> {
+  const slug = await allocateSlug(trx, `person:${tenantId}`, slugify(input.name, 'person'), async (s) =>
+    Boolean(await trx.selectFrom('persons').select('id').where('tenant_id', '=', tenantId).where('slug', '=', s).executeTakeFirst()),
+  );
+  const createdAt = now();
+  const row: PersonsTable = {
+    id: newId('person'),
+    tenant_id: tenantId,
+    name: input.name,
+    email: input.email ?? null,
+    domain: input.domain ?? null,
+    domain_lc: input.domain?.toLowerCase() ?? null,
+    slug,
+    phone_number: input.phoneNumber ?? null,
+    linkedin_profile_url: input.linkedinProfileUrl ?? null,
+    created_at: createdAt,
+    updated_at: createdAt,
+  };
+  await trx.insertInto('persons').values(row).execute();
+  return toPerson(row);
+}
+
+export async function getPerson(db: Kysely<Database>, tenantId: string, personId: string): Promise<Person | undefined> {
+  const row = await findPerson(db, tenantId, personId);
+  return row && toPerson(row);
+}
+
+function findPerson(db: Kysely<Database>, tenantId: string, personId: string) {
+  return db.selectFrom('persons').selectAll().where('id', '=', personId).where('tenant_id', '=', tenantId).executeTakeFirst();
+}
+
+/** Undefined when the person does not exist; an empty patch returns the person unchanged. */
+export async function updatePerson(
+  trx: Transaction<Database>,
+  tenantId: string,
+  personId: string,
+  patch: PersonUpdate,
+): Promise<Person | undefined> {
+  const row = await findPerson(trx, tenantId, personId);
+  if (!row || Object.keys(patch).length === 0) return row && toPerson(row);
+  const next: PersonsTable = {
+    ...row,
+    name: patch.name ?? row.name,
+    email: patch.email !== undefined ? patch.email : row.email,
+    domain: patch.domain !== undefined ? patch.domain : row.domain,
+    phone_number: patch.phoneNumber !== undefined ? patch.phoneNumber : row.phone_number,
+    linkedin_profile_url: patch.linkedinProfileUrl !== undefined ? patch.linkedinProfileUrl : row.linkedin_profile_url,
+    updated_at: after(row.updated_at),
+  };
+  next.domain_lc = next.domain?.toLowerCase() ?? null;
+  const { id: _id, tenant_id: _tenant, created_at: _created, slug: _slug, ...changes } = next;
+  await trx.updateTable('persons').set(changes).where('id', '=', personId).where('tenant_id', '=', tenantId).execute();
+  return toPerson(next);
+}
+
+export async function listPersons(db: Kysely<Database>, tenantId: string, query: PersonListQuery) {
+  const page = pageRequest('persons', null, query);
+  const [rows, count] = await Promise.all([
+    db
+      .selectFrom('persons')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .$if(page.after !== null, (q) => q.where(olderThan('persons', page.after!)))
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit + 1)
+      .execute(),
+    db.selectFrom('persons').select((eb) => eb.fn.countAll().as('n')).where('tenant_id', '=', tenantId).executeTakeFirstOrThrow(),
+  ]);
+  return toPage('persons', null, page, rows, Number(count.n), (r) => [r.created_at, r.id], toPerson);
+}

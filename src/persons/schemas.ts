@@ -1,0 +1,50 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { ListQuery, Nullable, Timestamp } from '../http/schemas.js';
+
+const Name = Type.String({ minLength: 1, maxLength: 255 });
+const Email = Type.String({ format: 'email', description: 'Must look like an email address' });
+const Domain = Type.String({ minLength: 1 });
+const PhoneNumber = Type.String({ pattern: '^\\+[1-9]\\d{1,14}$', description: 'E.164, e.g. +14155550100' });
+const LinkedinProfileUrl = Type.String({ minLength: 1 });
+
+export const Person = Type.Object({
+  personId: Type.String({ minLength: 1 }),
+  name: Type.String(),
+  email: Nullable(Type.String()),
+  domain: Nullable(Domain),
+  slug: Type.String({ description: 'Derived from the name at creation, unique in the tenant; kept when the name changes' }),
+  phoneNumber: Nullable(PhoneNumber),
+  linkedinProfileUrl: Nullable(LinkedinProfileUrl),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type Person = Static<typeof Person>;
+
+export const PersonCreate = Type.Object(
+  {
+    name: Name,
+    email: Type.Optional(Email),
+    domain: Type.Optional(Domain),
+    phoneNumber: Type.Optional(PhoneNumber),
+    linkedinProfileUrl: Type.Optional(LinkedinProfileUrl),
+  },
+  { additionalProperties: false },
+);
+export type PersonCreate = Static<typeof PersonCreate>;
+
+/** Every field optional; `null` clears a nullable field; an empty body changes nothing. */
+export const PersonUpdate = Type.Object(
+  {
+    name: Type.Optional(Name),
+    email: Type.Optional(Nullable(Email)),
+    domain: Type.Optional(Nullable(Domain)),
+    phoneNumber: Type.Optional(Nullable(PhoneNumber)),
+    linkedinProfileUrl: Type.Optional(Nullable(LinkedinProfileUrl)),
+  },
+  { additionalProperties: false },
+);
+export type PersonUpdate = Static<typeof PersonUpdate>;
+
+export const PersonParams = Type.Object({ person_id: Type.String() });
+export const PersonListQuery = ListQuery({});
+export type PersonListQuery = Static<typeof PersonListQuery>;
