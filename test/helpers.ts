@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { createApiKey, createTenant } from '../src/admin/repository.js';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+
+/** A parsed JSON response body: tests read fields off it freely. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Json = any;
+
+export interface Res {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: Json;
+  text: string;
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  /** The API key of the first tenant. */
+  key: string;
+  tenantId: string;
+  adminToken: string;
+  /** Another tenant with its own key, for isolation tests. */
+  newTenant(name?: string): Promise<{ key: string; tenantId: string; apiKeyId: string }>;
+  /** A request as the first tenant (or with `key`), JSON in and out. */
+  req(method: string, url: string, body?: unknown, opts?: { key?: string | null; headers?: Record<string, string> }): Promise<Res>;
+  close(): Promise<void>;
+}
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+/** The real app over a fresh database of its own (one per test file, so files run in parallel). */
+export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pam-test-'));
+  const config = loadConfig({ DATABASE_URL: path.join(dir, 'test.sqlite'), LOG_LEVEL: 'silent', ADMIN_TOKEN, ...env });
+  const app = await buildApp({ config });
+
+  const newTenant = async (name = 'Test tenant') =>
+    app.db.transaction().execute(async (trx) => {
+      const tenant = await createTenant(trx, name);
+      const { apiKey, apiKeyId } = await createApiKey(trx, tenant.tenantId);
+      return { key: apiKey, tenantId: tenant.tenantId, apiKeyId };
+    });
+  const first = await newTenant('Acme');
+
+  const req: TestApp['req'] = async (method, url, body, opts = {}) => {
+    const key = opts.key === undefined ? first.key : opts.key;
+    const headers: Record<string, string> = { ...(key !== null ? { 'x-api-key': key } : {}), ...opts.headers };
+    const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+    if (payload !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+      headers['content-type'] = 'application/json';
+    }
+    const res = await app.inject({ method: method as 'GET', url, headers, ...(payload !== undefined ? { payload } : {}) });
+    let parsed: Json = undefined;
+    try {
+      parsed = res.body ? JSON.parse(res.body) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.statusCode, headers: res.headers, body: parsed, text: res.body };
+  };
+
+  return {
+    app,
+    key: first.key,
+    tenantId: first.tenantId,
+    adminToken: ADMIN_TOKEN,
+    newTenant,
+    req,
+    close: async () => {
+      await app.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Asserts a problem+json answer with `status`, `code`, and (when given) an error at each path. */
+export function expectProblem(res: Res, status: number, code: string, paths: string[] = []): void {
+  const ok =
+    res.status === status &&
+    String(res.headers['content-type']).startsWith('application/problem+json') &&
+    res.body?.code === code &&
+    res.body?.status === status &&
+    typeof res.body?.requestId === 'string' &&
+    typeof res.body?.detail === 'string' &&
+    paths.every((p) => res.body?.errors?.some((e: { path: string }) => e.path === p));
+  if (!ok) {
+    throw new Error(`expected ${status} ${code} at [${paths.join(', ')}], got ${res.status} ${res.text}`);
+  }
+}
+
+export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
