@@ -1,8 +1,14 @@
 #!/usr/bin/env node
-// Runs the whole suite with node's test runner: every test/**/*.test.ts file, in parallel processes.
+// Runs the whole suite with node's test runner, every test/**/*.test.ts file in parallel processes:
+// first on SQLite, then on PostgreSQL when a server answers at TEST_DATABASE_URL
+// (default postgres://postgres@127.0.0.1:5432/test). Under CI=true an unreachable PostgreSQL fails the run.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import pg from 'pg';
+
+const PG_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const inCi = process.env.CI === 'true';
 
 function testFiles(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -12,11 +18,40 @@ function testFiles(dir) {
   });
 }
 
+function run(label, env) {
+  console.log(`\n# ${label}`);
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=4', ...files], {
+    stdio: 'inherit',
+    env: { ...process.env, ...env },
+  });
+  return result.status === 0;
+}
+
+/** Reachable, and ready for per-file schemas: pg_trgm is created once here, not raced by parallel files. */
+async function preparePostgres() {
+  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('create extension if not exists pg_trgm');
+    return true;
+  } catch (err) {
+    console.log(`# PostgreSQL at ${PG_URL.replace(/\/\/[^@]*@/, '//***@')} is not usable: ${err.message}`);
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
 const only = process.argv.slice(2);
 const files = only.length > 0 ? only : testFiles('test').sort();
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=4', ...files],
-  { stdio: 'inherit', env: process.env },
-);
-process.exit(result.status ?? 1);
+
+let ok = run('SQLite', { TEST_DATABASE_URL: '' });
+if (await preparePostgres()) {
+  ok = run('PostgreSQL', { TEST_DATABASE_URL: PG_URL }) && ok;
+} else if (inCi) {
+  console.log('# CI=true: the PostgreSQL pass is required');
+  ok = false;
+} else {
+  console.log('# PostgreSQL pass skipped');
+}
+process.exit(ok ? 0 : 1);

@@ -2,7 +2,7 @@ import path from 'node:path';
 
 export type DatabaseConfig =
   | { kind: 'sqlite'; path: string }
-  | { kind: 'postgres'; url: string };
+  | { kind: 'postgres'; url: string; poolSize: number };
 
 export interface Config {
   port: number;
@@ -33,7 +33,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     port: readPort(env),
     host: readString(env, 'HOST') ?? '127.0.0.1',
-    database: parseDatabaseUrl(readString(env, 'DATABASE_URL')),
+    database: parseDatabaseUrl(readString(env, 'DATABASE_URL'), readPoolSize(env)),
     logLevel: readLogLevel(env),
     adminToken: readString(env, 'ADMIN_TOKEN'),
     bootstrapApiKey: readBootstrapKey(env),
@@ -75,10 +75,23 @@ function readBootstrapKey(env: Env): string | undefined {
   return raw;
 }
 
-export function parseDatabaseUrl(raw: string | undefined): DatabaseConfig {
+function readPoolSize(env: Env): number {
+  const raw = readString(env, 'DATABASE_POOL_SIZE');
+  if (raw === undefined) return 10;
+  const size = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || size < 1 || size > 1000) {
+    throw new ConfigError(`DATABASE_POOL_SIZE must be an integer from 1 to 1000, got "${raw}"`);
+  }
+  return size;
+}
+
+export function parseDatabaseUrl(raw: string | undefined, poolSize = 10): DatabaseConfig {
   if (raw === undefined) return { kind: 'sqlite', path: DEFAULT_SQLITE_PATH };
   const value = raw.trim();
-  if (/^postgres(ql)?:\/\//i.test(value)) return { kind: 'postgres', url: value };
+  if (/^postgres(ql)?:\/\//i.test(value)) {
+    if (!URL.canParse(value)) throw new ConfigError('DATABASE_URL is not a valid postgres:// URL');
+    return { kind: 'postgres', url: value, poolSize };
+  }
   if (/^sqlite:/i.test(value)) {
     const file = value.replace(/^sqlite:(\/\/)?/i, '');
     if (file === '') throw new ConfigError('DATABASE_URL "sqlite:" needs a file path, e.g. sqlite:./data/pam.sqlite');

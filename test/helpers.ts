@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -5,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { createApiKey, createTenant } from '../src/admin/repository.js';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import pg from 'pg';
 
 /** A parsed JSON response body: tests read fields off it freely. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -32,10 +34,46 @@ export interface TestApp {
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
+/** The backend under test: SQLite unless TEST_DATABASE_URL names a PostgreSQL server. */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? '';
+export const onPostgres = /^postgres(ql)?:/.test(TEST_DATABASE_URL);
+
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * A fresh, empty database of the backend under test: a temporary SQLite file, or a PostgreSQL
+ * schema of its own (so test files run in parallel on one server).
+ */
+export async function freshDatabase(): Promise<TestDatabase> {
+  if (!onPostgres) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pam-test-'));
+    return { url: path.join(dir, 'test.sqlite'), drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+  }
+  const schema = `test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const url = new URL(TEST_DATABASE_URL);
+  url.searchParams.set('options', `-c search_path=${schema},public`);
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await client.connect();
+      await client.query(`drop schema ${schema} cascade`);
+      await client.end();
+    },
+  };
+}
+
 /** The real app over a fresh database of its own (one per test file, so files run in parallel). */
 export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pam-test-'));
-  const config = loadConfig({ DATABASE_URL: path.join(dir, 'test.sqlite'), LOG_LEVEL: 'silent', ADMIN_TOKEN, ...env });
+  const database = await freshDatabase();
+  const config = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', ADMIN_TOKEN, ...env });
   const app = await buildApp({ config });
 
   const newTenant = async (name = 'Test tenant') =>
@@ -72,7 +110,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     req,
     close: async () => {
       await app.close();
-      fs.rmSync(dir, { recursive: true, force: true });
+      await database.drop();
     },
   };
 }

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import type { Database } from './types.js';
 
@@ -14,10 +15,28 @@ export interface Db {
 }
 
 export function openDatabase(config: DatabaseConfig): Db {
-  if (config.kind === 'postgres') {
-    throw new Error('PostgreSQL support is not built yet; use a SQLite DATABASE_URL');
-  }
-  return openSqlite(config.path);
+  return config.kind === 'postgres' ? openPostgres(config.url, config.poolSize) : openSqlite(config.path);
+}
+
+// PostgreSQL returns what SQLite returns: timestamps as ISO 8601 strings in UTC with milliseconds
+// (the service writes milliseconds only) and bigint (counts) as numbers (every bound is <= 2^53 - 1).
+const TIMESTAMPTZ = 1184;
+const INT8 = 20;
+const parseTimestamptz = pg.types.getTypeParser(TIMESTAMPTZ) as (value: string) => Date;
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (oid === TIMESTAMPTZ) return (value: string) => parseTimestamptz(value).toISOString();
+    if (oid === INT8) return (value: string) => Number(value);
+    return format === 'binary' ? pg.types.getTypeParser(oid, 'binary') : pg.types.getTypeParser(oid);
+  }) as typeof pg.types.getTypeParser,
+};
+
+function openPostgres(url: string, poolSize: number): Db {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes });
+  // An idle client that loses its connection (a server restart) must not crash the process.
+  pool.on('error', () => {});
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { kysely, dialect: 'postgres', close: () => kysely.destroy() };
 }
 
 function openSqlite(file: string): Db {

@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
-import { timestampType } from './dialect.js';
+import { columnTypes } from './dialect.js';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  const ts = timestampType(db);
+  const { timestamp: ts, id } = columnTypes(db);
 
   await db.schema
     .createTable('tenants')
-    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('id', id, (c) => c.primaryKey())
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('slug', 'text', (c) => c.notNull().unique())
     .addColumn('created_at', ts, (c) => c.notNull())
@@ -15,8 +15,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('api_keys')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id'))
+    .addColumn('id', id, (c) => c.primaryKey())
+    .addColumn('tenant_id', id, (c) => c.notNull().references('tenants.id'))
     .addColumn('key_hash', 'text', (c) => c.notNull().unique())
     .addColumn('key_prefix', 'text', (c) => c.notNull())
     .addColumn('created_at', ts, (c) => c.notNull())
@@ -34,7 +34,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('idempotency_keys')
-    .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id'))
+    .addColumn('tenant_id', id, (c) => c.notNull().references('tenants.id'))
     .addColumn('scope', 'text', (c) => c.notNull())
     .addColumn('key', 'text', (c) => c.notNull())
     .addColumn('request_hash', 'text', (c) => c.notNull())
@@ -48,8 +48,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('persons')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id'))
+    .addColumn('id', id, (c) => c.primaryKey())
+    .addColumn('tenant_id', id, (c) => c.notNull().references('tenants.id'))
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('email', 'text')
     .addColumn('domain', 'text')
@@ -66,8 +66,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('accounts')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id'))
+    .addColumn('id', id, (c) => c.primaryKey())
+    .addColumn('tenant_id', id, (c) => c.notNull().references('tenants.id'))
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('name_lc', 'text', (c) => c.notNull())
     .addColumn('domain', 'text', (c) => c.notNull())
@@ -82,9 +82,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   for (const [table, owner] of [['person_logs', 'persons'], ['account_logs', 'accounts']] as const) {
     await db.schema
       .createTable(table)
-      .addColumn('id', 'text', (c) => c.primaryKey())
-      .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id'))
-      .addColumn('owner_id', 'text', (c) => c.notNull().references(`${owner}.id`))
+      .addColumn('id', id, (c) => c.primaryKey())
+      .addColumn('tenant_id', id, (c) => c.notNull().references('tenants.id'))
+      .addColumn('owner_id', id, (c) => c.notNull().references(`${owner}.id`))
       .addColumn('source', 'text', (c) => c.notNull())
       .addColumn('type', 'text', (c) => c.notNull())
       .addColumn('payload', 'text', (c) => c.notNull())
