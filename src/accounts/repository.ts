@@ -1,5 +1,5 @@
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
-import { contains } from '../db/search.js';
+import { substringMatch } from '../db/search.js';
 import type { AccountsTable, Database } from '../db/types.js';
 import { olderThan, pageRequest, toPage } from '../http/pagination.js';
 import { newId } from '../ids.js';
@@ -62,7 +62,7 @@ export async function searchAccounts(db: Kysely<Database>, tenantId: string, que
   const matching = db
     .selectFrom('accounts')
     .where('accounts.tenant_id', '=', tenantId)
-    .$if(text !== '', (q) => q.where((eb) => eb.or([contains('accounts.name_lc', text), contains('accounts.domain_lc', text)])))
+    .$if(text !== '', (q) => q.where(substringMatch(db, 'accounts', ['name_lc', 'domain_lc'], text)))
     .$if(emptyOnly, (q) => q.where((eb) => eb.not(eb.exists(linkedPersons(eb).select('persons.id')))));
 
   const [rows, count] = await Promise.all([

@@ -1,4 +1,4 @@
-import { Ajv, type Options } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 
@@ -18,4 +18,34 @@ const textAjv = addFormats(new Ajv({ ...common, coerceTypes: true }));
 
 /** Compiled once per route at start-up; shared by every app in the process. */
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? bodyAjv : textAjv).compile(schema as object);
+  httpPart === 'body' ? bodyAjv.compile(schema as object) : plainNumbers(schema as SchemaShape, textAjv.compile(schema as object));
+
+type SchemaShape = { properties?: Record<string, { type?: unknown }> };
+const PLAIN: Record<string, RegExp> = { integer: /^-?\d+$/, number: /^-?\d+(\.\d+)?$/ };
+
+/**
+ * Ajv coerces any text JavaScript reads as a number (`0x10`, `1e1`, ` 5`); a query or path number
+ * must be written in plain decimal, so anything else is refused before coercion.
+ */
+function plainNumbers(schema: SchemaShape, validate: ValidateFunction): ValidateFunction | ((data: unknown) => boolean) {
+  const numeric = Object.entries(schema.properties ?? {}).flatMap(([name, s]) => {
+    const pattern = typeof s.type === 'string' ? PLAIN[s.type] : undefined;
+    return pattern ? [{ name, type: s.type as string, pattern }] : [];
+  });
+  if (numeric.length === 0) return validate;
+  const check = (data: unknown): boolean => {
+    const values = (data ?? {}) as Record<string, unknown>;
+    const errors: ErrorObject[] = numeric
+      .filter(({ name, pattern }) => typeof values[name] === 'string' && !pattern.test(values[name]))
+      .map(({ name, type }) => ({ instancePath: `/${name}`, schemaPath: '', keyword: 'type', params: { type }, message: `must be ${type === 'integer' ? 'an integer' : 'a number'} in plain decimal` }));
+    if (errors.length > 0) {
+      check.errors = errors;
+      return false;
+    }
+    const ok = validate(data);
+    check.errors = validate.errors;
+    return ok;
+  };
+  check.errors = null as ErrorObject[] | null | undefined;
+  return check;
+}

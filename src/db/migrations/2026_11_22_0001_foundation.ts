@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely';
-import { columnTypes } from './dialect.js';
+import { sql, type Kysely } from 'kysely';
+import { columnTypes, createSubstringIndex } from './dialect.js';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   const { timestamp: ts, id } = columnTypes(db);
@@ -78,6 +78,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addUniqueConstraint('accounts_domain_uq', ['tenant_id', 'domain_lc'])
     .execute();
   await db.schema.createIndex('accounts_list_idx').on('accounts').columns(['tenant_id', 'created_at', 'id']).execute();
+  await createSubstringIndex(db, 'accounts', ['name_lc', 'domain_lc']);
 
   for (const [table, owner] of [['person_logs', 'persons'], ['account_logs', 'accounts']] as const) {
     await db.schema
@@ -98,6 +99,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await sql`drop table if exists accounts_fts`.execute(db);
   for (const table of ['account_logs', 'person_logs', 'accounts', 'persons', 'idempotency_keys', 'slug_counters', 'api_keys', 'tenants']) {
     await db.schema.dropTable(table).execute();
   }
