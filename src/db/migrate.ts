@@ -1,4 +1,4 @@
-import { Migrator, type MigrationResultSet } from 'kysely';
+import { Migrator, sql, type MigrationResultSet } from 'kysely';
 import type { Db } from './connection.js';
 import { migrations } from './migrations/index.js';
 
@@ -7,8 +7,18 @@ export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
   const migrator = new Migrator({
     db: db.kysely,
     provider: { getMigrations: async () => migrations },
+    // Kysely looks for its own tables in every schema unless told which: another deployment's
+    // schema in the same database must not count as ours.
+    ...(db.dialect === 'postgres' ? { migrationTableSchema: await currentSchema(db) } : {}),
   });
   const result = await migrator.migrateToLatest();
   if (result.error) throw result.error;
   return result;
+}
+
+async function currentSchema(db: Db): Promise<string> {
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db.kysely);
+  const schema = rows[0]?.schema;
+  if (!schema) throw new Error('The database connection has no current schema (check search_path)');
+  return schema;
 }

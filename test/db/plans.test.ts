@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { CompiledQuery, sql, type Kysely, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type UnknownRow } from 'kysely';
+import { searchAccounts } from '../../src/accounts/repository.js';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase, type Db } from '../../src/db/connection.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import type { Database } from '../../src/db/types.js';
+import { findLog } from '../../src/logs/repository.js';
+import { getPerson, listPersons } from '../../src/persons/repository.js';
+import { newId } from '../../src/ids.js';
+import { freshDatabase, onPostgres, type TestDatabase } from '../helpers.js';
+
+// The real repository queries, captured as they run, then EXPLAINed over tables big enough that
+// a planner would rather use an index: none may fall back to a sequential scan of a big table.
+const BIG_TABLES = ['persons', 'accounts', 'person_logs', 'account_logs', 'api_keys', 'idempotency_keys'];
+const TENANTS = 40;
+const PER_TENANT = 300;
+
+let database: TestDatabase;
+let db: Db;
+const tenantIds: string[] = [];
+let somePerson = { tenantId: '', id: '' };
+let someLog = { tenantId: '', ownerId: '', id: '' };
+
+class Capture implements KyselyPlugin {
+  queries: CompiledQuery[] = [];
+  constructor(private readonly kysely: Kysely<Database>) {}
+  transformQuery({ node, queryId }: PluginTransformQueryArgs): RootOperationNode {
+    this.queries.push(this.kysely.getExecutor().compileQuery(node, queryId));
+    return node;
+  }
+  async transformResult({ result }: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    return result;
+  }
+}
+
+async function plansOf(run: (k: Kysely<Database>) => Promise<unknown>): Promise<string[]> {
+  const capture = new Capture(db.kysely);
+  await run(db.kysely.withPlugin(capture));
+  assert.ok(capture.queries.length > 0, 'no query was captured');
+  const plans: string[] = [];
+  for (const q of capture.queries) {
+    const explain = onPostgres ? `explain ${q.sql}` : `explain query plan ${q.sql}`;
+    const result = await db.kysely.executeQuery<Record<string, unknown>>(CompiledQuery.raw(explain, [...q.parameters]));
+    plans.push(result.rows.map((r) => String(r['QUERY PLAN'] ?? r.detail)).join('\n'));
+    if (process.env.SHOW_PLANS) console.log(`${q.sql}\n${plans.at(-1)}\n`);
+  }
+  return plans;
+}
+
+function assertNoFullScan(plans: string[]): void {
+  for (const plan of plans) {
+    for (const table of BIG_TABLES) {
+      const scan = onPostgres ? new RegExp(`Seq Scan on ${table}\\b`) : new RegExp(`(^|\\n)\\s*SCAN ${table}(\\s|$)`);
+      assert.doesNotMatch(plan, scan, `sequential scan of ${table}:\n${plan}`);
+    }
+  }
+}
+
+before(async () => {
+  database = await freshDatabase();
+  db = openDatabase(loadConfig({ DATABASE_URL: database.url }).database);
+  await migrateToLatest(db);
+  const k = db.kysely;
+  const ts = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+  for (let t = 0; t < TENANTS; t++) {
+    const tenantId = newId('tenant');
+    tenantIds.push(tenantId);
+    await k.insertInto('tenants').values({ id: tenantId, name: `Tenant ${t}`, slug: `tenant-${t}`, created_at: ts(t) }).execute();
+    const persons = Array.from({ length: PER_TENANT }, (_, i) => {
+      const domain = `${['acme', 'globex', 'initech', 'umbrella'][i % 4]}${i}.example.com`;
+      return {
+        id: newId('person'), tenant_id: tenantId, name: `Person ${i}`, email: null, domain, domain_lc: domain,
+        slug: `person-${i}`, phone_number: null, linkedin_profile_url: null, created_at: ts(i), updated_at: ts(i),
+      };
+    });
+    const accounts = Array.from({ length: PER_TENANT }, (_, i) => {
+      const name = `${['Acme', 'Globex', 'Initech', 'Umbrella'][i % 4]} ${i}`;
+      const domain = `${name.split(' ')[0]!.toLowerCase()}${i}.example.com`;
+      return {
+        id: newId('account'), tenant_id: tenantId, name, name_lc: name.toLowerCase(), domain, domain_lc: domain,
+        created_at: ts(i), updated_at: ts(i), latest_activity_at: ts(i),
+      };
+    });
+    for (let i = 0; i < PER_TENANT; i += 100) {
+      await k.insertInto('persons').values(persons.slice(i, i + 100)).execute();
+      await k.insertInto('accounts').values(accounts.slice(i, i + 100)).execute();
+    }
+    const logs = persons.map((p, i) => ({
+      id: newId('personlog'), tenant_id: tenantId, owner_id: p.id, source: 'crm', type: 'note', payload: '{}',
+      idempotency_key: null, created_at: ts(i), updated_at: null, deleted_at: null,
+    }));
+    for (let i = 0; i < logs.length; i += 100) await k.insertInto('person_logs').values(logs.slice(i, i + 100)).execute();
+    somePerson = { tenantId, id: persons[7]!.id };
+    someLog = { tenantId, ownerId: logs[7]!.owner_id, id: logs[7]!.id };
+  }
+  await sql.raw(onPostgres ? 'vacuum analyze' : 'analyze').execute(k);
+});
+
+after(async () => {
+  await db?.close();
+  await database?.drop();
+});
+
+test('get person uses the primary key', async () => {
+  assertNoFullScan(await plansOf((k) => getPerson(k, somePerson.tenantId, somePerson.id)));
+});
+
+test('list persons, first page and deep page, uses the list index', async () => {
+  const tenantId = tenantIds[3]!;
+  assertNoFullScan(await plansOf((k) => listPersons(k, tenantId, { limit: 20 })));
+  const first = await listPersons(db.kysely, tenantId, { limit: 100 });
+  assert.ok(first.nextCursor);
+  assertNoFullScan(await plansOf((k) => listPersons(k, tenantId, { limit: 20, cursor: first.nextCursor! })));
+});
+
+test('account search uses the substring index, with and without filters', async () => {
+  const tenantId = tenantIds[5]!;
+  for (const query of [{ query: 'acm' }, { query: 'globex1' }, { query: 'example' }, {}, { includeEmptyOnly: 'true' as const }, { query: 'init', includeEmptyOnly: 'true' as const }]) {
+    const plans = await plansOf((k) => searchAccounts(k, tenantId, { ...query, limit: 20 }));
+    assertNoFullScan(plans);
+    // SQLite always asks the FTS5 trigram table; PostgreSQL's planner picks the trigram indexes
+    // when they are selective, and the tenant's list index when most of its rows match anyway.
+    const mustUseSubstringIndex = onPostgres ? query.query === 'globex1' : 'query' in query;
+    if (mustUseSubstringIndex) {
+      const substringIndex = onPostgres ? /accounts_(name|domain)_lc_trgm/ : /VIRTUAL TABLE/;
+      assert.match(plans.join('\n'), substringIndex, `no substring index behind the search:\n${plans.join('\n---\n')}`);
+    }
+  }
+  const found = await searchAccounts(db.kysely, tenantId, { query: 'acm', limit: 100 });
+  assert.equal(found.totalCount, PER_TENANT / 4);
+});
+
+test('a log is read by its primary key', async () => {
+  assertNoFullScan(await plansOf((k) => findLog(k, 'person', someLog.tenantId, someLog.ownerId, someLog.id)));
+});
