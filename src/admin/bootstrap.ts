@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { lockExclusive } from '../db/locks.js';
 import type { Database } from '../db/types.js';
 import { hashApiKey } from '../http/auth.js';
 import { createApiKey, createTenant } from './repository.js';
@@ -10,6 +11,8 @@ import { createApiKey, createTenant } from './repository.js';
  */
 export async function bootstrap(db: Kysely<Database>, bootstrapKey: string | undefined): Promise<{ apiKey: string; tenantId: string } | undefined> {
   return db.transaction().execute(async (trx) => {
+    // Instances starting together must not each create a `default` tenant.
+    await lockExclusive(trx, 'bootstrap');
     if (bootstrapKey !== undefined) {
       const existing = await trx.selectFrom('api_keys').select(['id', 'revoked_at']).where('key_hash', '=', hashApiKey(bootstrapKey)).executeTakeFirst();
       if (existing) {
