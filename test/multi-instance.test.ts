@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { freshDatabase, onPostgres, type TestDatabase } from './helpers.js';
+import { freshDatabase, onPostgres, type Json, type TestDatabase } from './helpers.js';
 import { startServer, type ServerProcess } from './server-process.js';
 
 // Several stateless instances on one PostgreSQL database: what one writes, the other serves,
@@ -19,7 +19,7 @@ describe('two server processes on one PostgreSQL database', { skip: !onPostgres 
       headers: { 'x-api-key': KEY, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
-    return { status: res.status, body: await res.json() };
+    return { status: res.status, body: (await res.json()) as Json };
   };
 
   before(async () => {
