@@ -49,28 +49,35 @@ function findPerson(db: Kysely<Database>, tenantId: string, personId: string) {
   return db.selectFrom('persons').selectAll().where('id', '=', personId).where('tenant_id', '=', tenantId).executeTakeFirst();
 }
 
-/** Undefined when the person does not exist; an empty patch returns the person unchanged. */
+/**
+ * Undefined when the person does not exist; an empty patch returns the person unchanged.
+ * Only the fields present are written, so concurrent patches of different fields both land.
+ */
 export async function updatePerson(
   trx: Transaction<Database>,
   tenantId: string,
   personId: string,
   patch: PersonUpdate,
 ): Promise<Person | undefined> {
-  const row = await findPerson(trx, tenantId, personId);
-  if (!row || Object.keys(patch).length === 0) return row && toPerson(row);
-  const next: PersonsTable = {
-    ...row,
-    name: patch.name ?? row.name,
-    email: patch.email !== undefined ? patch.email : row.email,
-    domain: patch.domain !== undefined ? patch.domain : row.domain,
-    phone_number: patch.phoneNumber !== undefined ? patch.phoneNumber : row.phone_number,
-    linkedin_profile_url: patch.linkedinProfileUrl !== undefined ? patch.linkedinProfileUrl : row.linkedin_profile_url,
-    updated_at: after(row.updated_at),
-  };
-  next.domain_lc = next.domain?.toLowerCase() ?? null;
-  const { id: _id, tenant_id: _tenant, created_at: _created, slug: _slug, ...changes } = next;
-  await trx.updateTable('persons').set(changes).where('id', '=', personId).where('tenant_id', '=', tenantId).execute();
-  return toPerson(next);
+  const current = await findPerson(trx, tenantId, personId);
+  if (!current || Object.keys(patch).length === 0) return current && toPerson(current);
+  const changes: Partial<PersonsTable> = { updated_at: after(current.updated_at) };
+  if (patch.name !== undefined) changes.name = patch.name;
+  if (patch.email !== undefined) changes.email = patch.email;
+  if (patch.domain !== undefined) {
+    changes.domain = patch.domain;
+    changes.domain_lc = patch.domain?.toLowerCase() ?? null;
+  }
+  if (patch.phoneNumber !== undefined) changes.phone_number = patch.phoneNumber;
+  if (patch.linkedinProfileUrl !== undefined) changes.linkedin_profile_url = patch.linkedinProfileUrl;
+  const row = await trx
+    .updateTable('persons')
+    .set(changes)
+    .where('id', '=', personId)
+    .where('tenant_id', '=', tenantId)
+    .returningAll()
+    .executeTakeFirst();
+  return row && toPerson(row);
 }
 
 export async function listPersons(db: Kysely<Database>, tenantId: string, query: PersonListQuery) {

@@ -685,3 +685,19 @@ describe('GET /v0/persons (extension list)', () => {
     expectProblem(await t.req('GET', '/v0/persons?limit=1&limit=2'), 400, 'validation_failed', ['/limit']);
   });
 });
+
+describe('concurrent updates', () => {
+  test('concurrent PATCHes of different fields all land (no lost update)', async () => {
+    const person = (await t.req('POST', '/v0/persons', { name: 'Racy Person' })).body;
+    const patches = Array.from({ length: 20 }, (_, i) =>
+      i % 2 === 0 ? { email: `racy${i}@example.com` } : { phoneNumber: `+1415555${String(i).padStart(4, '0')}` },
+    );
+    // The last email and the last phone number written must both survive, whatever the interleaving.
+    const results = await Promise.all(patches.map((p) => t.req('PATCH', `/v0/persons/${person.personId}`, p)));
+    assert.deepEqual(results.map((r) => r.status), results.map(() => 200));
+    const final = (await t.req('GET', `/v0/persons/${person.personId}`)).body;
+    assert.match(final.email, /^racy\d+@example\.com$/);
+    assert.match(final.phoneNumber, /^\+1415555\d{4}$/);
+    assert.equal(final.name, 'Racy Person');
+  });
+});
