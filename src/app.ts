@@ -14,6 +14,7 @@ import { apiKeyAuth } from './http/auth.js';
 import './http/context.js';
 import { AppError, sendProblem, toAppError } from './http/errors.js';
 import { openApiOptions } from './http/openapi.js';
+import { NoQuery } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
 import { logRoutes } from './logs/routes.js';
 import { personRoutes } from './persons/routes.js';
@@ -89,6 +90,9 @@ function registerErrorHandling(app: FastifyInstance): void {
 
   const routes: { method: string; pattern: RegExp }[] = [];
   app.addHook('onRoute', (route) => {
+    if (/^\/(v0|admin)\//.test(route.url) && route.schema && !route.schema.querystring) {
+      route.schema = { ...route.schema, querystring: NoQuery };
+    }
     const pattern = new RegExp(`^${route.url.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*')}$`);
     for (const method of [route.method].flat()) routes.push({ method, pattern });
   });

@@ -35,10 +35,22 @@ export const ProblemSchema = Type.Object(
   { description: 'RFC 9457 problem details' },
 );
 
+const problemResponse = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: ProblemSchema } },
+});
+
 /** Response schemas for a route: its success body plus the problem body for every error. */
 export function responses<S extends Record<number, TSchema>>(success: S) {
-  return { ...success, '4xx': ProblemSchema, '5xx': ProblemSchema };
+  return {
+    ...success,
+    '4xx': problemResponse('The request was refused: see `code` and `errors`'),
+    '5xx': problemResponse('The service failed: quote `requestId` when reporting it'),
+  };
 }
+
+/** The query string of a route that takes no parameters: any parameter is a 400, not silently ignored. */
+export const NoQuery = Type.Object({}, { additionalProperties: false });
 
 export const NoContent = Type.Null({ description: 'No content' });
 
