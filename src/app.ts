@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { accountRoutes } from './accounts/routes.js';
 import { adminRoutes } from './admin/routes.js';
+import { audienceRoutes } from './audiences/routes.js';
 import type { Config } from './config.js';
 import { openDatabase, type Db } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -17,7 +18,9 @@ import { openApiOptions } from './http/openapi.js';
 import { NoQuery } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
 import { logRoutes } from './logs/routes.js';
+import { pageRoutes } from './pages/routes.js';
 import { personRoutes } from './persons/routes.js';
+import { sessionRoutes } from './sessions/routes.js';
 
 export interface AppOptions {
   config: Config;
@@ -69,6 +72,9 @@ export async function buildApp({ config }: AppOptions): Promise<FastifyInstance>
     await v0.register(personRoutes);
     await v0.register(accountRoutes);
     await v0.register(logRoutes);
+    await v0.register(pageRoutes);
+    await v0.register(audienceRoutes);
+    await v0.register(sessionRoutes);
   });
 
   await app.ready();

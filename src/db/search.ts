@@ -23,3 +23,9 @@ export function substringMatch(db: Kysely<Database>, table: string, columns: str
   const phrase = `"${text.replace(/"/g, '""')}"`;
   return sql<boolean>`${sql.ref(`${table}.rowid`)} in (select rowid from ${fts} where ${fts} match ${phrase})`;
 }
+
+/** `column LIKE 'text%'` with the text taken literally: what ranks prefix matches first. */
+export function startsWith(column: string, text: string): RawBuilder<boolean> {
+  const pattern = `${text.replace(/[\\%_]/g, '\\$&')}%`;
+  return sql<boolean>`${sql.ref(column)} like ${pattern} escape '\\'`;
+}

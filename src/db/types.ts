@@ -12,6 +12,10 @@ export interface Database {
   accounts: AccountsTable;
   person_logs: LogsTable;
   account_logs: LogsTable;
+  pages: PagesTable;
+  audiences: AudiencesTable;
+  audience_versions: AudienceVersionsTable;
+  audience_sessions: AudienceSessionsTable;
 }
 
 export interface TenantsTable {
@@ -90,4 +94,105 @@ export interface LogsTable {
   created_at: string;
   updated_at: string | null;
   deleted_at: string | null;
+}
+
+/** Nested documents (flags, actions, widgets, links, scripts, metadata) are JSON text. */
+export interface PagesTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  title: string;
+  page_context: string;
+  page_type: string;
+  status: string;
+  flags: string;
+  brand_id: string;
+  header_action_id: string | null;
+  actions: string;
+  action_card_widgets: string;
+  footer_links: string;
+  scripts: string;
+  metadata: string | null;
+  /** How many audiences the page has ever had: numbers `Audience <n>`. */
+  audience_seq: number;
+  archived_at: string | null;
+  deleted_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AudiencesTable {
+  id: string;
+  tenant_id: string;
+  page_id: string;
+  /** 1-based creation number within the page; never changes. */
+  number: number;
+  custom_name: string | null;
+  /** Kept current when the linked person is renamed, so search can index the names. */
+  computed_name: string;
+  effective_name: string;
+  effective_name_lc: string;
+  /** The page's name, lowercased, kept current on rename: audience search matches it too. */
+  page_name_lc: string;
+  person_id: string | null;
+  person_route_key: string | null;
+  flags: string;
+  action_form_id_override: string | null;
+  action_form_instructions_override: string | null;
+  action_url_override: string | null;
+  metadata_override: string | null;
+  /** The highest version number handed out. */
+  version_seq: number;
+  latest_version_id: string;
+  published_version_id: string;
+  archived_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AudienceVersionsTable {
+  id: string;
+  tenant_id: string;
+  audience_id: string;
+  version_number: number;
+  status: string;
+  is_new_page_agent: number;
+  supplementary_context: string | null;
+  queue_duration_ms: number | null;
+  created_at: string;
+  became_draft_at: string | null;
+  queued_at: string | null;
+  published_at: string | null;
+  cancelled_at: string | null;
+  obsolete_at: string | null;
+  archived_at: string | null;
+}
+
+export interface AudienceSessionsTable {
+  id: string;
+  tenant_id: string;
+  page_id: string;
+  audience_id: string;
+  analytics_session_id: string;
+  page_title: string;
+  page_url: string;
+  session_started_at: string;
+  session_ended_at: string;
+  time_spent_seconds: number;
+  max_scroll_depth_percentage: number;
+  total_clicks_count: number;
+  questions_asked_count: number;
+  is_bounce: number;
+  has_form_submit: number;
+  has_conversion: number;
+  form_submission_id: string;
+  form_submission_identifier: string;
+  form_submission_email: string;
+  form_submission_phone: string;
+  utm_campaign: string;
+  utm_content: string;
+  utm_medium: string;
+  utm_source: string;
+  utm_term: string;
+  created_at: string;
 }

@@ -56,9 +56,9 @@ function decodeCursor(list: string, filters: unknown, cursor: string, kinds: rea
   return decoded.slice(2) as SortKey;
 }
 
-/** Rows after `after` in newest-first order: `(created_at, id) < (?, ?)`, which the list index serves. */
-export function olderThan(table: string, after: SortKey): RawBuilder<boolean> {
-  return sql<boolean>`(${sql.ref(`${table}.created_at`)}, ${sql.ref(`${table}.id`)}) < (${after[0]}, ${after[1]})`;
+/** Rows after `after` in newest-first order: `(column, id) < (?, ?)`, which the list index serves. */
+export function olderThan(table: string, after: SortKey, column = 'created_at'): RawBuilder<boolean> {
+  return sql<boolean>`(${sql.ref(`${table}.${column}`)}, ${sql.ref(`${table}.id`)}) < (${after[0]}, ${after[1]})`;
 }
 
 export function encodeCursor(list: string, filters: unknown, key: SortKey): string {

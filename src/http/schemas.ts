@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema, type TString, type TObject, type TProperties } from '@sinclair/typebox';
+import { Type, type Static, type TInteger, type TNumber, type TObject, type TProperties, type TSchema, type TString } from '@sinclair/typebox';
 
 /** Shared schema pieces: every resource schema builds on these rather than restating them. */
 
@@ -8,7 +8,7 @@ export const MAX_SAFE_INTEGER = Number.MAX_SAFE_INTEGER; // 9007199254740991, th
  * "x or null" in the reference: one JSON Schema with `type: [x, "null"]`, so string bounds apply to
  * strings only and a bad value gets one clear message instead of one per anyOf branch.
  */
-export function Nullable<T extends TString | TObject>(schema: T) {
+export function Nullable<T extends TString | TNumber | TInteger | TObject>(schema: T) {
   const { type, ...rest } = schema as T & { type: string };
   return Type.Unsafe<Static<T> | null>({ ...rest, type: [type, 'null'] });
 }

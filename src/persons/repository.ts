@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import { refreshPersonAudiences } from '../audiences/names.js';
 import { allocateSlug, slugify } from '../db/slugs.js';
 import type { Database, PersonsTable } from '../db/types.js';
 import { olderThan, pageRequest, toPage } from '../http/pagination.js';
@@ -77,6 +78,9 @@ export async function updatePerson(
     .where('tenant_id', '=', tenantId)
     .returningAll()
     .executeTakeFirst();
+  if (row && (patch.name !== undefined || patch.domain !== undefined)) {
+    await refreshPersonAudiences(trx, tenantId, personId, { name: row.name, domain: row.domain });
+  }
   return row && toPerson(row);
 }
 

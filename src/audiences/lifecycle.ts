@@ -1,0 +1,42 @@
+/**
+ * The audience version state machine (the table is in docs/decisions.md):
+ *
+ *   draft → pending → queued → processing → published      forward only; skipping ahead is allowed
+ *   draft | pending | queued | processing → cancelled
+ *   published → archived                                    only when a newer version is published
+ *
+ * Nothing leaves cancelled or archived. Pure functions: the repository applies what they decide.
+ */
+export const VERSION_STATUSES = ['archived', 'cancelled', 'draft', 'pending', 'processing', 'published', 'queued'] as const;
+export type VersionStatus = (typeof VERSION_STATUSES)[number];
+
+const FORWARD: readonly VersionStatus[] = ['draft', 'pending', 'queued', 'processing', 'published'];
+const CANCELLABLE: readonly VersionStatus[] = ['draft', 'pending', 'queued', 'processing'];
+
+/** Whether a client may move a version from `from` to `to` (a move to the same status is no move). */
+export function canMove(from: VersionStatus, to: VersionStatus): boolean {
+  if (to === 'cancelled') return CANCELLABLE.includes(from);
+  if (to === 'archived') return false; // only publishing a newer version archives
+  const i = FORWARD.indexOf(from);
+  const j = FORWARD.indexOf(to);
+  return i !== -1 && j > i;
+}
+
+export interface VersionTimes {
+  queued_at: string | null;
+  queue_duration_ms: number | null;
+  published_at: string | null;
+  cancelled_at: string | null;
+}
+
+/** The timestamps a move to `to` at `at` sets; `queueDurationMs` is measured when a version leaves `queued`. */
+export function timesOfMove(from: VersionStatus, to: VersionStatus, current: VersionTimes, at: string): Partial<VersionTimes> {
+  const times: Partial<VersionTimes> = {};
+  if (to === 'queued') times.queued_at = at;
+  if (from === 'queued' && current.queued_at !== null) {
+    times.queue_duration_ms = Math.max(0, Date.parse(at) - Date.parse(current.queued_at));
+  }
+  if (to === 'published') times.published_at = at;
+  if (to === 'cancelled') times.cancelled_at = at;
+  return times;
+}

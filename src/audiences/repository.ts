@@ -1,0 +1,280 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { startsWith, substringMatch } from '../db/search.js';
+import type { AudiencesTable, AudienceVersionsTable, Database, PagesTable } from '../db/types.js';
+import { conflict, invalidField } from '../http/errors.js';
+import { olderThan, pageRequest, toPage } from '../http/pagination.js';
+import { newId } from '../ids.js';
+import { fullMetadata, parseMetadata } from '../pages/metadata.js';
+import { now } from '../time.js';
+import { canMove, timesOfMove, type VersionStatus } from './lifecycle.js';
+import { computedName } from './names.js';
+import type { Audience, AudienceCreate, AudienceListQuery, AudienceSearchQuery, AudienceVersion, VersionCreate } from './schemas.js';
+
+export function toVersion(row: AudienceVersionsTable): AudienceVersion {
+  return {
+    versionId: row.id,
+    audienceId: row.audience_id,
+    versionNumber: Number(row.version_number),
+    status: row.status as VersionStatus,
+    isNewPageAgent: row.is_new_page_agent === 1,
+    supplementaryContext: row.supplementary_context,
+    queueDurationMs: row.queue_duration_ms === null ? null : Number(row.queue_duration_ms),
+    createdAt: row.created_at,
+    becameDraftAt: row.became_draft_at,
+    queuedAt: row.queued_at,
+    publishedAt: row.published_at,
+    cancelledAt: row.cancelled_at,
+    obsoleteAt: row.obsolete_at,
+    archivedAt: row.archived_at,
+  };
+}
+
+/** The audience's own fields, its two versions, and the page's metadata under its override. */
+function toAudience(row: AudiencesTable, latest: AudienceVersionsTable, published: AudienceVersionsTable, pageMetadata: string | null): Audience {
+  const override = parseMetadata(row.metadata_override);
+  const base = parseMetadata(pageMetadata);
+  return {
+    audienceId: row.id,
+    pageId: row.page_id,
+    computedName: row.computed_name,
+    customName: row.custom_name,
+    effectiveName: row.effective_name,
+    status: row.archived_at !== null ? 'archived' : (latest.status as VersionStatus),
+    flags: JSON.parse(row.flags) as Audience['flags'],
+    isNewPageAgent: published.is_new_page_agent === 1,
+    latestVersion: toVersion(latest),
+    publishedVersion: toVersion(published),
+    personId: row.person_id,
+    personRouteKey: row.person_route_key,
+    actionFormIdOverride: row.action_form_id_override,
+    actionFormInstructionsOverride: row.action_form_instructions_override,
+    actionUrlOverride: row.action_url_override,
+    supplementaryContext: published.supplementary_context,
+    ...(base !== null || override !== null ? { effectiveMetadata: fullMetadata(base, override) } : {}),
+    ...(override !== null ? { metadataOverride: override } : {}),
+    archivedAt: row.archived_at,
+    createdAt: row.created_at,
+  };
+}
+
+/** Maps audiences with their latest and published versions, read in one query for all of them. */
+async function withVersions(db: Kysely<Database>, rows: AudiencesTable[], pageMetadata: string | null): Promise<Audience[]> {
+  if (rows.length === 0) return [];
+  const ids = [...new Set(rows.flatMap((r) => [r.latest_version_id, r.published_version_id]))];
+  const versions = await db.selectFrom('audience_versions').selectAll().where('id', 'in', ids).execute();
+  const byId = new Map(versions.map((v) => [v.id, v]));
+  return rows.map((r) => toAudience(r, byId.get(r.latest_version_id)!, byId.get(r.published_version_id)!, pageMetadata));
+}
+
+export function findAudience(db: Kysely<Database>, tenantId: string, pageId: string, audienceId: string) {
+  return db
+    .selectFrom('audiences')
+    .selectAll()
+    .where('id', '=', audienceId)
+    .where('page_id', '=', pageId)
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+}
+
+export async function getAudience(db: Kysely<Database>, page: PagesTable, audienceId: string): Promise<Audience | undefined> {
+  const row = await findAudience(db, page.tenant_id, page.id, audienceId);
+  return row && (await withVersions(db, [row], page.metadata))[0];
+}
+
+/** An audience starts with version 1, already published: an audience always has a published version. */
+export async function createAudience(trx: Transaction<Database>, page: PagesTable, input: AudienceCreate): Promise<Audience> {
+  let person: { name: string; domain: string | null } | undefined;
+  if (input.personId) {
+    person = await trx.selectFrom('persons').select(['name', 'domain']).where('id', '=', input.personId).where('tenant_id', '=', page.tenant_id).executeTakeFirst();
+    if (!person) throw invalidField('/personId', 'is not a person of this tenant');
+  }
+  const { audience_seq: number } = await trx
+    .updateTable('pages')
+    .set({ audience_seq: sql<number>`audience_seq + 1` })
+    .where('id', '=', page.id)
+    .returning('audience_seq')
+    .executeTakeFirstOrThrow();
+  const at = now();
+  const audienceId = newId('audience');
+  const version: AudienceVersionsTable = {
+    id: newId('version'),
+    tenant_id: page.tenant_id,
+    audience_id: audienceId,
+    version_number: 1,
+    status: 'published',
+    is_new_page_agent: input.isNewPageAgent ? 1 : 0,
+    supplementary_context: input.supplementaryContext ?? null,
+    queue_duration_ms: null,
+    created_at: at,
+    became_draft_at: null,
+    queued_at: null,
+    published_at: at,
+    cancelled_at: null,
+    obsolete_at: null,
+    archived_at: null,
+  };
+  const computed = computedName(number, person);
+  const effective = input.customName ?? computed;
+  const row: AudiencesTable = {
+    id: audienceId,
+    tenant_id: page.tenant_id,
+    page_id: page.id,
+    number,
+    custom_name: input.customName ?? null,
+    computed_name: computed,
+    effective_name: effective,
+    effective_name_lc: effective.toLowerCase(),
+    page_name_lc: page.name.toLowerCase(),
+    person_id: input.personId ?? null,
+    person_route_key: input.personRouteKey ?? null,
+    flags: JSON.stringify(input.flags ?? []),
+    action_form_id_override: input.actionFormIdOverride ?? null,
+    action_form_instructions_override: input.actionFormInstructionsOverride ?? null,
+    action_url_override: input.actionUrlOverride ?? null,
+    metadata_override: input.metadataOverride === undefined ? null : JSON.stringify(input.metadataOverride),
+    version_seq: 1,
+    latest_version_id: version.id,
+    published_version_id: version.id,
+    archived_at: null,
+    created_at: at,
+    updated_at: at,
+  };
+  await trx.insertInto('audiences').values(row).execute();
+  await trx.insertInto('audience_versions').values(version).execute();
+  return toAudience(row, version, version, page.metadata);
+}
+
+export async function listAudiences(db: Kysely<Database>, page: PagesTable, query: AudienceListQuery) {
+  const request = pageRequest(`audiences:${page.id}`, null, query);
+  const ofPage = db.selectFrom('audiences').where('page_id', '=', page.id).where('tenant_id', '=', page.tenant_id);
+  const [rows, count] = await Promise.all([
+    ofPage
+      .selectAll()
+      .$if(request.after !== null, (q) => q.where(olderThan('audiences', request.after!)))
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(request.limit + 1)
+      .execute(),
+    ofPage.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  const result = toPage(`audiences:${page.id}`, null, request, rows, Number(count.n), (r) => [r.created_at, r.id], (r) => r);
+  return { ...result, items: await withVersions(db, result.items, page.metadata) };
+}
+
+/** A new draft with the next number; fields not given are carried over from the latest version. */
+export async function createVersion(trx: Transaction<Database>, audience: AudiencesTable, input: VersionCreate): Promise<AudienceVersion> {
+  const latest = await trx.selectFrom('audience_versions').selectAll().where('id', '=', audience.latest_version_id).executeTakeFirstOrThrow();
+  const at = now();
+  const versionId = newId('version');
+  const { version_seq: versionNumber } = await trx
+    .updateTable('audiences')
+    .set({ version_seq: sql<number>`version_seq + 1`, latest_version_id: versionId, updated_at: at })
+    .where('id', '=', audience.id)
+    .returning('version_seq')
+    .executeTakeFirstOrThrow();
+  const version: AudienceVersionsTable = {
+    id: versionId,
+    tenant_id: audience.tenant_id,
+    audience_id: audience.id,
+    version_number: versionNumber,
+    status: 'draft',
+    is_new_page_agent: input?.isNewPageAgent !== undefined ? (input.isNewPageAgent ? 1 : 0) : latest.is_new_page_agent,
+    supplementary_context: input?.supplementaryContext !== undefined ? input.supplementaryContext : latest.supplementary_context,
+    queue_duration_ms: null,
+    created_at: at,
+    became_draft_at: at,
+    queued_at: null,
+    published_at: null,
+    cancelled_at: null,
+    obsolete_at: null,
+    archived_at: null,
+  };
+  await trx.insertInto('audience_versions').values(version).execute();
+  return toVersion(version);
+}
+
+export function findVersion(db: Kysely<Database>, audience: AudiencesTable, versionId: string) {
+  return db
+    .selectFrom('audience_versions')
+    .selectAll()
+    .where('id', '=', versionId)
+    .where('audience_id', '=', audience.id)
+    .where('tenant_id', '=', audience.tenant_id)
+    .executeTakeFirst();
+}
+
+/**
+ * Moves a version as the state machine allows (a move to its own status changes nothing).
+ * Publishing archives the audience's older published versions and makes the newest published
+ * one the audience's `publishedVersion`. The update is conditional on the status read, so a
+ * concurrent move cannot be overwritten unseen.
+ */
+export async function moveVersion(trx: Transaction<Database>, audience: AudiencesTable, version: AudienceVersionsTable, to: VersionStatus): Promise<AudienceVersion> {
+  const from = version.status as VersionStatus;
+  if (from === to) return toVersion(version);
+  if (!canMove(from, to)) throw conflict(`A ${from} version cannot become ${to}`);
+  const at = now();
+  const moved = await trx
+    .updateTable('audience_versions')
+    .set({ status: to, ...timesOfMove(from, to, version, at) })
+    .where('id', '=', version.id)
+    .where('status', '=', from)
+    .returningAll()
+    .executeTakeFirst();
+  if (!moved) throw conflict('The version was changed by another request; read it again and retry');
+  if (to === 'published') {
+    await trx
+      .updateTable('audience_versions')
+      .set({ status: 'archived', obsolete_at: at, archived_at: at })
+      .where('audience_id', '=', audience.id)
+      .where('status', '=', 'published')
+      .where('version_number', '<', moved.version_number)
+      .execute();
+    const newest = await trx
+      .selectFrom('audience_versions')
+      .select('id')
+      .where('audience_id', '=', audience.id)
+      .where('status', '=', 'published')
+      .orderBy('version_number', 'desc')
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    await trx.updateTable('audiences').set({ published_version_id: newest.id, updated_at: at }).where('id', '=', audience.id).execute();
+  }
+  return toVersion(moved);
+}
+
+/**
+ * Substring search over the audiences' effective names and their pages' names: prefix matches
+ * first, then newest. Archived audiences and audiences of deleted pages never match.
+ */
+export async function searchAudiences(db: Kysely<Database>, tenantId: string, query: AudienceSearchQuery) {
+  const text = (query.query ?? '').toLowerCase();
+  const limit = query.limit ?? 20;
+  const matching = db
+    .selectFrom('audiences')
+    .innerJoin('pages', 'pages.id', 'audiences.page_id')
+    .where('audiences.tenant_id', '=', tenantId)
+    .where('audiences.archived_at', 'is', null)
+    .where('pages.deleted_at', 'is', null)
+    .$if(text !== '', (q) => q.where(substringMatch(db, 'audiences', ['effective_name_lc', 'page_name_lc'], text)));
+  const rank = text === ''
+    ? sql<number>`0`
+    : sql<number>`case when ${startsWith('audiences.effective_name_lc', text)} or ${startsWith('audiences.page_name_lc', text)} then 0 else 1 end`;
+  const [rows, count] = await Promise.all([
+    matching
+      .select(['audiences.id', 'audiences.effective_name', 'audiences.page_id', 'pages.name as page_name'])
+      .orderBy(rank)
+      .orderBy('audiences.created_at', 'desc')
+      .orderBy('audiences.id', 'desc')
+      .limit(limit + 1)
+      .execute(),
+    matching.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return {
+    items: rows.slice(0, limit).map((r) => ({ audienceId: r.id, effectiveName: r.effective_name, pageId: r.page_id, pageName: r.page_name })),
+    hasMore: rows.length > limit,
+    nextCursor: null,
+    totalCount: Number(count.n),
+  };
+}
+

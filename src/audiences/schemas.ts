@@ -1,0 +1,113 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { LimitParam, ListQuery, MAX_SAFE_INTEGER, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.js';
+import { Flags, Metadata, MetadataPartial } from '../pages/schemas.js';
+import { VERSION_STATUSES } from './lifecycle.js';
+
+export const VersionStatus = StringEnum(VERSION_STATUSES);
+
+export const AudienceVersion = Type.Object({
+  versionId: Type.String(),
+  audienceId: Type.String(),
+  versionNumber: Type.Integer({ minimum: 1, maximum: MAX_SAFE_INTEGER }),
+  status: VersionStatus,
+  isNewPageAgent: Type.Boolean(),
+  supplementaryContext: Nullable(Type.String()),
+  queueDurationMs: Nullable(Type.Number({ description: 'Milliseconds from queuedAt to leaving queued; null until then' })),
+  createdAt: Timestamp,
+  becameDraftAt: NullableTimestamp,
+  queuedAt: NullableTimestamp,
+  publishedAt: NullableTimestamp,
+  cancelledAt: NullableTimestamp,
+  obsoleteAt: NullableTimestamp,
+  archivedAt: NullableTimestamp,
+});
+export type AudienceVersion = Static<typeof AudienceVersion>;
+
+export const Audience = Type.Object({
+  audienceId: Type.String(),
+  pageId: Type.String(),
+  computedName: Type.String({ description: '"<person name> (<domain>)" for a linked person, else "Audience <n>"' }),
+  customName: Nullable(Type.String()),
+  effectiveName: Type.String({ description: 'customName when set, else computedName' }),
+  status: VersionStatus,
+  flags: Flags,
+  isNewPageAgent: Type.Boolean(),
+  latestVersion: AudienceVersion,
+  publishedVersion: AudienceVersion,
+  personId: Nullable(Type.String()),
+  personRouteKey: Nullable(Type.String()),
+  actionFormIdOverride: Nullable(Type.String()),
+  actionFormInstructionsOverride: Nullable(Type.String()),
+  actionUrlOverride: Nullable(Type.String()),
+  supplementaryContext: Nullable(Type.String()),
+  effectiveMetadata: Type.Optional(Metadata),
+  metadataOverride: Type.Optional(MetadataPartial),
+  archivedAt: NullableTimestamp,
+  createdAt: Timestamp,
+});
+export type Audience = Static<typeof Audience>;
+
+export const AudienceCreate = Type.Object(
+  {
+    customName: Type.Optional(Nullable(Type.String({ minLength: 1 }))),
+    personId: Type.Optional(Nullable(Type.String({ description: 'A person of the tenant' }))),
+    personRouteKey: Type.Optional(Nullable(Type.String())),
+    flags: Type.Optional(Flags),
+    isNewPageAgent: Type.Optional(Type.Boolean()),
+    supplementaryContext: Type.Optional(Nullable(Type.String())),
+    actionFormIdOverride: Type.Optional(Nullable(Type.String())),
+    actionFormInstructionsOverride: Type.Optional(Nullable(Type.String())),
+    actionUrlOverride: Type.Optional(Nullable(Type.String())),
+    metadataOverride: Type.Optional(MetadataPartial),
+  },
+  { additionalProperties: false },
+);
+export type AudienceCreate = Static<typeof AudienceCreate>;
+
+export const VersionCreate = Nullable(
+  Type.Object(
+    {
+      supplementaryContext: Type.Optional(Nullable(Type.String())),
+      isNewPageAgent: Type.Optional(Type.Boolean()),
+    },
+    { additionalProperties: false },
+  ),
+);
+export type VersionCreate = Static<typeof VersionCreate>;
+
+export const VersionUpdate = Type.Object(
+  { status: StringEnum(['pending', 'queued', 'processing', 'published']) },
+  { additionalProperties: false },
+);
+export type VersionUpdate = Static<typeof VersionUpdate>;
+
+/** The cancel action takes an empty object (or no body); any field is a 400. */
+export const CancelBody = Nullable(Type.Object({}, { additionalProperties: false }));
+
+export const AudienceSearchItem = Type.Object({
+  audienceId: Type.String(),
+  effectiveName: Type.String(),
+  pageId: Type.String(),
+  pageName: Type.String(),
+});
+
+export const AudienceSearchQuery = Type.Object(
+  {
+    query: Type.Optional(Type.String({ maxLength: 255, description: 'Case-insensitive substring of the audience\'s effectiveName or its page\'s name' })),
+    limit: Type.Optional(LimitParam),
+  },
+  { additionalProperties: false },
+);
+export type AudienceSearchQuery = Static<typeof AudienceSearchQuery>;
+
+export const AudienceSearchPage = Type.Object({
+  items: Type.Array(AudienceSearchItem),
+  hasMore: Type.Boolean(),
+  nextCursor: Type.Null({ description: 'Search has no further pages: raise limit instead' }),
+  totalCount: Nullable(Type.Integer({ minimum: 0, maximum: MAX_SAFE_INTEGER })),
+});
+
+export const PageAudienceParams = Type.Object({ page_id: Type.String(), audience_id: Type.String() });
+export const VersionParams = Type.Object({ page_id: Type.String(), audience_id: Type.String(), version_id: Type.String() });
+export const AudienceListQuery = ListQuery({});
+export type AudienceListQuery = Static<typeof AudienceListQuery>;

@@ -1,0 +1,163 @@
+import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
+import type { Database, PagesTable } from '../db/types.js';
+import { olderThan, pageRequest, toPage } from '../http/pagination.js';
+import { newId } from '../ids.js';
+import { after, now } from '../time.js';
+import { resolveActions, type StoredAction } from './actions.js';
+import { fullMetadata, parseMetadata } from './metadata.js';
+import type { Page, PageCreate, PageListQuery, PageUpdate } from './schemas.js';
+
+type PageRow = PagesTable & { audiences_count: number | string | bigint | null };
+
+export function toPageResource(row: PageRow): Page {
+  const actions = JSON.parse(row.actions) as StoredAction[];
+  const metadata = parseMetadata(row.metadata);
+  return {
+    pageId: row.id,
+    name: row.name,
+    title: row.title,
+    pageContext: row.page_context,
+    pageType: row.page_type as Page['pageType'],
+    status: row.status as Page['status'],
+    flags: JSON.parse(row.flags) as Page['flags'],
+    brandId: row.brand_id,
+    ...(row.header_action_id !== null ? { headerActionId: row.header_action_id } : {}),
+    actions: actions.map((a, actionIndex) => ({ ...a, actionIndex })),
+    actionCardWidgets: JSON.parse(row.action_card_widgets) as Page['actionCardWidgets'],
+    footerLinks: JSON.parse(row.footer_links) as Page['footerLinks'],
+    scripts: JSON.parse(row.scripts) as Page['scripts'],
+    ...(metadata !== null ? { metadata: fullMetadata(metadata) } : {}),
+    audiencesCount: Number(row.audiences_count ?? 0),
+    archivedAt: row.archived_at,
+    deletedAt: row.deleted_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** Audiences of the outer query's page that are not archived. */
+const audiencesCount = (eb: ExpressionBuilder<Database, 'pages'>) =>
+  eb
+    .selectFrom('audiences')
+    .select((a) => a.fn.countAll().as('n'))
+    .whereRef('audiences.page_id', '=', 'pages.id')
+    .where('audiences.archived_at', 'is', null)
+    .as('audiences_count');
+
+/** A live (not deleted) page of the tenant, as stored. */
+export function findPage(db: Kysely<Database>, tenantId: string, pageId: string) {
+  return db
+    .selectFrom('pages')
+    .selectAll()
+    .where('id', '=', pageId)
+    .where('tenant_id', '=', tenantId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export async function getPage(db: Kysely<Database>, tenantId: string, pageId: string): Promise<Page | undefined> {
+  const row = await db
+    .selectFrom('pages')
+    .selectAll()
+    .select(audiencesCount)
+    .where('id', '=', pageId)
+    .where('tenant_id', '=', tenantId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return row && toPageResource(row);
+}
+
+export async function createPage(trx: Transaction<Database>, tenantId: string, input: PageCreate): Promise<Page> {
+  const { actions, headerActionId } = resolveActions([], null, input.actions, input.headerActionId);
+  const at = now();
+  const status = input.status ?? 'draft';
+  const row: PagesTable = {
+    id: newId('page'),
+    tenant_id: tenantId,
+    name: input.name,
+    title: input.title,
+    page_context: input.pageContext,
+    page_type: input.pageType,
+    status,
+    flags: JSON.stringify(input.flags ?? []),
+    brand_id: input.brandId ?? '',
+    header_action_id: headerActionId,
+    actions: JSON.stringify(actions),
+    action_card_widgets: JSON.stringify(input.actionCardWidgets ?? []),
+    footer_links: JSON.stringify(input.footerLinks ?? []),
+    scripts: JSON.stringify(input.scripts ?? []),
+    metadata: input.metadata === undefined ? null : JSON.stringify(input.metadata),
+    audience_seq: 0,
+    archived_at: status === 'archived' ? at : null,
+    deleted_at: null,
+    created_at: at,
+    updated_at: at,
+  };
+  await trx.insertInto('pages').values(row).execute();
+  return toPageResource({ ...row, audiences_count: 0 });
+}
+
+/** Undefined when there is no such live page. An empty patch changes nothing. */
+export async function updatePage(
+  trx: Transaction<Database>,
+  tenantId: string,
+  pageId: string,
+  patch: PageUpdate,
+): Promise<Page | undefined> {
+  const current = await findPage(trx, tenantId, pageId);
+  if (!current) return undefined;
+  if (Object.keys(patch).length > 0) {
+    const { actions, headerActionId } = resolveActions(
+      JSON.parse(current.actions) as StoredAction[],
+      current.header_action_id,
+      patch.actions,
+      patch.headerActionId,
+    );
+    const at = after(current.updated_at);
+    const changes: Partial<PagesTable> = { updated_at: at, header_action_id: headerActionId, actions: JSON.stringify(actions) };
+    if (patch.name !== undefined) changes.name = patch.name;
+    if (patch.pageContext !== undefined) changes.page_context = patch.pageContext;
+    if (patch.pageType !== undefined) changes.page_type = patch.pageType;
+    if (patch.brandId !== undefined) changes.brand_id = patch.brandId;
+    if (patch.actionCardWidgets !== undefined) changes.action_card_widgets = JSON.stringify(patch.actionCardWidgets);
+    if (patch.footerLinks !== undefined) changes.footer_links = JSON.stringify(patch.footerLinks);
+    if (patch.scripts !== undefined) changes.scripts = JSON.stringify(patch.scripts);
+    if (patch.metadata !== undefined) changes.metadata = JSON.stringify(patch.metadata);
+    if (patch.status !== undefined && patch.status !== current.status) {
+      changes.status = patch.status;
+      changes.archived_at = patch.status === 'archived' ? at : null;
+    }
+    await trx.updateTable('pages').set(changes).where('id', '=', pageId).execute();
+    if (patch.name !== undefined && patch.name !== current.name) {
+      // Audience search matches the page's name; the audiences carry a lowercased copy.
+      await trx.updateTable('audiences').set({ page_name_lc: patch.name.toLowerCase() }).where('page_id', '=', pageId).execute();
+    }
+  }
+  return getPage(trx, tenantId, pageId);
+}
+
+/** Marks the page deleted; false when there is no such live page. */
+export async function deletePage(trx: Transaction<Database>, tenantId: string, pageId: string): Promise<boolean> {
+  const current = await findPage(trx, tenantId, pageId);
+  if (!current) return false;
+  const at = after(current.updated_at);
+  await trx.updateTable('pages').set({ deleted_at: at, updated_at: at }).where('id', '=', pageId).execute();
+  return true;
+}
+
+export async function listPages(db: Kysely<Database>, tenantId: string, query: PageListQuery) {
+  const page = pageRequest('pages', null, query);
+  const live = db.selectFrom('pages').where('tenant_id', '=', tenantId).where('deleted_at', 'is', null);
+  const [rows, count] = await Promise.all([
+    live
+      .selectAll()
+      .select(audiencesCount)
+      .$if(page.after !== null, (q) => q.where(olderThan('pages', page.after!)))
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit + 1)
+      .execute(),
+    live.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return toPage('pages', null, page, rows, Number(count.n), (r) => [r.created_at, r.id], toPageResource);
+}

@@ -1,0 +1,106 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { AudienceSessionsTable, Database, PagesTable } from '../db/types.js';
+import { invalidField } from '../http/errors.js';
+import { olderThan, pageRequest, toPage } from '../http/pagination.js';
+import { newId } from '../ids.js';
+import { now } from '../time.js';
+import type { AudienceSession, SessionCreate, SessionListQuery } from './schemas.js';
+
+export const toSession = (row: AudienceSessionsTable): AudienceSession => ({
+  audienceSessionId: row.id,
+  analyticsSessionId: row.analytics_session_id,
+  audienceId: row.audience_id,
+  pageId: row.page_id,
+  pageTitle: row.page_title,
+  pageUrl: row.page_url,
+  sessionStartedAt: row.session_started_at,
+  sessionEndedAt: row.session_ended_at,
+  timeSpentSeconds: Number(row.time_spent_seconds),
+  maxScrollDepthPercentage: Number(row.max_scroll_depth_percentage),
+  totalClicksCount: Number(row.total_clicks_count),
+  questionsAskedCount: Number(row.questions_asked_count),
+  isBounce: row.is_bounce === 1,
+  hasFormSubmit: row.has_form_submit === 1,
+  hasConversion: row.has_conversion === 1,
+  formSubmissionId: row.form_submission_id,
+  formSubmissionIdentifier: row.form_submission_identifier,
+  formSubmissionEmail: row.form_submission_email,
+  formSubmissionPhone: row.form_submission_phone,
+  utmCampaign: row.utm_campaign,
+  utmContent: row.utm_content,
+  utmMedium: row.utm_medium,
+  utmSource: row.utm_source,
+  utmTerm: row.utm_term,
+});
+
+/** An RFC 3339 date-time as the service stores instants: ISO 8601 in UTC with milliseconds. */
+function instant(value: string, path: string): string {
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw invalidField(path, 'is not a valid date-time');
+  return new Date(ms).toISOString();
+}
+
+export async function createSession(trx: Transaction<Database>, page: PagesTable, input: SessionCreate): Promise<AudienceSession> {
+  const audience = await trx.selectFrom('audiences').select('id').where('id', '=', input.audienceId).where('page_id', '=', page.id).where('tenant_id', '=', page.tenant_id).executeTakeFirst();
+  if (!audience) throw invalidField('/audienceId', 'is not an audience of this page');
+  const startedAt = instant(input.sessionStartedAt, '/sessionStartedAt');
+  const endedAt = instant(input.sessionEndedAt, '/sessionEndedAt');
+  if (endedAt < startedAt) throw invalidField('/sessionEndedAt', 'is before sessionStartedAt');
+  const row: AudienceSessionsTable = {
+    id: newId('session'),
+    tenant_id: page.tenant_id,
+    page_id: page.id,
+    audience_id: audience.id,
+    analytics_session_id: input.analyticsSessionId,
+    page_title: page.title,
+    page_url: input.pageUrl,
+    session_started_at: startedAt,
+    session_ended_at: endedAt,
+    time_spent_seconds: input.timeSpentSeconds ?? (Date.parse(endedAt) - Date.parse(startedAt)) / 1000,
+    max_scroll_depth_percentage: input.maxScrollDepthPercentage ?? 0,
+    total_clicks_count: input.totalClicksCount ?? 0,
+    questions_asked_count: input.questionsAskedCount ?? 0,
+    is_bounce: input.isBounce ? 1 : 0,
+    has_form_submit: input.hasFormSubmit ? 1 : 0,
+    has_conversion: input.hasConversion ? 1 : 0,
+    form_submission_id: input.formSubmissionId ?? '',
+    form_submission_identifier: input.formSubmissionIdentifier ?? '',
+    form_submission_email: input.formSubmissionEmail ?? '',
+    form_submission_phone: input.formSubmissionPhone ?? '',
+    utm_campaign: input.utmCampaign ?? '',
+    utm_content: input.utmContent ?? '',
+    utm_medium: input.utmMedium ?? '',
+    utm_source: input.utmSource ?? '',
+    utm_term: input.utmTerm ?? '',
+    created_at: now(),
+  };
+  await trx.insertInto('audience_sessions').values(row).execute();
+  return toSession(row);
+}
+
+/** Newest visit first; `startDate` inclusive, `endDate` exclusive. The caller has checked `audienceId`. */
+export async function listSessions(db: Kysely<Database>, page: PagesTable, query: SessionListQuery) {
+  const start = query.startDate === undefined ? undefined : instant(query.startDate, '/startDate');
+  const end = query.endDate === undefined ? undefined : instant(query.endDate, '/endDate');
+  if (start !== undefined && end !== undefined && start > end) throw invalidField('/startDate', 'is after endDate');
+  const filters = { start, end, audienceId: query.audienceId };
+  const request = pageRequest(`sessions:${page.id}`, filters, query);
+  const matching = db
+    .selectFrom('audience_sessions')
+    .where('page_id', '=', page.id)
+    .where('tenant_id', '=', page.tenant_id)
+    .$if(query.audienceId !== undefined, (q) => q.where('audience_id', '=', query.audienceId!))
+    .$if(start !== undefined, (q) => q.where('session_started_at', '>=', start!))
+    .$if(end !== undefined, (q) => q.where('session_started_at', '<', end!));
+  const [rows, count] = await Promise.all([
+    matching
+      .selectAll()
+      .$if(request.after !== null, (q) => q.where(olderThan('audience_sessions', request.after!, 'session_started_at')))
+      .orderBy('session_started_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(request.limit + 1)
+      .execute(),
+    matching.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return toPage(`sessions:${page.id}`, filters, request, rows, Number(count.n), (r) => [r.session_started_at, r.id], toSession);
+}
