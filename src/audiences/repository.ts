@@ -257,13 +257,11 @@ export async function searchAudiences(db: Kysely<Database>, tenantId: string, qu
     .where('audiences.archived_at', 'is', null)
     .where('pages.deleted_at', 'is', null)
     .$if(text !== '', (q) => q.where(substringMatch(db, 'audiences', ['effective_name_lc', 'page_name_lc'], text)));
-  const rank = text === ''
-    ? sql<number>`0`
-    : sql<number>`case when ${startsWith('audiences.effective_name_lc', text)} or ${startsWith('audiences.page_name_lc', text)} then 0 else 1 end`;
+  const prefixFirst = sql<number>`case when ${startsWith('audiences.effective_name_lc', text)} or ${startsWith('audiences.page_name_lc', text)} then 0 else 1 end`;
   const [rows, count] = await Promise.all([
     matching
       .select(['audiences.id', 'audiences.effective_name', 'audiences.page_id', 'pages.name as page_name'])
-      .orderBy(rank)
+      .$if(text !== '', (q) => q.orderBy(prefixFirst))
       .orderBy('audiences.created_at', 'desc')
       .orderBy('audiences.id', 'desc')
       .limit(limit + 1)
