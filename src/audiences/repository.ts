@@ -124,7 +124,9 @@ export async function createAudience(trx: Transaction<Database>, page: PagesTabl
     computed_name: computed,
     effective_name: effective,
     effective_name_lc: effective.toLowerCase(),
+    page_name: page.name,
     page_name_lc: page.name.toLowerCase(),
+    page_deleted: 0,
     person_id: input.personId ?? null,
     person_route_key: input.personRouteKey ?? null,
     flags: JSON.stringify(input.flags ?? []),
@@ -252,15 +254,14 @@ export async function searchAudiences(db: Kysely<Database>, tenantId: string, qu
   const limit = query.limit ?? 20;
   const matching = db
     .selectFrom('audiences')
-    .innerJoin('pages', 'pages.id', 'audiences.page_id')
     .where('audiences.tenant_id', '=', tenantId)
     .where('audiences.archived_at', 'is', null)
-    .where('pages.deleted_at', 'is', null)
+    .where('audiences.page_deleted', '=', 0)
     .$if(text !== '', (q) => q.where(substringMatch(db, 'audiences', ['effective_name_lc', 'page_name_lc'], text)));
   const prefixFirst = sql<number>`case when ${startsWith('audiences.effective_name_lc', text)} or ${startsWith('audiences.page_name_lc', text)} then 0 else 1 end`;
   const [rows, count] = await Promise.all([
     matching
-      .select(['audiences.id', 'audiences.effective_name', 'audiences.page_id', 'pages.name as page_name'])
+      .select(['audiences.id', 'audiences.effective_name', 'audiences.page_id', 'audiences.page_name'])
       .$if(text !== '', (q) => q.orderBy(prefixFirst))
       .orderBy('audiences.created_at', 'desc')
       .orderBy('audiences.id', 'desc')

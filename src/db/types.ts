@@ -132,8 +132,10 @@ export interface AudiencesTable {
   computed_name: string;
   effective_name: string;
   effective_name_lc: string;
-  /** The page's name, lowercased, kept current on rename: audience search matches it too. */
+  /** The page's name (and lowercased copy) and whether it is deleted, kept current by the page: audience search reads one table. */
+  page_name: string;
   page_name_lc: string;
+  page_deleted: number;
   person_id: string | null;
   person_route_key: string | null;
   flags: string;

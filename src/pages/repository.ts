@@ -129,8 +129,8 @@ export async function updatePage(
     }
     await trx.updateTable('pages').set(changes).where('id', '=', pageId).execute();
     if (patch.name !== undefined && patch.name !== current.name) {
-      // Audience search matches the page's name; the audiences carry a lowercased copy.
-      await trx.updateTable('audiences').set({ page_name_lc: patch.name.toLowerCase() }).where('page_id', '=', pageId).execute();
+      // Audience search matches and returns the page's name; the audiences carry a copy.
+      await trx.updateTable('audiences').set({ page_name: patch.name, page_name_lc: patch.name.toLowerCase() }).where('page_id', '=', pageId).execute();
     }
   }
   return getPage(trx, tenantId, pageId);
@@ -142,6 +142,7 @@ export async function deletePage(trx: Transaction<Database>, tenantId: string, p
   if (!current) return false;
   const at = after(current.updated_at);
   await trx.updateTable('pages').set({ deleted_at: at, updated_at: at }).where('id', '=', pageId).execute();
+  await trx.updateTable('audiences').set({ page_deleted: 1 }).where('page_id', '=', pageId).execute();
   return true;
 }
 

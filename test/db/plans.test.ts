@@ -8,12 +8,15 @@ import { migrateToLatest } from '../../src/db/migrate.js';
 import type { Database } from '../../src/db/types.js';
 import { findLog } from '../../src/logs/repository.js';
 import { getPerson, listPersons } from '../../src/persons/repository.js';
+import { findPage, getPage, listPages } from '../../src/pages/repository.js';
+import { getAudience, listAudiences, searchAudiences } from '../../src/audiences/repository.js';
+import { listSessions } from '../../src/sessions/repository.js';
 import { newId } from '../../src/ids.js';
 import { freshDatabase, onPostgres, type TestDatabase } from '../helpers.js';
 
 // The real repository queries, captured as they run, then EXPLAINed over tables big enough that
 // a planner would rather use an index: none may fall back to a sequential scan of a big table.
-const BIG_TABLES = ['persons', 'accounts', 'person_logs', 'account_logs', 'api_keys', 'idempotency_keys'];
+const BIG_TABLES = ['persons', 'accounts', 'person_logs', 'account_logs', 'api_keys', 'idempotency_keys', 'pages', 'audiences', 'audience_versions', 'audience_sessions'];
 const TENANTS = 40;
 const PER_TENANT = 300;
 
@@ -92,11 +95,61 @@ before(async () => {
       idempotency_key: null, created_at: ts(i), updated_at: null, deleted_at: null,
     }));
     for (let i = 0; i < logs.length; i += 100) await k.insertInto('person_logs').values(logs.slice(i, i + 100)).execute();
+    await seedPagesAudiencesSessions(k, tenantId, ts);
     somePerson = { tenantId, id: persons[7]!.id };
     someLog = { tenantId, ownerId: logs[7]!.owner_id, id: logs[7]!.id };
   }
   await sql.raw(onPostgres ? 'vacuum analyze' : 'analyze').execute(k);
 });
+
+const PAGES = 100;
+const AUDIENCES_PER_PAGE = 4;
+const SESSIONS_PER_AUDIENCE = 2;
+let somePage = { tenantId: '', id: '', audienceId: '' };
+
+async function seedPagesAudiencesSessions(k: Kysely<Database>, tenantId: string, ts: (i: number) => string) {
+  for (let p = 0; p < PAGES; p++) {
+    const pageId = newId('page');
+    const pageName = `${['Spring', 'Summer', 'Autumn', 'Winter'][p % 4]} launch ${p}`;
+    await k.insertInto('pages').values({
+      id: pageId, tenant_id: tenantId, name: pageName, title: pageName, page_context: 'ctx', page_type: 'inbound', status: 'draft',
+      flags: '[]', brand_id: '', header_action_id: null, actions: '[]', action_card_widgets: '[]', footer_links: '[]', scripts: '[]',
+      metadata: null, audience_seq: AUDIENCES_PER_PAGE, archived_at: null, deleted_at: null, created_at: ts(p), updated_at: ts(p),
+    }).execute();
+    const audiences = [];
+    const versions = [];
+    const sessions = [];
+    for (let a = 0; a < AUDIENCES_PER_PAGE; a++) {
+      const audienceId = newId('audience');
+      const versionId = newId('version');
+      const name = `${['Acme', 'Globex', 'Initech', 'Umbrella'][a % 4]} buyer ${a}`;
+      audiences.push({
+        id: audienceId, tenant_id: tenantId, page_id: pageId, number: a + 1, custom_name: null, computed_name: name, effective_name: name,
+        effective_name_lc: name.toLowerCase(), page_name: pageName, page_name_lc: pageName.toLowerCase(), page_deleted: 0, person_id: null, person_route_key: null, flags: '[]',
+        action_form_id_override: null, action_form_instructions_override: null, action_url_override: null, metadata_override: null,
+        version_seq: 1, latest_version_id: versionId, published_version_id: versionId, archived_at: null, created_at: ts(a), updated_at: ts(a),
+      });
+      versions.push({
+        id: versionId, tenant_id: tenantId, audience_id: audienceId, version_number: 1, status: 'published', is_new_page_agent: 0,
+        supplementary_context: null, queue_duration_ms: null, created_at: ts(a), became_draft_at: null, queued_at: null,
+        published_at: ts(a), cancelled_at: null, obsolete_at: null, archived_at: null,
+      });
+      for (let v = 0; v < SESSIONS_PER_AUDIENCE; v++) {
+        sessions.push({
+          id: newId('session'), tenant_id: tenantId, page_id: pageId, audience_id: audienceId, analytics_session_id: `s${v}`,
+          page_title: pageName, page_url: 'https://example.com', session_started_at: ts(a * 3600 + v), session_ended_at: ts(a * 3600 + v + 60),
+          time_spent_seconds: 60, max_scroll_depth_percentage: 50, total_clicks_count: 1, questions_asked_count: 0, is_bounce: 0,
+          has_form_submit: 0, has_conversion: 0, form_submission_id: '', form_submission_identifier: '', form_submission_email: '',
+          form_submission_phone: '', utm_campaign: '', utm_content: '', utm_medium: '', utm_source: '', utm_term: '', created_at: ts(a),
+        });
+      }
+    }
+    await k.insertInto('audiences').values(audiences).execute();
+    await k.insertInto('audience_versions').values(versions).execute();
+    await k.insertInto('audience_sessions').values(sessions).execute();
+    somePage = { tenantId, id: pageId, audienceId: audiences[3]!.id };
+  }
+}
 
 after(async () => {
   await db?.close();
@@ -134,4 +187,33 @@ test('account search uses the substring index, with and without filters', async 
 
 test('a log is read by its primary key', async () => {
   assertNoFullScan(await plansOf((k) => findLog(k, 'person', someLog.tenantId, someLog.ownerId, someLog.id)));
+});
+
+test('pages: list and get use the list index and the audience count index', async () => {
+  assertNoFullScan(await plansOf((k) => listPages(k, somePage.tenantId, { limit: 20 })));
+  assertNoFullScan(await plansOf((k) => getPage(k, somePage.tenantId, somePage.id)));
+});
+
+test('audiences: the list of a page and one audience are read by index, versions by primary key', async () => {
+  const page = (await findPage(db.kysely, somePage.tenantId, somePage.id))!;
+  assertNoFullScan(await plansOf((k) => listAudiences(k, page, { limit: 20 })));
+  assertNoFullScan(await plansOf((k) => getAudience(k, page, somePage.audienceId)));
+});
+
+test('audience search uses the substring index', async () => {
+  for (const query of ['acm', 'initech buyer 2', 'winter', 'bu', '']) {
+    const plans = await plansOf((k) => searchAudiences(k, somePage.tenantId, { query, limit: 20 }));
+    assertNoFullScan(plans);
+    if (!onPostgres && query.length >= 3) assert.match(plans.join('\n'), /VIRTUAL TABLE/);
+  }
+  const found = await searchAudiences(db.kysely, somePage.tenantId, { query: 'acme buyer', limit: 5 });
+  assert.equal(found.totalCount, PAGES); // one Acme audience per page
+});
+
+test('audience sessions: by page, by audience, by date range', async () => {
+  const page = (await findPage(db.kysely, somePage.tenantId, somePage.id))!;
+  const day = { startDate: '2026-01-01T00:00:00.000Z', endDate: '2026-01-02T00:00:00.000Z' };
+  for (const query of [{}, day, { ...day, audienceId: somePage.audienceId }, { audienceId: somePage.audienceId }]) {
+    assertNoFullScan(await plansOf((k) => listSessions(k, page, { ...query, limit: 20 })));
+  }
 });

@@ -39,7 +39,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('computed_name', 'text', (c) => c.notNull())
     .addColumn('effective_name', 'text', (c) => c.notNull())
     .addColumn('effective_name_lc', 'text', (c) => c.notNull())
+    .addColumn('page_name', 'text', (c) => c.notNull())
     .addColumn('page_name_lc', 'text', (c) => c.notNull())
+    .addColumn('page_deleted', 'integer', (c) => c.notNull())
     .addColumn('person_id', id, (c) => c.references('persons.id'))
     .addColumn('person_route_key', 'text')
     .addColumn('flags', 'text', (c) => c.notNull())
@@ -56,7 +58,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('audiences_page_idx').on('audiences').columns(['page_id', 'created_at', 'id']).execute();
   await db.schema.createIndex('audiences_live_idx').on('audiences').columns(['page_id', 'archived_at']).execute();
-  await db.schema.createIndex('audiences_search_idx').on('audiences').columns(['tenant_id', 'created_at', 'id']).where(sql.ref('archived_at'), 'is', null).execute();
+  // Search sees only live audiences of live pages: a partial index holds exactly those.
+  await db.schema
+    .createIndex('audiences_search_idx')
+    .on('audiences')
+    .columns(['tenant_id', 'created_at', 'id'])
+    .where(sql<boolean>`archived_at is null and page_deleted = 0`)
+    .execute();
   await db.schema.createIndex('audiences_person_idx').on('audiences').column('person_id').execute();
   await createSubstringIndex(db, 'audiences', ['effective_name_lc', 'page_name_lc']);
 
