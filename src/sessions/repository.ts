@@ -3,7 +3,7 @@ import type { AudienceSessionsTable, Database, PagesTable } from '../db/types.js
 import { invalidField } from '../http/errors.js';
 import { olderThan, pageRequest, toPage } from '../http/pagination.js';
 import { newId } from '../ids.js';
-import { now } from '../time.js';
+import { now, toInstant } from '../time.js';
 import type { AudienceSession, SessionCreate, SessionListQuery } from './schemas.js';
 
 export const toSession = (row: AudienceSessionsTable): AudienceSession => ({
@@ -33,11 +33,10 @@ export const toSession = (row: AudienceSessionsTable): AudienceSession => ({
   utmTerm: row.utm_term,
 });
 
-/** An RFC 3339 date-time as the service stores instants: ISO 8601 in UTC with milliseconds. */
-function instant(value: string, path: string): string {
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) throw invalidField(path, 'is not a valid date-time');
-  return new Date(ms).toISOString();
+function instant(value: string, path: string, bound = false): string {
+  const iso = toInstant(value, bound);
+  if (iso === undefined) throw invalidField(path, 'is not a date-time of years 0000-9999 in UTC');
+  return iso;
 }
 
 export async function createSession(trx: Transaction<Database>, page: PagesTable, input: SessionCreate): Promise<AudienceSession> {
@@ -80,8 +79,8 @@ export async function createSession(trx: Transaction<Database>, page: PagesTable
 
 /** Newest visit first; `startDate` inclusive, `endDate` exclusive. The caller has checked `audienceId`. */
 export async function listSessions(db: Kysely<Database>, page: PagesTable, query: SessionListQuery) {
-  const start = query.startDate === undefined ? undefined : instant(query.startDate, '/startDate');
-  const end = query.endDate === undefined ? undefined : instant(query.endDate, '/endDate');
+  const start = query.startDate === undefined ? undefined : instant(query.startDate, '/startDate', true);
+  const end = query.endDate === undefined ? undefined : instant(query.endDate, '/endDate', true);
   if (start !== undefined && end !== undefined && start > end) throw invalidField('/startDate', 'is after endDate');
   const filters = { start, end, audienceId: query.audienceId };
   const request = pageRequest(`sessions:${page.id}`, filters, query);
