@@ -84,7 +84,7 @@ export async function getAudience(db: Kysely<Database>, page: PagesTable, audien
 /** An audience starts with version 1, already published: an audience always has a published version. */
 export async function createAudience(trx: Transaction<Database>, page: PagesTable, input: AudienceCreate): Promise<Audience> {
   let person: { name: string; domain: string | null } | undefined;
-  if (input.personId) {
+  if (input.personId !== undefined && input.personId !== null) {
     person = await trx.selectFrom('persons').select(['name', 'domain']).where('id', '=', input.personId).where('tenant_id', '=', page.tenant_id).executeTakeFirst();
     if (!person) throw invalidField('/personId', 'is not a person of this tenant');
   }

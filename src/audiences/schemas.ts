@@ -50,7 +50,7 @@ export type Audience = Static<typeof Audience>;
 export const AudienceCreate = Type.Object(
   {
     customName: Type.Optional(Nullable(Type.String({ minLength: 1 }))),
-    personId: Type.Optional(Nullable(Type.String({ description: 'A person of the tenant' }))),
+    personId: Type.Optional(Nullable(Type.String({ minLength: 1, description: 'A person of the tenant' }))),
     personRouteKey: Type.Optional(Nullable(Type.String())),
     flags: Type.Optional(Flags),
     isNewPageAgent: Type.Optional(Type.Boolean()),

@@ -14,6 +14,15 @@ const EXPECTED: Record<string, Record<string, 'reference' | 'extension'>> = {
   '/v0/accounts/search': { get: 'reference' },
   '/v0/accounts/{account_id}/logs': { post: 'extension' },
   '/v0/accounts/{account_id}/logs/{account_log_id}': { get: 'reference' },
+  '/v0/pages': { get: 'reference', post: 'extension' },
+  '/v0/pages/{page_id}': { get: 'extension', patch: 'reference', delete: 'extension' },
+  '/v0/pages/{page_id}/audiences': { get: 'reference', post: 'extension' },
+  '/v0/pages/{page_id}/audiences/{audience_id}': { get: 'reference' },
+  '/v0/pages/{page_id}/audiences/{audience_id}/versions': { post: 'extension' },
+  '/v0/pages/{page_id}/audiences/{audience_id}/versions/{version_id}': { get: 'reference', patch: 'extension' },
+  '/v0/pages/{page_id}/audiences/{audience_id}/versions/{version_id}/cancel': { post: 'reference' },
+  '/v0/pages/{page_id}/audience_sessions': { get: 'reference', post: 'extension' },
+  '/v0/audiences/search': { get: 'reference' },
 };
 
 let t: TestApp;
