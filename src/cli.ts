@@ -27,7 +27,7 @@ async function main(args: string[]): Promise<unknown> {
       case 'tenants create': {
         if (!arg) throw new UsageError('tenants create needs a NAME');
         return await db.kysely.transaction().execute(async (trx) => {
-          const tenant = await createTenant(trx, arg);
+          const tenant = await createTenant(trx, arg, config.fallbackDomainSuffix);
           return { tenant, ...(await createApiKey(trx, tenant.tenantId)) };
         });
       }

@@ -14,6 +14,18 @@ export interface Config {
   bootstrapApiKey: string | undefined;
   /** Maximum accepted JSON request body, in bytes. */
   bodyLimit: number;
+  /** Where local state lives: the SQLite file's folder, or ./data on PostgreSQL. */
+  dataDir: string;
+  /** Base of the absolute URLs the service hands out (signed download links). */
+  publicBaseUrl: string;
+  /** Key of the download links' signatures; unset: generated once and kept in the database. */
+  fileUrlSecret: string | undefined;
+  /** Where uploaded bytes are kept: the data folder, or the database (shared by every instance). */
+  fileStore: 'disk' | 'database';
+  /** Each tenant's fallback hostname is `<tenant slug>.<suffix>`. */
+  fallbackDomainSuffix: string;
+  /** Allow http:// webhook URLs (for local receivers); https:// only otherwise. */
+  webhookAllowHttp: boolean;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -30,15 +42,63 @@ type Env = Record<string, string | undefined>;
 
 /** Reads and validates the environment once; everything else receives the result. */
 export function loadConfig(env: Env = process.env): Config {
+  const port = readPort(env);
+  const host = readString(env, 'HOST') ?? '127.0.0.1';
+  const database = parseDatabaseUrl(readString(env, 'DATABASE_URL'), readPoolSize(env));
   return {
-    port: readPort(env),
-    host: readString(env, 'HOST') ?? '127.0.0.1',
-    database: parseDatabaseUrl(readString(env, 'DATABASE_URL'), readPoolSize(env)),
+    port,
+    host,
+    database,
     logLevel: readLogLevel(env),
     adminToken: readString(env, 'ADMIN_TOKEN'),
     bootstrapApiKey: readBootstrapKey(env),
     bodyLimit: 1024 * 1024,
+    dataDir: database.kind === 'sqlite' ? path.dirname(database.path) : 'data',
+    publicBaseUrl: readBaseUrl(env, host, port),
+    fileUrlSecret: readFileUrlSecret(env),
+    fileStore: readFileStore(env, database.kind),
+    fallbackDomainSuffix: readDomainSuffix(env),
+    webhookAllowHttp: readBoolean(env, 'WEBHOOK_ALLOW_HTTP', false),
   };
+}
+
+function readBaseUrl(env: Env, host: string, port: number): string {
+  const raw = readString(env, 'PUBLIC_BASE_URL');
+  if (raw === undefined) return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (!/^https?:\/\//i.test(raw) || !URL.canParse(raw)) throw new ConfigError(`PUBLIC_BASE_URL must be an http(s) URL, got "${raw}"`);
+  return raw.replace(/\/+$/, '');
+}
+
+function readFileUrlSecret(env: Env): string | undefined {
+  const raw = readString(env, 'FILE_URL_SECRET');
+  if (raw !== undefined && raw.length < 32) throw new ConfigError('FILE_URL_SECRET must be at least 32 characters');
+  return raw;
+}
+
+function readFileStore(env: Env, kind: DatabaseConfig['kind']): 'disk' | 'database' {
+  const raw = readString(env, 'FILE_STORE');
+  if (raw === undefined) return kind === 'sqlite' ? 'disk' : 'database';
+  if (raw !== 'disk' && raw !== 'database') throw new ConfigError(`FILE_STORE must be disk or database, got "${raw}"`);
+  return raw;
+}
+
+function readDomainSuffix(env: Env): string {
+  const raw = readString(env, 'FALLBACK_DOMAIN_SUFFIX') ?? 'pages.localhost';
+  if (!isHostname(raw)) throw new ConfigError(`FALLBACK_DOMAIN_SUFFIX must be a DNS name, got "${raw}"`);
+  return raw.toLowerCase();
+}
+
+function readBoolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = readString(env, name);
+  if (raw === undefined) return fallback;
+  if (/^(true|1|yes)$/i.test(raw)) return true;
+  if (/^(false|0|no)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/** A DNS name: dot-separated labels of letters, digits and inner hyphens, 253 characters at most. */
+export function isHostname(value: string): boolean {
+  return value.length <= 253 && /^(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*$/i.test(value);
 }
 
 /** Empty strings count as unset, as most shells and env files write "unset" that way. */

@@ -13,7 +13,7 @@ try {
 
 const app = await buildApp({ config });
 
-const created = await bootstrap(app.db, config.bootstrapApiKey);
+const created = await bootstrap(app.db, config.bootstrapApiKey, config.fallbackDomainSuffix);
 if (created) {
   process.stdout.write(
     `Created tenant "default" (${created.tenantId}). Its API key, shown only this once:\n` +

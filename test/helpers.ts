@@ -78,7 +78,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
 
   const newTenant = async (name = 'Test tenant') =>
     app.db.transaction().execute(async (trx) => {
-      const tenant = await createTenant(trx, name);
+      const tenant = await createTenant(trx, name, config.fallbackDomainSuffix);
       const { apiKey, apiKeyId } = await createApiKey(trx, tenant.tenantId);
       return { key: apiKey, tenantId: tenant.tenantId, apiKeyId };
     });

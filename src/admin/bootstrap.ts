@@ -9,7 +9,7 @@ import { createApiKey, createTenant } from './repository.js';
  * key (idempotent across restarts). Without it: on a database with no tenant at all, creates
  * `default` with a fresh key and returns that key, for the caller to show once.
  */
-export async function bootstrap(db: Kysely<Database>, bootstrapKey: string | undefined): Promise<{ apiKey: string; tenantId: string } | undefined> {
+export async function bootstrap(db: Kysely<Database>, bootstrapKey: string | undefined, domainSuffix: string): Promise<{ apiKey: string; tenantId: string } | undefined> {
   return db.transaction().execute(async (trx) => {
     // Instances starting together must not each create a `default` tenant.
     await lockExclusive(trx, 'bootstrap');
@@ -20,12 +20,12 @@ export async function bootstrap(db: Kysely<Database>, bootstrapKey: string | und
         return undefined;
       }
       const tenant = await trx.selectFrom('tenants').select('id').where('name', '=', 'default').orderBy('created_at').orderBy('id').executeTakeFirst();
-      const tenantId = tenant?.id ?? (await createTenant(trx, 'default')).tenantId;
+      const tenantId = tenant?.id ?? (await createTenant(trx, 'default', domainSuffix)).tenantId;
       await createApiKey(trx, tenantId, bootstrapKey);
       return undefined;
     }
     if (await trx.selectFrom('tenants').select('id').limit(1).executeTakeFirst()) return undefined;
-    const tenant = await createTenant(trx, 'default');
+    const tenant = await createTenant(trx, 'default', domainSuffix);
     const { apiKey } = await createApiKey(trx, tenant.tenantId);
     return { apiKey, tenantId: tenant.tenantId };
   });

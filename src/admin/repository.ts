@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import { allocateSlug, slugify } from '../db/slugs.js';
+import { createFallbackDomain } from '../domains/repository.js';
 import type { Database, TenantsTable } from '../db/types.js';
 import { hashApiKey } from '../http/auth.js';
 import { olderThan, pageRequest, toPage, type PageRequest } from '../http/pagination.js';
@@ -24,12 +25,14 @@ export const toTenant = (row: TenantsTable): Tenant => ({
   createdAt: row.created_at,
 });
 
-export async function createTenant(trx: Transaction<Database>, name: string): Promise<Tenant> {
-  const slug = await allocateSlug(trx, 'tenant', slugify(name, 'tenant'), async (s) =>
+/** A tenant and its fallback domain `<slug>.<domainSuffix>`; the slug is a DNS label, unique across the service. */
+export async function createTenant(trx: Transaction<Database>, name: string, domainSuffix: string): Promise<Tenant> {
+  const slug = await allocateSlug(trx, 'tenant', slugify(name, 'tenant', 50), async (s) =>
     Boolean(await trx.selectFrom('tenants').select('id').where('slug', '=', s).executeTakeFirst()),
   );
   const row = { id: newId('tenant'), name, slug, created_at: now() };
   await trx.insertInto('tenants').values(row).execute();
+  await createFallbackDomain(trx, row.id, slug, domainSuffix);
   return toTenant(row);
 }
 

@@ -16,7 +16,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ adminToken: string }> = as
     schema: { tags, security, summary: 'Create a tenant and its first API key', body: TenantCreate, response: responses({ 201: TenantCreated }) },
   }, async (request, reply) => {
     const created = await app.db.transaction().execute(async (trx) => {
-      const tenant = await createTenant(trx, request.body.name);
+      const tenant = await createTenant(trx, request.body.name, app.config.fallbackDomainSuffix);
       return { tenant, ...(await createApiKey(trx, tenant.tenantId)) };
     });
     return reply.code(201).send(created);

@@ -2,14 +2,14 @@ import { sql, type Transaction } from 'kysely';
 import type { Database } from './types.js';
 
 /** Lowercase ASCII words joined by `-`: accents are dropped (`José` → `jose`), other characters split words. */
-export function slugify(name: string, fallback: string): string {
+export function slugify(name: string, fallback: string, maxLength = 80): string {
   const slug = name
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
-    .slice(0, 80)
+    .slice(0, maxLength)
     .replace(/-+$/, '');
   return slug || fallback;
 }

@@ -16,6 +16,15 @@ export interface Database {
   audiences: AudiencesTable;
   audience_versions: AudienceVersionsTable;
   audience_sessions: AudienceSessionsTable;
+  service_secrets: ServiceSecretsTable;
+  files: FilesTable;
+  file_blobs: FileBlobsTable;
+  assets: AssetsTable;
+  topics: TopicsTable;
+  topic_entries: TopicEntriesTable;
+  tenant_domains: TenantDomainsTable;
+  page_links: PageLinksTable;
+  webhook_subscriptions: WebhookSubscriptionsTable;
 }
 
 export interface TenantsTable {
@@ -197,4 +206,109 @@ export interface AudienceSessionsTable {
   utm_source: string;
   utm_term: string;
   created_at: string;
+}
+
+export interface ServiceSecretsTable {
+  name: string;
+  value: string;
+  created_at: string;
+}
+
+export interface FilesTable {
+  id: string;
+  tenant_id: string;
+  content_type: string;
+  size_bytes: number;
+  sha256: string;
+  width: number;
+  height: number;
+  /** Null when no preview could be made. */
+  preview_content_type: string | null;
+  /** Which store holds the bytes: a file keeps the store it was written to. */
+  store: 'disk' | 'database';
+  created_at: string;
+  /** Set when the last asset using the file was deleted and its bytes removed. */
+  deleted_at: string | null;
+}
+
+export interface FileBlobsTable {
+  key: string;
+  data: Buffer;
+}
+
+export interface AssetsTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  purpose: string;
+  tags: string;
+  ai_description: string | null;
+  parent_asset_id: string | null;
+  hidden: number;
+  file_id: string;
+  lifecycle_state: string;
+  created_at: string;
+  updated_at: string;
+  trashed_at: string | null;
+  deleted_at: string | null;
+}
+
+export interface TopicsTable {
+  id: string;
+  tenant_id: string;
+  title: string;
+  purpose: string | null;
+  sort_order: number;
+  is_default: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TopicEntriesTable {
+  id: string;
+  tenant_id: string;
+  topic_id: string;
+  sort_order: number;
+  content_type: string;
+  content: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TenantDomainsTable {
+  id: string;
+  tenant_id: string;
+  hostname: string;
+  is_fallback: number;
+  created_at: string;
+}
+
+export interface PageLinksTable {
+  id: string;
+  tenant_id: string;
+  tenant_domain_id: string;
+  path: string;
+  path_lc: string;
+  target_type: string;
+  target_audience_id: string | null;
+  target_page_id: string | null;
+  page_id: string;
+  page_deleted: number;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+export interface WebhookSubscriptionsTable {
+  id: string;
+  tenant_id: string;
+  url: string;
+  events: string;
+  active: number;
+  secret: string;
+  /** During a rotation, deliveries are signed with both secrets until this expires. */
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
 }

@@ -1,0 +1,55 @@
+import type { Kysely } from 'kysely';
+import { isHostname } from '../config.js';
+import type { Database, TenantDomainsTable } from '../db/types.js';
+import { invalidField } from '../http/errors.js';
+import { olderThan, pageRequest, toPage } from '../http/pagination.js';
+import { newId } from '../ids.js';
+import { now } from '../time.js';
+import type { TenantDomain, TenantDomainListQuery } from './schemas.js';
+
+export const toTenantDomain = (row: TenantDomainsTable): TenantDomain => ({
+  tenantDomainId: row.id,
+  hostname: row.hostname,
+  isFallback: row.is_fallback === 1,
+  createdAt: row.created_at,
+});
+
+/** The tenant's fallback domain `<slug>.<suffix>`; tenant slugs are unique, so these never collide. */
+export async function createFallbackDomain(db: Kysely<Database>, tenantId: string, slug: string, suffix: string): Promise<TenantDomain> {
+  const row: TenantDomainsTable = { id: newId('domain'), tenant_id: tenantId, hostname: `${slug}.${suffix}`, is_fallback: 1, created_at: now() };
+  await db.insertInto('tenant_domains').values(row).execute();
+  return toTenantDomain(row);
+}
+
+/** The caller turns a unique violation (the hostname is taken, by any tenant) into a 409. */
+export async function createDomain(db: Kysely<Database>, tenantId: string, hostname: string): Promise<TenantDomain> {
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  if (!isHostname(name) || !name.includes('.')) throw invalidField('/hostname', 'is not a valid DNS name (e.g. pages.example.com)');
+  const row: TenantDomainsTable = { id: newId('domain'), tenant_id: tenantId, hostname: name, is_fallback: 0, created_at: now() };
+  await db.insertInto('tenant_domains').values(row).execute();
+  return toTenantDomain(row);
+}
+
+export function findDomain(db: Kysely<Database>, tenantId: string, domainId: string) {
+  return db.selectFrom('tenant_domains').selectAll().where('id', '=', domainId).where('tenant_id', '=', tenantId).executeTakeFirst();
+}
+
+export function findFallbackDomain(db: Kysely<Database>, tenantId: string) {
+  return db.selectFrom('tenant_domains').selectAll().where('tenant_id', '=', tenantId).where('is_fallback', '=', 1).executeTakeFirst();
+}
+
+export async function listDomains(db: Kysely<Database>, tenantId: string, query: TenantDomainListQuery) {
+  const page = pageRequest('tenant_domains', null, query);
+  const ofTenant = db.selectFrom('tenant_domains').where('tenant_id', '=', tenantId);
+  const [rows, count] = await Promise.all([
+    ofTenant
+      .selectAll()
+      .$if(page.after !== null, (q) => q.where(olderThan('tenant_domains', page.after!)))
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit + 1)
+      .execute(),
+    ofTenant.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return toPage('tenant_domains', null, page, rows, Number(count.n), (r) => [r.created_at, r.id], toTenantDomain);
+}
