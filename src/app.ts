@@ -8,6 +8,10 @@ import { sql } from 'kysely';
 import { accountRoutes } from './accounts/routes.js';
 import { adminRoutes } from './admin/routes.js';
 import { audienceRoutes } from './audiences/routes.js';
+import { fileUrlSecret, urlSigner } from './assets/files.js';
+import { assetRoutes, downloadRoutes, fileUploadRoutes } from './assets/routes.js';
+import { fileStores } from './assets/store.js';
+import { domainRoutes } from './domains/routes.js';
 import type { Config } from './config.js';
 import { openDatabase, type Db } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -67,6 +71,12 @@ export async function buildApp({ config }: AppOptions): Promise<FastifyInstance>
 
   if (config.adminToken !== undefined) await app.register(adminRoutes, { adminToken: config.adminToken });
 
+  const assets = {
+    signer: urlSigner(config.publicBaseUrl, await fileUrlSecret(app.db, config.fileUrlSecret)),
+    stores: fileStores(app.db, config.dataDir, config.fileStore),
+  };
+  await app.register(downloadRoutes, assets);
+
   await app.register(async (v0) => {
     v0.addHook('onRequest', apiKeyAuth(app.db));
     await v0.register(personRoutes);
@@ -75,6 +85,9 @@ export async function buildApp({ config }: AppOptions): Promise<FastifyInstance>
     await v0.register(pageRoutes);
     await v0.register(audienceRoutes);
     await v0.register(sessionRoutes);
+    await v0.register(fileUploadRoutes, assets);
+    await v0.register(assetRoutes, assets);
+    await v0.register(domainRoutes);
   });
 
   await app.ready();

@@ -22,6 +22,9 @@ export interface IdempotentRequest {
   ttlMs: number | null;
 }
 
+/** A replay answers the stored response, or what `render` makes of it (e.g. fresh signed URLs). */
+export type Render<T> = (stored: T) => Promise<T>;
+
 export interface IdempotentResult<T> {
   body: T;
   replayed: boolean;
@@ -33,13 +36,14 @@ export async function createOnce<T>(
   db: Kysely<Database>,
   req: IdempotentRequest,
   create: (trx: Transaction<Database>) => Promise<T>,
+  render: Render<T> = async (stored) => stored,
 ): Promise<IdempotentResult<T>> {
   if (!req.key) return { body: await db.transaction().execute(create), replayed: false };
   const key = req.key;
   const hash = requestHash(req.request);
 
   const stored = await findLive(db, req.tenantId, req.scope, key);
-  if (stored) return replay(stored, hash, key);
+  if (stored) return replay(stored, hash, key, render);
 
   try {
     const body = await db.transaction().execute(async (trx) => {
@@ -67,7 +71,7 @@ export async function createOnce<T>(
   } catch (err) {
     if (!(err instanceof KeyTaken) && !isUniqueViolation(err)) throw err;
     const winner = await findLive(db, req.tenantId, req.scope, key);
-    if (winner) return replay(winner, hash, key);
+    if (winner) return replay(winner, hash, key, render);
     if (err instanceof KeyTaken) {
       throw new AppError('idempotency_key_in_progress', `A request with idempotencyKey "${key}" is still in progress; retry shortly`, undefined, { 'retry-after': '1' });
     }
@@ -86,11 +90,11 @@ async function findLive(db: Kysely<Database>, tenantId: string, scope: string, k
     .executeTakeFirst();
 }
 
-function replay<T>(stored: { request_hash: string; response_body: string }, hash: string, key: string): IdempotentResult<T> {
+async function replay<T>(stored: { request_hash: string; response_body: string }, hash: string, key: string, render: Render<T>): Promise<IdempotentResult<T>> {
   if (stored.request_hash !== hash) {
     throw new AppError('idempotency_key_reused', `idempotencyKey "${key}" was already used with a different request body`);
   }
-  return { body: JSON.parse(stored.response_body) as T, replayed: true };
+  return { body: await render(JSON.parse(stored.response_body) as T), replayed: true };
 }
 
 /** SHA-256 of the request with object keys sorted, so key order alone never counts as a difference. */

@@ -1,0 +1,155 @@
+import type { Kysely, Transaction } from 'kysely';
+import { lockExclusive } from '../db/locks.js';
+import type { AssetsTable, Database, FilesTable } from '../db/types.js';
+import { conflict, invalidField } from '../http/errors.js';
+import { newId } from '../ids.js';
+import { after, now } from '../time.js';
+import type { ImageType, InspectedImage, UrlSigner } from './files.js';
+import type { Asset, AssetCreate, AssetUpdate, FileInfo } from './schemas.js';
+import type { FileStores } from './store.js';
+
+type FileRef = Pick<FilesTable, 'id' | 'preview_content_type'>;
+
+export function toAsset(row: AssetsTable, file: FileRef, signer: UrlSigner): Asset {
+  const live = row.lifecycle_state !== 'deleted';
+  return {
+    assetId: row.id,
+    tenantId: row.tenant_id,
+    name: row.name,
+    purpose: row.purpose,
+    tags: JSON.parse(row.tags) as string[],
+    aiDescription: row.ai_description,
+    parentAssetId: row.parent_asset_id,
+    hidden: row.hidden === 1,
+    data: { type: 'image', fileId: row.file_id },
+    lifecycleState: row.lifecycle_state as Asset['lifecycleState'],
+    downloadUrl: live ? signer.url(file.id, 'original') : null,
+    previewDownloadUrl: live && file.preview_content_type !== null ? signer.url(file.id, 'preview') : null,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    trashedAt: row.trashed_at,
+    deletedAt: row.deleted_at,
+  };
+}
+
+const toFileInfo = (row: FilesTable): FileInfo => ({
+  fileId: row.id,
+  contentType: row.content_type as ImageType,
+  sizeBytes: Number(row.size_bytes),
+  sha256: row.sha256,
+  width: row.width,
+  height: row.height,
+  createdAt: row.created_at,
+});
+
+/** Bytes first, then the row: a crash in between leaves unreferenced bytes, never a row without bytes. */
+export async function saveFile(db: Kysely<Database>, stores: FileStores, tenantId: string, contentType: ImageType, bytes: Buffer, image: InspectedImage): Promise<FileInfo> {
+  const id = newId('file');
+  const store = stores.byName[stores.current];
+  await store.put(id, bytes);
+  if (image.preview) await store.put(`${id}.preview`, image.preview);
+  const row: FilesTable = {
+    id,
+    tenant_id: tenantId,
+    content_type: contentType,
+    size_bytes: bytes.length,
+    sha256: image.sha256,
+    width: image.width,
+    height: image.height,
+    preview_content_type: image.preview ? 'image/webp' : null,
+    store: stores.current,
+    created_at: now(),
+    deleted_at: null,
+  };
+  await db.insertInto('files').values(row).execute();
+  return toFileInfo(row);
+}
+
+/** A live file by id, for downloads (the signature already proves who may read it). */
+export function findFile(db: Kysely<Database>, fileId: string) {
+  return db.selectFrom('files').selectAll().where('id', '=', fileId).where('deleted_at', 'is', null).executeTakeFirst();
+}
+
+function findAsset(db: Kysely<Database>, tenantId: string, assetId: string) {
+  return db
+    .selectFrom('assets')
+    .innerJoin('files', 'files.id', 'assets.file_id')
+    .selectAll('assets')
+    .select('files.preview_content_type')
+    .where('assets.id', '=', assetId)
+    .where('assets.tenant_id', '=', tenantId)
+    .executeTakeFirst();
+}
+
+export async function getAsset(db: Kysely<Database>, tenantId: string, assetId: string, signer: UrlSigner): Promise<Asset | undefined> {
+  const row = await findAsset(db, tenantId, assetId);
+  return row && toAsset(row, { id: row.file_id, preview_content_type: row.preview_content_type }, signer);
+}
+
+export async function createAsset(trx: Transaction<Database>, tenantId: string, input: AssetCreate, signer: UrlSigner): Promise<Asset> {
+  await lockExclusive(trx, `file:${input.fileId}`);
+  const file = await trx.selectFrom('files').select(['id', 'preview_content_type']).where('id', '=', input.fileId).where('tenant_id', '=', tenantId).where('deleted_at', 'is', null).executeTakeFirst();
+  if (!file) throw invalidField('/fileId', 'is not a file of this tenant');
+  if (input.parentAssetId !== undefined) {
+    const parent = await trx.selectFrom('assets').select('id').where('id', '=', input.parentAssetId).where('tenant_id', '=', tenantId).executeTakeFirst();
+    if (!parent) throw invalidField('/parentAssetId', 'is not an asset of this tenant');
+  }
+  const at = now();
+  const row: AssetsTable = {
+    id: newId('asset'),
+    tenant_id: tenantId,
+    name: input.name,
+    purpose: input.purpose ?? '',
+    tags: '[]',
+    ai_description: null,
+    parent_asset_id: input.parentAssetId ?? null,
+    hidden: input.hidden ? 1 : 0,
+    file_id: file.id,
+    lifecycle_state: 'active',
+    created_at: at,
+    updated_at: at,
+    trashed_at: null,
+    deleted_at: null,
+  };
+  await trx.insertInto('assets').values(row).execute();
+  return toAsset(row, file, signer);
+}
+
+/** Undefined when there is no such asset; a deleted asset cannot change (409). */
+export async function updateAsset(trx: Transaction<Database>, tenantId: string, assetId: string, patch: AssetUpdate, signer: UrlSigner): Promise<Asset | undefined> {
+  const current = await findAsset(trx, tenantId, assetId);
+  if (!current) return undefined;
+  if (current.lifecycle_state === 'deleted') throw conflict('The asset is deleted and can no longer change');
+  if (Object.keys(patch).length > 0) {
+    const at = after(current.updated_at);
+    const changes: Partial<AssetsTable> = { updated_at: at };
+    if (patch.name !== undefined) changes.name = patch.name;
+    if (patch.purpose !== undefined) changes.purpose = patch.purpose;
+    if (patch.tags !== undefined) changes.tags = JSON.stringify(patch.tags);
+    if (patch.hidden !== undefined) changes.hidden = patch.hidden ? 1 : 0;
+    if (patch.lifecycleState !== undefined && patch.lifecycleState !== current.lifecycle_state) {
+      changes.lifecycle_state = patch.lifecycleState;
+      changes.trashed_at = patch.lifecycleState === 'trashed' ? at : null;
+    }
+    await trx.updateTable('assets').set(changes).where('id', '=', assetId).where('lifecycle_state', '!=', 'deleted').execute();
+  }
+  return getAsset(trx, tenantId, assetId, signer);
+}
+
+/**
+ * Marks the asset deleted. When no other asset that is not deleted uses its file, the file is
+ * marked deleted too, and its bytes are returned for the caller to remove once this commits.
+ * Undefined when there is no such asset; deleting a deleted asset changes nothing.
+ */
+export async function deleteAsset(trx: Transaction<Database>, tenantId: string, assetId: string): Promise<{ removeFile?: FilesTable } | undefined> {
+  const current = await trx.selectFrom('assets').selectAll().where('id', '=', assetId).where('tenant_id', '=', tenantId).executeTakeFirst();
+  if (!current) return undefined;
+  if (current.lifecycle_state === 'deleted') return {};
+  await lockExclusive(trx, `file:${current.file_id}`);
+  const at = after(current.updated_at);
+  await trx.updateTable('assets').set({ lifecycle_state: 'deleted', deleted_at: at, updated_at: at }).where('id', '=', assetId).execute();
+  const stillUsed = await trx.selectFrom('assets').select('id').where('file_id', '=', current.file_id).where('lifecycle_state', '!=', 'deleted').limit(1).executeTakeFirst();
+  if (stillUsed) return {};
+  const file = await trx.updateTable('files').set({ deleted_at: at }).where('id', '=', current.file_id).returningAll().executeTakeFirstOrThrow();
+  return { removeFile: file };
+}
