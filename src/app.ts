@@ -25,6 +25,7 @@ import { logRoutes } from './logs/routes.js';
 import { pageRoutes } from './pages/routes.js';
 import { personRoutes } from './persons/routes.js';
 import { sessionRoutes } from './sessions/routes.js';
+import { topicRoutes } from './topics/routes.js';
 
 export interface AppOptions {
   config: Config;
@@ -88,6 +89,7 @@ export async function buildApp({ config }: AppOptions): Promise<FastifyInstance>
     await v0.register(fileUploadRoutes, assets);
     await v0.register(assetRoutes, assets);
     await v0.register(domainRoutes);
+    await v0.register(topicRoutes);
   });
 
   await app.ready();

@@ -56,6 +56,11 @@ function decodeCursor(list: string, filters: unknown, cursor: string, kinds: rea
   return decoded.slice(2) as SortKey;
 }
 
+/** Rows after `after` in ascending order: `(column, id) > (?, ?)`, for lists ordered by a position. */
+export function laterThan(table: string, after: SortKey, column: string): RawBuilder<boolean> {
+  return sql<boolean>`(${sql.ref(`${table}.${column}`)}, ${sql.ref(`${table}.id`)}) > (${after[0]}, ${after[1]})`;
+}
+
 /** Rows after `after` in newest-first order: `(column, id) < (?, ?)`, which the list index serves. */
 export function olderThan(table: string, after: SortKey, column = 'created_at'): RawBuilder<boolean> {
   return sql<boolean>`(${sql.ref(`${table}.${column}`)}, ${sql.ref(`${table}.id`)}) < (${after[0]}, ${after[1]})`;

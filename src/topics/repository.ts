@@ -1,0 +1,124 @@
+import type { Kysely, Transaction } from 'kysely';
+import { lockExclusive } from '../db/locks.js';
+import type { Database, TopicEntriesTable, TopicsTable } from '../db/types.js';
+import { laterThan, pageRequest, toPage, type KeyKind } from '../http/pagination.js';
+import { newId } from '../ids.js';
+import { after, now } from '../time.js';
+import type { Topic, TopicCreate, TopicEntry, TopicEntryCreate, TopicListQuery } from './schemas.js';
+
+/** Topics and entries are listed by `sortOrder`, ties broken by id. */
+const BY_POSITION: readonly KeyKind[] = ['integer', 'id'];
+
+export const toEntry = (row: TopicEntriesTable): TopicEntry => ({
+  topicEntryId: row.id,
+  topicId: row.topic_id,
+  sortOrder: Number(row.sort_order),
+  content: { type: row.content_type, content: row.content },
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+const toTopic = (row: TopicsTable, entries: TopicEntriesTable[]): Topic => ({
+  topicId: row.id,
+  title: row.title,
+  purpose: row.purpose,
+  sortOrder: Number(row.sort_order),
+  isDefault: row.is_default === 1,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  entries: entries.map(toEntry),
+});
+
+export function findTopic(db: Kysely<Database>, tenantId: string, topicId: string) {
+  return db.selectFrom('topics').selectAll().where('id', '=', topicId).where('tenant_id', '=', tenantId).executeTakeFirst();
+}
+
+/** The first topic of a tenant is its default; creations are serialized per tenant so both rules hold. */
+export async function createTopic(trx: Transaction<Database>, tenantId: string, input: TopicCreate): Promise<Topic> {
+  await lockExclusive(trx, `topics:${tenantId}`);
+  const { highest, n } = await trx
+    .selectFrom('topics')
+    .select((eb) => [eb.fn.max('sort_order').as('highest'), eb.fn.countAll().as('n')])
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirstOrThrow();
+  const at = now();
+  const row: TopicsTable = {
+    id: newId('topic'),
+    tenant_id: tenantId,
+    title: input.title,
+    purpose: null,
+    sort_order: input.sortOrder ?? (highest === null ? 0 : Number(highest) + 1),
+    is_default: Number(n) === 0 ? 1 : 0,
+    created_at: at,
+    updated_at: at,
+  };
+  await trx.insertInto('topics').values(row).execute();
+  return toTopic(row, []);
+}
+
+/** A page of topics with all their entries, read in one query for the whole page. */
+export async function listTopics(db: Kysely<Database>, tenantId: string, query: TopicListQuery) {
+  const page = pageRequest('topics', null, query, BY_POSITION);
+  const ofTenant = db.selectFrom('topics').where('tenant_id', '=', tenantId);
+  const [rows, count] = await Promise.all([
+    ofTenant
+      .selectAll()
+      .$if(page.after !== null, (q) => q.where(laterThan('topics', page.after!, 'sort_order')))
+      .orderBy('sort_order')
+      .orderBy('id')
+      .limit(page.limit + 1)
+      .execute(),
+    ofTenant.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  const result = toPage('topics', null, page, rows, Number(count.n), (r) => [Number(r.sort_order), r.id], (r) => r);
+  const ids = result.items.map((t) => t.id);
+  const entries = ids.length === 0 ? [] : await db.selectFrom('topic_entries').selectAll().where('topic_id', 'in', ids).orderBy('sort_order').orderBy('id').execute();
+  const byTopic = new Map<string, TopicEntriesTable[]>();
+  for (const e of entries) {
+    const list = byTopic.get(e.topic_id);
+    if (list) list.push(e);
+    else byTopic.set(e.topic_id, [e]);
+  }
+  return { ...result, items: result.items.map((t) => toTopic(t, byTopic.get(t.id) ?? [])) };
+}
+
+export async function createEntry(trx: Transaction<Database>, topic: TopicsTable, input: TopicEntryCreate): Promise<TopicEntry> {
+  await lockExclusive(trx, `topic:${topic.id}`);
+  const { highest } = await trx
+    .selectFrom('topic_entries')
+    .select((eb) => eb.fn.max('sort_order').as('highest'))
+    .where('topic_id', '=', topic.id)
+    .executeTakeFirstOrThrow();
+  const at = now();
+  const row: TopicEntriesTable = {
+    id: newId('entry'),
+    tenant_id: topic.tenant_id,
+    topic_id: topic.id,
+    sort_order: input.sortOrder ?? (highest === null ? 0 : Number(highest) + 1),
+    content_type: input.content.type,
+    content: input.content.content,
+    created_at: at,
+    updated_at: at,
+  };
+  await trx.insertInto('topic_entries').values(row).execute();
+  // A new entry changes the topic.
+  await trx.updateTable('topics').set({ updated_at: after(topic.updated_at) }).where('id', '=', topic.id).execute();
+  return toEntry(row);
+}
+
+export async function listEntries(db: Kysely<Database>, topic: TopicsTable, query: TopicListQuery) {
+  const list = `topic_entries:${topic.id}`;
+  const page = pageRequest(list, null, query, BY_POSITION);
+  const ofTopic = db.selectFrom('topic_entries').where('topic_id', '=', topic.id);
+  const [rows, count] = await Promise.all([
+    ofTopic
+      .selectAll()
+      .$if(page.after !== null, (q) => q.where(laterThan('topic_entries', page.after!, 'sort_order')))
+      .orderBy('sort_order')
+      .orderBy('id')
+      .limit(page.limit + 1)
+      .execute(),
+    ofTopic.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return toPage(list, null, page, rows, Number(count.n), (r) => [Number(r.sort_order), r.id], toEntry);
+}

@@ -1,0 +1,48 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { ListQuery, MAX_SAFE_INTEGER, Nullable, Timestamp } from '../http/schemas.js';
+
+const SortOrder = Type.Integer({ minimum: 0, maximum: MAX_SAFE_INTEGER, description: 'Defaults to one more than the highest, 0 for the first' });
+
+export const TopicEntry = Type.Object({
+  topicEntryId: Type.String(),
+  topicId: Type.String(),
+  sortOrder: Type.Number(),
+  content: Type.Object({ type: Type.String(), content: Type.String() }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type TopicEntry = Static<typeof TopicEntry>;
+
+export const Topic = Type.Object({
+  topicId: Type.String(),
+  title: Type.String(),
+  purpose: Nullable(Type.String()),
+  sortOrder: Type.Number(),
+  isDefault: Type.Boolean({ description: 'The tenant\'s first topic is its default; exactly one topic per tenant is' }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  entries: Type.Array(TopicEntry, { description: 'All the topic\'s entries, in sortOrder order' }),
+});
+export type Topic = Static<typeof Topic>;
+
+export const TopicCreate = Type.Object(
+  { title: Type.String({ minLength: 1 }), sortOrder: Type.Optional(SortOrder) },
+  { additionalProperties: false },
+);
+export type TopicCreate = Static<typeof TopicCreate>;
+
+export const TopicEntryCreate = Type.Object(
+  {
+    content: Type.Object(
+      { type: Type.String({ minLength: 1, description: 'Any non-empty string; stored as given' }), content: Type.String() },
+      { additionalProperties: false },
+    ),
+    sortOrder: Type.Optional(SortOrder),
+  },
+  { additionalProperties: false },
+);
+export type TopicEntryCreate = Static<typeof TopicEntryCreate>;
+
+export const TopicParams = Type.Object({ topic_id: Type.String() });
+export const TopicListQuery = ListQuery({});
+export type TopicListQuery = Static<typeof TopicListQuery>;
