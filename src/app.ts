@@ -22,6 +22,7 @@ import { openApiOptions } from './http/openapi.js';
 import { NoQuery } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
 import { logRoutes } from './logs/routes.js';
+import { pageLinkRoutes } from './page-links/routes.js';
 import { pageRoutes } from './pages/routes.js';
 import { personRoutes } from './persons/routes.js';
 import { sessionRoutes } from './sessions/routes.js';
@@ -90,6 +91,7 @@ export async function buildApp({ config }: AppOptions): Promise<FastifyInstance>
     await v0.register(assetRoutes, assets);
     await v0.register(domainRoutes);
     await v0.register(topicRoutes);
+    await v0.register(pageLinkRoutes);
   });
 
   await app.ready();

@@ -142,7 +142,9 @@ export async function deletePage(trx: Transaction<Database>, tenantId: string, p
   if (!current) return false;
   const at = after(current.updated_at);
   await trx.updateTable('pages').set({ deleted_at: at, updated_at: at }).where('id', '=', pageId).execute();
+  // Its audiences and links leave every search.
   await trx.updateTable('audiences').set({ page_deleted: 1 }).where('page_id', '=', pageId).execute();
+  await trx.updateTable('page_links').set({ page_deleted: 1 }).where('page_id', '=', pageId).execute();
   return true;
 }
 

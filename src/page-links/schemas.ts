@@ -1,0 +1,47 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { ListQuery, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.js';
+
+export const TARGET_TYPES = ['audience', 'page', 'page_routing'] as const;
+export const TargetType = StringEnum(TARGET_TYPES);
+
+export const PageLink = Type.Object({
+  pageLinkId: Type.String(),
+  tenantDomainId: Type.String(),
+  path: Type.String(),
+  target: Type.Object({
+    targetType: TargetType,
+    audienceId: Type.Optional(Type.String({ description: 'For audience targets' })),
+    pageId: Type.Optional(Type.String({ description: 'For page and page_routing targets' })),
+  }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  deletedAt: NullableTimestamp,
+});
+export type PageLink = Static<typeof PageLink>;
+
+export const PageLinkCreate = Type.Object(
+  {
+    path: Type.String({ minLength: 1, maxLength: 2048, pattern: '^/\\S*$', description: 'Starts with /, no whitespace; unique among the live links of its domain' }),
+    tenantDomainId: Type.Optional(Type.String({ description: 'Defaults to the tenant\'s fallback domain' })),
+    target: Type.Object(
+      {
+        targetType: TargetType,
+        audienceId: Type.Optional(Type.String({ description: 'Required for audience targets, refused otherwise' })),
+        pageId: Type.Optional(Type.String({ description: 'Required for page and page_routing targets, refused otherwise' })),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type PageLinkCreate = Static<typeof PageLinkCreate>;
+
+export const PageLinkSearchQuery = ListQuery({
+  query: Type.Optional(Type.String({ maxLength: 2048, description: 'Case-insensitive substring of the path' })),
+  pageId: Type.Optional(Type.String({ description: 'Links to this page or to one of its audiences' })),
+  targetType: Type.Optional(TargetType),
+  tenantDomainId: Type.Optional(Type.String({ description: 'The custom domain; when omitted, the fallback domain' })),
+});
+export type PageLinkSearchQuery = Static<typeof PageLinkSearchQuery>;
+
+export const PageLinkParams = Type.Object({ page_link_id: Type.String() });
