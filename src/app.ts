@@ -21,6 +21,7 @@ import { AppError, sendProblem, toAppError } from './http/errors.js';
 import { openApiOptions } from './http/openapi.js';
 import { NoQuery } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
+import { webhookRoutes } from './webhooks/routes.js';
 import { logRoutes } from './logs/routes.js';
 import { pageLinkRoutes } from './page-links/routes.js';
 import { pageRoutes } from './pages/routes.js';
@@ -92,6 +93,7 @@ export async function buildApp({ config }: AppOptions): Promise<FastifyInstance>
     await v0.register(domainRoutes);
     await v0.register(topicRoutes);
     await v0.register(pageLinkRoutes);
+    await v0.register(webhookRoutes);
   });
 
   await app.ready();

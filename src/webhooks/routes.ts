@@ -1,0 +1,54 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { notFound } from '../http/errors.js';
+import { NoContent, responses } from '../http/schemas.js';
+import { createSubscription, deleteSubscription, findSubscription, listSubscriptions, rotateSecret, toSubscription, updateSubscription } from './repository.js';
+import {
+  SubscriptionParams, WebhookSubscription, WebhookSubscriptionCreate, WebhookSubscriptionListQuery, WebhookSubscriptionPage,
+  WebhookSubscriptionUpdate, WebhookSubscriptionWithSecret,
+} from './schemas.js';
+
+const tags = ['webhooks'];
+const extension = [...tags, 'extension'];
+
+export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const allowHttp = app.config.webhookAllowHttp;
+
+  app.get('/v0/webhook_subscriptions', {
+    schema: { tags, operationId: 'listWebhookSubscriptions', summary: 'List webhook subscriptions', querystring: WebhookSubscriptionListQuery, response: responses({ 200: WebhookSubscriptionPage }) },
+  }, async (request) => listSubscriptions(app.db, request.tenantId, request.query));
+
+  app.post('/v0/webhook_subscriptions', {
+    schema: { tags: extension, operationId: 'createWebhookSubscription', summary: 'Create webhook subscription (extension)', body: WebhookSubscriptionCreate, response: responses({ 201: WebhookSubscriptionWithSecret }) },
+  }, async (request, reply) => reply.code(201).send(await createSubscription(app.db, request.tenantId, request.body, allowHttp)));
+
+  app.get('/v0/webhook_subscriptions/:subscription_id', {
+    schema: { tags: extension, operationId: 'getWebhookSubscription', summary: 'Get webhook subscription (extension)', params: SubscriptionParams, response: responses({ 200: WebhookSubscription }) },
+  }, async (request) => {
+    const row = await findSubscription(app.db, request.tenantId, request.params.subscription_id);
+    if (!row) throw notFound('Webhook subscription');
+    return toSubscription(row);
+  });
+
+  app.patch('/v0/webhook_subscriptions/:subscription_id', {
+    schema: { tags: extension, operationId: 'updateWebhookSubscription', summary: 'Update webhook subscription (extension)', params: SubscriptionParams, body: WebhookSubscriptionUpdate, response: responses({ 200: WebhookSubscription }) },
+  }, async (request) => {
+    const subscription = await app.db.transaction().execute((trx) => updateSubscription(trx, request.tenantId, request.params.subscription_id, request.body, allowHttp));
+    if (!subscription) throw notFound('Webhook subscription');
+    return subscription;
+  });
+
+  app.delete('/v0/webhook_subscriptions/:subscription_id', {
+    schema: { tags: extension, operationId: 'deleteWebhookSubscription', summary: 'Delete webhook subscription (extension)', params: SubscriptionParams, response: responses({ 204: NoContent }) },
+  }, async (request, reply) => {
+    if (!(await deleteSubscription(app.db, request.tenantId, request.params.subscription_id))) throw notFound('Webhook subscription');
+    return reply.code(204).send(null);
+  });
+
+  app.post('/v0/webhook_subscriptions/:subscription_id/rotate_secret', {
+    schema: { tags: extension, operationId: 'rotateWebhookSecret', summary: 'Rotate the signing secret (extension)', params: SubscriptionParams, response: responses({ 200: WebhookSubscriptionWithSecret }) },
+  }, async (request) => {
+    const rotated = await app.db.transaction().execute((trx) => rotateSecret(trx, request.tenantId, request.params.subscription_id));
+    if (!rotated) throw notFound('Webhook subscription');
+    return rotated;
+  });
+};

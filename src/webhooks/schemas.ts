@@ -1,0 +1,50 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { SUBSCRIBABLE_EVENTS } from '../events/catalogue.js';
+import { LimitParam, CursorParam, StringEnum, Timestamp } from '../http/schemas.js';
+
+const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'https:// (http:// only when the service allows it)' });
+const Events = Type.Array(StringEnum(SUBSCRIBABLE_EVENTS), { minItems: 1, uniqueItems: true, description: 'Event types from the catalogue, or * for all' });
+
+export const WebhookSubscription = Type.Object({
+  subscriptionId: Type.String(),
+  url: Type.String(),
+  events: Type.Array(Type.String()),
+  active: Type.Boolean(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type WebhookSubscription = Static<typeof WebhookSubscription>;
+
+/** The subscription with its signing secret: shown on creation and rotation only. */
+export const WebhookSubscriptionWithSecret = Type.Composite([
+  WebhookSubscription,
+  Type.Object({ secret: Type.String({ description: 'whsec_ + base64 of 32 random bytes; shown only in this response' }) }),
+]);
+export type WebhookSubscriptionWithSecret = Static<typeof WebhookSubscriptionWithSecret>;
+
+export const WebhookSubscriptionCreate = Type.Object(
+  { url: Url, events: Events, active: Type.Optional(Type.Boolean({ default: true })) },
+  { additionalProperties: false },
+);
+export type WebhookSubscriptionCreate = Static<typeof WebhookSubscriptionCreate>;
+
+export const WebhookSubscriptionUpdate = Type.Object(
+  { url: Type.Optional(Url), events: Type.Optional(Events), active: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+);
+export type WebhookSubscriptionUpdate = Static<typeof WebhookSubscriptionUpdate>;
+
+export const WebhookSubscriptionListQuery = Type.Object(
+  { cursor: Type.Optional(CursorParam), limit: Type.Optional(LimitParam) },
+  { additionalProperties: false },
+);
+export type WebhookSubscriptionListQuery = Static<typeof WebhookSubscriptionListQuery>;
+
+export const WebhookSubscriptionPage = Type.Object({
+  items: Type.Array(WebhookSubscription),
+  hasMore: Type.Boolean({ description: 'Whether more subscriptions exist after this page' }),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+  totalCount: Type.Integer({ minimum: 0, description: 'The number of subscriptions in this response' }),
+});
+
+export const SubscriptionParams = Type.Object({ subscription_id: Type.String() });
