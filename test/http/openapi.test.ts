@@ -23,6 +23,18 @@ const EXPECTED: Record<string, Record<string, 'reference' | 'extension'>> = {
   '/v0/pages/{page_id}/audiences/{audience_id}/versions/{version_id}/cancel': { post: 'reference' },
   '/v0/pages/{page_id}/audience_sessions': { get: 'reference', post: 'extension' },
   '/v0/audiences/search': { get: 'reference' },
+  '/v0/files': { post: 'extension' },
+  '/v0/assets': { post: 'reference' },
+  '/v0/assets/{asset_id}': { get: 'reference', patch: 'extension', delete: 'extension' },
+  '/v0/topics': { get: 'reference', post: 'reference' },
+  '/v0/topics/{topic_id}/entries': { get: 'reference', post: 'extension' },
+  '/v0/tenant_domains': { get: 'extension', post: 'extension' },
+  '/v0/page_links': { post: 'extension' },
+  '/v0/page_links/search': { get: 'reference' },
+  '/v0/page_links/{page_link_id}': { delete: 'extension' },
+  '/v0/webhook_subscriptions': { get: 'reference', post: 'extension' },
+  '/v0/webhook_subscriptions/{subscription_id}': { get: 'extension', patch: 'extension', delete: 'extension' },
+  '/v0/webhook_subscriptions/{subscription_id}/rotate_secret': { post: 'extension' },
 };
 
 let t: TestApp;
