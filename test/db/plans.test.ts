@@ -11,12 +11,19 @@ import { getPerson, listPersons } from '../../src/persons/repository.js';
 import { findPage, getPage, listPages } from '../../src/pages/repository.js';
 import { getAudience, listAudiences, searchAudiences } from '../../src/audiences/repository.js';
 import { listSessions } from '../../src/sessions/repository.js';
+import { findTopic, listEntries, listTopics } from '../../src/topics/repository.js';
+import { searchPageLinks } from '../../src/page-links/repository.js';
+import { getAsset } from '../../src/assets/repository.js';
+import { urlSigner } from '../../src/assets/files.js';
 import { newId } from '../../src/ids.js';
 import { freshDatabase, onPostgres, type TestDatabase } from '../helpers.js';
 
 // The real repository queries, captured as they run, then EXPLAINed over tables big enough that
 // a planner would rather use an index: none may fall back to a sequential scan of a big table.
-const BIG_TABLES = ['persons', 'accounts', 'person_logs', 'account_logs', 'api_keys', 'idempotency_keys', 'pages', 'audiences', 'audience_versions', 'audience_sessions'];
+const BIG_TABLES = [
+  'persons', 'accounts', 'person_logs', 'account_logs', 'api_keys', 'idempotency_keys', 'pages', 'audiences', 'audience_versions',
+  'audience_sessions', 'files', 'assets', 'topics', 'topic_entries', 'page_links',
+];
 const TENANTS = 40;
 const PER_TENANT = 300;
 
@@ -96,6 +103,7 @@ before(async () => {
     }));
     for (let i = 0; i < logs.length; i += 100) await k.insertInto('person_logs').values(logs.slice(i, i + 100)).execute();
     await seedPagesAudiencesSessions(k, tenantId, ts);
+    await seedIssue5(k, tenantId, ts);
     somePerson = { tenantId, id: persons[7]!.id };
     someLog = { tenantId, ownerId: logs[7]!.owner_id, id: logs[7]!.id };
   }
@@ -149,6 +157,44 @@ async function seedPagesAudiencesSessions(k: Kysely<Database>, tenantId: string,
     await k.insertInto('audience_sessions').values(sessions).execute();
     somePage = { tenantId, id: pageId, audienceId: audiences[3]!.id };
   }
+}
+
+let someTopic = { tenantId: '', id: '' };
+let someAsset = { tenantId: '', id: '' };
+
+async function seedIssue5(k: Kysely<Database>, tenantId: string, ts: (i: number) => string) {
+  const domainId = newId('domain');
+  await k.insertInto('tenant_domains').values({ id: domainId, tenant_id: tenantId, hostname: `${tenantId}.pages.localhost`, is_fallback: 1, created_at: ts(0) }).execute();
+  const links = [];
+  for (const [i, page] of (await k.selectFrom('pages').select('id').where('tenant_id', '=', tenantId).execute()).entries()) {
+    for (let j = 0; j < 3; j++) {
+      links.push({
+        id: newId('pagelink'), tenant_id: tenantId, tenant_domain_id: domainId, path: `/campaign-${i}/visitor-${j}`, path_lc: `/campaign-${i}/visitor-${j}`,
+        target_type: 'page', target_audience_id: null, target_page_id: page.id, page_id: page.id, page_deleted: 0,
+        created_at: ts(i * 3 + j), updated_at: ts(i * 3 + j), deleted_at: null,
+      });
+    }
+  }
+  await k.insertInto('page_links').values(links).execute();
+  const topics = Array.from({ length: 20 }, (_, i) => ({
+    id: newId('topic'), tenant_id: tenantId, title: `Topic ${i}`, purpose: null, sort_order: i, is_default: i === 0 ? 1 : 0, created_at: ts(i), updated_at: ts(i),
+  }));
+  await k.insertInto('topics').values(topics).execute();
+  await k.insertInto('topic_entries').values(topics.flatMap((t) => Array.from({ length: 20 }, (_, i) => ({
+    id: newId('entry'), tenant_id: tenantId, topic_id: t.id, sort_order: i, content_type: 'text', content: `entry ${i}`, created_at: ts(i), updated_at: ts(i),
+  })))).execute();
+  const files = Array.from({ length: 50 }, (_, i) => ({
+    id: newId('file'), tenant_id: tenantId, content_type: 'image/png', size_bytes: 100, sha256: 'x', width: 1, height: 1,
+    preview_content_type: null, store: 'disk' as const, created_at: ts(i), deleted_at: null,
+  }));
+  await k.insertInto('files').values(files).execute();
+  const assets = files.map((f, i) => ({
+    id: newId('asset'), tenant_id: tenantId, name: `Asset ${i}`, purpose: '', tags: '[]', ai_description: null, parent_asset_id: null, hidden: 0,
+    file_id: f.id, lifecycle_state: 'active', created_at: ts(i), updated_at: ts(i), trashed_at: null, deleted_at: null,
+  }));
+  await k.insertInto('assets').values(assets).execute();
+  someTopic = { tenantId, id: topics[3]!.id };
+  someAsset = { tenantId, id: assets[3]!.id };
 }
 
 after(async () => {
@@ -216,4 +262,24 @@ test('audience sessions: by page, by audience, by date range', async () => {
   for (const query of [{}, day, { ...day, audienceId: somePage.audienceId }, { audienceId: somePage.audienceId }]) {
     assertNoFullScan(await plansOf((k) => listSessions(k, page, { ...query, limit: 20 })));
   }
+});
+
+test('topics and their entries are read by the list indexes', async () => {
+  assertNoFullScan(await plansOf((k) => listTopics(k, someTopic.tenantId, { limit: 20 })));
+  const topic = (await findTopic(db.kysely, someTopic.tenantId, someTopic.id))!;
+  assertNoFullScan(await plansOf((k) => listEntries(k, topic, { limit: 20 })));
+});
+
+test('page link search uses the substring index and the domain list index', async () => {
+  const page = (await findPage(db.kysely, somePage.tenantId, somePage.id))!;
+  for (const query of [{ query: 'campaign-7' }, { query: 'visitor' }, {}, { pageId: page.id }, { targetType: 'page' as const }]) {
+    assertNoFullScan(await plansOf((k) => searchPageLinks(k, somePage.tenantId, { ...query, limit: 20 })));
+  }
+  const found = await searchPageLinks(db.kysely, somePage.tenantId, { query: 'visitor-1', limit: 1 });
+  assert.equal(found.totalCount, PAGES);
+});
+
+test('an asset is read by primary key with its file', async () => {
+  const signer = urlSigner('http://localhost', 'x'.repeat(32));
+  assertNoFullScan(await plansOf((k) => getAsset(k, someAsset.tenantId, someAsset.id, signer)));
 });
