@@ -1,5 +1,6 @@
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import { substringMatch } from '../db/search.js';
+import { emit } from '../events/outbox.js';
 import type { AccountsTable, Database } from '../db/types.js';
 import { olderThan, pageRequest, toPage } from '../http/pagination.js';
 import { newId } from '../ids.js';
@@ -46,7 +47,9 @@ export async function createAccount(trx: Transaction<Database>, tenantId: string
     .where('tenant_id', '=', tenantId)
     .where('domain_lc', '=', row.domain_lc)
     .executeTakeFirstOrThrow();
-  return toAccount({ ...row, linked_persons_count: count.n });
+  const account = toAccount({ ...row, linked_persons_count: count.n });
+  await emit(trx, tenantId, 'account.created', account);
+  return account;
 }
 
 export async function accountExists(db: Kysely<Database>, tenantId: string, accountId: string): Promise<boolean> {

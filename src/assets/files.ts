@@ -41,6 +41,13 @@ export async function inspectImage(bytes: Buffer): Promise<InspectedImage | unde
     const preview = await sharp(bytes).resize({ width: PREVIEW_WIDTH, withoutEnlargement: true }).webp().toBuffer();
     return { width, height, sha256, preview };
   } catch {
+    // A header can be intact over a broken body: only a full decode tells a bad image from one
+    // that is merely impossible to preview.
+    try {
+      await sharp(bytes).raw().toBuffer();
+    } catch {
+      return undefined;
+    }
     return { width, height, sha256 };
   }
 }

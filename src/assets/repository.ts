@@ -3,6 +3,7 @@ import { lockExclusive } from '../db/locks.js';
 import type { AssetsTable, Database, FilesTable } from '../db/types.js';
 import { conflict, invalidField } from '../http/errors.js';
 import { newId } from '../ids.js';
+import { emit } from '../events/outbox.js';
 import { after, now } from '../time.js';
 import type { ImageType, InspectedImage, UrlSigner } from './files.js';
 import type { Asset, AssetCreate, AssetUpdate, FileInfo } from './schemas.js';
@@ -112,7 +113,9 @@ export async function createAsset(trx: Transaction<Database>, tenantId: string, 
     deleted_at: null,
   };
   await trx.insertInto('assets').values(row).execute();
-  return toAsset(row, file, signer);
+  const asset = toAsset(row, file, signer);
+  await emit(trx, tenantId, 'asset.created', asset);
+  return asset;
 }
 
 /** Undefined when there is no such asset; a deleted asset cannot change (409). */
@@ -132,6 +135,9 @@ export async function updateAsset(trx: Transaction<Database>, tenantId: string, 
       changes.trashed_at = patch.lifecycleState === 'trashed' ? at : null;
     }
     await trx.updateTable('assets').set(changes).where('id', '=', assetId).where('lifecycle_state', '!=', 'deleted').execute();
+    const asset = await getAsset(trx, tenantId, assetId, signer);
+    await emit(trx, tenantId, 'asset.updated', asset);
+    return asset;
   }
   return getAsset(trx, tenantId, assetId, signer);
 }
@@ -141,13 +147,19 @@ export async function updateAsset(trx: Transaction<Database>, tenantId: string, 
  * marked deleted too, and its bytes are returned for the caller to remove once this commits.
  * Undefined when there is no such asset; deleting a deleted asset changes nothing.
  */
-export async function deleteAsset(trx: Transaction<Database>, tenantId: string, assetId: string): Promise<{ removeFile?: FilesTable } | undefined> {
+export async function deleteAsset(trx: Transaction<Database>, tenantId: string, assetId: string, signer: UrlSigner): Promise<{ removeFile?: FilesTable } | undefined> {
   const current = await trx.selectFrom('assets').selectAll().where('id', '=', assetId).where('tenant_id', '=', tenantId).executeTakeFirst();
   if (!current) return undefined;
   if (current.lifecycle_state === 'deleted') return {};
   await lockExclusive(trx, `file:${current.file_id}`);
   const at = after(current.updated_at);
-  await trx.updateTable('assets').set({ lifecycle_state: 'deleted', deleted_at: at, updated_at: at }).where('id', '=', assetId).execute();
+  const deleted = await trx
+    .updateTable('assets')
+    .set({ lifecycle_state: 'deleted', deleted_at: at, updated_at: at })
+    .where('id', '=', assetId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await emit(trx, tenantId, 'asset.deleted', toAsset(deleted, { id: deleted.file_id, preview_content_type: null }, signer));
   const stillUsed = await trx.selectFrom('assets').select('id').where('file_id', '=', current.file_id).where('lifecycle_state', '!=', 'deleted').limit(1).executeTakeFirst();
   if (stillUsed) return {};
   const file = await trx.updateTable('files').set({ deleted_at: at }).where('id', '=', current.file_id).returningAll().executeTakeFirstOrThrow();

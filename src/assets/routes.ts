@@ -112,7 +112,7 @@ export const assetRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (app, 
   app.delete('/v0/assets/:asset_id', {
     schema: { tags: extension, operationId: 'deleteAsset', summary: 'Delete an asset (extension)', params: AssetParams, response: responses({ 204: NoContent }) },
   }, async (request, reply) => {
-    const result = await app.db.transaction().execute((trx) => deleteAsset(trx, request.tenantId, request.params.asset_id));
+    const result = await app.db.transaction().execute((trx) => deleteAsset(trx, request.tenantId, request.params.asset_id, signer));
     if (!result) throw notFound('Asset');
     if (result.removeFile) {
       // After the commit: a crash in between leaves unreferenced bytes, never a live file without them.

@@ -4,6 +4,7 @@ import type { AudiencesTable, AudienceVersionsTable, Database, PagesTable } from
 import { conflict, invalidField } from '../http/errors.js';
 import { olderThan, pageRequest, toPage } from '../http/pagination.js';
 import { newId } from '../ids.js';
+import { emit } from '../events/outbox.js';
 import { fullMetadata, parseMetadata } from '../pages/metadata.js';
 import { now } from '../time.js';
 import { canMove, timesOfMove, type VersionStatus } from './lifecycle.js';
@@ -143,7 +144,9 @@ export async function createAudience(trx: Transaction<Database>, page: PagesTabl
   };
   await trx.insertInto('audiences').values(row).execute();
   await trx.insertInto('audience_versions').values(version).execute();
-  return toAudience(row, version, version, page.metadata);
+  const audience = toAudience(row, version, version, page.metadata);
+  await emit(trx, page.tenant_id, 'audience.created', audience);
+  return audience;
 }
 
 export async function listAudiences(db: Kysely<Database>, page: PagesTable, query: AudienceListQuery) {
@@ -192,7 +195,9 @@ export async function createVersion(trx: Transaction<Database>, audience: Audien
     archived_at: null,
   };
   await trx.insertInto('audience_versions').values(version).execute();
-  return toVersion(version);
+  const created = toVersion(version);
+  await emit(trx, audience.tenant_id, 'audience_version.created', created);
+  return created;
 }
 
 export function findVersion(db: Kysely<Database>, audience: AudiencesTable, versionId: string) {
@@ -224,14 +229,19 @@ export async function moveVersion(trx: Transaction<Database>, audience: Audience
     .returningAll()
     .executeTakeFirst();
   if (!moved) throw conflict('The version was changed by another request; read it again and retry');
+  await emit(trx, audience.tenant_id, 'audience_version.status_changed', toVersion(moved), { previousStatus: from });
   if (to === 'published') {
-    await trx
+    const archived = await trx
       .updateTable('audience_versions')
       .set({ status: 'archived', obsolete_at: at, archived_at: at })
       .where('audience_id', '=', audience.id)
       .where('status', '=', 'published')
       .where('version_number', '<', moved.version_number)
+      .returningAll()
       .execute();
+    for (const version of archived) {
+      await emit(trx, audience.tenant_id, 'audience_version.status_changed', toVersion(version), { previousStatus: 'published' });
+    }
     const newest = await trx
       .selectFrom('audience_versions')
       .select('id')

@@ -2,13 +2,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
 import { conflict, notFound } from '../http/errors.js';
-import { ListEnvelope, responses } from '../http/schemas.js';
+import { EmptyBody, ListEnvelope, responses } from '../http/schemas.js';
 import { findPage } from '../pages/repository.js';
 import {
   createAudience, createVersion, findAudience, findVersion, getAudience, listAudiences, moveVersion, searchAudiences, toVersion,
 } from './repository.js';
 import {
-  Audience, AudienceCreate, AudienceListQuery, AudienceSearchPage, AudienceSearchQuery, AudienceVersion, CancelBody,
+  Audience, AudienceCreate, AudienceListQuery, AudienceSearchPage, AudienceSearchQuery, AudienceVersion,
   PageAudienceParams, VersionCreate, VersionParams, VersionUpdate,
 } from './schemas.js';
 import { PageParams } from '../pages/schemas.js';
@@ -84,7 +84,7 @@ export const audienceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.post('/v0/pages/:page_id/audiences/:audience_id/versions/:version_id/cancel', {
-    schema: { tags, operationId: 'cancelAudienceVersion', summary: 'Cancel audience version', params: VersionParams, body: CancelBody, response: responses({ 200: AudienceVersion }) },
+    schema: { tags, operationId: 'cancelAudienceVersion', summary: 'Cancel audience version', params: VersionParams, body: EmptyBody, response: responses({ 200: AudienceVersion }) },
   }, async (request) =>
     app.db.transaction().execute(async (trx) => {
       const { audience, version } = await versionOf(trx, request.tenantId, request.params);

@@ -81,9 +81,6 @@ export const VersionUpdate = Type.Object(
 );
 export type VersionUpdate = Static<typeof VersionUpdate>;
 
-/** The cancel action takes an empty object (or no body); any field is a 400. */
-export const CancelBody = Nullable(Type.Object({}, { additionalProperties: false }));
-
 export const AudienceSearchItem = Type.Object({
   audienceId: Type.String(),
   effectiveName: Type.String(),

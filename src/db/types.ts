@@ -25,6 +25,8 @@ export interface Database {
   tenant_domains: TenantDomainsTable;
   page_links: PageLinksTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
+  events: EventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export interface TenantsTable {
@@ -293,7 +295,6 @@ export interface PageLinksTable {
   target_audience_id: string | null;
   target_page_id: string | null;
   page_id: string;
-  page_deleted: number;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
@@ -311,4 +312,33 @@ export interface WebhookSubscriptionsTable {
   previous_secret_expires_at: string | null;
   created_at: string;
   updated_at: string;
+  /** Since when every delivery has failed; a subscription failing for 5 days is disabled. */
+  failing_since: string | null;
+}
+
+export interface EventsTable {
+  id: string;
+  tenant_id: string;
+  type: string;
+  /** The webhook body, exactly as sent: `{type, timestamp, data}` (+ `previousStatus`). */
+  payload: string;
+  created_at: string;
+  fanned_out: number;
+  fan_lease_until: string | null;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  tenant_id: string;
+  subscription_id: string;
+  event_id: string;
+  event_type: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  next_attempt_at: string | null;
+  last_attempt_at: string | null;
+  last_response_status: number | null;
+  last_error: string | null;
+  lease_until: string | null;
+  created_at: string;
 }

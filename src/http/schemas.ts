@@ -49,6 +49,9 @@ export function responses<S extends Record<number, TSchema>>(success: S) {
   };
 }
 
+/** The body of an action that takes none: `{}` or no body at all; any field is a 400. */
+export const EmptyBody = Nullable(Type.Object({}, { additionalProperties: false }));
+
 /** The query string of a route that takes no parameters: any parameter is a 400, not silently ignored. */
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 

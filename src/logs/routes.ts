@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { notFound } from '../http/errors.js';
 import { createOnce } from '../http/idempotency.js';
+import { emit } from '../events/outbox.js';
 import { responses } from '../http/schemas.js';
 import { createLog, findLog, ownerExists, toAccountLog, toPersonLog, type LogOwner } from './repository.js';
 import { AccountLog, AccountLogParams, LogCreate, PersonLog, PersonLogParams } from './schemas.js';
@@ -18,7 +19,11 @@ export const logRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const result = await createOnce(
       app.db,
       { tenantId: request.tenantId, scope: `${owner}_log:${ownerId}`, key: body.idempotencyKey, request: body, ttlMs: null },
-      async (trx) => map(await createLog(trx, owner, request.tenantId, ownerId, body)),
+      async (trx) => {
+        const log = map(await createLog(trx, owner, request.tenantId, ownerId, body));
+        await emit(trx, request.tenantId, `${owner}_log.created`, log);
+        return log;
+      },
     );
     if (result.replayed) reply.header('idempotent-replayed', 'true');
     return reply.code(201).send(result.body);

@@ -2,9 +2,10 @@ import type { Kysely, Transaction } from 'kysely';
 import { substringMatch } from '../db/search.js';
 import type { Database, PageLinksTable } from '../db/types.js';
 import { findDomain, findFallbackDomain } from '../domains/repository.js';
-import { invalidField, notFound } from '../http/errors.js';
+import { AppError, notFound, type FieldError } from '../http/errors.js';
 import { olderThan, pageRequest, toPage } from '../http/pagination.js';
 import { newId } from '../ids.js';
+import { emit } from '../events/outbox.js';
 import { now } from '../time.js';
 import type { PageLink, PageLinkCreate, PageLinkSearchQuery } from './schemas.js';
 
@@ -22,33 +23,35 @@ export const toPageLink = (row: PageLinksTable): PageLink => ({
   deletedAt: row.deleted_at,
 });
 
-/** The page a target leads to: an audience target needs an audience, the others a page, of this tenant. */
-async function resolveTarget(db: Kysely<Database>, tenantId: string, target: PageLinkCreate['target']): Promise<string> {
-  if (target.targetType === 'audience') {
-    if (target.pageId !== undefined) throw invalidField('/target/pageId', 'is not allowed for an audience target');
-    if (target.audienceId === undefined) throw invalidField('/target/audienceId', 'is required for an audience target');
-    const audience = await db
-      .selectFrom('audiences')
-      .select('page_id')
-      .where('id', '=', target.audienceId)
-      .where('tenant_id', '=', tenantId)
-      .where('page_deleted', '=', 0)
-      .executeTakeFirst();
-    if (!audience) throw invalidField('/target/audienceId', 'is not an audience of this tenant');
-    return audience.page_id;
+/**
+ * The page a target leads to: an audience target needs an audience, the others a page, of this
+ * tenant (and not of a deleted page). Every problem is added to `errors`; undefined when any.
+ */
+async function resolveTarget(db: Kysely<Database>, tenantId: string, target: PageLinkCreate['target'], errors: FieldError[]): Promise<string | undefined> {
+  const wanted = target.targetType === 'audience' ? 'audienceId' : 'pageId';
+  const refused = target.targetType === 'audience' ? 'pageId' : 'audienceId';
+  if (target[refused] !== undefined) errors.push({ path: `/target/${refused}`, message: `is not allowed for a ${target.targetType} target` });
+  const id = target[wanted];
+  if (id === undefined) {
+    errors.push({ path: `/target/${wanted}`, message: `is required for a ${target.targetType} target` });
+    return undefined;
   }
-  if (target.audienceId !== undefined) throw invalidField('/target/audienceId', `is not allowed for a ${target.targetType} target`);
-  if (target.pageId === undefined) throw invalidField('/target/pageId', `is required for a ${target.targetType} target`);
-  const page = await db.selectFrom('pages').select('id').where('id', '=', target.pageId).where('tenant_id', '=', tenantId).where('deleted_at', 'is', null).executeTakeFirst();
-  if (!page) throw invalidField('/target/pageId', 'is not a page of this tenant');
-  return page.id;
+  const found = wanted === 'audienceId'
+    ? await db.selectFrom('audiences').select('page_id').where('id', '=', id).where('tenant_id', '=', tenantId).where('page_deleted', '=', 0).executeTakeFirst()
+    : await db.selectFrom('pages').select('id as page_id').where('id', '=', id).where('tenant_id', '=', tenantId).where('deleted_at', 'is', null).executeTakeFirst();
+  if (!found) errors.push({ path: `/target/${wanted}`, message: `is not ${wanted === 'audienceId' ? 'an audience' : 'a page'} of this tenant` });
+  return found?.page_id;
 }
 
 /** The caller turns a unique violation (the path is taken on that domain) into a 409. */
 export async function createPageLink(trx: Transaction<Database>, tenantId: string, input: PageLinkCreate): Promise<PageLink> {
+  const errors: FieldError[] = [];
   const domain = input.tenantDomainId === undefined ? await findFallbackDomain(trx, tenantId) : await findDomain(trx, tenantId, input.tenantDomainId);
-  if (!domain) throw invalidField('/tenantDomainId', 'is not a domain of this tenant');
-  const pageId = await resolveTarget(trx, tenantId, input.target);
+  if (!domain) errors.push({ path: '/tenantDomainId', message: 'is not a domain of this tenant' });
+  const pageId = await resolveTarget(trx, tenantId, input.target, errors);
+  if (!domain || pageId === undefined || errors.length > 0) {
+    throw new AppError('validation_failed', `Invalid body: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
+  }
   const at = now();
   const row: PageLinksTable = {
     id: newId('pagelink'),
@@ -60,13 +63,14 @@ export async function createPageLink(trx: Transaction<Database>, tenantId: strin
     target_audience_id: input.target.audienceId ?? null,
     target_page_id: input.target.targetType === 'audience' ? null : pageId,
     page_id: pageId,
-    page_deleted: 0,
     created_at: at,
     updated_at: at,
     deleted_at: null,
   };
   await trx.insertInto('page_links').values(row).execute();
-  return toPageLink(row);
+  const link = toPageLink(row);
+  await emit(trx, tenantId, 'page_link.created', link);
+  return link;
 }
 
 /** False when there is no such link; deleting a deleted link changes nothing. */
@@ -75,7 +79,14 @@ export async function deletePageLink(trx: Transaction<Database>, tenantId: strin
   if (!row) return false;
   if (row.deleted_at === null) {
     const at = now();
-    await trx.updateTable('page_links').set({ deleted_at: at, updated_at: at }).where('id', '=', linkId).where('deleted_at', 'is', null).execute();
+    const deleted = await trx
+      .updateTable('page_links')
+      .set({ deleted_at: at, updated_at: at })
+      .where('id', '=', linkId)
+      .where('deleted_at', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+    if (deleted) await emit(trx, tenantId, 'page_link.deleted', toPageLink(deleted));
   }
   return true;
 }
@@ -92,7 +103,6 @@ export async function searchPageLinks(db: Kysely<Database>, tenantId: string, qu
     .where('page_links.tenant_domain_id', '=', domain.id)
     .where('page_links.tenant_id', '=', tenantId)
     .where('page_links.deleted_at', 'is', null)
-    .where('page_links.page_deleted', '=', 0)
     .$if(text !== '', (q) => q.where(substringMatch(db, 'page_links', ['path_lc'], text)))
     .$if(query.pageId !== undefined, (q) => q.where('page_links.page_id', '=', query.pageId!))
     .$if(query.targetType !== undefined, (q) => q.where('page_links.target_type', '=', query.targetType!));

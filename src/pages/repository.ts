@@ -2,7 +2,9 @@ import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import type { Database, PagesTable } from '../db/types.js';
 import { olderThan, pageRequest, toPage } from '../http/pagination.js';
 import { newId } from '../ids.js';
+import { emit } from '../events/outbox.js';
 import { after, now } from '../time.js';
+import { toPageLink } from '../page-links/repository.js';
 import { resolveActions, type StoredAction } from './actions.js';
 import { fullMetadata, parseMetadata } from './metadata.js';
 import type { Page, PageCreate, PageListQuery, PageUpdate } from './schemas.js';
@@ -94,7 +96,9 @@ export async function createPage(trx: Transaction<Database>, tenantId: string, i
     updated_at: at,
   };
   await trx.insertInto('pages').values(row).execute();
-  return toPageResource({ ...row, audiences_count: 0 });
+  const page = toPageResource({ ...row, audiences_count: 0 });
+  await emit(trx, tenantId, 'page.created', page);
+  return page;
 }
 
 /** Undefined when there is no such live page. An empty patch changes nothing. */
@@ -132,19 +136,30 @@ export async function updatePage(
       // Audience search matches and returns the page's name; the audiences carry a copy.
       await trx.updateTable('audiences').set({ page_name: patch.name, page_name_lc: patch.name.toLowerCase() }).where('page_id', '=', pageId).execute();
     }
+    const page = await getPage(trx, tenantId, pageId);
+    await emit(trx, tenantId, 'page.updated', page);
+    return page;
   }
   return getPage(trx, tenantId, pageId);
 }
 
 /** Marks the page deleted; false when there is no such live page. */
 export async function deletePage(trx: Transaction<Database>, tenantId: string, pageId: string): Promise<boolean> {
-  const current = await findPage(trx, tenantId, pageId);
+  const current = await getPage(trx, tenantId, pageId);
   if (!current) return false;
-  const at = after(current.updated_at);
+  const at = after(current.updatedAt);
   await trx.updateTable('pages').set({ deleted_at: at, updated_at: at }).where('id', '=', pageId).execute();
-  // Its audiences and links leave every search.
+  // Its audiences leave search; its links, dead now, are deleted (which frees their paths).
   await trx.updateTable('audiences').set({ page_deleted: 1 }).where('page_id', '=', pageId).execute();
-  await trx.updateTable('page_links').set({ page_deleted: 1 }).where('page_id', '=', pageId).execute();
+  const links = await trx
+    .updateTable('page_links')
+    .set({ deleted_at: at, updated_at: at })
+    .where('page_id', '=', pageId)
+    .where('deleted_at', 'is', null)
+    .returningAll()
+    .execute();
+  for (const link of links) await emit(trx, tenantId, 'page_link.deleted', toPageLink(link));
+  await emit(trx, tenantId, 'page.deleted', { ...current, deletedAt: at, updatedAt: at });
   return true;
 }
 

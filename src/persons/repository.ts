@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { refreshPersonAudiences } from '../audiences/names.js';
 import { allocateSlug, slugify } from '../db/slugs.js';
+import { emit } from '../events/outbox.js';
 import type { Database, PersonsTable } from '../db/types.js';
 import { olderThan, pageRequest, toPage } from '../http/pagination.js';
 import { newId } from '../ids.js';
@@ -38,7 +39,9 @@ export async function createPerson(trx: Transaction<Database>, tenantId: string,
     updated_at: createdAt,
   };
   await trx.insertInto('persons').values(row).execute();
-  return toPerson(row);
+  const person = toPerson(row);
+  await emit(trx, tenantId, 'person.created', person);
+  return person;
 }
 
 export async function getPerson(db: Kysely<Database>, tenantId: string, personId: string): Promise<Person | undefined> {
@@ -78,10 +81,13 @@ export async function updatePerson(
     .where('tenant_id', '=', tenantId)
     .returningAll()
     .executeTakeFirst();
-  if (row && (patch.name !== undefined || patch.domain !== undefined)) {
+  if (!row) return undefined;
+  if (patch.name !== undefined || patch.domain !== undefined) {
     await refreshPersonAudiences(trx, tenantId, personId, { name: row.name, domain: row.domain });
   }
-  return row && toPerson(row);
+  const person = toPerson(row);
+  await emit(trx, tenantId, 'person.updated', person);
+  return person;
 }
 
 export async function listPersons(db: Kysely<Database>, tenantId: string, query: PersonListQuery) {

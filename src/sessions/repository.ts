@@ -3,6 +3,7 @@ import type { AudienceSessionsTable, Database, PagesTable } from '../db/types.js
 import { invalidField } from '../http/errors.js';
 import { olderThan, pageRequest, toPage } from '../http/pagination.js';
 import { newId } from '../ids.js';
+import { emit } from '../events/outbox.js';
 import { now, toInstant } from '../time.js';
 import type { AudienceSession, SessionCreate, SessionListQuery } from './schemas.js';
 
@@ -74,7 +75,9 @@ export async function createSession(trx: Transaction<Database>, page: PagesTable
     created_at: now(),
   };
   await trx.insertInto('audience_sessions').values(row).execute();
-  return toSession(row);
+  const session = toSession(row);
+  await emit(trx, page.tenant_id, 'audience_session.created', session);
+  return session;
 }
 
 /** Newest visit first; `startDate` inclusive, `endDate` exclusive. The caller has checked `audienceId`. */

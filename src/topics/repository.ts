@@ -2,12 +2,17 @@ import type { Kysely, Transaction } from 'kysely';
 import { lockExclusive } from '../db/locks.js';
 import type { Database, TopicEntriesTable, TopicsTable } from '../db/types.js';
 import { laterThan, pageRequest, toPage, type KeyKind } from '../http/pagination.js';
+import { MAX_SAFE_INTEGER } from '../http/schemas.js';
 import { newId } from '../ids.js';
+import { emit } from '../events/outbox.js';
 import { after, now } from '../time.js';
 import type { Topic, TopicCreate, TopicEntry, TopicEntryCreate, TopicListQuery } from './schemas.js';
 
 /** Topics and entries are listed by `sortOrder`, ties broken by id. */
 const BY_POSITION: readonly KeyKind[] = ['integer', 'id'];
+
+/** One more than the highest, 0 for the first; at the top of the range, the top again (ties go by id). */
+const nextPosition = (highest: unknown) => (highest === null ? 0 : Math.min(Number(highest) + 1, MAX_SAFE_INTEGER));
 
 export const toEntry = (row: TopicEntriesTable): TopicEntry => ({
   topicEntryId: row.id,
@@ -47,13 +52,15 @@ export async function createTopic(trx: Transaction<Database>, tenantId: string, 
     tenant_id: tenantId,
     title: input.title,
     purpose: null,
-    sort_order: input.sortOrder ?? (highest === null ? 0 : Number(highest) + 1),
+    sort_order: input.sortOrder ?? nextPosition(highest),
     is_default: Number(n) === 0 ? 1 : 0,
     created_at: at,
     updated_at: at,
   };
   await trx.insertInto('topics').values(row).execute();
-  return toTopic(row, []);
+  const topic = toTopic(row, []);
+  await emit(trx, tenantId, 'topic.created', topic);
+  return topic;
 }
 
 /** A page of topics with all their entries, read in one query for the whole page. */
@@ -94,7 +101,7 @@ export async function createEntry(trx: Transaction<Database>, topic: TopicsTable
     id: newId('entry'),
     tenant_id: topic.tenant_id,
     topic_id: topic.id,
-    sort_order: input.sortOrder ?? (highest === null ? 0 : Number(highest) + 1),
+    sort_order: input.sortOrder ?? nextPosition(highest),
     content_type: input.content.type,
     content: input.content.content,
     created_at: at,
@@ -103,7 +110,9 @@ export async function createEntry(trx: Transaction<Database>, topic: TopicsTable
   await trx.insertInto('topic_entries').values(row).execute();
   // A new entry changes the topic.
   await trx.updateTable('topics').set({ updated_at: after(topic.updated_at) }).where('id', '=', topic.id).execute();
-  return toEntry(row);
+  const entry = toEntry(row);
+  await emit(trx, topic.tenant_id, 'topic_entry.created', entry);
+  return entry;
 }
 
 export async function listEntries(db: Kysely<Database>, topic: TopicsTable, query: TopicListQuery) {

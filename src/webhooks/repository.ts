@@ -24,6 +24,10 @@ export const toSubscription = (row: WebhookSubscriptionsTable): WebhookSubscript
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
 function checkUrl(url: string, allowHttp: boolean): void {
+  // Literally the scheme, then no whitespace or control character anywhere: what is stored is
+  // exactly where deliveries go, not what a lenient parser makes of it.
+  const literal = allowHttp ? /^https?:\/\/[^\s\x00-\x1f\x7f]+$/i : /^https:\/\/[^\s\x00-\x1f\x7f]+$/i;
+  if (!literal.test(url)) throw invalidField('/url', allowHttp ? 'must be an http:// or https:// URL' : 'must be an https:// URL');
   let parsed: URL | undefined;
   try {
     parsed = new URL(url);
@@ -51,6 +55,7 @@ export async function createSubscription(db: Kysely<Database>, tenantId: string,
     previous_secret_expires_at: null,
     created_at: at,
     updated_at: at,
+    failing_since: null,
   };
   await db.insertInto('webhook_subscriptions').values(row).execute();
   return { ...toSubscription(row), secret: row.secret };

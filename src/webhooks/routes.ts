@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { notFound } from '../http/errors.js';
-import { NoContent, responses } from '../http/schemas.js';
+import { EmptyBody, NoContent, responses } from '../http/schemas.js';
 import { createSubscription, deleteSubscription, findSubscription, listSubscriptions, rotateSecret, toSubscription, updateSubscription } from './repository.js';
 import {
   SubscriptionParams, WebhookSubscription, WebhookSubscriptionCreate, WebhookSubscriptionListQuery, WebhookSubscriptionPage,
@@ -45,7 +45,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.post('/v0/webhook_subscriptions/:subscription_id/rotate_secret', {
-    schema: { tags: extension, operationId: 'rotateWebhookSecret', summary: 'Rotate the signing secret (extension)', params: SubscriptionParams, response: responses({ 200: WebhookSubscriptionWithSecret }) },
+    schema: { tags: extension, operationId: 'rotateWebhookSecret', summary: 'Rotate the signing secret (extension)', params: SubscriptionParams, body: EmptyBody, response: responses({ 200: WebhookSubscriptionWithSecret }) },
   }, async (request) => {
     const rotated = await app.db.transaction().execute((trx) => rotateSecret(trx, request.tenantId, request.params.subscription_id));
     if (!rotated) throw notFound('Webhook subscription');

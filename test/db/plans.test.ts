@@ -170,7 +170,7 @@ async function seedIssue5(k: Kysely<Database>, tenantId: string, ts: (i: number)
     for (let j = 0; j < 3; j++) {
       links.push({
         id: newId('pagelink'), tenant_id: tenantId, tenant_domain_id: domainId, path: `/campaign-${i}/visitor-${j}`, path_lc: `/campaign-${i}/visitor-${j}`,
-        target_type: 'page', target_audience_id: null, target_page_id: page.id, page_id: page.id, page_deleted: 0,
+        target_type: 'page', target_audience_id: null, target_page_id: page.id, page_id: page.id,
         created_at: ts(i * 3 + j), updated_at: ts(i * 3 + j), deleted_at: null,
       });
     }

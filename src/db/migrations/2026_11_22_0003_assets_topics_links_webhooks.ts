@@ -104,13 +104,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('target_page_id', id, (c) => c.references('pages.id'))
     // The page the link leads to, directly or through its audience: what `pageId` filters on.
     .addColumn('page_id', id, (c) => c.notNull().references('pages.id'))
-    .addColumn('page_deleted', 'integer', (c) => c.notNull())
     .addColumn('created_at', ts, (c) => c.notNull())
     .addColumn('updated_at', ts, (c) => c.notNull())
     .addColumn('deleted_at', ts)
     .execute();
   await db.schema.createIndex('page_links_path_uq').on('page_links').columns(['tenant_domain_id', 'path']).unique().where(sql<boolean>`deleted_at is null`).execute();
-  await db.schema.createIndex('page_links_search_idx').on('page_links').columns(['tenant_domain_id', 'created_at', 'id']).where(sql<boolean>`deleted_at is null and page_deleted = 0`).execute();
+  await db.schema.createIndex('page_links_search_idx').on('page_links').columns(['tenant_domain_id', 'created_at', 'id']).where(sql<boolean>`deleted_at is null`).execute();
   await db.schema.createIndex('page_links_page_idx').on('page_links').columns(['page_id', 'created_at', 'id']).execute();
   await createSubstringIndex(db, 'page_links', ['path_lc']);
 

@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import * as foundation from './2026_11_22_0001_foundation.js';
 import * as pagesAudiences from './2026_11_22_0002_pages_audiences.js';
 import * as assetsTopicsLinksWebhooks from './2026_11_22_0003_assets_topics_links_webhooks.js';
+import * as eventsDeliveries from './2026_11_22_0004_events_deliveries.js';
 
 /** Every migration, by name; names sort in the order they must run. Add new files here. */
 export const migrations: Record<string, Migration> = {
   '2026_11_22_0001_foundation': foundation,
   '2026_11_22_0002_pages_audiences': pagesAudiences,
   '2026_11_22_0003_assets_topics_links_webhooks': assetsTopicsLinksWebhooks,
+  '2026_11_22_0004_events_deliveries': eventsDeliveries,
 };
