@@ -21,7 +21,9 @@ import { AppError, sendProblem, toAppError } from './http/errors.js';
 import { openApiOptions } from './http/openapi.js';
 import { NoQuery } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
+import { createDispatcher } from './webhooks/dispatcher.js';
 import { webhookRoutes } from './webhooks/routes.js';
+import { eventRoutes } from './events/routes.js';
 import { logRoutes } from './logs/routes.js';
 import { pageLinkRoutes } from './page-links/routes.js';
 import { pageRoutes } from './pages/routes.js';
@@ -61,6 +63,18 @@ export async function buildApp({ config }: AppOptions): Promise<FastifyInstance>
   app.decorate('config', config);
   app.decorateRequest('tenantId', '');
 
+  // Webhook delivery runs beside the API; a change that may have written events wakes it at once.
+  const dispatcher = createDispatcher(db.kysely, config.webhooks, app.log);
+  app.decorate('dispatcher', dispatcher);
+  if (config.webhooks.enabled) {
+    app.addHook('onReady', async () => dispatcher.start());
+    app.addHook('preClose', async () => dispatcher.stop());
+    app.addHook('onResponse', (request, _reply, done) => {
+      if (request.method !== 'GET' && request.method !== 'HEAD') dispatcher.wake();
+      done();
+    });
+  }
+
   await app.register(swagger, openApiOptions);
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -94,6 +108,7 @@ export async function buildApp({ config }: AppOptions): Promise<FastifyInstance>
     await v0.register(topicRoutes);
     await v0.register(pageLinkRoutes);
     await v0.register(webhookRoutes);
+    await v0.register(eventRoutes);
   });
 
   await app.ready();

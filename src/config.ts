@@ -26,7 +26,22 @@ export interface Config {
   fallbackDomainSuffix: string;
   /** Allow http:// webhook URLs (for local receivers); https:// only otherwise. */
   webhookAllowHttp: boolean;
+  webhooks: WebhookDelivery;
 }
+
+export interface WebhookDelivery {
+  /** Run the dispatcher in this process. */
+  enabled: boolean;
+  /** Deliver to loopback, private, link-local and multicast addresses too. */
+  allowPrivate: boolean;
+  /** Delays before each retry, in milliseconds. */
+  retryScheduleMs: number[];
+  timeoutMs: number;
+  maxInFlight: number;
+  maxInFlightPerSubscription: number;
+}
+
+const DEFAULT_RETRY_SCHEDULE_S = [5, 300, 1800, 7200, 18000, 36000, 36000];
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -59,7 +74,34 @@ export function loadConfig(env: Env = process.env): Config {
     fileStore: readFileStore(env, database.kind),
     fallbackDomainSuffix: readDomainSuffix(env),
     webhookAllowHttp: readBoolean(env, 'WEBHOOK_ALLOW_HTTP', false),
+    webhooks: {
+      enabled: readBoolean(env, 'WEBHOOK_DISPATCHER', true),
+      allowPrivate: readBoolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+      retryScheduleMs: readSchedule(env),
+      timeoutMs: readInteger(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 600_000),
+      maxInFlight: readInteger(env, 'WEBHOOK_MAX_IN_FLIGHT', 100, 1, 10_000),
+      maxInFlightPerSubscription: readInteger(env, 'WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION', 10, 1, 1000),
+    },
   };
+}
+
+function readInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = readString(env, name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || value < min || value > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  return value;
+}
+
+/** Seconds between attempts, comma-separated (decimals allowed, so tests can shorten it). */
+function readSchedule(env: Env): number[] {
+  const raw = readString(env, 'WEBHOOK_RETRY_SCHEDULE');
+  if (raw === undefined) return DEFAULT_RETRY_SCHEDULE_S.map((s) => s * 1000);
+  const parts = raw.split(',').map((p) => p.trim());
+  if (parts.length === 0 || parts.length > 50 || !parts.every((p) => /^\d+(\.\d+)?$/.test(p))) {
+    throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds, e.g. 5,300,1800, got "${raw}"`);
+  }
+  return parts.map((p) => Math.round(Number(p) * 1000));
 }
 
 function readBaseUrl(env: Env, host: string, port: number): string {

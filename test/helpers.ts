@@ -73,7 +73,8 @@ export async function freshDatabase(): Promise<TestDatabase> {
 /** The real app over a fresh database of its own (one per test file, so files run in parallel). */
 export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
   const database = await freshDatabase();
-  const config = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', ADMIN_TOKEN, ...env });
+  // Test files run in parallel against one PostgreSQL server: small pools keep them under its connection limit.
+  const config = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', ADMIN_TOKEN, DATABASE_POOL_SIZE: '4', ...env });
   const app = await buildApp({ config });
 
   const newTenant = async (name = 'Test tenant') =>

@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { notFound } from '../http/errors.js';
-import { EmptyBody, NoContent, responses } from '../http/schemas.js';
+import { EmptyBody, ListEnvelope, NoContent, responses } from '../http/schemas.js';
 import { createSubscription, deleteSubscription, findSubscription, listSubscriptions, rotateSecret, toSubscription, updateSubscription } from './repository.js';
+import { listDeliveries, retryDelivery, sendTest } from './deliveries.js';
 import {
-  SubscriptionParams, WebhookSubscription, WebhookSubscriptionCreate, WebhookSubscriptionListQuery, WebhookSubscriptionPage,
+  Delivery, DeliveryListQuery, DeliveryParams, SubscriptionParams, WebhookSubscription, WebhookSubscriptionCreate, WebhookSubscriptionListQuery, WebhookSubscriptionPage,
   WebhookSubscriptionUpdate, WebhookSubscriptionWithSecret,
 } from './schemas.js';
 
@@ -50,5 +51,30 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const rotated = await app.db.transaction().execute((trx) => rotateSecret(trx, request.tenantId, request.params.subscription_id));
     if (!rotated) throw notFound('Webhook subscription');
     return rotated;
+  });
+
+  async function subscriptionOf(tenantId: string, subscriptionId: string) {
+    const row = await findSubscription(app.db, tenantId, subscriptionId);
+    if (!row) throw notFound('Webhook subscription');
+    return row;
+  }
+
+  app.get('/v0/webhook_subscriptions/:subscription_id/deliveries', {
+    schema: { tags: extension, operationId: 'listWebhookDeliveries', summary: 'List deliveries of a subscription (extension)', params: SubscriptionParams, querystring: DeliveryListQuery, response: responses({ 200: ListEnvelope(Delivery) }) },
+  }, async (request) => listDeliveries(app.db, await subscriptionOf(request.tenantId, request.params.subscription_id), request.query));
+
+  app.post('/v0/webhook_subscriptions/:subscription_id/deliveries/:delivery_id/retry', {
+    schema: { tags: extension, operationId: 'retryWebhookDelivery', summary: 'Send a finished delivery again now (extension)', params: DeliveryParams, body: EmptyBody, response: responses({ 200: Delivery }) },
+  }, async (request) => {
+    const delivery = await retryDelivery(app.db, await subscriptionOf(request.tenantId, request.params.subscription_id), request.params.delivery_id);
+    if (!delivery) throw notFound('Delivery');
+    return delivery;
+  });
+
+  app.post('/v0/webhook_subscriptions/:subscription_id/test', {
+    schema: { tags: extension, operationId: 'testWebhookSubscription', summary: 'Send a webhook.test event now (extension)', params: SubscriptionParams, body: EmptyBody, response: responses({ 200: Delivery }) },
+  }, async (request) => {
+    const subscription = await subscriptionOf(request.tenantId, request.params.subscription_id);
+    return app.db.transaction().execute((trx) => sendTest(trx, subscription));
   });
 };

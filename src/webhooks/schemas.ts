@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { SUBSCRIBABLE_EVENTS } from '../events/catalogue.js';
-import { LimitParam, CursorParam, StringEnum, Timestamp } from '../http/schemas.js';
+import { CursorParam, LimitParam, ListQuery, Nullable, StringEnum, Timestamp } from '../http/schemas.js';
 
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'https:// (http:// only when the service allows it)' });
 const Events = Type.Array(StringEnum(SUBSCRIBABLE_EVENTS), { minItems: 1, uniqueItems: true, description: 'Event types from the catalogue, or * for all' });
@@ -48,3 +48,21 @@ export const WebhookSubscriptionPage = Type.Object({
 });
 
 export const SubscriptionParams = Type.Object({ subscription_id: Type.String() });
+
+export const Delivery = Type.Object({
+  deliveryId: Type.String({ description: 'Also the webhook-id header, the same on every attempt' }),
+  eventId: Type.String(),
+  eventType: Type.String(),
+  status: StringEnum(['pending', 'succeeded', 'failed']),
+  attempts: Type.Integer({ minimum: 0 }),
+  lastAttemptAt: Nullable(Timestamp),
+  nextAttemptAt: Nullable(Timestamp),
+  lastResponseStatus: Nullable(Type.Integer()),
+  lastError: Nullable(Type.String()),
+  createdAt: Timestamp,
+});
+export type Delivery = Static<typeof Delivery>;
+
+export const DeliveryListQuery = ListQuery({});
+export type DeliveryListQuery = Static<typeof DeliveryListQuery>;
+export const DeliveryParams = Type.Object({ subscription_id: Type.String(), delivery_id: Type.String() });

@@ -35,6 +35,11 @@ const EXPECTED: Record<string, Record<string, 'reference' | 'extension'>> = {
   '/v0/webhook_subscriptions': { get: 'reference', post: 'extension' },
   '/v0/webhook_subscriptions/{subscription_id}': { get: 'extension', patch: 'extension', delete: 'extension' },
   '/v0/webhook_subscriptions/{subscription_id}/rotate_secret': { post: 'extension' },
+  '/v0/webhook_subscriptions/{subscription_id}/deliveries': { get: 'extension' },
+  '/v0/webhook_subscriptions/{subscription_id}/deliveries/{delivery_id}/retry': { post: 'extension' },
+  '/v0/webhook_subscriptions/{subscription_id}/test': { post: 'extension' },
+  '/v0/events': { get: 'extension' },
+  '/v0/events/{event_id}': { get: 'extension' },
 };
 
 let t: TestApp;
