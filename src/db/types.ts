@@ -27,6 +27,13 @@ export interface Database {
   webhook_subscriptions: WebhookSubscriptionsTable;
   events: EventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  tenant_counters: TenantCountersTable;
+}
+
+export interface TenantCountersTable {
+  tenant_id: string;
+  name: string;
+  value: number;
 }
 
 export interface TenantsTable {

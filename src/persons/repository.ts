@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import { refreshPersonAudiences } from '../audiences/names.js';
+import { bump, counter } from '../db/counters.js';
 import { allocateSlug, slugify } from '../db/slugs.js';
 import { emit } from '../events/outbox.js';
 import type { Database, PersonsTable } from '../db/types.js';
@@ -39,6 +40,7 @@ export async function createPerson(trx: Transaction<Database>, tenantId: string,
     updated_at: createdAt,
   };
   await trx.insertInto('persons').values(row).execute();
+  await bump(trx, tenantId, 'persons');
   const person = toPerson(row);
   await emit(trx, tenantId, 'person.created', person);
   return person;
@@ -102,7 +104,7 @@ export async function listPersons(db: Kysely<Database>, tenantId: string, query:
       .orderBy('id', 'desc')
       .limit(page.limit + 1)
       .execute(),
-    db.selectFrom('persons').select((eb) => eb.fn.countAll().as('n')).where('tenant_id', '=', tenantId).executeTakeFirstOrThrow(),
+    counter(db, tenantId, 'persons'),
   ]);
-  return toPage('persons', null, page, rows, Number(count.n), (r) => [r.created_at, r.id], toPerson);
+  return toPage('persons', null, page, rows, count, (r) => [r.created_at, r.id], toPerson);
 }

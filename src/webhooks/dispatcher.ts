@@ -26,10 +26,17 @@ export interface Dispatcher {
 }
 
 const POLL_MS = 1000;
+/** Under a stream of writes, wake-ups coalesce into at most one round per this many ms. */
+const MIN_ROUND_GAP_MS = 20;
 const BATCH = 100;
 const DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
 const KEEP_EVENTS_MS = 30 * 24 * 60 * 60 * 1000;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
+
+function wants(eventsJson: string, type: string): boolean {
+  const types = JSON.parse(eventsJson) as string[];
+  return types.includes(type) || types.includes('*');
+}
 
 export function createDispatcher(db: Kysely<Database>, options: WebhookDelivery, log: FastifyBaseLogger): Dispatcher {
   // A claim outlives the longest attempt, so a live holder never loses it mid-attempt.
@@ -58,20 +65,22 @@ export function createDispatcher(db: Kysely<Database>, options: WebhookDelivery,
       )
       .returning(['id', 'tenant_id', 'type'])
       .execute();
-    for (const event of events) {
-      await db.transaction().execute(async (trx) => {
-        const subscriptions = await trx.selectFrom('webhook_subscriptions').select(['id', 'events']).where('tenant_id', '=', event.tenant_id).where('active', '=', 1).execute();
-        const wanted = subscriptions.filter((s) => {
-          const types = JSON.parse(s.events) as string[];
-          return types.includes(event.type) || types.includes('*');
-        });
-        const created = now();
-        if (wanted.length > 0) {
-          await trx.insertInto('webhook_deliveries').values(wanted.map((s) => newDelivery(event.tenant_id, s.id, event.id, event.type, created))).execute();
-        }
-        await trx.updateTable('events').set({ fanned_out: 1, fan_lease_until: null }).where('id', '=', event.id).execute();
-      });
-    }
+    if (events.length === 0) return;
+    // One transaction for the whole batch: one read of the subscriptions, one insert, one update.
+    await db.transaction().execute(async (trx) => {
+      const tenants = [...new Set(events.map((e) => e.tenant_id))];
+      const subscriptions = await trx.selectFrom('webhook_subscriptions').select(['id', 'tenant_id', 'events']).where('tenant_id', 'in', tenants).where('active', '=', 1).execute();
+      const created = now();
+      const deliveries = events.flatMap((event) =>
+        subscriptions
+          .filter((s) => s.tenant_id === event.tenant_id && wants(s.events, event.type))
+          .map((s) => newDelivery(event.tenant_id, s.id, event.id, event.type, created)),
+      );
+      for (let i = 0; i < deliveries.length; i += BATCH) {
+        await trx.insertInto('webhook_deliveries').values(deliveries.slice(i, i + BATCH)).execute();
+      }
+      await trx.updateTable('events').set({ fanned_out: 1, fan_lease_until: null }).where('id', 'in', events.map((e) => e.id)).execute();
+    });
   }
 
   async function claimDue(): Promise<WebhookDeliveriesTable[]> {
@@ -215,12 +224,18 @@ export function createDispatcher(db: Kysely<Database>, options: WebhookDelivery,
   async function run(): Promise<void> {
     while (running) {
       woken = false;
+      const started = Date.now();
       try {
         await tick();
       } catch (err) {
         log.error({ err }, 'webhook dispatcher round failed');
       }
-      if (!running || woken) continue;
+      if (!running) break;
+      if (woken) {
+        const gap = MIN_ROUND_GAP_MS - (Date.now() - started);
+        if (gap > 0) await new Promise((r) => setTimeout(r, gap));
+        continue;
+      }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, POLL_MS);
         wakeUp = () => {

@@ -1,0 +1,264 @@
+/**
+ * `npm run bench -- [--scale small|full] [--backend sqlite|postgres|both] [--duration S] [--only NAME] [--out DIR]`
+ *
+ * For each backend: fill a fresh database (bench/seed.ts), start the built server pinned to one
+ * core, and drive each scenario from a load process pinned to the other core (bench/load.ts),
+ * after a warm-up. Every scenario is reported beside `ceiling` (a bare node:http server answering
+ * a Person-sized body) measured in the same run, so the ratios mean something on a noisy machine.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { loadConfig } from '../src/config.js';
+import { openDatabase } from '../src/db/connection.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { encodeCursor } from '../src/http/pagination.js';
+import type { LoadResult, LoadSpec } from './load.js';
+import { seed, type Scale, type Seeded } from './seed.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SERVER_CPU = '1';
+const LOAD_CPU = '0';
+
+interface Options { scale: Scale; backends: ('sqlite' | 'postgres')[]; duration: number; only: string[]; out: string }
+
+function parseArgs(argv: string[]): Options {
+  const get = (name: string) => {
+    const i = argv.indexOf(`--${name}`);
+    return i === -1 ? undefined : argv[i + 1];
+  };
+  const scale = (get('scale') ?? 'small') as Scale;
+  if (!['tiny', 'small', 'full'].includes(scale)) throw new Error('--scale must be small or full');
+  const backend = get('backend') ?? 'sqlite';
+  if (!['sqlite', 'postgres', 'both'].includes(backend)) throw new Error('--backend must be sqlite, postgres or both');
+  return {
+    scale,
+    backends: backend === 'both' ? ['sqlite', 'postgres'] : [backend as 'sqlite' | 'postgres'],
+    duration: Number(get('duration') ?? 10),
+    only: (get('only') ?? '').split(',').filter(Boolean),
+    out: get('out') ?? path.join(ROOT, 'bench', 'results'),
+  };
+}
+
+interface Scenario {
+  name: string;
+  /** Which server answers: the service, the bare ceiling, or Prism mocking the service's OpenAPI document. */
+  target: 'service' | 'ceiling' | 'prism';
+  spec(data: Seeded, deepCursor: string): Omit<LoadSpec, 'url' | 'connections' | 'duration'>;
+}
+
+const q = encodeURIComponent;
+const SCENARIOS: Scenario[] = [
+  { name: 'ceiling', target: 'ceiling', spec: () => ({ method: 'GET', headers: {}, paths: ['/'] }) },
+  { name: 'get-person', target: 'service', spec: (d) => ({ method: 'GET', headers: { 'x-api-key': d.key }, paths: d.personIds.map((id) => `/v0/persons/${id}`) }) },
+  { name: 'get-audience', target: 'service', spec: (d) => ({ method: 'GET', headers: { 'x-api-key': d.key }, paths: d.audiences.map((a) => `/v0/pages/${a.pageId}/audiences/${a.audienceId}`) }) },
+  { name: 'list-pages-first', target: 'service', spec: (d) => ({ method: 'GET', headers: { 'x-api-key': d.key }, paths: ['/v0/pages'] }) },
+  { name: 'list-persons-deep', target: 'service', spec: (d, cursor) => ({ method: 'GET', headers: { 'x-api-key': d.deepKey }, paths: [`/v0/persons?cursor=${cursor}`] }) },
+  { name: 'search-audiences', target: 'service', spec: (d) => ({ method: 'GET', headers: { 'x-api-key': d.key }, paths: d.audienceQueries.map((s) => `/v0/audiences/search?query=${q(s)}`) }) },
+  { name: 'search-accounts', target: 'service', spec: (d) => ({ method: 'GET', headers: { 'x-api-key': d.key }, paths: d.accountQueries.map((s) => `/v0/accounts/search?query=${q(s)}`) }) },
+  { name: 'search-page-links', target: 'service', spec: (d) => ({ method: 'GET', headers: { 'x-api-key': d.key }, paths: d.linkQueries.map((s) => `/v0/page_links/search?query=${q(s)}`) }) },
+  {
+    name: 'list-sessions-range', target: 'service', spec: (d) => ({
+      method: 'GET', headers: { 'x-api-key': d.key },
+      paths: d.sessionWindows.map((w) => `/v0/pages/${w.pageId}/audience_sessions?startDate=${q(w.startDate)}&endDate=${q(w.endDate)}&audienceId=${w.audienceId}`),
+    }),
+  },
+  { name: 'create-person', target: 'service', spec: (d) => ({ method: 'POST', headers: { 'x-api-key': d.key }, paths: ['/v0/persons'], body: JSON.stringify({ name: 'Load Person {n}', domain: 'load.example.com', phoneNumber: '+14155550100' }) }) },
+  {
+    name: 'create-person-log', target: 'service', spec: (d) => ({
+      method: 'POST', headers: { 'x-api-key': d.key }, paths: d.personIds.slice(0, 500).map((id) => `/v0/persons/${id}/logs`),
+      body: JSON.stringify({ source: 'crm', type: 'note-added', payload: { text: 'Called back' }, idempotencyKey: 'bench-{n}' }),
+    }),
+  },
+  { name: 'patch-page', target: 'service', spec: (d) => ({ method: 'PATCH', headers: { 'x-api-key': d.key, 'content-type': 'application/json' }, paths: d.pageIds.map((id) => `/v0/pages/${id}`), body: JSON.stringify({ name: 'Renamed page {n}' }) }) },
+  { name: 'peer-prism', target: 'prism', spec: (d) => ({ method: 'GET', headers: { 'x-api-key': d.key }, paths: d.personIds.map((id) => `/v0/persons/${id}`) }) },
+];
+
+async function freePort(): Promise<number> {
+  const net = await import('node:net');
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function pinned(cpu: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+  return spawn('taskset', ['-c', cpu, command, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+async function waitFor(url: string, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      const res = await fetch(url);
+      if (res.status < 500) return;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer in ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Peak resident memory of a process while `during` runs, sampled every 100 ms. */
+async function peakRss<T>(pid: number, during: Promise<T>): Promise<[T, number]> {
+  let peak = 0;
+  const sample = () => {
+    try {
+      const kb = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+      if (kb) peak = Math.max(peak, Number(kb) * 1024);
+    } catch {
+      // gone
+    }
+  };
+  const timer = setInterval(sample, 100);
+  try {
+    const result = await during;
+    sample();
+    return [result, peak];
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+function load(spec: LoadSpec): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const child = pinned(LOAD_CPU, process.execPath, ['--import', 'tsx', 'bench/load.ts', JSON.stringify(spec)]);
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d));
+    child.stderr!.on('data', (d: Buffer) => (err += d));
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!) as LoadResult) : reject(new Error(`load failed: ${err}`))));
+  });
+}
+
+async function prepareDatabase(backend: 'sqlite' | 'postgres'): Promise<{ url: string; drop(): Promise<void> }> {
+  if (backend === 'sqlite') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pam-bench-'));
+    return { url: path.join(dir, 'bench.sqlite'), drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+  }
+  const base = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const schema = `bench_${randomBytes(4).toString('hex')}`;
+  const client = new pg.Client({ connectionString: base });
+  await client.connect();
+  await client.query('create extension if not exists pg_trgm');
+  await client.query(`create schema ${schema}`);
+  await client.end();
+  const url = new URL(base);
+  url.searchParams.set('options', `-c search_path=${schema},public`);
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`drop schema ${schema} cascade`);
+      await c.end();
+    },
+  };
+}
+
+export interface ScenarioResult extends LoadResult { name: string; peakRssBytes: number; ratioToCeiling: number | null }
+
+async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log: (line: string) => void): Promise<ScenarioResult[]> {
+  const wanted = SCENARIOS.filter((s) => options.only.length === 0 || options.only.includes(s.name) || s.name === 'ceiling');
+  const needsData = wanted.some((s) => s.target !== 'ceiling');
+  const database = await prepareDatabase(backend);
+  const processes: ChildProcess[] = [];
+  try {
+    let data: Seeded = { key: '', deepKey: '', deepTenantId: '', personIds: [], audiences: [], pageIds: [], audienceQueries: [], accountQueries: [], linkQueries: [], sessionWindows: [], samplePerson: {} };
+    let deepCursor = '';
+    if (needsData) {
+      const started = Date.now();
+      const db = openDatabase(loadConfig({ DATABASE_URL: database.url }).database);
+      await migrateToLatest(db);
+      data = await seed(db.kysely, options.scale);
+      // The cursor after 10,000 pages of 20 on the deep tenant, read once before the timed run.
+      const row = await db.kysely.selectFrom('persons').select(['created_at', 'id']).where('tenant_id', '=', data.deepTenantId)
+        .orderBy('created_at', 'desc').orderBy('id', 'desc').offset(199_999).limit(1).executeTakeFirst();
+      const last = row ?? (await db.kysely.selectFrom('persons').select(['created_at', 'id']).where('tenant_id', '=', data.deepTenantId).orderBy('created_at').orderBy('id').limit(1).executeTakeFirstOrThrow());
+      deepCursor = encodeCursor('persons', null, [last.created_at, last.id]);
+      await sql.raw(db.dialect === 'sqlite' ? 'analyze' : 'vacuum analyze').execute(db.kysely);
+      await db.close();
+      log(`# ${backend}: seeded ${options.scale} scale in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    }
+
+    const ceilingPort = await freePort();
+    const ceiling = pinned(SERVER_CPU, process.execPath, ['bench/ceiling.mjs', String(ceilingPort), JSON.stringify(data.samplePerson)]);
+    processes.push(ceiling);
+    const servicePort = await freePort();
+    const service = needsData ? pinned(SERVER_CPU, process.execPath, ['dist/server.js'], {
+      DATABASE_URL: database.url, PORT: String(servicePort), HOST: '127.0.0.1', LOG_LEVEL: 'warn', BOOTSTRAP_API_KEY: '', ADMIN_TOKEN: '',
+    }) : undefined;
+    if (service) processes.push(service);
+    await waitFor(`http://127.0.0.1:${ceilingPort}/`);
+    if (service) await waitFor(`http://127.0.0.1:${servicePort}/healthz`);
+
+    let prism: ChildProcess | undefined;
+    let prismPort = 0;
+    if (wanted.some((s) => s.target === 'prism')) {
+      const bin = path.join(ROOT, 'bench', 'node_modules', '.bin', 'prism');
+      if (!fs.existsSync(bin)) {
+        log('# peer-prism skipped: run `npm --prefix bench install` first');
+      } else {
+        const spec = path.join(os.tmpdir(), `pam-openapi-${process.pid}.json`);
+        fs.writeFileSync(spec, await (await fetch(`http://127.0.0.1:${servicePort}/openapi.json`)).text());
+        prismPort = await freePort();
+        prism = pinned(SERVER_CPU, bin, ['mock', spec, '-p', String(prismPort), '-h', '127.0.0.1', '--errors', 'false']);
+        processes.push(prism);
+        await waitFor(`http://127.0.0.1:${prismPort}/v0/persons/x`, 120_000);
+      }
+    }
+
+    const results: ScenarioResult[] = [];
+    let ceilingRps: number | null = null;
+    for (const scenario of wanted) {
+      const child = scenario.target === 'ceiling' ? ceiling : scenario.target === 'prism' ? prism : service;
+      if (!child) continue;
+      const port = scenario.target === 'ceiling' ? ceilingPort : scenario.target === 'prism' ? prismPort : servicePort;
+      const base = { ...scenario.spec(data, deepCursor), url: `http://127.0.0.1:${port}`, connections: 50 };
+      await load({ ...base, duration: Math.min(3, Math.max(1, options.duration / 3)) }); // warm-up
+      const [result, peak] = await peakRss(child.pid!, load({ ...base, duration: options.duration }));
+      if (scenario.name === 'ceiling') ceilingRps = result.rps;
+      const row: ScenarioResult = { name: scenario.name, ...result, peakRssBytes: peak, ratioToCeiling: ceilingRps ? result.rps / ceilingRps : null };
+      results.push(row);
+      log(formatRow(backend, row));
+    }
+    return results;
+  } finally {
+    for (const p of processes) p.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 500));
+    await database.drop();
+  }
+}
+
+const pad = (v: string, n: number) => v.padStart(n);
+export const HEADER = `${'backend'.padEnd(9)}${'scenario'.padEnd(22)}${pad('req/s', 9)}${pad('x ceiling', 10)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('p99.9 ms', 10)}${pad('errors', 8)}${pad('peak RSS', 10)}`;
+export function formatRow(backend: string, r: ScenarioResult): string {
+  return `${backend.padEnd(9)}${r.name.padEnd(22)}${pad(r.rps.toFixed(0), 9)}${pad(r.ratioToCeiling === null ? '-' : r.ratioToCeiling.toFixed(2), 10)}${pad(String(r.p50), 8)}${pad(String(r.p99), 8)}${pad(String(r.p999), 10)}${pad(String(r.errors + r.non2xx), 8)}${pad(`${(r.peakRssBytes / 1048576).toFixed(0)} MB`, 10)}`;
+}
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  // The service is measured as it runs in production: compiled.
+  if (options.only.length === 0 || options.only.some((name) => name !== 'ceiling')) {
+    execFileSync('npm', ['run', '-s', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  }
+  fs.mkdirSync(options.out, { recursive: true });
+  console.log(`# ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores; scale ${options.scale}, ${options.duration} s per scenario`);
+  console.log(HEADER);
+  for (const backend of options.backends) {
+    const results = await runBackend(backend, options, (line) => console.log(line));
+    const file = path.join(options.out, `${new Date().toISOString().slice(0, 10)}-${backend}-${options.scale}.json`);
+    fs.writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), cpu: os.cpus()[0]?.model, backend, scale: options.scale, duration: options.duration, results }, null, 2));
+    console.log(`# wrote ${path.relative(ROOT, file)}`);
+  }
+}
+
+await main();
