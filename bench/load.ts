@@ -2,6 +2,7 @@
  * The load generator, run as its own process (pinned to its own core by the harness): autocannon
  * with 50 connections, each request drawn from the scenario's list. Prints one JSON result line.
  */
+import fs from 'node:fs';
 import autocannon from 'autocannon';
 
 export interface LoadSpec {
@@ -56,5 +57,5 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
   };
 }
 
-const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec;
+const spec = JSON.parse(fs.readFileSync(process.argv[2]!, 'utf8')) as LoadSpec;
 process.stdout.write(`${JSON.stringify(await run(spec))}\n`);

@@ -129,14 +129,16 @@ async function peakRss<T>(pid: number, during: Promise<T>): Promise<[T, number]>
 }
 
 function load(spec: LoadSpec): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const child = pinned(LOAD_CPU, process.execPath, ['--import', 'tsx', 'bench/load.ts', JSON.stringify(spec)]);
+  const file = path.join(os.tmpdir(), `pam-load-${process.pid}-${randomBytes(4).toString('hex')}.json`);
+  fs.writeFileSync(file, JSON.stringify(spec));
+  return new Promise<LoadResult>((resolve, reject) => {
+    const child = pinned(LOAD_CPU, process.execPath, ['--import', 'tsx', 'bench/load.ts', file]);
     let out = '';
     let err = '';
     child.stdout!.on('data', (d: Buffer) => (out += d));
     child.stderr!.on('data', (d: Buffer) => (err += d));
     child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!) as LoadResult) : reject(new Error(`load failed: ${err}`))));
-  });
+  }).finally(() => fs.rmSync(file, { force: true }));
 }
 
 async function prepareDatabase(backend: 'sqlite' | 'postgres'): Promise<{ url: string; drop(): Promise<void> }> {

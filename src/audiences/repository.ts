@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { startsWith, substringMatch } from '../db/search.js';
+import { indexable, scopeEquals, startsWith, substringMatch } from '../db/search.js';
 import type { AudiencesTable, AudienceVersionsTable, Database, PagesTable } from '../db/types.js';
 import { conflict, invalidField } from '../http/errors.js';
 import { olderThan, pageRequest, toPage } from '../http/pagination.js';
@@ -262,9 +262,10 @@ export async function moveVersion(trx: Transaction<Database>, audience: Audience
 export async function searchAudiences(db: Kysely<Database>, tenantId: string, query: AudienceSearchQuery) {
   const text = (query.query ?? '').toLowerCase();
   const limit = query.limit ?? 20;
+  // Matches are ranked (prefix first), so every match is read anyway: let the substring index drive.
   const matching = db
     .selectFrom('audiences')
-    .where('audiences.tenant_id', '=', tenantId)
+    .where(scopeEquals(db, 'audiences.tenant_id', tenantId, indexable(text)))
     .where('audiences.archived_at', 'is', null)
     .where('audiences.page_deleted', '=', 0)
     .$if(text !== '', (q) => q.where(substringMatch(db, 'audiences', ['effective_name_lc', 'page_name_lc'], text)));

@@ -18,7 +18,7 @@ export function contains(column: string, text: string): RawBuilder<boolean> {
  */
 export function substringMatch(db: Kysely<Database>, table: string, columns: string[], text: string): RawBuilder<boolean> {
   const like = sql<boolean>`(${sql.join(columns.map((c) => contains(`${table}.${c}`, text)), sql` or `)})`;
-  if (db.getExecutor().adapter instanceof PostgresAdapter || [...text].length < 3) return like;
+  if (db.getExecutor().adapter instanceof PostgresAdapter || !indexable(text)) return like;
   const fts = sql.table(`${table}_fts`);
   const phrase = `"${text.replace(/"/g, '""')}"`;
   return sql<boolean>`${sql.ref(`${table}.rowid`)} in (select rowid from ${fts} where ${fts} match ${phrase})`;
@@ -28,4 +28,37 @@ export function substringMatch(db: Kysely<Database>, table: string, columns: str
 export function startsWith(column: string, text: string): RawBuilder<boolean> {
   const pattern = `${text.replace(/[\\%_]/g, '\\$&')}%`;
   return sql<boolean>`${sql.ref(column)} like ${pattern} escape '\\'`;
+}
+
+/** A text of fewer than three characters has no trigram: no substring index can serve it. */
+export const indexable = (text: string): boolean => [...text].length >= 3;
+
+/** Below this many matches, SQLite lists them fastest by looking each match up; above, by walking the list index. */
+const DRIVE_BELOW = 300;
+
+const isPostgres = (db: Kysely<Database>) => db.getExecutor().adapter instanceof PostgresAdapter;
+
+/**
+ * `column = value` for the column that scopes a substring search (the tenant, the domain). With
+ * `driven`, SQLite is told not to use that column's index (`+column`, a no-op otherwise), so the
+ * FTS matches become the driving set: with few matches, walking a whole tenant's index to test
+ * each row against them costs a hundred times more. PostgreSQL's planner weighs both on its own.
+ */
+export function scopeEquals(db: Kysely<Database>, column: string, value: string, driven: boolean): RawBuilder<boolean> {
+  return driven && !isPostgres(db) ? sql<boolean>`+${sql.ref(column)} = ${value}` : sql<boolean>`${sql.ref(column)} = ${value}`;
+}
+
+/**
+ * A search's page and its total: on SQLite the count comes first (driven by the substring index),
+ * and its size decides how the page is read; on PostgreSQL both run at once.
+ */
+export async function searchWithTotal<R>(
+  db: Kysely<Database>,
+  substring: boolean,
+  items: (driven: boolean) => Promise<R[]>,
+  count: (driven: boolean) => Promise<number>,
+): Promise<[R[], number]> {
+  if (isPostgres(db) || !substring) return Promise.all([items(false), count(false)]);
+  const total = await count(true);
+  return [await items(total <= DRIVE_BELOW), total];
 }
