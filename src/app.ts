@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
+import cors from '@fastify/cors';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -16,6 +17,7 @@ import type { Config } from './config.js';
 import { openDatabase, type Db } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
 import { apiKeyAuth } from './http/auth.js';
+import { memoryLimiter, redisLimiter } from './http/rate-limit.js';
 import './http/context.js';
 import { AppError, sendProblem, toAppError } from './http/errors.js';
 import { openApiOptions } from './http/openapi.js';
@@ -46,15 +48,22 @@ export async function buildApp({ config }: AppOptions): Promise<FastifyInstance>
     },
     bodyLimit: config.bodyLimit,
     // A caller's own request id is kept when it is sane, so logs can be joined across services.
+    // Slow clients are cut off: the whole request within 30 s, idle keep-alive connections after 5 s.
+    requestTimeout: 30_000,
+    keepAliveTimeout: 5_000,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // ...and request headers within 10 s (slowloris).
+  app.server.headersTimeout = 10_000;
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandling(app);
   registerJsonBody(app);
+  registerSecurityHeaders(app);
+  if (config.corsOrigins.length > 0) await app.register(cors, { origin: config.corsOrigins, exposedHeaders: ['x-request-id', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after', 'idempotent-replayed'] });
 
   const db: Db = openDatabase(config.database);
   app.addHook('onClose', () => db.close());
@@ -76,7 +85,7 @@ export async function buildApp({ config }: AppOptions): Promise<FastifyInstance>
   }
 
   await app.register(swagger, openApiOptions);
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   app.get('/healthz', {
@@ -95,7 +104,9 @@ export async function buildApp({ config }: AppOptions): Promise<FastifyInstance>
   await app.register(downloadRoutes, assets);
 
   await app.register(async (v0) => {
-    v0.addHook('onRequest', apiKeyAuth(app.db));
+    const limiter = config.redisUrl ? redisLimiter(config.redisUrl, app.log) : memoryLimiter();
+    app.addHook('onClose', () => limiter.close());
+    v0.addHook('onRequest', apiKeyAuth(app.db, limiter, config.rateLimit));
     await v0.register(personRoutes);
     await v0.register(accountRoutes);
     await v0.register(logRoutes);
@@ -124,7 +135,8 @@ function registerErrorHandling(app: FastifyInstance): void {
 
   app.setErrorHandler((err, request, reply) => {
     const appError = toAppError(err);
-    if (appError.status >= 500) request.log.error({ err }, 'request failed');
+    if (appError.code === 'unavailable') request.log.warn({ err }, 'database unavailable');
+    else if (appError.status >= 500) request.log.error({ err }, 'request failed');
     return sendProblem(reply, request, appError);
   });
 
@@ -147,7 +159,11 @@ function registerErrorHandling(app: FastifyInstance): void {
   });
 }
 
-/** Only application/json bodies are read (anything else is 415); an empty body is no body, not an error. */
+/**
+ * Only application/json bodies are read (anything else is 415); an empty body is no body, not an
+ * error. A body nested deeper than 64 levels, or with an array of more than 10,000 items, is
+ * refused before anything else looks at it.
+ */
 function registerJsonBody(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeAllContentTypeParsers();
@@ -157,6 +173,63 @@ function registerJsonBody(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
-    parseJson(request, text, done);
+    if (nestingDepth(text) > MAX_JSON_DEPTH) {
+      done(new AppError('validation_failed', `The body is nested deeper than ${MAX_JSON_DEPTH} levels`, [{ path: '', message: `must not nest deeper than ${MAX_JSON_DEPTH} levels` }]));
+      return;
+    }
+    parseJson(request, text, (err, parsed) => {
+      if (err) return done(err);
+      const long = longArray(parsed);
+      if (long !== undefined) {
+        return done(new AppError('validation_failed', `An array holds more than ${MAX_JSON_ITEMS} items`, [{ path: long, message: `must not hold more than ${MAX_JSON_ITEMS} items` }]));
+      }
+      done(null, parsed);
+    });
+  });
+}
+
+const MAX_JSON_DEPTH = 64;
+const MAX_JSON_ITEMS = 10_000;
+
+/** The deepest nesting of objects and arrays in JSON text, read without parsing it (strings skipped). */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) deepest = Math.max(deepest, ++depth);
+    else if (c === 125 || c === 93) depth--;
+  }
+  return deepest;
+}
+
+/** The JSON Pointer of the first array longer than the limit, if any. */
+function longArray(value: unknown, path = ''): string | undefined {
+  if (Array.isArray(value)) {
+    if (value.length > MAX_JSON_ITEMS) return path;
+    for (let i = 0; i < value.length; i++) {
+      const found = longArray(value[i], `${path}/${i}`);
+      if (found !== undefined) return found;
+    }
+  } else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      const found = longArray(v, `${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+/** On every response: no MIME sniffing; API answers are never cached (downloads set their own). */
+function registerSecurityHeaders(app: FastifyInstance): void {
+  app.addHook('onSend', (request, reply, payload, done) => {
+    reply.header('x-content-type-options', 'nosniff');
+    if (!reply.hasHeader('cache-control') && !request.url.startsWith('/docs')) reply.header('cache-control', 'no-store');
+    done(null, payload);
   });
 }

@@ -1,4 +1,4 @@
-import { createApiKey, createTenant, getTenant, listTenants, revokeApiKey } from './admin/repository.js';
+import { checkKeyOptions, createApiKey, createTenant, getTenant, listTenants, revokeApiKey, type KeyOptions } from './admin/repository.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -7,11 +7,27 @@ const USAGE = `Usage: npm run admin -- <command>
   migrate                    apply pending migrations
   tenants create NAME        create a tenant and its first API key
   tenants list               list tenants (newest first)
-  keys create TENANT_ID      create an API key for a tenant
+  keys create TENANT_ID [--scopes read|read,write] [--expires-at ISO] [--rate N] [--burst N]
+                             create an API key for a tenant
   keys revoke KEY_ID         revoke an API key at once
 Uses the same DATABASE_URL as the server. Prints JSON on stdout.`;
 
 class UsageError extends Error {}
+
+function keyFlags(flags: string[]): KeyOptions {
+  const options: KeyOptions = {};
+  for (let i = 0; i < flags.length; i += 2) {
+    const [flag, value] = [flags[i], flags[i + 1]];
+    if (value === undefined) throw new UsageError(`${flag} needs a value`);
+    if (flag === '--scopes') options.scopes = value.split(',').map((s) => s.trim()) as ('read' | 'write')[];
+    else if (flag === '--expires-at') options.expiresAt = value;
+    else if (flag === '--rate' && /^\d+$/.test(value)) options.rateLimitPerSecond = Number(value);
+    else if (flag === '--burst' && /^\d+$/.test(value)) options.rateLimitBurst = Number(value);
+    else throw new UsageError(`Unknown or invalid option ${flag} ${value}`);
+  }
+  if (options.scopes?.some((s) => s !== 'read' && s !== 'write')) throw new UsageError('--scopes takes read or read,write');
+  return options;
+}
 
 async function main(args: string[]): Promise<unknown> {
   const [group, action, ...rest] = args;
@@ -28,15 +44,18 @@ async function main(args: string[]): Promise<unknown> {
         if (!arg) throw new UsageError('tenants create needs a NAME');
         return await db.kysely.transaction().execute(async (trx) => {
           const tenant = await createTenant(trx, arg, config.fallbackDomainSuffix);
-          return { tenant, ...(await createApiKey(trx, tenant.tenantId)) };
+          const { apiKey, apiKeyId } = await createApiKey(trx, tenant.tenantId);
+          return { tenant, apiKey, apiKeyId }; // as POST /admin/tenants answers
         });
       }
       case 'tenants list':
         return await listTenants(db.kysely, { limit: 100 });
       case 'keys create': {
-        if (!arg) throw new UsageError('keys create needs a TENANT_ID');
-        if (!(await getTenant(db.kysely, arg))) throw new Error(`No tenant ${arg}`);
-        return await createApiKey(db.kysely, arg);
+        const [tenantId, ...flags] = rest;
+        if (!tenantId) throw new UsageError('keys create needs a TENANT_ID');
+        const options = checkKeyOptions(keyFlags(flags));
+        if (!(await getTenant(db.kysely, tenantId))) throw new Error(`No tenant ${tenantId}`);
+        return await createApiKey(db.kysely, tenantId, options);
       }
       case 'keys revoke': {
         if (!arg) throw new UsageError('keys revoke needs a KEY_ID');

@@ -27,6 +27,11 @@ export interface Config {
   /** Allow http:// webhook URLs (for local receivers); https:// only otherwise. */
   webhookAllowHttp: boolean;
   webhooks: WebhookDelivery;
+  rateLimit: { perSecond: number; burst: number };
+  /** Set: rate-limit buckets live in Redis, shared by every instance. */
+  redisUrl: string | undefined;
+  /** Origins allowed by CORS; empty: CORS is off. */
+  corsOrigins: string[];
 }
 
 export interface WebhookDelivery {
@@ -82,7 +87,32 @@ export function loadConfig(env: Env = process.env): Config {
       maxInFlight: readInteger(env, 'WEBHOOK_MAX_IN_FLIGHT', 100, 1, 10_000),
       maxInFlightPerSubscription: readInteger(env, 'WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION', 10, 1, 1000),
     },
+    rateLimit: readRateLimit(env),
+    redisUrl: readRedisUrl(env),
+    corsOrigins: readOrigins(env),
   };
+}
+
+function readRateLimit(env: Env): { perSecond: number; burst: number } {
+  const perSecond = readInteger(env, 'RATE_LIMIT_PER_SECOND', 100, 1, 10_000_000);
+  const burst = readInteger(env, 'RATE_LIMIT_BURST', readString(env, 'RATE_LIMIT_PER_SECOND') === undefined ? 200 : perSecond * 2, 1, 20_000_000);
+  return { perSecond, burst };
+}
+
+function readRedisUrl(env: Env): string | undefined {
+  const raw = readString(env, 'REDIS_URL');
+  if (raw !== undefined && !/^rediss?:\/\//i.test(raw)) throw new ConfigError(`REDIS_URL must be a redis:// URL, got "${raw.split(':')[0]}:..."`);
+  return raw;
+}
+
+function readOrigins(env: Env): string[] {
+  const raw = readString(env, 'CORS_ORIGINS');
+  if (raw === undefined) return [];
+  const origins = raw.split(',').map((o) => o.trim()).filter(Boolean);
+  for (const origin of origins) {
+    if (!/^https?:\/\/[^/\s]+$/i.test(origin)) throw new ConfigError(`CORS_ORIGINS must be comma-separated origins like https://app.example.com, got "${origin}"`);
+  }
+  return origins;
 }
 
 function readInteger(env: Env, name: string, fallback: number, min: number, max: number): number {

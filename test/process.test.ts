@@ -361,7 +361,8 @@ describe('admin CLI', () => {
       const key = await cli(['keys', 'create', tenant.tenant.tenantId], { DATABASE_URL });
       assert.equal(key.code, 0, key.stderr);
       const second = key.json as { apiKey: string; apiKeyId: string };
-      assert.deepEqual(Object.keys(second).sort(), ['apiKey', 'apiKeyId']);
+      // The same fields as POST /admin/tenants/{tenantId}/api_keys answers.
+      assert.deepEqual(Object.keys(second).sort(), ['apiKey', 'apiKeyId', 'expiresAt', 'rateLimitBurst', 'rateLimitPerSecond', 'scopes']);
       assert.match(second.apiKey, /^pak_[A-Za-z0-9]{43,}$/);
       assert.notEqual(second.apiKey, tenant.apiKey);
       assert.equal((await get(server, '/v0/accounts/search', second.apiKey)).status, 200);

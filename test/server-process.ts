@@ -31,7 +31,7 @@ export async function startServer(env: Record<string, string>, timeoutMs = 20_00
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), ...env },
+    env: { ...process.env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), RATE_LIMIT_PER_SECOND: '1000000', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

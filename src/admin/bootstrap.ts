@@ -21,7 +21,7 @@ export async function bootstrap(db: Kysely<Database>, bootstrapKey: string | und
       }
       const tenant = await trx.selectFrom('tenants').select('id').where('name', '=', 'default').orderBy('created_at').orderBy('id').executeTakeFirst();
       const tenantId = tenant?.id ?? (await createTenant(trx, 'default', domainSuffix)).tenantId;
-      await createApiKey(trx, tenantId, bootstrapKey);
+      await createApiKey(trx, tenantId, {}, bootstrapKey);
       return undefined;
     }
     if (await trx.selectFrom('tenants').select('id').limit(1).executeTakeFirst()) return undefined;

@@ -6,7 +6,8 @@ import type { Database, TenantsTable } from '../db/types.js';
 import { hashApiKey } from '../http/auth.js';
 import { olderThan, pageRequest, toPage, type PageRequest } from '../http/pagination.js';
 import { newId } from '../ids.js';
-import { now } from '../time.js';
+import { now, toInstant } from '../time.js';
+import { invalidField } from '../http/errors.js';
 import type { Tenant } from './schemas.js';
 
 const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -41,18 +42,42 @@ export async function getTenant(db: Kysely<Database>, tenantId: string): Promise
   return row && toTenant(row);
 }
 
-/** Stores the key's hash only; the plain key is returned once and never again. */
-export async function createApiKey(
-  trx: Kysely<Database>,
-  tenantId: string,
-  apiKey = generateApiKey(),
-): Promise<{ apiKey: string; apiKeyId: string }> {
+/** Checks what the schema cannot: a write key also reads, and an expiry lies ahead. */
+export function checkKeyOptions(options: KeyOptions): KeyOptions {
+  if (options.scopes && !options.scopes.includes('read')) throw invalidField('/scopes', 'must include read (a write key reads too)');
+  if (options.expiresAt !== undefined && options.expiresAt !== null) {
+    const at = toInstant(options.expiresAt);
+    if (at === undefined || at <= now()) throw invalidField('/expiresAt', 'must be an instant in the future');
+    return { ...options, expiresAt: at };
+  }
+  return options;
+}
+
+export interface KeyOptions {
+  scopes?: ('read' | 'write')[];
+  expiresAt?: string | null;
+  rateLimitPerSecond?: number;
+  rateLimitBurst?: number;
+}
+
+/**
+ * Stores the key's hash only; the plain key is returned once and never again. A key given its own
+ * rate and no burst gets a burst of twice its rate; with neither, the configured default applies.
+ */
+export async function createApiKey(trx: Kysely<Database>, tenantId: string, options: KeyOptions = {}, apiKey = generateApiKey()) {
   const apiKeyId = newId('key');
+  const scopes: ('read' | 'write')[] = options.scopes?.includes('write') === false ? ['read'] : ['read', 'write'];
+  const rate = options.rateLimitPerSecond ?? null;
+  const burst = options.rateLimitBurst ?? (rate === null ? null : rate * 2);
+  const expiresAt = options.expiresAt ?? null;
   await trx
     .insertInto('api_keys')
-    .values({ id: apiKeyId, tenant_id: tenantId, key_hash: hashApiKey(apiKey), key_prefix: apiKey.slice(0, 8), created_at: now(), revoked_at: null })
+    .values({
+      id: apiKeyId, tenant_id: tenantId, key_hash: hashApiKey(apiKey), key_prefix: apiKey.slice(0, 8), created_at: now(), revoked_at: null,
+      scopes: scopes.join(','), expires_at: expiresAt, rate_limit_per_second: rate, rate_limit_burst: burst, last_used_at: null,
+    })
     .execute();
-  return { apiKey, apiKeyId };
+  return { apiKey, apiKeyId, scopes, expiresAt, rateLimitPerSecond: rate, rateLimitBurst: burst };
 }
 
 /** Revoking twice is harmless; false when no such key exists. */

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { adminAuth } from '../http/auth.js';
 import { notFound } from '../http/errors.js';
 import { ListEnvelope, ListQuery, NoContent, responses } from '../http/schemas.js';
-import { createApiKey, createTenant, getTenant, listTenants, revokeApiKey } from './repository.js';
+import { checkKeyOptions, createApiKey, createTenant, getTenant, listTenants, revokeApiKey } from './repository.js';
 import { ApiKeyCreate, ApiKeyCreated, ApiKeyIdParams, Tenant, TenantCreate, TenantCreated, TenantIdParams } from './schemas.js';
 
 const tags = ['admin'];
@@ -29,8 +29,9 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ adminToken: string }> = as
   app.post('/admin/tenants/:tenantId/api_keys', {
     schema: { tags, security, summary: 'Create an API key for a tenant', params: TenantIdParams, body: ApiKeyCreate, response: responses({ 201: ApiKeyCreated }) },
   }, async (request, reply) => {
+    const options = checkKeyOptions(request.body ?? {});
     if (!(await getTenant(app.db, request.params.tenantId))) throw notFound('Tenant');
-    return reply.code(201).send(await createApiKey(app.db, request.params.tenantId));
+    return reply.code(201).send(await createApiKey(app.db, request.params.tenantId, options));
   });
 
   app.delete('/admin/api_keys/:apiKeyId', {

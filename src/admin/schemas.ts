@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, Timestamp } from '../http/schemas.js';
+import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.js';
 
 export const Tenant = Type.Object({
   tenantId: Type.String(),
@@ -15,9 +15,19 @@ export const TenantCreate = Type.Object(
 );
 export type TenantCreate = Static<typeof TenantCreate>;
 
+export const Scopes = Type.Array(StringEnum(['read', 'write']), {
+  minItems: 1,
+  uniqueItems: true,
+  description: '["read"]: GET only; ["read", "write"]: everything (the default)',
+});
+
 export const ApiKeyCreated = Type.Object({
   apiKey: Type.String({ description: 'The plain key: shown in this response only' }),
   apiKeyId: Type.String(),
+  scopes: Scopes,
+  expiresAt: NullableTimestamp,
+  rateLimitPerSecond: Nullable(Type.Integer({ description: 'Null: the configured default' })),
+  rateLimitBurst: Nullable(Type.Integer()),
 });
 
 export const TenantCreated = Type.Object({
@@ -26,8 +36,19 @@ export const TenantCreated = Type.Object({
   apiKeyId: Type.String(),
 });
 
-/** No options yet; an empty body, `{}` or no body at all are all accepted. */
-export const ApiKeyCreate = Nullable(Type.Object({}, { additionalProperties: false }));
+/** Every option may be left out, and so may the body. */
+export const ApiKeyCreate = Nullable(
+  Type.Object(
+    {
+      scopes: Type.Optional(Scopes),
+      expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'After this instant the key is refused (401)' })),
+      rateLimitPerSecond: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000_000 })),
+      rateLimitBurst: Type.Optional(Type.Integer({ minimum: 1, maximum: 20_000_000, description: 'Defaults to twice the key\'s own rate' })),
+    },
+    { additionalProperties: false },
+  ),
+);
+export type ApiKeyCreate = Static<typeof ApiKeyCreate>;
 
 export const TenantIdParams = Type.Object({ tenantId: Type.String() });
 export const ApiKeyIdParams = Type.Object({ apiKeyId: Type.String() });

@@ -32,10 +32,19 @@ const pgTypes = {
 };
 
 function openPostgres(url: string, poolSize: number): Db {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes });
+  // A request never waits more than 5 s for a connection: a database that is down answers fast.
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes, connectionTimeoutMillis: 5000 });
   // An idle client that loses its connection (a server restart) must not crash the process.
   pool.on('error', () => {});
-  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // A failed connection attempt is tagged, so it is answered 503 (the pool reconnects by itself later).
+  const connect = async () => {
+    try {
+      return await pool.connect();
+    } catch (err) {
+      throw Object.assign(err instanceof Error ? err : new Error(String(err)), { code: (err as { code?: string }).code ?? 'DB_UNAVAILABLE' });
+    }
+  };
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: { connect, end: () => pool.end() } }) });
   return { kysely, dialect: 'postgres', close: () => kysely.destroy() };
 }
 

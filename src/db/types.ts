@@ -52,6 +52,14 @@ export interface ApiKeysTable {
   key_prefix: string;
   created_at: string;
   revoked_at: string | null;
+  /** `read,write` or `read`: a read key may only GET. */
+  scopes: string;
+  expires_at: string | null;
+  /** Null: the configured default. */
+  rate_limit_per_second: number | null;
+  rate_limit_burst: number | null;
+  /** Recorded at most once a minute, off the request's path. */
+  last_used_at: string | null;
 }
 
 export interface SlugCountersTable {

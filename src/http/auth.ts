@@ -1,28 +1,56 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
+import { now } from '../time.js';
 import { AppError } from './errors.js';
+import type { RateLimiter } from './rate-limit.js';
 
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 
-/** Resolves `x-api-key` to its tenant on every /v0 request; the key itself is never logged. */
-export function apiKeyAuth(db: Kysely<Database>): onRequestAsyncHookHandler {
-  return async (request: FastifyRequest) => {
+const LAST_USED_EVERY_MS = 60_000;
+
+/**
+ * Every /v0 request: the key resolves to its tenant (401 when missing, unknown, revoked or
+ * expired), then takes a token from its bucket (RateLimit-* headers on every answer from here on,
+ * 429 when empty), then must have the scope the method needs (403). The key itself is never logged.
+ */
+export function apiKeyAuth(db: Kysely<Database>, limiter: RateLimiter, defaults: { perSecond: number; burst: number }): onRequestAsyncHookHandler {
+  const lastUsed = new Map<string, number>();
+  const touch = (keyId: string) => {
+    const at = Date.now();
+    if (at - (lastUsed.get(keyId) ?? 0) < LAST_USED_EVERY_MS) return;
+    lastUsed.set(keyId, at);
+    // Off the request's path: a failure here must never fail the request.
+    void db.updateTable('api_keys').set({ last_used_at: new Date(at).toISOString() }).where('id', '=', keyId).execute().catch(() => lastUsed.delete(keyId));
+  };
+  return async (request: FastifyRequest, reply: FastifyReply) => {
     const key = request.headers['x-api-key'];
     if (typeof key !== 'string' || key === '') {
       throw new AppError('unauthorized', 'Send your API key in the x-api-key header');
     }
     const row = key.length > 512 ? undefined : await db
       .selectFrom('api_keys')
-      .select('tenant_id')
+      .select(['id', 'tenant_id', 'scopes', 'expires_at', 'rate_limit_per_second', 'rate_limit_burst'])
       .where('key_hash', '=', hashApiKey(key))
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
     if (!row) throw new AppError('unauthorized', 'The API key is unknown or revoked');
+    if (row.expires_at !== null && row.expires_at <= now()) throw new AppError('unauthorized', 'The API key has expired');
     request.tenantId = row.tenant_id;
+    touch(row.id);
+
+    const rate = row.rate_limit_per_second ?? defaults.perSecond;
+    const bucket = await limiter.take(row.id, rate, row.rate_limit_burst ?? (row.rate_limit_per_second === null ? defaults.burst : rate * 2));
+    reply.header('ratelimit-limit', bucket.limit).header('ratelimit-remaining', bucket.remaining).header('ratelimit-reset', bucket.resetSeconds);
+    if (!bucket.allowed) {
+      throw new AppError('rate_limited', `Rate limit exceeded; retry in ${bucket.retryAfterSeconds} s`, undefined, { 'retry-after': String(bucket.retryAfterSeconds) });
+    }
+    if (request.method !== 'GET' && request.method !== 'HEAD' && !row.scopes.split(',').includes('write')) {
+      throw new AppError('forbidden', 'This API key may only read (GET); use a key with the write scope');
+    }
   };
 }
 

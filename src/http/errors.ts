@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { isUniqueViolation } from '../db/errors.js';
+import { isUnavailable, isUniqueViolation } from '../db/errors.js';
 
 /** Every error code the API answers with, and its HTTP status. Codes are stable: clients branch on them. */
 export const ERROR_STATUS = {
@@ -152,6 +152,9 @@ export function toAppError(err: unknown): AppError {
     const where = e.validationContext === 'querystring' ? 'query' : e.validationContext ?? 'request';
     const summary = errors.map((f) => `${f.path || where} ${f.message}`).join('; ');
     return new AppError('validation_failed', `Invalid ${where}: ${summary}`, errors);
+  }
+  if (isUnavailable(err)) {
+    return new AppError('unavailable', 'The database is unavailable; retry shortly', undefined, { 'retry-after': '5' });
   }
   // A uniqueness rule the service did not expect to hit: a concurrent request won the race.
   if (isUniqueViolation(err)) return new AppError('conflict', 'A concurrent request changed the same data; retry the request');

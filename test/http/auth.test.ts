@@ -234,7 +234,9 @@ describe('admin API: tenants and keys', () => {
     const keys = [tenant.body, noBody.body, emptyObject.body];
     for (const res of [noBody, emptyObject]) {
       assert.equal(res.status, 201, res.text);
-      assert.deepEqual(Object.keys(res.body).sort(), ['apiKey', 'apiKeyId']);
+      assert.deepEqual(Object.keys(res.body).sort(), ['apiKey', 'apiKeyId', 'expiresAt', 'rateLimitBurst', 'rateLimitPerSecond', 'scopes']);
+      assert.deepEqual(res.body.scopes, ['read', 'write']);
+      assert.equal(res.body.expiresAt, null);
       assertApiKey(res.body.apiKey);
       assert.match(res.body.apiKeyId, KEY_ID);
     }
@@ -252,7 +254,8 @@ describe('admin API: tenants and keys', () => {
   test('POST /admin/tenants/{tenantId}/api_keys: unknown tenant → 404; unknown body field → 400', async () => {
     expectProblem(await admin('POST', `/admin/tenants/${UNKNOWN_TENANT}/api_keys`), 404, 'not_found');
     expectProblem(await admin('POST', '/admin/tenants/not-a-tenant-id/api_keys', {}), 404, 'not_found');
-    expectProblem(await admin('POST', `/admin/tenants/${t.tenantId}/api_keys`, { scopes: ['all'] }), 400, 'validation_failed', ['/scopes']);
+    expectProblem(await admin('POST', `/admin/tenants/${t.tenantId}/api_keys`, { color: 'red' }), 400, 'validation_failed', ['/color']);
+    expectProblem(await admin('POST', `/admin/tenants/${t.tenantId}/api_keys`, { scopes: ['all'] }), 400, 'validation_failed', ['/scopes/0']);
   });
 
   test('DELETE /admin/api_keys/{apiKeyId}: unknown key → 404', async () => {

@@ -4,6 +4,7 @@ import * as pagesAudiences from './2026_11_22_0002_pages_audiences.js';
 import * as assetsTopicsLinksWebhooks from './2026_11_22_0003_assets_topics_links_webhooks.js';
 import * as eventsDeliveries from './2026_11_22_0004_events_deliveries.js';
 import * as tenantCounters from './2026_11_22_0005_tenant_counters.js';
+import * as apiKeyLimits from './2026_11_22_0006_api_key_limits.js';
 
 /** Every migration, by name; names sort in the order they must run. Add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0003_assets_topics_links_webhooks': assetsTopicsLinksWebhooks,
   '2026_11_22_0004_events_deliveries': eventsDeliveries,
   '2026_11_22_0005_tenant_counters': tenantCounters,
+  '2026_11_22_0006_api_key_limits': apiKeyLimits,
 };

@@ -1,0 +1,91 @@
+import { Redis } from 'ioredis';
+import type { FastifyBaseLogger } from 'fastify';
+
+/**
+ * Token buckets per API key: `rate` tokens a second, up to `burst`. In memory for one instance;
+ * in Redis (one atomic script, on Redis's clock) when several instances must share the buckets.
+ */
+export interface BucketState {
+  allowed: boolean;
+  /** The bucket size (RateLimit-Limit). */
+  limit: number;
+  /** Whole tokens left (RateLimit-Remaining). */
+  remaining: number;
+  /** Seconds until the bucket is full again (RateLimit-Reset). */
+  resetSeconds: number;
+  /** Seconds until one token is back (Retry-After), when not allowed. */
+  retryAfterSeconds: number;
+}
+
+export interface RateLimiter {
+  take(keyId: string, rate: number, burst: number): Promise<BucketState>;
+  close(): Promise<void>;
+}
+
+function state(allowed: boolean, tokens: number, rate: number, burst: number): BucketState {
+  return {
+    allowed,
+    limit: burst,
+    remaining: Math.max(0, Math.floor(tokens)),
+    resetSeconds: Math.max(0, Math.ceil((burst - tokens) / rate)),
+    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / rate)),
+  };
+}
+
+export function memoryLimiter(): RateLimiter {
+  const buckets = new Map<string, { tokens: number; at: number }>();
+  return {
+    async take(keyId, rate, burst) {
+      const now = performance.now() / 1000;
+      const bucket = buckets.get(keyId) ?? { tokens: burst, at: now };
+      bucket.tokens = Math.min(burst, bucket.tokens + (now - bucket.at) * rate);
+      bucket.at = now;
+      const allowed = bucket.tokens >= 1;
+      if (allowed) bucket.tokens -= 1;
+      buckets.set(keyId, bucket);
+      return state(allowed, bucket.tokens, rate, burst);
+    },
+    async close() {},
+  };
+}
+
+// KEYS[1] the bucket; ARGV rate, burst. Refill by Redis's own clock, take one token if there is one.
+const TAKE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local rate = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local data = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(data[1]) or burst
+local at = tonumber(data[2]) or now
+tokens = math.min(burst, tokens + math.max(0, now - at) * rate)
+local allowed = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+  allowed = 1
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
+redis.call('EXPIRE', KEYS[1], math.ceil(burst / rate) + 60)
+return {allowed, tostring(tokens)}
+`;
+
+/** Shared buckets; if Redis cannot answer, requests are let through (and logged) rather than refused. */
+export function redisLimiter(url: string, log: FastifyBaseLogger): RateLimiter {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+  redis.on('error', (err) => log.warn({ err: err.message }, 'rate limiter: redis unavailable'));
+  redis.defineCommand('takeToken', { numberOfKeys: 1, lua: TAKE });
+  const take = (redis as unknown as { takeToken(key: string, rate: number, burst: number): Promise<[number, string]> }).takeToken.bind(redis);
+  return {
+    async take(keyId, rate, burst) {
+      try {
+        const [allowed, tokens] = await take(`pam:rate:${keyId}`, rate, burst);
+        return state(allowed === 1, Number(tokens), rate, burst);
+      } catch {
+        return state(true, burst, rate, burst);
+      }
+    },
+    async close() {
+      redis.disconnect();
+    },
+  };
+}
