@@ -74,7 +74,6 @@ export async function buildApp({ config }: AppOptions): Promise<FastifyInstance>
 
   // Webhook delivery runs beside the API; a change that may have written events wakes it at once.
   const dispatcher = createDispatcher(db.kysely, config.webhooks, app.log);
-  app.decorate('dispatcher', dispatcher);
   if (config.webhooks.enabled) {
     app.addHook('onReady', async () => dispatcher.start());
     app.addHook('preClose', async () => dispatcher.stop());

@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import type { Database } from '../db/types.js';
-import type { Dispatcher } from '../webhooks/dispatcher.js';
 
 // What every route can reach: the database and the configuration (decorated once in app.ts),
 // and, on /v0 routes, the tenant of the caller's API key (set by the auth hook).
@@ -9,7 +8,6 @@ declare module 'fastify' {
   interface FastifyInstance {
     db: Kysely<Database>;
     config: Config;
-    dispatcher: Dispatcher;
   }
   interface FastifyRequest {
     tenantId: string;
