@@ -8,14 +8,14 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { accountRoutes } from './accounts/routes.js';
 import { adminRoutes } from './admin/routes.js';
-import { audienceRoutes } from './audiences/routes.js';
 import { fileUrlSecret, urlSigner } from './assets/files.js';
 import { assetRoutes, downloadRoutes, fileUploadRoutes } from './assets/routes.js';
 import { fileStores } from './assets/store.js';
-import { domainRoutes } from './domains/routes.js';
+import { audienceRoutes } from './audiences/routes.js';
 import type { Config } from './config.js';
 import { openDatabase, type Db } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
+import { domainRoutes } from './domains/routes.js';
 import { apiKeyAuth } from './http/auth.js';
 import { memoryLimiter, redisLimiter } from './http/rate-limit.js';
 import './http/context.js';
@@ -23,8 +23,6 @@ import { AppError, sendProblem, toAppError } from './http/errors.js';
 import { openApiOptions } from './http/openapi.js';
 import { NoQuery } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
-import { createDispatcher } from './webhooks/dispatcher.js';
-import { webhookRoutes } from './webhooks/routes.js';
 import { eventRoutes } from './events/routes.js';
 import { logRoutes } from './logs/routes.js';
 import { pageLinkRoutes } from './page-links/routes.js';
@@ -32,6 +30,8 @@ import { pageRoutes } from './pages/routes.js';
 import { personRoutes } from './persons/routes.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { topicRoutes } from './topics/routes.js';
+import { createDispatcher } from './webhooks/dispatcher.js';
+import { webhookRoutes } from './webhooks/routes.js';
 
 export interface AppOptions {
   config: Config;
@@ -47,10 +47,10 @@ export async function buildApp({ config }: AppOptions): Promise<FastifyInstance>
       redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization'], censor: '[redacted]' },
     },
     bodyLimit: config.bodyLimit,
-    // A caller's own request id is kept when it is sane, so logs can be joined across services.
     // Slow clients are cut off: the whole request within 30 s, idle keep-alive connections after 5 s.
     requestTimeout: 30_000,
     keepAliveTimeout: 5_000,
+    // A caller's own request id is kept when it is sane, so logs can be joined across services.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
@@ -104,7 +104,7 @@ export async function buildApp({ config }: AppOptions): Promise<FastifyInstance>
 
   await app.register(async (v0) => {
     const limiter = config.redisUrl ? redisLimiter(config.redisUrl, app.log) : memoryLimiter();
-    app.addHook('onClose', () => limiter.close());
+    v0.addHook('onClose', () => limiter.close());
     v0.addHook('onRequest', apiKeyAuth(app.db, limiter, config.rateLimit));
     await v0.register(personRoutes);
     await v0.register(accountRoutes);
