@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import swagger from '@fastify/swagger';
 import cors from '@fastify/cors';
 import swaggerUi from '@fastify/swagger-ui';
@@ -47,9 +48,14 @@ export async function buildApp({ config }: AppOptions): Promise<FastifyInstance>
       redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization'], censor: '[redacted]' },
     },
     bodyLimit: config.bodyLimit,
-    // Slow clients are cut off: the whole request within 30 s, idle keep-alive connections after 5 s.
-    requestTimeout: 30_000,
-    keepAliveTimeout: 5_000,
+    // Slow clients are cut off: request headers within 10 s (slowloris), the whole request within
+    // 30 s, idle keep-alive connections after 5 s. Node enforces the first two when it sweeps its
+    // connections, every 30 s by default: every second here, so a trickling client goes in time.
+    serverFactory: (handler) => {
+      const server = http.createServer({ connectionsCheckingInterval: 1000, headersTimeout: 10_000, requestTimeout: 30_000 }, handler);
+      server.keepAliveTimeout = 5_000;
+      return server;
+    },
     // A caller's own request id is kept when it is sane, so logs can be joined across services.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -57,13 +63,18 @@ export async function buildApp({ config }: AppOptions): Promise<FastifyInstance>
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  // ...and request headers within 10 s (slowloris).
-  app.server.headersTimeout = 10_000;
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandling(app);
   registerJsonBody(app);
   registerSecurityHeaders(app);
-  if (config.corsOrigins.length > 0) await app.register(cors, { origin: config.corsOrigins, exposedHeaders: ['x-request-id', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after', 'idempotent-replayed'] });
+  if (config.corsOrigins.length > 0) {
+    await app.register(cors, {
+      origin: config.corsOrigins,
+      methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
+      allowedHeaders: ['content-type', 'x-api-key', 'x-request-id', 'authorization'],
+      exposedHeaders: ['x-request-id', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after', 'idempotent-replayed'],
+    });
+  }
 
   const db: Db = openDatabase(config.database);
   app.addHook('onClose', () => db.close());
@@ -104,6 +115,7 @@ export async function buildApp({ config }: AppOptions): Promise<FastifyInstance>
 
   await app.register(async (v0) => {
     const limiter = config.redisUrl ? redisLimiter(config.redisUrl, app.log) : memoryLimiter();
+    await limiter.ready();
     v0.addHook('onClose', () => limiter.close());
     v0.addHook('onRequest', apiKeyAuth(app.db, limiter, config.rateLimit));
     await v0.register(personRoutes);
@@ -144,6 +156,8 @@ function registerErrorHandling(app: FastifyInstance): void {
     if (/^\/(v0|admin)\//.test(route.url) && route.schema && !route.schema.querystring) {
       route.schema = { ...route.schema, querystring: NoQuery };
     }
+    // A catch-all (CORS's preflight route) says nothing about which paths exist.
+    if (route.url === '*' || route.url === '/*') return;
     const pattern = new RegExp(`^${route.url.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*')}$`);
     for (const method of [route.method].flat()) routes.push({ method, pattern });
   });

@@ -19,6 +19,8 @@ export interface BucketState {
 
 export interface RateLimiter {
   take(keyId: string, rate: number, burst: number): Promise<BucketState>;
+  /** Resolves once the limiter can meter requests (at once in memory). */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -45,6 +47,7 @@ export function memoryLimiter(): RateLimiter {
       buckets.set(keyId, bucket);
       return state(allowed, bucket.tokens, rate, burst);
     },
+    async ready() {},
     async close() {},
   };
 }
@@ -83,6 +86,17 @@ export function redisLimiter(url: string, log: FastifyBaseLogger): RateLimiter {
       } catch {
         return state(true, burst, rate, burst);
       }
+    },
+    /** Waits for the connection (2 s at most), so the first requests after start-up are metered too. */
+    async ready() {
+      if (redis.status === 'ready') return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 2000);
+        redis.once('ready', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
     },
     async close() {
       redis.disconnect();
