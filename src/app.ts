@@ -20,7 +20,7 @@ import { domainRoutes } from './domains/routes.js';
 import { apiKeyAuth } from './http/auth.js';
 import { memoryLimiter, redisLimiter } from './http/rate-limit.js';
 import './http/context.js';
-import { AppError, sendProblem, toAppError } from './http/errors.js';
+import { AppError, sendProblem, toAppError, type FieldError } from './http/errors.js';
 import { openApiOptions } from './http/openapi.js';
 import { NoQuery } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
@@ -56,6 +56,11 @@ export async function buildApp({ config }: AppOptions): Promise<FastifyInstance>
       server.keepAliveTimeout = 5_000;
       return server;
     },
+    // The router's own errors (bad percent-encoding, an overlong path segment) leave as problem+json too.
+    frameworkErrors: (err, request, reply) => {
+      reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff').header('cache-control', 'no-store');
+      sendProblem(reply, request, toAppError(err));
+    },
     // A caller's own request id is kept when it is sane, so logs can be joined across services.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -67,6 +72,7 @@ export async function buildApp({ config }: AppOptions): Promise<FastifyInstance>
   registerErrorHandling(app);
   registerJsonBody(app);
   registerSecurityHeaders(app);
+  refuseNulInUrl(app);
   if (config.corsOrigins.length > 0) {
     await app.register(cors, {
       origin: config.corsOrigins,
@@ -192,10 +198,8 @@ function registerJsonBody(app: FastifyInstance): void {
     }
     parseJson(request, text, (err, parsed) => {
       if (err) return done(err);
-      const long = longArray(parsed);
-      if (long !== undefined) {
-        return done(new AppError('validation_failed', `An array holds more than ${MAX_JSON_ITEMS} items`, [{ path: long, message: `must not hold more than ${MAX_JSON_ITEMS} items` }]));
-      }
+      const problem = bodyProblem(parsed);
+      if (problem) return done(new AppError('validation_failed', `Invalid body: ${problem.path || 'the body'} ${problem.message}`, [problem]));
       done(null, parsed);
     });
   });
@@ -221,21 +225,43 @@ function nestingDepth(text: string): number {
   return deepest;
 }
 
-/** The JSON Pointer of the first array longer than the limit, if any. */
-function longArray(value: unknown, path = ''): string | undefined {
+/**
+ * What no schema can say about a parsed body: an array longer than the limit, a number that
+ * overflowed to Infinity (`1e400`), or a NUL character (PostgreSQL cannot store one, and it
+ * means nothing in text) in any string or key. The first one found, at its JSON Pointer.
+ */
+function bodyProblem(value: unknown, path = ''): FieldError | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? { path, message: 'must not contain the NUL character' } : undefined;
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : { path, message: 'is too large a number' };
   if (Array.isArray(value)) {
-    if (value.length > MAX_JSON_ITEMS) return path;
+    if (value.length > MAX_JSON_ITEMS) return { path, message: `must not hold more than ${MAX_JSON_ITEMS} items` };
     for (let i = 0; i < value.length; i++) {
-      const found = longArray(value[i], `${path}/${i}`);
-      if (found !== undefined) return found;
+      const found = bodyProblem(value[i], `${path}/${i}`);
+      if (found) return found;
     }
   } else if (value !== null && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
-      const found = longArray(v, `${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
-      if (found !== undefined) return found;
+      const at = `${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (k.includes('\u0000')) return { path: at, message: 'must not contain the NUL character' };
+      const found = bodyProblem(v, at);
+      if (found) return found;
     }
   }
   return undefined;
+}
+
+/** A NUL character in a path or query value is refused like one in a body (before validation). */
+function refuseNulInUrl(app: FastifyInstance): void {
+  app.addHook('preValidation', (request, _reply, done) => {
+    for (const [part, values] of [['params', request.params], ['query', request.query]] as const) {
+      for (const [name, value] of Object.entries((values ?? {}) as Record<string, unknown>)) {
+        if ([value].flat().some((v) => typeof v === 'string' && v.includes('\u0000'))) {
+          return done(new AppError('validation_failed', `Invalid ${part}: /${name} must not contain the NUL character`, [{ path: `/${name}`, message: 'must not contain the NUL character' }]));
+        }
+      }
+    }
+    done();
+  });
 }
 
 /** On every response: no MIME sniffing; API answers are never cached (downloads set their own). */

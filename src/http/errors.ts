@@ -92,6 +92,9 @@ const FASTIFY_CODES: Record<string, { code: ErrorCode; detail: string }> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'validation_failed', detail: 'The body is empty' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'validation_failed', detail: 'Content-Length does not match the body' },
   FST_ERR_CTP_INVALID_PARSE_TYPE: { code: 'unsupported_media_type', detail: 'The body cannot be read with this Content-Type' },
+  FST_ERR_BAD_URL: { code: 'validation_failed', detail: 'The URL is not validly percent-encoded' },
+  // An id longer than any id names nothing, like any other malformed id.
+  FST_ERR_MAX_PARAM_LENGTH: { code: 'not_found', detail: 'Not found' },
 };
 
 // Statuses other libraries (body parsers, plugins) set on their errors.
