@@ -31,18 +31,42 @@ const pgTypes = {
   }) as typeof pg.types.getTypeParser,
 };
 
+/**
+ * pg's errors without a SQLSTATE are the connection's own (refused, reset, terminated, timed out):
+ * they are tagged so the request is answered 503, never 500.
+ */
+function tagUnavailable(err: unknown): Error {
+  const error = err instanceof Error ? err : new Error(String(err));
+  if (!(error as { code?: string }).code) Object.assign(error, { code: 'DB_UNAVAILABLE' });
+  return error;
+}
+
 function openPostgres(url: string, poolSize: number): Db {
-  // A request never waits more than 5 s for a connection: a database that is down answers fast.
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes, connectionTimeoutMillis: 5000 });
+  // A database that is down or unreachable is answered fast: 2.5 s at most to get a connection and
+  // 2.5 s for a query (the service's queries take milliseconds), so a request waits 5 s at worst.
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes, connectionTimeoutMillis: 2500, query_timeout: 2500, keepAlive: true });
   // An idle client that loses its connection (a server restart) must not crash the process.
   pool.on('error', () => {});
-  // A failed connection attempt is tagged, so it is answered 503 (the pool reconnects by itself later).
+  const prepared = new WeakSet<pg.PoolClient>();
   const connect = async () => {
+    let client: pg.PoolClient;
     try {
-      return await pool.connect();
+      client = await pool.connect();
     } catch (err) {
-      throw Object.assign(err instanceof Error ? err : new Error(String(err)), { code: (err as { code?: string }).code ?? 'DB_UNAVAILABLE' });
+      throw tagUnavailable(err);
     }
+    if (!prepared.has(client)) {
+      prepared.add(client);
+      // A connection that dies under a running query fails that query; it must not take the process
+      // down with an unhandled 'error' event (the pool drops the client when it is released).
+      client.on('error', () => {});
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      client.query = ((...args: unknown[]) => {
+        const result = query(...args);
+        return result instanceof Promise ? result.catch((err: unknown) => { throw tagUnavailable(err); }) : result;
+      }) as typeof client.query;
+    }
+    return client;
   };
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: { connect, end: () => pool.end() } }) });
   return { kysely, dialect: 'postgres', close: () => kysely.destroy() };
