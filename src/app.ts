@@ -17,7 +17,7 @@ import type { Config } from './config.js';
 import { openDatabase, type Db } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
 import { domainRoutes } from './domains/routes.js';
-import { apiKeyAuth } from './http/auth.js';
+import { apiKeyAuth, type ApiKeyAuth } from './http/auth.js';
 import { memoryLimiter, redisLimiter } from './http/rate-limit.js';
 import './http/context.js';
 import { AppError, sendProblem, toAppError, type FieldError } from './http/errors.js';
@@ -68,8 +68,20 @@ export async function buildApp({ config }: AppOptions): Promise<FastifyInstance>
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  const db: Db = openDatabase(config.database);
+  app.addHook('onClose', () => db.close());
+  await migrateToLatest(db);
+  app.decorate('db', db.kysely);
+  app.decorate('config', config);
+  app.decorateRequest('tenantId', '');
+
+  const limiter = config.redisUrl ? redisLimiter(config.redisUrl, app.log) : memoryLimiter();
+  await limiter.ready();
+  app.addHook('onClose', () => limiter.close());
+  const keys = apiKeyAuth(app.db, limiter, config.rateLimit);
+
   app.setValidatorCompiler(validatorCompiler);
-  registerErrorHandling(app);
+  registerErrorHandling(app, keys);
   registerJsonBody(app);
   registerSecurityHeaders(app);
   refuseNulInUrl(app);
@@ -81,13 +93,6 @@ export async function buildApp({ config }: AppOptions): Promise<FastifyInstance>
       exposedHeaders: ['x-request-id', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after', 'idempotent-replayed'],
     });
   }
-
-  const db: Db = openDatabase(config.database);
-  app.addHook('onClose', () => db.close());
-  await migrateToLatest(db);
-  app.decorate('db', db.kysely);
-  app.decorate('config', config);
-  app.decorateRequest('tenantId', '');
 
   // Webhook delivery runs beside the API; a change that may have written events wakes it at once.
   const dispatcher = createDispatcher(db.kysely, config.webhooks, app.log);
@@ -120,10 +125,7 @@ export async function buildApp({ config }: AppOptions): Promise<FastifyInstance>
   await app.register(downloadRoutes, assets);
 
   await app.register(async (v0) => {
-    const limiter = config.redisUrl ? redisLimiter(config.redisUrl, app.log) : memoryLimiter();
-    await limiter.ready();
-    v0.addHook('onClose', () => limiter.close());
-    v0.addHook('onRequest', apiKeyAuth(app.db, limiter, config.rateLimit));
+    v0.addHook('onRequest', keys.hook);
     await v0.register(personRoutes);
     await v0.register(accountRoutes);
     await v0.register(logRoutes);
@@ -144,7 +146,7 @@ export async function buildApp({ config }: AppOptions): Promise<FastifyInstance>
 }
 
 /** Every error, from any layer, leaves as problem+json; 405 is told apart from 404 by the route table. */
-function registerErrorHandling(app: FastifyInstance): void {
+function registerErrorHandling(app: FastifyInstance, keys: ApiKeyAuth): void {
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();
@@ -167,7 +169,8 @@ function registerErrorHandling(app: FastifyInstance): void {
     const pattern = new RegExp(`^${route.url.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*')}$`);
     for (const method of [route.method].flat()) routes.push({ method, pattern });
   });
-  app.setNotFoundHandler((request, reply) => {
+  app.setNotFoundHandler(async (request, reply) => {
+    await keys.meterUnrouted(request, reply);
     const path = request.url.split('?', 1)[0] ?? '';
     const allowed = [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
     if (allowed.length > 0) {

@@ -1,4 +1,4 @@
-import { checkKeyOptions, createApiKey, createTenant, getTenant, listTenants, revokeApiKey, type KeyOptions } from './admin/repository.js';
+import { checkKeyOptions, createApiKey, createTenant, getTenant, listApiKeys, listTenants, revokeApiKey, type KeyOptions } from './admin/repository.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -9,6 +9,7 @@ const USAGE = `Usage: npm run admin -- <command>
   tenants list               list tenants (newest first)
   keys create TENANT_ID [--scopes read|read,write] [--expires-at ISO] [--rate N] [--burst N]
                              create an API key for a tenant
+  keys list TENANT_ID        list a tenant's keys (prefix, scopes, expiry, limits, last use)
   keys revoke KEY_ID         revoke an API key at once
 Uses the same DATABASE_URL as the server. Prints JSON on stdout.`;
 
@@ -56,6 +57,11 @@ async function main(args: string[]): Promise<unknown> {
         const options = checkKeyOptions(keyFlags(flags));
         if (!(await getTenant(db.kysely, tenantId))) throw new Error(`No tenant ${tenantId}`);
         return await createApiKey(db.kysely, tenantId, options);
+      }
+      case 'keys list': {
+        if (!arg) throw new UsageError('keys list needs a TENANT_ID');
+        if (!(await getTenant(db.kysely, arg))) throw new Error(`No tenant ${arg}`);
+        return await listApiKeys(db.kysely, arg, { limit: 100 });
       }
       case 'keys revoke': {
         if (!arg) throw new UsageError('keys revoke needs a KEY_ID');

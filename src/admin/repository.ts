@@ -2,13 +2,13 @@ import { randomInt } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import { allocateSlug, slugify } from '../db/slugs.js';
 import { createFallbackDomain } from '../domains/repository.js';
-import type { Database, TenantsTable } from '../db/types.js';
+import type { ApiKeysTable, Database, TenantsTable } from '../db/types.js';
 import { hashApiKey } from '../http/auth.js';
 import { olderThan, pageRequest, toPage, type PageRequest } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { now, toInstant } from '../time.js';
 import { invalidField } from '../http/errors.js';
-import type { Tenant } from './schemas.js';
+import type { ApiKey, Tenant } from './schemas.js';
 
 const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -78,6 +78,36 @@ export async function createApiKey(trx: Kysely<Database>, tenantId: string, opti
     })
     .execute();
   return { apiKey, apiKeyId, scopes, expiresAt, rateLimitPerSecond: rate, rateLimitBurst: burst };
+}
+
+const toApiKey = (row: ApiKeysTable): ApiKey => ({
+  apiKeyId: row.id,
+  keyPrefix: row.key_prefix,
+  scopes: row.scopes.split(',') as ApiKey['scopes'],
+  expiresAt: row.expires_at,
+  rateLimitPerSecond: row.rate_limit_per_second,
+  rateLimitBurst: row.rate_limit_burst,
+  createdAt: row.created_at,
+  revokedAt: row.revoked_at,
+  lastUsedAt: row.last_used_at,
+});
+
+/** A tenant's keys, revoked ones included, newest first. */
+export async function listApiKeys(db: Kysely<Database>, tenantId: string, query: { cursor?: string; limit?: number }) {
+  const page: PageRequest = pageRequest('api_keys', tenantId, query);
+  const [rows, count] = await Promise.all([
+    db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .$if(page.after !== null, (q) => q.where(olderThan('api_keys', page.after!)))
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit + 1)
+      .execute(),
+    db.selectFrom('api_keys').select((eb) => eb.fn.countAll().as('n')).where('tenant_id', '=', tenantId).executeTakeFirstOrThrow(),
+  ]);
+  return toPage('api_keys', tenantId, page, rows, Number(count.n), (r) => [r.created_at, r.id], toApiKey);
 }
 
 /** Revoking twice is harmless; false when no such key exists. */

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { adminAuth } from '../http/auth.js';
 import { notFound } from '../http/errors.js';
 import { ListEnvelope, ListQuery, NoContent, responses } from '../http/schemas.js';
-import { checkKeyOptions, createApiKey, createTenant, getTenant, listTenants, revokeApiKey } from './repository.js';
-import { ApiKeyCreate, ApiKeyCreated, ApiKeyIdParams, Tenant, TenantCreate, TenantCreated, TenantIdParams } from './schemas.js';
+import { checkKeyOptions, createApiKey, createTenant, getTenant, listApiKeys, listTenants, revokeApiKey } from './repository.js';
+import { ApiKey, ApiKeyCreate, ApiKeyCreated, ApiKeyIdParams, Tenant, TenantCreate, TenantCreated, TenantIdParams } from './schemas.js';
 
 const tags = ['admin'];
 const security = [{ adminToken: [] }];
@@ -32,6 +32,13 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ adminToken: string }> = as
     const options = checkKeyOptions(request.body ?? {});
     if (!(await getTenant(app.db, request.params.tenantId))) throw notFound('Tenant');
     return reply.code(201).send(await createApiKey(app.db, request.params.tenantId, options));
+  });
+
+  app.get('/admin/tenants/:tenantId/api_keys', {
+    schema: { tags, security, summary: 'List a tenant\'s API keys (never the keys themselves)', params: TenantIdParams, querystring: ListQuery({}), response: responses({ 200: ListEnvelope(ApiKey) }) },
+  }, async (request) => {
+    if (!(await getTenant(app.db, request.params.tenantId))) throw notFound('Tenant');
+    return listApiKeys(app.db, request.params.tenantId, request.query);
   });
 
   app.delete('/admin/api_keys/:apiKeyId', {

@@ -30,6 +30,20 @@ export const ApiKeyCreated = Type.Object({
   rateLimitBurst: Nullable(Type.Integer()),
 });
 
+/** A key as the admin API lists it: never the key itself, only its first characters. */
+export const ApiKey = Type.Object({
+  apiKeyId: Type.String(),
+  keyPrefix: Type.String({ description: 'The first 8 characters of the key, to recognise it' }),
+  scopes: Scopes,
+  expiresAt: NullableTimestamp,
+  rateLimitPerSecond: Nullable(Type.Integer({ description: 'Null: the configured default' })),
+  rateLimitBurst: Nullable(Type.Integer()),
+  createdAt: Timestamp,
+  revokedAt: NullableTimestamp,
+  lastUsedAt: Nullable(Type.String({ format: 'date-time', description: 'Recorded at most once a minute, so up to a minute behind' })),
+});
+export type ApiKey = Static<typeof ApiKey>;
+
 export const TenantCreated = Type.Object({
   tenant: Tenant,
   apiKey: Type.String({ description: 'The plain key: shown in this response only' }),

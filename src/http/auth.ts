@@ -12,12 +12,23 @@ export function hashApiKey(key: string): string {
 
 const LAST_USED_EVERY_MS = 60_000;
 
+export interface ApiKeyAuth {
+  /** The onRequest hook of every /v0 route. */
+  hook: onRequestAsyncHookHandler;
+  /**
+   * For a request that matched no route (404) or used a wrong method (405): a valid key still
+   * takes its token and gets its RateLimit-* headers (429 when empty); with no valid key the
+   * answer stays the plain 404 or 405, since no route was there to require one.
+   */
+  meterUnrouted(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+}
+
 /**
  * Every /v0 request: the key resolves to its tenant (401 when missing, unknown, revoked or
  * expired), then takes a token from its bucket (RateLimit-* headers on every answer from here on,
  * 429 when empty), then must have the scope the method needs (403). The key itself is never logged.
  */
-export function apiKeyAuth(db: Kysely<Database>, limiter: RateLimiter, defaults: { perSecond: number; burst: number }): onRequestAsyncHookHandler {
+export function apiKeyAuth(db: Kysely<Database>, limiter: RateLimiter, defaults: { perSecond: number; burst: number }): ApiKeyAuth {
   const lastUsed = new Map<string, number>();
   const touch = (keyId: string) => {
     const at = Date.now();
@@ -26,31 +37,50 @@ export function apiKeyAuth(db: Kysely<Database>, limiter: RateLimiter, defaults:
     // Off the request's path: a failure here must never fail the request.
     void db.updateTable('api_keys').set({ last_used_at: new Date(at).toISOString() }).where('id', '=', keyId).execute().catch(() => lastUsed.delete(keyId));
   };
-  return async (request: FastifyRequest, reply: FastifyReply) => {
-    const key = request.headers['x-api-key'];
-    if (typeof key !== 'string' || key === '') {
-      throw new AppError('unauthorized', 'Send your API key in the x-api-key header');
-    }
+
+  const findKey = async (key: string) => {
     const row = key.length > 512 ? undefined : await db
       .selectFrom('api_keys')
       .select(['id', 'tenant_id', 'scopes', 'expires_at', 'rate_limit_per_second', 'rate_limit_burst'])
       .where('key_hash', '=', hashApiKey(key))
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
-    if (!row) throw new AppError('unauthorized', 'The API key is unknown or revoked');
-    if (row.expires_at !== null && row.expires_at <= now()) throw new AppError('unauthorized', 'The API key has expired');
-    request.tenantId = row.tenant_id;
-    touch(row.id);
+    if (!row) return { row: undefined, refusal: 'The API key is unknown or revoked' };
+    if (row.expires_at !== null && row.expires_at <= now()) return { row: undefined, refusal: 'The API key has expired' };
+    return { row, refusal: '' };
+  };
 
+  type KeyRow = NonNullable<Awaited<ReturnType<typeof findKey>>['row']>;
+  const meter = async (row: KeyRow, reply: FastifyReply) => {
+    touch(row.id);
     const rate = row.rate_limit_per_second ?? defaults.perSecond;
     const bucket = await limiter.take(row.id, rate, row.rate_limit_burst ?? (row.rate_limit_per_second === null ? defaults.burst : rate * 2));
     reply.header('ratelimit-limit', bucket.limit).header('ratelimit-remaining', bucket.remaining).header('ratelimit-reset', bucket.resetSeconds);
     if (!bucket.allowed) {
       throw new AppError('rate_limited', `Rate limit exceeded; retry in ${bucket.retryAfterSeconds} s`, undefined, { 'retry-after': String(bucket.retryAfterSeconds) });
     }
-    if (request.method !== 'GET' && request.method !== 'HEAD' && !row.scopes.split(',').includes('write')) {
-      throw new AppError('forbidden', 'This API key may only read (GET); use a key with the write scope');
-    }
+  };
+
+  return {
+    hook: async (request, reply) => {
+      const key = request.headers['x-api-key'];
+      if (typeof key !== 'string' || key === '') {
+        throw new AppError('unauthorized', 'Send your API key in the x-api-key header');
+      }
+      const { row, refusal } = await findKey(key);
+      if (!row) throw new AppError('unauthorized', refusal);
+      request.tenantId = row.tenant_id;
+      await meter(row, reply);
+      if (request.method !== 'GET' && request.method !== 'HEAD' && !row.scopes.split(',').includes('write')) {
+        throw new AppError('forbidden', 'This API key may only read (GET); use a key with the write scope');
+      }
+    },
+    meterUnrouted: async (request, reply) => {
+      const key = request.headers['x-api-key'];
+      if (typeof key !== 'string' || key === '') return;
+      const { row } = await findKey(key);
+      if (row) await meter(row, reply);
+    },
   };
 }
 

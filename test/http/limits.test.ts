@@ -163,6 +163,33 @@ for (const mode of MODES) {
       await run.expect(200, () => t.req('GET', '/v0/persons', undefined, { key }));
     });
 
+    test('with a valid key, an unknown route (404) and a wrong method (405) carry RateLimit headers and take a token; past the burst they are 429', T(20), async () => {
+      const { key } = await t.newTenant('Unrouted Co');
+      const run = bucketRun(BUCKET);
+      const paths: [string, string, number][] = [
+        ['GET', '/v0/nothing-here', 404], ['POST', '/v0/nothing/here', 404], ['GET', '/nowhere', 404],
+        ['DELETE', '/v0/persons', 405], ['PUT', `/v0/persons/${UNKNOWN_PERSON}`, 405],
+      ];
+      for (let i = 0; i < 10; i++) {
+        const [method, url, status] = paths[i % paths.length]!;
+        const res = await run.expect(status, () => t.req(method, url, undefined, { key }));
+        expectProblem(res, status, status === 404 ? 'not_found' : 'method_not_allowed');
+      }
+      const limited = await run.untilLimited(() => t.req('GET', '/v0/nothing-here', undefined, { key }));
+      expectProblem(limited, 429, 'rate_limited');
+      assert.match(String(limited.headers['retry-after']), /^\d+$/);
+
+      // Without a valid key they stay a plain 404 and 405: no bucket, no headers, no 401.
+      for (const as of [{ key: null }, { key: `${key}x` }]) {
+        const missing = await t.req('GET', '/v0/nothing-here', undefined, as);
+        expectProblem(missing, 404, 'not_found');
+        assertNoLimitHeaders(missing);
+        const wrong = await t.req('DELETE', '/v0/persons', undefined, as);
+        expectProblem(wrong, 405, 'method_not_allowed');
+        assertNoLimitHeaders(wrong);
+      }
+    });
+
     test('buckets are per key: another key of the same tenant, and another tenant, are unaffected', T(20), async () => {
       const a = await newKey(t);
       const b = await newKey(t);
@@ -505,12 +532,15 @@ describe('API key scopes', () => {
     }
   });
 
-  test('with a read key, an unknown route is 404 and a wrong method 405, not 403', T(20), async () => {
+  test('with a read key, an unknown route is 404 and a wrong method 405, not 403, with RateLimit headers', T(20), async () => {
     for (const [method, url] of [['GET', '/v0/nothing-here'], ['POST', '/v0/nothing-here'], ['DELETE', '/v0/nothing/here']] as const) {
-      expectProblem(await t.req(method, url, undefined, { key: readKey }), 404, 'not_found');
+      const res = await t.req(method, url, undefined, { key: readKey });
+      expectProblem(res, 404, 'not_found');
+      limits(res);
     }
     const wrong = await t.req('DELETE', `/v0/persons/${personId}`, undefined, { key: readKey });
     expectProblem(wrong, 405, 'method_not_allowed');
+    limits(wrong);
     assert.ok(String(wrong.headers.allow).includes('GET'), `Allow: ${String(wrong.headers.allow)}`);
     expectProblem(await t.req('PUT', `/v0/persons/${personId}`, { name: 'x' }, { key: readKey }), 405, 'method_not_allowed');
     expectProblem(await t.req('DELETE', '/v0/persons', undefined, { key: readKey }), 405, 'method_not_allowed');
@@ -590,6 +620,13 @@ describe('API key expiry', () => {
       assert.ok(refused.code !== 0 && refused.code !== null, `${args.join(' ')}: exit ${refused.code}`);
       assert.equal(refused.stdout, '', `${args.join(' ')}: nothing on stdout`);
     }
+
+    const listed = await cli(['keys', 'list', t.tenantId]);
+    assert.equal(listed.code, 0, listed.stderr);
+    const items = (JSON.parse(listed.stdout) as Json).items as Json[];
+    const shown = items.find((k) => k.apiKeyId === key.apiKeyId);
+    assert.deepEqual([shown?.scopes, shown?.expiresAt, shown?.rateLimitPerSecond], [['read'], expiresAt, 3]);
+    assert.ok(!listed.stdout.includes(key.apiKey), 'the plain key is never listed');
   });
 });
 
@@ -624,6 +661,35 @@ describe('lastUsedAt', () => {
     assert.equal((await t.req('GET', '/v0/persons', undefined, { key: apiKey })).status, 200);
     await sleep(300);
     assert.equal(await lastUsed(apiKeyId), first);
+  });
+
+  test('the admin API lists a tenant\'s keys with lastUsedAt, never the key itself', T(20), async () => {
+    const { apiKey, apiKeyId } = await newKey(t, { scopes: ['read'], rateLimitPerSecond: 7 });
+    const list = async () => {
+      const res = await t.req('GET', `/admin/tenants/${t.tenantId}/api_keys`, undefined, { key: null, headers: adminHeaders });
+      assert.equal(res.status, 200, res.text);
+      return res;
+    };
+    const before = (await list()).body.items.find((k: Json) => k.apiKeyId === apiKeyId);
+    assert.deepEqual(
+      { ...before, createdAt: undefined },
+      { apiKeyId, keyPrefix: apiKey.slice(0, 8), scopes: ['read'], expiresAt: null, rateLimitPerSecond: 7, rateLimitBurst: 14, createdAt: undefined, revokedAt: null, lastUsedAt: null },
+    );
+    assert.match(before.createdAt, ISO_MS);
+    assert.equal((await t.req('GET', '/v0/persons', undefined, { key: apiKey })).status, 200);
+    let used: Json | undefined;
+    for (let i = 0; i < 40 && !used?.lastUsedAt; i++) {
+      if (i > 0) await sleep(50);
+      used = (await list()).body.items.find((k: Json) => k.apiKeyId === apiKeyId);
+    }
+    assert.match(String(used?.lastUsedAt), ISO_MS);
+    const res = await list();
+    assert.ok(!res.text.includes(apiKey), 'the plain key never appears');
+    assert.equal(res.body.totalCount, res.body.items.length);
+
+    expectProblem(await t.req('GET', '/admin/tenants/tenant_01jd0000000000000000000000/api_keys', undefined, { key: null, headers: adminHeaders }), 404, 'not_found');
+    expectProblem(await t.req('GET', `/admin/tenants/${t.tenantId}/api_keys`, undefined, { key: null }), 401, 'unauthorized');
+    expectProblem(await t.req('GET', `/admin/tenants/${t.tenantId}/api_keys?limit=0`, undefined, { key: null, headers: adminHeaders }), 400, 'validation_failed', ['/limit']);
   });
 
   test('a refused request (401 for an unknown key) records nothing on other keys', T(20), async () => {
