@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { Kysely, PostgresDialect, type LogConfig } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
+import { groupCommitSqlite } from './sqlite.js';
 import type { Database } from './types.js';
 
 export type Dialect = DatabaseConfig['kind'];
@@ -14,8 +14,9 @@ export interface Db {
   close(): Promise<void>;
 }
 
-export function openDatabase(config: DatabaseConfig): Db {
-  return config.kind === 'postgres' ? openPostgres(config.url, config.poolSize) : openSqlite(config.path);
+/** `log` is Kysely's own: it sees every query executed, prepared ones included (the query-plan test uses it). */
+export function openDatabase(config: DatabaseConfig, log?: LogConfig): Db {
+  return config.kind === 'postgres' ? openPostgres(config.url, config.poolSize, log) : openSqlite(config.path, log);
 }
 
 // PostgreSQL returns what SQLite returns: timestamps as ISO 8601 strings in UTC with milliseconds
@@ -41,7 +42,7 @@ function tagUnavailable(err: unknown): Error {
   return error;
 }
 
-function openPostgres(url: string, poolSize: number): Db {
+function openPostgres(url: string, poolSize: number, log?: LogConfig): Db {
   // A database that is down or unreachable is answered fast: 2.5 s at most to get a connection and
   // 2.5 s for a query (the service's queries take milliseconds), so a request waits 5 s at worst.
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes, connectionTimeoutMillis: 2500, query_timeout: 2500, keepAlive: true });
@@ -68,39 +69,12 @@ function openPostgres(url: string, poolSize: number): Db {
     }
     return client;
   };
-  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: { connect, end: () => pool.end() } }) });
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: { connect, end: () => pool.end() } }), log });
   return { kysely, dialect: 'postgres', close: () => kysely.destroy() };
 }
 
-function openSqlite(file: string): Db {
+function openSqlite(file: string, log?: LogConfig): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const sqlite = new SQLite(file);
-  sqlite.pragma('journal_mode = WAL');
-  // NORMAL in WAL mode survives a process crash (kill -9); only a power loss can drop the last commits.
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('foreign_keys = ON');
-  // The CLI may write while a server runs on the same file: wait for the lock instead of failing.
-  sqlite.pragma('busy_timeout = 5000');
-  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const kysely = new Kysely<Database>({ dialect: groupCommitSqlite(file), log });
   return { kysely, dialect: 'sqlite', close: () => kysely.destroy() };
-}
-
-/**
- * Kysely prepares every statement on every query; preparing costs more than running a short
- * query, so statements are kept by their SQL text (bounded: queries whose text varies, such as
- * IN lists of different lengths, stop being cached once the cache is full).
- */
-function withStatementCache(sqlite: SQLite.Database, max = 1000): SqliteDatabase {
-  const statements = new Map<string, SQLite.Statement>();
-  return {
-    close: () => sqlite.close(),
-    prepare(sql: string) {
-      let statement = statements.get(sql);
-      if (!statement) {
-        statement = sqlite.prepare(sql);
-        if (statements.size < max) statements.set(sql, statement);
-      }
-      return statement;
-    },
-  };
 }

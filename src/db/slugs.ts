@@ -1,4 +1,5 @@
 import { sql, type Transaction } from 'kysely';
+import { prepared } from './prepared.js';
 import type { Database } from './types.js';
 
 /** Lowercase ASCII words joined by `-`: accents are dropped (`José` → `jose`), other characters split words. */
@@ -14,6 +15,14 @@ export function slugify(name: string, fallback: string, maxLength = 80): string 
   return slug || fallback;
 }
 
+const nextSlugNumber = prepared((db, p: { scope: string; base: string }) =>
+  db
+    .insertInto('slug_counters')
+    .values({ scope: p.scope, base: p.base, last_n: 1 })
+    .onConflict((oc) => oc.columns(['scope', 'base']).doUpdateSet({ last_n: sql<number>`slug_counters.last_n + 1` }))
+    .returning('last_n'),
+);
+
 /**
  * The next free slug for `base` within `scope`: `base`, then `base-2`, `base-3`, ... A counter per
  * base avoids scanning every earlier slug; the existence check covers a name that is itself
@@ -26,12 +35,7 @@ export async function allocateSlug(
   taken: (slug: string) => Promise<boolean>,
 ): Promise<string> {
   for (;;) {
-    const { last_n: n } = await trx
-      .insertInto('slug_counters')
-      .values({ scope, base, last_n: 1 })
-      .onConflict((oc) => oc.columns(['scope', 'base']).doUpdateSet({ last_n: sql<number>`slug_counters.last_n + 1` }))
-      .returning('last_n')
-      .executeTakeFirstOrThrow();
+    const [{ last_n: n }] = (await nextSlugNumber(trx, { scope, base })) as [{ last_n: number }];
     const candidate = n === 1 ? base : `${base}-${n}`;
     if (!(await taken(candidate))) return candidate;
   }

@@ -1,8 +1,13 @@
 import type { Kysely } from 'kysely';
+import { prepared } from '../db/prepared.js';
 import type { Database } from '../db/types.js';
 import { newId } from '../ids.js';
 import { now } from '../time.js';
 import type { EventType } from './catalogue.js';
+
+const insertEvent = prepared((db, p: { id: string; tenantId: string; type: string; payload: string; at: string }) =>
+  db.insertInto('events').values({ id: p.id, tenant_id: p.tenantId, type: p.type, payload: p.payload, created_at: p.at, fanned_out: 0, fan_lease_until: null }),
+);
 
 /**
  * Records an event in the transaction of the change it describes (a transactional outbox): if the
@@ -20,6 +25,6 @@ export async function emit(
   const id = newId('event');
   const at = now();
   const payload = JSON.stringify({ type, timestamp: at, ...extra, data });
-  await trx.insertInto('events').values({ id, tenant_id: tenantId, type, payload, created_at: at, fanned_out: 0, fan_lease_until: null }).execute();
+  await insertEvent(trx, { id, tenantId, type, payload, at });
   return id;
 }

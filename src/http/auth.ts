@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Kysely } from 'kysely';
+import { prepared } from '../db/prepared.js';
 import type { Database } from '../db/types.js';
 import { now } from '../time.js';
 import { AppError } from './errors.js';
@@ -11,6 +12,15 @@ export function hashApiKey(key: string): string {
 }
 
 const LAST_USED_EVERY_MS = 60_000;
+
+/** Every /v0 request runs this first; compiled once (see db/prepared.ts). */
+const liveKey = prepared((db, p: { keyHash: string }) =>
+  db
+    .selectFrom('api_keys')
+    .select(['id', 'tenant_id', 'scopes', 'expires_at', 'rate_limit_per_second', 'rate_limit_burst'])
+    .where('key_hash', '=', p.keyHash)
+    .where('revoked_at', 'is', null),
+);
 
 export interface ApiKeyAuth {
   /** The onRequest hook of every /v0 route. */
@@ -39,12 +49,7 @@ export function apiKeyAuth(db: Kysely<Database>, limiter: RateLimiter, defaults:
   };
 
   const findKey = async (key: string) => {
-    const row = key.length > 512 ? undefined : await db
-      .selectFrom('api_keys')
-      .select(['id', 'tenant_id', 'scopes', 'expires_at', 'rate_limit_per_second', 'rate_limit_burst'])
-      .where('key_hash', '=', hashApiKey(key))
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
+    const row = key.length > 512 ? undefined : (await liveKey(db, { keyHash: hashApiKey(key) }))[0];
     if (!row) return { row: undefined, refusal: 'The API key is unknown or revoked' };
     if (row.expires_at !== null && row.expires_at <= now()) return { row: undefined, refusal: 'The API key has expired' };
     return { row, refusal: '' };

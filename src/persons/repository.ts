@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { refreshPersonAudiences } from '../audiences/names.js';
 import { bump, counter } from '../db/counters.js';
+import { prepared } from '../db/prepared.js';
 import { allocateSlug, slugify } from '../db/slugs.js';
 import { emit } from '../events/outbox.js';
 import type { Database, PersonsTable } from '../db/types.js';
@@ -23,7 +24,7 @@ export const toPerson = (row: PersonsTable): Person => ({
 
 export async function createPerson(trx: Transaction<Database>, tenantId: string, input: PersonCreate): Promise<Person> {
   const slug = await allocateSlug(trx, `person:${tenantId}`, slugify(input.name, 'person'), async (s) =>
-    Boolean(await trx.selectFrom('persons').select('id').where('tenant_id', '=', tenantId).where('slug', '=', s).executeTakeFirst()),
+    (await personBySlug(trx, { tenantId, slug: s })).length > 0,
   );
   const createdAt = now();
   const row: PersonsTable = {
@@ -39,7 +40,7 @@ export async function createPerson(trx: Transaction<Database>, tenantId: string,
     created_at: createdAt,
     updated_at: createdAt,
   };
-  await trx.insertInto('persons').values(row).execute();
+  await insertPerson(trx, row);
   await bump(trx, tenantId, 'persons');
   const person = toPerson(row);
   await emit(trx, tenantId, 'person.created', person);
@@ -51,9 +52,23 @@ export async function getPerson(db: Kysely<Database>, tenantId: string, personId
   return row && toPerson(row);
 }
 
-function findPerson(db: Kysely<Database>, tenantId: string, personId: string) {
-  return db.selectFrom('persons').selectAll().where('id', '=', personId).where('tenant_id', '=', tenantId).executeTakeFirst();
+async function findPerson(db: Kysely<Database>, tenantId: string, personId: string) {
+  return (await personById(db, { tenantId, personId }))[0];
 }
+
+// The hot paths, compiled once (see db/prepared.ts).
+const personById = prepared((db, p: { tenantId: string; personId: string }) =>
+  db.selectFrom('persons').selectAll().where('id', '=', p.personId).where('tenant_id', '=', p.tenantId),
+);
+const personBySlug = prepared((db, p: { tenantId: string; slug: string }) =>
+  db.selectFrom('persons').select('id').where('tenant_id', '=', p.tenantId).where('slug', '=', p.slug),
+);
+const insertPerson = prepared((db, p: PersonsTable) =>
+  db.insertInto('persons').values({
+    id: p.id, tenant_id: p.tenant_id, name: p.name, email: p.email, domain: p.domain, domain_lc: p.domain_lc, slug: p.slug,
+    phone_number: p.phone_number, linkedin_profile_url: p.linkedin_profile_url, created_at: p.created_at, updated_at: p.updated_at,
+  }),
+);
 
 /**
  * Undefined when the person does not exist; an empty patch returns the person unchanged.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { CompiledQuery, sql, type Kysely, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type UnknownRow } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type LogEvent } from 'kysely';
 import { searchAccounts } from '../../src/accounts/repository.js';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase, type Db } from '../../src/db/connection.js';
@@ -33,24 +33,23 @@ const tenantIds: string[] = [];
 let somePerson = { tenantId: '', id: '' };
 let someLog = { tenantId: '', ownerId: '', id: '' };
 
-class Capture implements KyselyPlugin {
-  queries: CompiledQuery[] = [];
-  constructor(private readonly kysely: Kysely<Database>) {}
-  transformQuery({ node, queryId }: PluginTransformQueryArgs): RootOperationNode {
-    this.queries.push(this.kysely.getExecutor().compileQuery(node, queryId));
-    return node;
-  }
-  async transformResult({ result }: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    return result;
-  }
-}
+/** Every query the database runs while `capturing` is set (Kysely's log sees prepared queries too). */
+let captured: CompiledQuery[] | undefined;
+const capture = (event: LogEvent) => {
+  if (event.level === 'query') captured?.push(event.query);
+};
 
 async function plansOf(run: (k: Kysely<Database>) => Promise<unknown>): Promise<string[]> {
-  const capture = new Capture(db.kysely);
-  await run(db.kysely.withPlugin(capture));
-  assert.ok(capture.queries.length > 0, 'no query was captured');
+  const queries: CompiledQuery[] = [];
+  captured = queries;
+  try {
+    await run(db.kysely);
+  } finally {
+    captured = undefined;
+  }
+  assert.ok(queries.length > 0, 'no query was captured');
   const plans: string[] = [];
-  for (const q of capture.queries) {
+  for (const q of queries) {
     const explain = onPostgres ? `explain ${q.sql}` : `explain query plan ${q.sql}`;
     const result = await db.kysely.executeQuery<Record<string, unknown>>(CompiledQuery.raw(explain, [...q.parameters]));
     plans.push(result.rows.map((r) => String(r['QUERY PLAN'] ?? r.detail)).join('\n'));
@@ -70,7 +69,7 @@ function assertNoFullScan(plans: string[]): void {
 
 before(async () => {
   database = await freshDatabase();
-  db = openDatabase(loadConfig({ DATABASE_URL: database.url }).database);
+  db = openDatabase(loadConfig({ DATABASE_URL: database.url }).database, capture);
   await migrateToLatest(db);
   const k = db.kysely;
   const ts = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();

@@ -1,0 +1,35 @@
+import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
+import type { Database } from './types.js';
+
+const PLACEHOLDER = Symbol('placeholder');
+interface Placeholder { [PLACEHOLDER]: string }
+const isPlaceholder = (value: unknown): value is Placeholder => typeof value === 'object' && value !== null && PLACEHOLDER in value;
+
+interface Template { sql: string; parameters: readonly unknown[] }
+
+/**
+ * A query of fixed shape, built and compiled by Kysely once per dialect instead of on every call.
+ * On the hot paths (the key lookup, reading and creating a person) building and compiling cost
+ * as much as the database running the query. `build` receives placeholders in place of the
+ * parameters; each call substitutes the real values. The shape must not depend on the values
+ * (no `$if`, no lists of varying length): those queries stay ordinary Kysely queries.
+ */
+export function prepared<P extends object, O>(
+  build: (db: Kysely<Database>, params: P) => Compilable<O>,
+): (db: Kysely<Database>, params: P) => Promise<O[]> {
+  const templates = new Map<unknown, Template>();
+  const placeholders = new Proxy({} as P, { get: (_target, name) => ({ [PLACEHOLDER]: String(name) }) });
+  return async (db, params) => {
+    // Keyed by the adapter's class: the same query compiles to different SQL on each dialect.
+    const dialect = db.getExecutor().adapter.constructor;
+    let template = templates.get(dialect);
+    if (!template) {
+      const { sql, parameters } = build(db, placeholders).compile();
+      template = { sql, parameters };
+      templates.set(dialect, template);
+    }
+    const values = template.parameters.map((p) => (isPlaceholder(p) ? (params as Record<string, unknown>)[p[PLACEHOLDER]] : p));
+    const result = await db.executeQuery<O>(CompiledQuery.raw(template.sql, values));
+    return result.rows;
+  };
+}

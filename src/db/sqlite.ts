@@ -1,0 +1,202 @@
+import SQLite from 'better-sqlite3';
+import { CompiledQuery, SqliteDialect, type DatabaseConnection, type Dialect, type Driver, type QueryResult } from 'kysely';
+
+/**
+ * SQLite with group commit and a separate reader.
+ *
+ * SQLite has one writer, and the cost of a small write transaction is mostly its commit (appending
+ * the changed pages to the WAL). So every transaction runs as a savepoint inside one shared outer
+ * transaction, which is committed once per turn of the event loop: the writes that arrive together
+ * share a commit. A transaction's commit resolves only after that outer COMMIT, so nothing is
+ * acknowledged before it is durable, and a transaction that fails rolls back to its savepoint
+ * without touching the others.
+ *
+ * Reads outside a transaction go to a second, read-only connection: WAL gives it the last
+ * committed state, never a transaction that has finished but whose group has not committed yet.
+ */
+type Statement = SQLite.Statement<unknown[]>;
+
+/** Statements kept by their SQL text: preparing costs more than running a short query. */
+function statementCache(db: SQLite.Database, max = 1000): (sql: string) => Statement {
+  const statements = new Map<string, Statement>();
+  return (sql) => {
+    let statement = statements.get(sql);
+    if (!statement) {
+      statement = db.prepare(sql);
+      if (statements.size < max) statements.set(sql, statement);
+    }
+    return statement;
+  };
+}
+
+function run(statement: Statement, parameters: readonly unknown[]): QueryResult<unknown> {
+  if (statement.reader) return { rows: statement.all(parameters) };
+  const { changes, lastInsertRowid } = statement.run(parameters);
+  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+}
+
+/** A FIFO lock: whoever asked first goes first, so a flush queued behind transactions waits for exactly those. */
+function fifoLock() {
+  let tail = Promise.resolve();
+  return async (): Promise<() => void> => {
+    let release!: () => void;
+    const previous = tail;
+    tail = new Promise<void>((resolve) => (release = resolve));
+    await previous;
+    return release;
+  };
+}
+
+interface Group {
+  committed: Promise<void>;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+export function groupCommitSqlite(file: string): Dialect {
+  const writer = new SQLite(file);
+  writer.pragma('journal_mode = WAL');
+  // NORMAL in WAL mode survives a process crash (kill -9); only a power loss can drop the last commits.
+  writer.pragma('synchronous = NORMAL');
+  writer.pragma('foreign_keys = ON');
+  // The CLI may write while a server runs on the same file: wait for the lock instead of failing.
+  writer.pragma('busy_timeout = 5000');
+  // An in-memory database cannot be shared with a second connection: its reads take the write path.
+  const reader = file === ':memory:' ? undefined : new SQLite(file, { readonly: true });
+  reader?.pragma('busy_timeout = 5000');
+
+  const write = statementCache(writer);
+  const read = reader && statementCache(reader);
+  const lock = fifoLock();
+  let group: Group | undefined;
+
+  const openGroup = (): Group => {
+    if (group && writer.inTransaction) return group;
+    // A failed statement may have ended the outer transaction (SQLite does so on a full disk or an
+    // I/O error): the members that were waiting for it fail with it, and a new group begins.
+    group?.reject(new Error('The group transaction was rolled back by SQLite'));
+    let resolve!: () => void;
+    let reject!: (err: unknown) => void;
+    const committed = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+    committed.catch(() => {}); // observed by each member; never an unhandled rejection here
+    group = { committed, resolve, reject };
+    write('begin immediate').run();
+    setImmediate(() => void flush());
+    return group;
+  };
+
+  async function flush(): Promise<void> {
+    const release = await lock();
+    const current = group;
+    group = undefined;
+    try {
+      if (!current) return;
+      if (!writer.inTransaction) throw new Error('The group transaction was rolled back by SQLite');
+      write('commit').run();
+      current.resolve();
+    } catch (err) {
+      if (writer.inTransaction) write('rollback').run();
+      current?.reject(err);
+    } finally {
+      release();
+    }
+  }
+
+  /** A single statement outside any transaction that may write: it joins the group like a transaction. */
+  async function writeAlone(sql: string, parameters: readonly unknown[]): Promise<QueryResult<unknown>> {
+    const release = await lock();
+    let joined: Group;
+    let result: QueryResult<unknown>;
+    try {
+      joined = openGroup();
+      result = run(write(sql), parameters);
+    } finally {
+      release();
+    }
+    await joined.committed;
+    return result;
+  }
+
+  /** Rolls the current member back to its savepoint, unless SQLite already ended the whole group. */
+  const undo = () => {
+    if (!writer.inTransaction) return;
+    write('rollback to tx').run();
+    write('release tx').run();
+  };
+  const endTransaction = (conn: { release?: () => void }) => {
+    const release = conn.release;
+    conn.release = undefined;
+    release?.();
+  };
+
+  const connection = (): DatabaseConnection & { release?: () => void } => {
+    const self: DatabaseConnection & { release?: () => void } = {
+      async executeQuery<R>({ sql, parameters }: CompiledQuery): Promise<QueryResult<R>> {
+        if (self.release) return run(write(sql), parameters) as QueryResult<R>;
+        const statement = read?.(sql);
+        if (statement?.readonly) return run(statement, parameters) as QueryResult<R>;
+        return (await writeAlone(sql, parameters)) as QueryResult<R>;
+      },
+      // eslint-disable-next-line require-yield
+      async *streamQuery(): AsyncIterableIterator<QueryResult<never>> {
+        throw new Error('Streaming is not used by this service');
+      },
+    };
+    return self;
+  };
+  type Connection = ReturnType<typeof connection>;
+
+  const driver: Driver = {
+    async init() {},
+    async acquireConnection() {
+      return connection();
+    },
+    async beginTransaction(conn: Connection) {
+      const release = await lock();
+      try {
+        openGroup();
+        write('savepoint tx').run();
+        conn.release = release;
+      } catch (err) {
+        release();
+        throw err;
+      }
+    },
+    async commitTransaction(conn: Connection) {
+      const joined = group!;
+      try {
+        write('release tx').run();
+      } catch (err) {
+        undo();
+        throw err;
+      } finally {
+        endTransaction(conn);
+      }
+      await joined.committed;
+    },
+    // Kysely also calls this when the commit failed; by then the savepoint is gone and the lock free.
+    async rollbackTransaction(conn: Connection) {
+      if (!conn.release) return;
+      try {
+        undo();
+      } finally {
+        endTransaction(conn);
+      }
+    },
+    async releaseConnection() {},
+    // Commits what is pending, then closes both connections.
+    async destroy() {
+      await flush();
+      reader?.close();
+      writer.close();
+    },
+  };
+
+  const base = new SqliteDialect({ database: writer });
+  return {
+    createAdapter: () => base.createAdapter(),
+    createDriver: () => driver,
+    createIntrospector: (db) => base.createIntrospector(db),
+    createQueryCompiler: () => base.createQueryCompiler(),
+  };
+}
