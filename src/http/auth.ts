@@ -48,8 +48,21 @@ export function apiKeyAuth(db: Kysely<Database>, limiter: RateLimiter, defaults:
     void db.updateTable('api_keys').set({ last_used_at: new Date(at).toISOString() }).where('id', '=', keyId).execute().catch(() => lastUsed.delete(keyId));
   };
 
+  // Hashing costs as much as the lookup it serves; the hash of a key never changes, so the hashes
+  // of recent keys are kept (the lookup itself is not: a revoked key must be refused at once).
+  const hashes = new Map<string, string>();
+  const hashOf = (key: string) => {
+    let hash = hashes.get(key);
+    if (hash === undefined) {
+      if (hashes.size >= 10_000) hashes.clear();
+      hash = hashApiKey(key);
+      hashes.set(key, hash);
+    }
+    return hash;
+  };
+
   const findKey = async (key: string) => {
-    const row = key.length > 512 ? undefined : (await liveKey(db, { keyHash: hashApiKey(key) }))[0];
+    const row = key.length > 512 ? undefined : (await liveKey(db, { keyHash: hashOf(key) }))[0];
     if (!row) return { row: undefined, refusal: 'The API key is unknown or revoked' };
     if (row.expires_at !== null && row.expires_at <= now()) return { row: undefined, refusal: 'The API key has expired' };
     return { row, refusal: '' };
