@@ -79,8 +79,8 @@ export function groupCommitSqlite(file: string): Dialect {
     let reject!: (err: unknown) => void;
     const committed = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
     committed.catch(() => {}); // observed by each member; never an unhandled rejection here
-    group = { committed, resolve, reject };
     write('begin immediate').run();
+    group = { committed, resolve, reject };
     setImmediate(() => void flush());
     return group;
   };
@@ -117,6 +117,15 @@ export function groupCommitSqlite(file: string): Dialect {
     return result;
   }
 
+  /** The statement on the reader, if it can be prepared there (a table created moments ago may not be seen yet). */
+  const readable = (sql: string): Statement | undefined => {
+    try {
+      return read?.(sql);
+    } catch {
+      return undefined;
+    }
+  };
+
   /** Rolls the current member back to its savepoint, unless SQLite already ended the whole group. */
   const undo = () => {
     if (!writer.inTransaction) return;
@@ -133,7 +142,7 @@ export function groupCommitSqlite(file: string): Dialect {
     const self: DatabaseConnection & { release?: () => void } = {
       async executeQuery<R>({ sql, parameters }: CompiledQuery): Promise<QueryResult<R>> {
         if (self.release) return run(write(sql), parameters) as QueryResult<R>;
-        const statement = read?.(sql);
+        const statement = readable(sql);
         if (statement?.readonly) return run(statement, parameters) as QueryResult<R>;
         return (await writeAlone(sql, parameters)) as QueryResult<R>;
       },
@@ -177,11 +186,15 @@ export function groupCommitSqlite(file: string): Dialect {
     // Kysely also calls this when the commit failed; by then the savepoint is gone and the lock free.
     async rollbackTransaction(conn: Connection) {
       if (!conn.release) return;
+      const joined = group;
       try {
         undo();
       } finally {
         endTransaction(conn);
       }
+      // What made this transaction fail (a conflict with another member, say) is answered only
+      // once the group is committed, so no answer rests on what is not yet durable.
+      await joined?.committed.catch(() => {});
     },
     async releaseConnection() {},
     // Commits what is pending, then closes both connections.

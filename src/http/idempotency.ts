@@ -70,7 +70,10 @@ export async function createOnce<T>(
     return { body, replayed: false };
   } catch (err) {
     if (!(err instanceof KeyTaken) && !isUniqueViolation(err)) throw err;
-    const winner = await findLive(db, req.tenantId, req.scope, key);
+    // Read in a transaction: on SQLite's group commit (db/sqlite.ts) the winner may have finished
+    // in the group this request saw it in, but not yet be committed. A transaction sees it, and
+    // its commit waits for the winner's, so the replay is never sent ahead of the original.
+    const winner = await db.transaction().execute((trx) => findLive(trx, req.tenantId, req.scope, key));
     if (winner) return replay(winner, hash, key, render);
     if (err instanceof KeyTaken) {
       throw new AppError('idempotency_key_in_progress', `A request with idempotencyKey "${key}" is still in progress; retry shortly`, undefined, { 'retry-after': '1' });
