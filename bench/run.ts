@@ -128,6 +128,29 @@ async function peakRss<T>(pid: number, during: Promise<T>): Promise<[T, number]>
   }
 }
 
+/**
+ * Waits until the server has worked off what the last run left queued (a scenario whose requests
+ * timed out in the load generator still has them in the server), so it does not weigh on the next.
+ */
+async function waitIdle(pid: number, ms = 60_000): Promise<void> {
+  const cpuTicks = () => {
+    try {
+      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return Number(fields[11]) + Number(fields[12]); // utime + stime, in clock ticks (1/100 s)
+    } catch {
+      return 0;
+    }
+  };
+  const deadline = Date.now() + ms;
+  let before = cpuTicks();
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 250));
+    const now = cpuTicks();
+    if (now - before <= 2) return; // under 10% of a core over the last 250 ms
+    before = now;
+  }
+}
+
 function load(spec: LoadSpec): Promise<LoadResult> {
   const file = path.join(os.tmpdir(), `pam-load-${process.pid}-${randomBytes(4).toString('hex')}.json`);
   fs.writeFileSync(file, JSON.stringify(spec));
@@ -173,6 +196,13 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
   const needsData = wanted.some((s) => s.target !== 'ceiling');
   const database = await prepareDatabase(backend);
   const processes: ChildProcess[] = [];
+  // An interrupted run (Ctrl-C) still removes its database and its processes.
+  const interrupted = () => {
+    for (const p of processes) p.kill('SIGTERM');
+    void database.drop().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
   try {
     let data: Seeded = { key: '', deepKey: '', deepTenantId: '', personIds: [], audiences: [], pageIds: [], audienceQueries: [], accountQueries: [], linkQueries: [], sessionWindows: [], samplePerson: {} };
     let deepCursor = '';
@@ -186,7 +216,13 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
         .orderBy('created_at', 'desc').orderBy('id', 'desc').offset(199_999).limit(1).executeTakeFirst();
       const last = row ?? (await db.kysely.selectFrom('persons').select(['created_at', 'id']).where('tenant_id', '=', data.deepTenantId).orderBy('created_at').orderBy('id').limit(1).executeTakeFirstOrThrow());
       deepCursor = encodeCursor('persons', null, [last.created_at, last.id]);
-      await sql.raw(db.dialect === 'sqlite' ? 'analyze' : 'vacuum analyze').execute(db.kysely);
+      if (db.dialect === 'sqlite') {
+        await sql`analyze`.execute(db.kysely);
+      } else {
+        // Only the benchmark's own schema: a bare VACUUM ANALYZE would visit every schema of the database.
+        const tables = await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = current_schema()`.execute(db.kysely);
+        await sql.raw(`vacuum analyze ${tables.rows.map((t) => `"${t.name}"`).join(', ')}`).execute(db.kysely);
+      }
       await db.close();
       log(`# ${backend}: seeded ${options.scale} scale in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     }
@@ -227,7 +263,9 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
       if (!child) continue;
       const port = scenario.target === 'ceiling' ? ceilingPort : scenario.target === 'prism' ? prismPort : servicePort;
       const base = { ...scenario.spec(data, deepCursor), url: `http://127.0.0.1:${port}`, connections: 50 };
+      await waitIdle(child.pid!);
       await load({ ...base, duration: Math.min(3, Math.max(1, options.duration / 3)) }); // warm-up
+      await waitIdle(child.pid!);
       const [result, peak] = await peakRss(child.pid!, load({ ...base, duration: options.duration }));
       if (scenario.name === 'ceiling') ceilingRps = result.rps;
       const row: ScenarioResult = { name: scenario.name, ...result, peakRssBytes: peak, ratioToCeiling: ceilingRps ? result.rps / ceilingRps : null };
@@ -236,6 +274,8 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
     }
     return results;
   } finally {
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
     for (const p of processes) p.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 500));
     await database.drop();

@@ -200,6 +200,7 @@ export async function seed(db: Kysely<Database>, scale: Scale, seedValue = 42): 
 
   // Bulk inserts bypass the repository, so the list counters are set here.
   await bump(db, tenantId, 'persons', n.persons);
+  await bump(db, tenantId, 'pages', n.pages);
   await bump(db, deepTenantId, 'persons', n.deepPersons);
 
   const pick = <T>(list: T[], count: number) => Array.from({ length: Math.min(count, list.length) }, () => list[Math.floor(rand() * list.length)]!);

@@ -2,7 +2,8 @@ import { sql, type Kysely } from 'kysely';
 import { prepared } from './prepared.js';
 import type { Database } from './types.js';
 
-export type CounterName = 'persons';
+/** persons: every person of the tenant; pages: its live (not deleted) pages. */
+export type CounterName = 'persons' | 'pages';
 
 /** Adds `by` to a tenant's counter, in the caller's transaction. */
 export async function bump(trx: Kysely<Database>, tenantId: string, name: CounterName, by = 1): Promise<void> {

@@ -1,4 +1,5 @@
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
+import { bump, counter } from '../db/counters.js';
 import type { Database, PagesTable } from '../db/types.js';
 import { olderThan, pageRequest, toPage } from '../http/pagination.js';
 import { newId } from '../ids.js';
@@ -96,6 +97,7 @@ export async function createPage(trx: Transaction<Database>, tenantId: string, i
     updated_at: at,
   };
   await trx.insertInto('pages').values(row).execute();
+  await bump(trx, tenantId, 'pages');
   const page = toPageResource({ ...row, audiences_count: 0 });
   await emit(trx, tenantId, 'page.created', page);
   return page;
@@ -148,7 +150,10 @@ export async function deletePage(trx: Transaction<Database>, tenantId: string, p
   const current = await getPage(trx, tenantId, pageId);
   if (!current) return false;
   const at = after(current.updatedAt);
-  await trx.updateTable('pages').set({ deleted_at: at, updated_at: at }).where('id', '=', pageId).execute();
+  const deleted = await trx.updateTable('pages').set({ deleted_at: at, updated_at: at }).where('id', '=', pageId).where('deleted_at', 'is', null).executeTakeFirst();
+  // A concurrent delete of the same page may have won (PostgreSQL): it counted the page out.
+  if (Number(deleted.numUpdatedRows) === 0) return false;
+  await bump(trx, tenantId, 'pages', -1);
   // Its audiences leave search; its links, dead now, are deleted (which frees their paths).
   await trx.updateTable('audiences').set({ page_deleted: 1 }).where('page_id', '=', pageId).execute();
   const links = await trx
@@ -175,7 +180,7 @@ export async function listPages(db: Kysely<Database>, tenantId: string, query: P
       .orderBy('id', 'desc')
       .limit(page.limit + 1)
       .execute(),
-    live.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+    counter(db, tenantId, 'pages'),
   ]);
-  return toPage('pages', null, page, rows, Number(count.n), (r) => [r.created_at, r.id], toPageResource);
+  return toPage('pages', null, page, rows, count, (r) => [r.created_at, r.id], toPageResource);
 }

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
+import { IMAGE_MIME, makeImage, type ImageFormat } from '../fixtures.js';
 import { expectProblem, ISO_MS, startApp, type Json, type Res, type TestApp } from '../helpers.js';
 
 // Black-box tests of reference endpoints 9 and 10 (create and get asset) and the extensions around
@@ -25,14 +26,6 @@ const SECRET = 'a-known-file-url-secret-of-40-characters!';
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const MiB = 1024 * 1024;
 
-type Format = 'png' | 'jpeg' | 'gif' | 'webp';
-const MIME: Record<Format, string> = { png: 'image/png', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
-
-/** A real image of one colour. */
-async function image(format: Format, width = 64, height = 48, rgb: [number, number, number] = [200, 30, 90]): Promise<Buffer> {
-  const s = sharp({ create: { width, height, channels: 3, background: { r: rgb[0], g: rgb[1], b: rgb[2] } } });
-  return s[format]().toBuffer();
-}
 
 /** A PNG of noise: it compresses badly, so it is long enough to be cut in half meaningfully. */
 async function noisyPng(width = 200, height = 200): Promise<Buffer> {
@@ -74,7 +67,7 @@ async function createAsset(app: TestApp, body: Json, key?: string): Promise<Json
 
 /** A fresh PNG file and an asset on it, for tests that need one of their own. */
 async function newAsset(app: TestApp, extra: Json = {}, key?: string): Promise<{ file: Json; asset: Json; bytes: Buffer }> {
-  const bytes = await image('png', 40, 30, [Math.floor(Math.random() * 255), 10, 20]);
+  const bytes = await makeImage('png', 40, 30, [Math.floor(Math.random() * 255), 10, 20]);
   const file = await uploadOk(app, bytes, 'image/png', key);
   const asset = await createAsset(app, { assetType: 'image', name: 'An asset', fileId: file.fileId, ...extra }, key);
   return { file, asset, bytes };
@@ -159,14 +152,14 @@ after(async () => {
 describe('POST /v0/files', () => {
   for (const format of ['png', 'jpeg', 'gif', 'webp'] as const) {
     test(`201 for a real ${format}: every field, sha256 of the bytes, dimensions`, async () => {
-      const bytes = await image(format, 37, 23);
-      const res = await upload(t, bytes, MIME[format]);
+      const bytes = await makeImage(format, 37, 23);
+      const res = await upload(t, bytes, IMAGE_MIME[format]);
       assert.equal(res.status, 201, res.text);
       assert.match(String(res.headers['content-type']), /^application\/json/);
       const f = res.body;
       assert.deepEqual(Object.keys(f).sort(), FILE_FIELDS);
       assert.match(f.fileId, FILE_ID);
-      assert.equal(f.contentType, MIME[format]);
+      assert.equal(f.contentType, IMAGE_MIME[format]);
       assert.equal(f.sizeBytes, bytes.length);
       assert.equal(f.sha256, sha256(bytes));
       assert.equal(f.width, 37);
@@ -177,7 +170,7 @@ describe('POST /v0/files', () => {
   }
 
   test('the same bytes twice are two files', async () => {
-    const bytes = await image('png');
+    const bytes = await makeImage('png');
     const a = await uploadOk(t, bytes, 'image/png');
     const b = await uploadOk(t, bytes, 'image/png');
     assert.notEqual(a.fileId, b.fileId);
@@ -185,15 +178,15 @@ describe('POST /v0/files', () => {
   });
 
   test('bytes of another type than the Content-Type are 400', async () => {
-    expectProblem(await upload(t, await image('png'), 'image/jpeg'), 400, 'validation_failed');
-    expectProblem(await upload(t, await image('jpeg'), 'image/png'), 400, 'validation_failed');
-    expectProblem(await upload(t, await image('gif'), 'image/webp'), 400, 'validation_failed');
-    expectProblem(await upload(t, await image('webp'), 'image/gif'), 400, 'validation_failed');
+    expectProblem(await upload(t, await makeImage('png'), 'image/jpeg'), 400, 'validation_failed');
+    expectProblem(await upload(t, await makeImage('jpeg'), 'image/png'), 400, 'validation_failed');
+    expectProblem(await upload(t, await makeImage('gif'), 'image/webp'), 400, 'validation_failed');
+    expectProblem(await upload(t, await makeImage('webp'), 'image/gif'), 400, 'validation_failed');
   });
 
   test('garbage bytes with an image type are 400', async () => {
     const garbage = Buffer.from('this is not an image at all, just some text bytes');
-    for (const type of Object.values(MIME)) expectProblem(await upload(t, garbage, type), 400, 'validation_failed');
+    for (const type of Object.values(IMAGE_MIME)) expectProblem(await upload(t, garbage, type), 400, 'validation_failed');
   });
 
   test('a PNG magic number followed by garbage is 400', async () => {
@@ -208,7 +201,7 @@ describe('POST /v0/files', () => {
   });
 
   test('a PNG cut inside its header is 400', async () => {
-    const png = await image('png');
+    const png = await makeImage('png');
     expectProblem(await upload(t, png.subarray(0, 20), 'image/png'), 400, 'validation_failed');
   });
 
@@ -219,13 +212,13 @@ describe('POST /v0/files', () => {
 
   test('application/json is 415', async () => {
     expectProblem(await upload(t, Buffer.from('{"fileId":"x"}'), 'application/json'), 415, 'unsupported_media_type');
-    expectProblem(await upload(t, await image('png'), 'application/octet-stream'), 415, 'unsupported_media_type');
-    expectProblem(await upload(t, await image('jpeg'), 'image/jpg'), 415, 'unsupported_media_type');
-    expectProblem(await upload(t, await image('png'), 'image/bmp'), 415, 'unsupported_media_type');
+    expectProblem(await upload(t, await makeImage('png'), 'application/octet-stream'), 415, 'unsupported_media_type');
+    expectProblem(await upload(t, await makeImage('jpeg'), 'image/jpg'), 415, 'unsupported_media_type');
+    expectProblem(await upload(t, await makeImage('png'), 'image/bmp'), 415, 'unsupported_media_type');
   });
 
   test('no Content-Type is 415', async () => {
-    const r = await t.app.inject({ method: 'POST', url: '/v0/files', headers: { 'x-api-key': t.key }, payload: await image('png') });
+    const r = await t.app.inject({ method: 'POST', url: '/v0/files', headers: { 'x-api-key': t.key }, payload: await makeImage('png') });
     expectProblem(toRes(r), 415, 'unsupported_media_type');
   });
 
@@ -234,7 +227,7 @@ describe('POST /v0/files', () => {
   });
 
   test('exactly 10 MiB is accepted; 10 MiB + 1 byte is 413', async () => {
-    const png = await image('png');
+    const png = await makeImage('png');
     const exact = Buffer.concat([png, Buffer.alloc(10 * MiB - png.length)]);
     assert.equal(exact.length, 10 * MiB);
     const ok = await upload(t, exact, 'image/png');
@@ -247,7 +240,7 @@ describe('POST /v0/files', () => {
   });
 
   test('no API key is 401; a wrong one is 401', async () => {
-    const png = await image('png');
+    const png = await makeImage('png');
     expectProblem(await upload(t, png, 'image/png', null), 401, 'unauthorized');
     expectProblem(await upload(t, png, 'image/png', 'pak_not-a-real-key-0000000000000000'), 401, 'unauthorized');
   });
@@ -257,7 +250,7 @@ describe('POST /v0/assets', () => {
   let file: Json;
   let bytes: Buffer;
   before(async () => {
-    bytes = await image('png', 64, 48);
+    bytes = await makeImage('png', 64, 48);
     file = await uploadOk(t, bytes, 'image/png');
   });
 
@@ -319,7 +312,7 @@ describe('POST /v0/assets', () => {
     expectProblem(await t.req('POST', '/v0/assets', { assetType: 'image', name: 'x', fileId: UNKNOWN_FILE }), 400, 'validation_failed', ['/fileId']);
     expectProblem(await t.req('POST', '/v0/assets', { assetType: 'image', name: 'x', fileId: 'nope' }), 400, 'validation_failed', ['/fileId']);
     const other = await t.newTenant('Other');
-    const theirs = await uploadOk(t, await image('png'), 'image/png', other.key);
+    const theirs = await uploadOk(t, await makeImage('png'), 'image/png', other.key);
     expectProblem(await t.req('POST', '/v0/assets', { assetType: 'image', name: 'x', fileId: theirs.fileId }), 400, 'validation_failed', ['/fileId']);
   });
 
@@ -365,7 +358,7 @@ describe('POST /v0/assets', () => {
 
 describe('POST /v0/assets idempotencyKey', () => {
   let fileId: string;
-  before(async () => { fileId = (await uploadOk(t, await image('png'), 'image/png')).fileId; });
+  before(async () => { fileId = (await uploadOk(t, await makeImage('png'), 'image/png')).fileId; });
   const body = (key: string, extra: Json = {}) => ({ assetType: 'image', name: 'Idem', fileId, idempotencyKey: key, ...extra });
 
   test('length 1 and 255 are accepted; "" and 256 are 400 at /idempotencyKey', async () => {
@@ -447,7 +440,7 @@ describe('POST /v0/assets idempotencyKey', () => {
     const mine = await t.req('POST', '/v0/assets', body('shared-key'));
     assert.equal(mine.status, 201);
     const other = await t.newTenant('Same key');
-    const theirFile = await uploadOk(t, await image('png'), 'image/png', other.key);
+    const theirFile = await uploadOk(t, await makeImage('png'), 'image/png', other.key);
     const theirs = await t.req('POST', '/v0/assets', { assetType: 'image', name: 'Idem', fileId: theirFile.fileId, idempotencyKey: 'shared-key' }, { key: other.key });
     assert.equal(theirs.status, 201, theirs.text);
     assert.equal(theirs.headers['idempotent-replayed'], undefined);
@@ -485,13 +478,13 @@ describe('GET /v0/assets/{asset_id}', () => {
 describe('signed download links', () => {
   test('downloadUrl serves the exact bytes with Content-Type, Cache-Control and nosniff, without an API key', async () => {
     for (const format of ['png', 'jpeg', 'gif', 'webp'] as const) {
-      const bytes = await image(format, 50, 40);
-      const file = await uploadOk(t, bytes, MIME[format]);
+      const bytes = await makeImage(format, 50, 40);
+      const file = await uploadOk(t, bytes, IMAGE_MIME[format]);
       const asset = await createAsset(t, { assetType: 'image', name: format, fileId: file.fileId });
       const { res, raw } = await follow(t, asset.downloadUrl);
       assert.equal(res.status, 200, res.text);
       assert.ok(raw.equals(bytes), `${format}: the exact uploaded bytes`);
-      assert.equal(String(res.headers['content-type']).split(';')[0], MIME[format]);
+      assert.equal(String(res.headers['content-type']).split(';')[0], IMAGE_MIME[format]);
       const age = maxAge(res);
       assert.ok(age > 3500 && age <= 3600, `max-age ${age}`);
       assert.equal(res.headers['x-content-type-options'], 'nosniff');
@@ -499,7 +492,7 @@ describe('signed download links', () => {
   });
 
   test('previewDownloadUrl serves a WebP at most 320 px wide: 640x480 gives 320x240', async () => {
-    const file = await uploadOk(t, await image('jpeg', 640, 480), 'image/jpeg');
+    const file = await uploadOk(t, await makeImage('jpeg', 640, 480), 'image/jpeg');
     const asset = await createAsset(t, { assetType: 'image', name: 'Big', fileId: file.fileId });
     const { res, raw } = await follow(t, asset.previewDownloadUrl);
     assert.equal(res.status, 200, res.text);
@@ -514,7 +507,7 @@ describe('signed download links', () => {
   });
 
   test('a small image is not enlarged: 100x50 gives a 100x50 preview', async () => {
-    const file = await uploadOk(t, await image('png', 100, 50), 'image/png');
+    const file = await uploadOk(t, await makeImage('png', 100, 50), 'image/png');
     const asset = await createAsset(t, { assetType: 'image', name: 'Small', fileId: file.fileId });
     const { res, raw } = await follow(t, asset.previewDownloadUrl);
     assert.equal(res.status, 200, res.text);
@@ -526,7 +519,7 @@ describe('signed download links', () => {
 
   test('a tall image keeps its aspect: 200x1000 gives a 200x1000 preview; 1000x2000 gives 320x640', async () => {
     for (const [w, h, pw, ph] of [[200, 1000, 200, 1000], [1000, 2000, 320, 640]] as const) {
-      const file = await uploadOk(t, await image('png', w, h), 'image/png');
+      const file = await uploadOk(t, await makeImage('png', w, h), 'image/png');
       const asset = await createAsset(t, { assetType: 'image', name: 'Tall', fileId: file.fileId });
       const { raw } = await follow(t, asset.previewDownloadUrl);
       const meta = await sharp(raw).metadata();
@@ -792,7 +785,7 @@ describe('DELETE /v0/assets/{asset_id}', () => {
   });
 
   test('two assets on one file: the file lives while one of them does', async () => {
-    const bytes = await image('png', 30, 30, [1, 2, 3]);
+    const bytes = await makeImage('png', 30, 30, [1, 2, 3]);
     const file = await uploadOk(t, bytes, 'image/png');
     const a = await createAsset(t, { assetType: 'image', name: 'A', fileId: file.fileId });
     const b = await createAsset(t, { assetType: 'image', name: 'B', fileId: file.fileId });
@@ -812,7 +805,7 @@ describe('DELETE /v0/assets/{asset_id}', () => {
   });
 
   test('a trashed asset still uses its file', async () => {
-    const bytes = await image('png', 31, 31, [4, 5, 6]);
+    const bytes = await makeImage('png', 31, 31, [4, 5, 6]);
     const file = await uploadOk(t, bytes, 'image/png');
     const a = await createAsset(t, { assetType: 'image', name: 'A', fileId: file.fileId });
     const b = await createAsset(t, { assetType: 'image', name: 'B', fileId: file.fileId });
@@ -827,7 +820,7 @@ describe('DELETE /v0/assets/{asset_id}', () => {
 
   test('deleting the last asset of a file while creating one on it: the new asset never points at removed bytes', async () => {
     for (let i = 0; i < 5; i++) {
-      const bytes = await image('png', 20 + i, 20);
+      const bytes = await makeImage('png', 20 + i, 20);
       const file = await uploadOk(t, bytes, 'image/png');
       const a = await createAsset(t, { assetType: 'image', name: 'A', fileId: file.fileId });
       const [del, created] = await Promise.all([
@@ -845,7 +838,7 @@ describe('DELETE /v0/assets/{asset_id}', () => {
   });
 
   test('deleting concurrently two assets on one file removes the file', async () => {
-    const file = await uploadOk(t, await image('png', 32, 32), 'image/png');
+    const file = await uploadOk(t, await makeImage('png', 32, 32), 'image/png');
     const a = await createAsset(t, { assetType: 'image', name: 'A', fileId: file.fileId });
     const b = await createAsset(t, { assetType: 'image', name: 'B', fileId: file.fileId });
     const [ra, rb] = await Promise.all([t.req('DELETE', `/v0/assets/${a.assetId}`), t.req('DELETE', `/v0/assets/${b.assetId}`)]);
@@ -869,7 +862,7 @@ function storeSuite(store: 'disk' | 'database'): void {
 
     test('upload, asset, download, delete; the bytes are removed from the store', async () => {
       assert.equal(s.app.config.fileStore, store);
-      const bytes = await image('jpeg', 640, 480, [10, 200, 10]);
+      const bytes = await makeImage('jpeg', 640, 480, [10, 200, 10]);
       const file = await uploadOk(s, bytes, 'image/jpeg');
       assert.equal(file.sha256, sha256(bytes));
       assert.deepEqual([file.width, file.height, file.sizeBytes], [640, 480, bytes.length]);
@@ -924,7 +917,7 @@ describe('cross-tenant isolation', () => {
     expectProblem(await t.req('PATCH', `/v0/assets/${asset.assetId}`, { lifecycleState: 'trashed' }, as), 404, 'not_found');
     expectProblem(await t.req('DELETE', `/v0/assets/${asset.assetId}`, undefined, as), 404, 'not_found');
     expectProblem(await t.req('POST', '/v0/assets', { assetType: 'image', name: 'x', fileId: file.fileId }, as), 400, 'validation_failed', ['/fileId']);
-    const theirFile = await uploadOk(t, await image('png'), 'image/png', other.key);
+    const theirFile = await uploadOk(t, await makeImage('png'), 'image/png', other.key);
     expectProblem(
       await t.req('POST', '/v0/assets', { assetType: 'image', name: 'x', fileId: theirFile.fileId, parentAssetId: asset.assetId }, as),
       400, 'validation_failed', ['/parentAssetId'],

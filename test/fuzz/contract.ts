@@ -24,7 +24,7 @@ import type { AddressInfo } from 'node:net';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
-import sharp from 'sharp';
+import { IMAGE_MIME, makeImage, type ImageFormat } from '../fixtures.js';
 import { ADMIN_TOKEN, type Json, type Res, type TestApp } from '../helpers.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
@@ -355,12 +355,7 @@ async function api(c: Ctx, method: string, url: string, body?: unknown, headers:
   return res.body;
 }
 
-export type ImageFormat = 'png' | 'jpeg' | 'gif' | 'webp';
-export const IMAGE_MIME: Record<ImageFormat, string> = { png: 'image/png', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
 
-export async function makeImage(format: ImageFormat, width: number, height: number, rgb: [number, number, number]): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: { r: rgb[0], g: rgb[1], b: rgb[2] } } })[format]().toBuffer();
-}
 
 async function upload(c: Ctx): Promise<Json> {
   const bytes = await makeImage('png', 24, 16, [10, 120, 200]);

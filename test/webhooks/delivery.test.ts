@@ -3,23 +3,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
-import sharp from 'sharp';
 import { verifyWebhook } from '../../src/webhooks/signing.js';
+import { EVENT_CATALOGUE, makeImage } from '../fixtures.js';
 import { expectProblem, ISO_MS, startApp, type Json, type Res, type TestApp } from '../helpers.js';
 
 // Black-box tests of webhook delivery: real HTTP receivers on 127.0.0.1 record what the
 // dispatcher (running inside the app) sends them. Every change goes through the API; the
 // deliveries, events and test extensions are read through the API too.
 
-const CATALOGUE = [
-  'page.created', 'page.updated', 'page.deleted',
-  'audience.created', 'audience_version.created', 'audience_version.status_changed', 'audience_session.created',
-  'asset.created', 'asset.updated', 'asset.deleted',
-  'topic.created', 'topic_entry.created',
-  'person.created', 'person.updated', 'person_log.created',
-  'account.created', 'account_log.created',
-  'page_link.created', 'page_link.deleted',
-];
 
 const DELIVERY_ID = /^delivery_[0-9a-z]{26}$/;
 const EVENT_ID = /^event_[0-9a-z]{26}$/;
@@ -219,7 +210,7 @@ function unsigned(value: Json): Json {
 }
 
 async function png(): Promise<Buffer> {
-  return sharp({ create: { width: 8, height: 6, channels: 3, background: { r: 200, g: 30, b: 60 } } }).png().toBuffer();
+  return makeImage('png', 8, 6, [200, 30, 60]);
 }
 
 /** Lets the dispatcher run a while, to show that nothing more arrives. */
@@ -304,7 +295,7 @@ describe('every catalogue event reaches a "*" subscription, signed, with the doc
     assert.equal((await t.req('DELETE', `/v0/pages/${page.pageId}`, undefined, { key })).status, 204);
 
     // The test itself covers the whole catalogue.
-    assert.deepEqual([...new Set([...expected.map((e) => e.type), 'page.deleted', 'page_link.deleted'])].sort(), [...CATALOGUE].sort());
+    assert.deepEqual([...new Set([...expected.map((e) => e.type), 'page.deleted', 'page_link.deleted'])].sort(), [...EVENT_CATALOGUE].sort());
     const total = expected.length + 3; // + page_link.deleted twice, page.deleted
     await waitHits(r, total, 20_000);
     await settle();

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { EVENT_CATALOGUE } from '../fixtures.js';
 import { expectProblem, ISO_MS, startApp, type Json, type Res, type TestApp } from '../helpers.js';
 
 // Black-box tests of reference endpoint 21 (GET /v0/webhook_subscriptions) and the webhook
@@ -16,17 +17,7 @@ const SUB_FIELDS = ['active', 'createdAt', 'events', 'subscriptionId', 'updatedA
 const SUB_FIELDS_WITH_SECRET = [...SUB_FIELDS, 'secret'].sort();
 const ENVELOPE_FIELDS = ['hasMore', 'items', 'nextCursor', 'totalCount'];
 
-/** The event catalogue, as the issue fixes it, and `*` for all. */
-const CATALOGUE = [
-  'page.created', 'page.updated', 'page.deleted',
-  'audience.created', 'audience_version.created', 'audience_version.status_changed', 'audience_session.created',
-  'asset.created', 'asset.updated', 'asset.deleted',
-  'topic.created', 'topic_entry.created',
-  'person.created', 'person.updated', 'person_log.created',
-  'account.created', 'account_log.created',
-  'page_link.created', 'page_link.deleted',
-];
-const SUBSCRIBABLE = [...CATALOGUE, '*'];
+const SUBSCRIBABLE = [...EVENT_CATALOGUE, '*'];
 
 /** A well-formed subscription id that names nothing (TypeID body: first character 0-7). */
 const UNKNOWN_ID = 'whsub_01h0000000000000000000000a';
@@ -543,7 +534,7 @@ describe('GET /v0/webhook_subscriptions (endpoint 21)', () => {
   test('the envelope, newest first, each item a subscription without secret', async () => {
     const key = (await t.newTenant('Order')).key;
     const created: Json[] = [];
-    for (let i = 0; i < 4; i++) created.push(await create({ url: `${HOOK}/${i}`, events: [CATALOGUE[i]], active: i % 2 === 0 }, key));
+    for (let i = 0; i < 4; i++) created.push(await create({ url: `${HOOK}/${i}`, events: [EVENT_CATALOGUE[i]], active: i % 2 === 0 }, key));
     const res = await list('', key);
     assertJson(res, 200);
     assert.deepEqual(Object.keys(res.body).sort(), ENVELOPE_FIELDS);

@@ -5,6 +5,7 @@ import * as assetsTopicsLinksWebhooks from './2026_11_22_0003_assets_topics_link
 import * as eventsDeliveries from './2026_11_22_0004_events_deliveries.js';
 import * as tenantCounters from './2026_11_22_0005_tenant_counters.js';
 import * as apiKeyLimits from './2026_11_22_0006_api_key_limits.js';
+import * as pageCounters from './2026_11_22_0007_page_counters.js';
 
 /** Every migration, by name; names sort in the order they must run. Add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0004_events_deliveries': eventsDeliveries,
   '2026_11_22_0005_tenant_counters': tenantCounters,
   '2026_11_22_0006_api_key_limits': apiKeyLimits,
+  '2026_11_22_0007_page_counters': pageCounters,
 };
