@@ -1,5 +1,5 @@
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
-import { indexable, scopeEquals, searchWithTotal, substringMatch } from '../db/search.js';
+import { indexable, scopeEquals, searchWithTotal, substringMatch, type SearchPlan } from '../db/search.js';
 import { emit } from '../events/outbox.js';
 import type { AccountsTable, Database } from '../db/types.js';
 import { olderThan, pageRequest, toPage } from '../http/pagination.js';
@@ -62,18 +62,18 @@ export async function searchAccounts(db: Kysely<Database>, tenantId: string, que
   const filters = { text, emptyOnly };
   const page = pageRequest('accounts', filters, query);
 
-  const matching = (driven: boolean) =>
+  const matching = (plan: SearchPlan) =>
     db
       .selectFrom('accounts')
-      .where(scopeEquals(db, 'accounts.tenant_id', tenantId, driven))
-      .$if(text !== '', (q) => q.where(substringMatch(db, 'accounts', ['name_lc', 'domain_lc'], text)))
+      .where(scopeEquals(db, 'accounts.tenant_id', tenantId, plan.driven))
+      .$if(text !== '', (q) => q.where(substringMatch(db, 'accounts', ['name_lc', 'domain_lc'], text, plan.substringIndex)))
       .$if(emptyOnly, (q) => q.where((eb) => eb.not(eb.exists(linkedPersons(eb).select('persons.id')))));
 
   const [rows, count] = await searchWithTotal(
     db,
     indexable(text),
-    (driven) =>
-      matching(driven)
+    (plan) =>
+      matching(plan)
         .selectAll('accounts')
         .select((eb) => linkedPersons(eb).select((p) => p.fn.countAll().as('n')).as('linked_persons_count'))
         .$if(page.after !== null, (q) => q.where(olderThan('accounts', page.after!)))
@@ -81,7 +81,7 @@ export async function searchAccounts(db: Kysely<Database>, tenantId: string, que
         .orderBy('accounts.id', 'desc')
         .limit(page.limit + 1)
         .execute(),
-    async (driven) => Number((await matching(driven).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n),
+    async (plan) => Number((await matching(plan).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n),
   );
   return toPage('accounts', filters, page, rows, count, (r) => [r.created_at, r.id], toAccount);
 }

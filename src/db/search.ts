@@ -16,9 +16,9 @@ export function contains(column: string, text: string): RawBuilder<boolean> {
  * trigram table is asked for the text as one phrase (a substring match). Texts shorter than a
  * trigram cannot use either index and fall back to LIKE over the caller's other filters.
  */
-export function substringMatch(db: Kysely<Database>, table: string, columns: string[], text: string): RawBuilder<boolean> {
+export function substringMatch(db: Kysely<Database>, table: string, columns: string[], text: string, useIndex = true): RawBuilder<boolean> {
   const like = sql<boolean>`(${sql.join(columns.map((c) => contains(`${table}.${c}`, text)), sql` or `)})`;
-  if (db.getExecutor().adapter instanceof PostgresAdapter || !indexable(text)) return like;
+  if (db.getExecutor().adapter instanceof PostgresAdapter || !indexable(text) || !useIndex) return like;
   const fts = sql.table(`${table}_fts`);
   const phrase = `"${text.replace(/"/g, '""')}"`;
   return sql<boolean>`${sql.ref(`${table}.rowid`)} in (select rowid from ${fts} where ${fts} match ${phrase})`;
@@ -33,8 +33,19 @@ export function startsWith(column: string, text: string): RawBuilder<boolean> {
 /** A text of fewer than three characters has no trigram: no substring index can serve it. */
 export const indexable = (text: string): boolean => [...text].length >= 3;
 
-/** Below this many matches, SQLite lists them fastest by looking each match up; above, by walking the list index. */
-const DRIVE_BELOW = 300;
+/**
+ * How SQLite reads a page of matches, by how many there are: up to 300, by looking each match up;
+ * beyond, by walking the list index in order, testing rows against the substring index's matches
+ * (which must all be read first); and from 3,000 on, by testing each row with LIKE instead, since
+ * a page fills after a few rows when matches are that common, while reading every match from the
+ * substring index costs as much as counting them again.
+ */
+const DRIVE_UP_TO = 300;
+const LIKE_FROM = 3000;
+
+/** `driven`: the substring index's matches drive the query; `substringIndex`: matches come from it at all. */
+export interface SearchPlan { driven: boolean; substringIndex: boolean }
+const DRIVEN: SearchPlan = { driven: true, substringIndex: true };
 
 const isPostgres = (db: Kysely<Database>) => db.getExecutor().adapter instanceof PostgresAdapter;
 
@@ -55,10 +66,14 @@ export function scopeEquals(db: Kysely<Database>, column: string, value: string,
 export async function searchWithTotal<R>(
   db: Kysely<Database>,
   substring: boolean,
-  items: (driven: boolean) => Promise<R[]>,
-  count: (driven: boolean) => Promise<number>,
+  items: (plan: SearchPlan) => Promise<R[]>,
+  count: (plan: SearchPlan) => Promise<number>,
 ): Promise<[R[], number]> {
-  if (isPostgres(db) || !substring) return Promise.all([items(false), count(false)]);
-  const total = await count(true);
-  return [await items(total <= DRIVE_BELOW), total];
+  if (isPostgres(db) || !substring) {
+    const plan = { driven: false, substringIndex: true };
+    return Promise.all([items(plan), count(plan)]);
+  }
+  const total = await count(DRIVEN);
+  const plan = total <= DRIVE_UP_TO ? DRIVEN : { driven: false, substringIndex: total < LIKE_FROM };
+  return [await items(plan), total];
 }

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import { indexable, scopeEquals, searchWithTotal, substringMatch } from '../db/search.js';
+import { indexable, scopeEquals, searchWithTotal, substringMatch, type SearchPlan } from '../db/search.js';
 import type { Database, PageLinksTable } from '../db/types.js';
 import { findDomain, findFallbackDomain } from '../domains/repository.js';
 import { AppError, notFound, type FieldError } from '../http/errors.js';
@@ -98,27 +98,27 @@ export async function searchPageLinks(db: Kysely<Database>, tenantId: string, qu
   const text = (query.query ?? '').toLowerCase();
   const filters = { domain: domain.id, text, pageId: query.pageId, targetType: query.targetType };
   const page = pageRequest('page_links', filters, query);
-  const matching = (driven: boolean) =>
+  const matching = (plan: SearchPlan) =>
     db
       .selectFrom('page_links')
-      .where(scopeEquals(db, 'page_links.tenant_domain_id', domain.id, driven))
+      .where(scopeEquals(db, 'page_links.tenant_domain_id', domain.id, plan.driven))
       .where('page_links.tenant_id', '=', tenantId)
       .where('page_links.deleted_at', 'is', null)
-      .$if(text !== '', (q) => q.where(substringMatch(db, 'page_links', ['path_lc'], text)))
+      .$if(text !== '', (q) => q.where(substringMatch(db, 'page_links', ['path_lc'], text, plan.substringIndex)))
       .$if(query.pageId !== undefined, (q) => q.where('page_links.page_id', '=', query.pageId!))
       .$if(query.targetType !== undefined, (q) => q.where('page_links.target_type', '=', query.targetType!));
   const [rows, count] = await searchWithTotal(
     db,
     indexable(text),
-    (driven) =>
-      matching(driven)
+    (plan) =>
+      matching(plan)
         .selectAll()
         .$if(page.after !== null, (q) => q.where(olderThan('page_links', page.after!)))
         .orderBy('page_links.created_at', 'desc')
         .orderBy('page_links.id', 'desc')
         .limit(page.limit + 1)
         .execute(),
-    async (driven) => Number((await matching(driven).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n),
+    async (plan) => Number((await matching(plan).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n),
   );
   return toPage('page_links', filters, page, rows, count, (r) => [r.created_at, r.id], toPageLink);
 }
