@@ -190,7 +190,7 @@ async function prepareDatabase(backend: 'sqlite' | 'postgres'): Promise<{ url: s
 }
 
 async function maintenance(url: string, deepTenantId: string): Promise<{ created_at: string; id: string }> {
-  const deepest = `select created_at, id from persons where tenant_id = $1 order by created_at desc, id desc offset 199999 limit 1`;
+  const deepest = `select created_at, id from persons where tenant_id = $1 order by created_at desc, id desc limit 1 offset 199999`;
   const oldest = `select created_at, id from persons where tenant_id = $1 order by created_at, id limit 1`;
   if (!/^postgres(ql)?:/.test(url)) {
     const sqlite = new SQLite(url);
