@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Kysely, PostgresDialect, type LogConfig } from 'kysely';
+import { Kysely, PostgresDialect, sql, type DatabaseIntrospector, type DatabaseMetadataOptions, type LogConfig, type TableMetadata } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { groupCommitSqlite } from './sqlite.js';
@@ -69,8 +69,41 @@ function openPostgres(url: string, poolSize: number, log?: LogConfig): Db {
     }
     return client;
   };
-  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: { connect, end: () => pool.end() } }), log });
+  const dialect = new PostgresDialect({ pool: { connect, end: () => pool.end() } });
+  const kysely = new Kysely<Database>({
+    dialect: {
+      createAdapter: () => dialect.createAdapter(),
+      createDriver: () => dialect.createDriver(),
+      createQueryCompiler: () => dialect.createQueryCompiler(),
+      createIntrospector: currentSchemaIntrospector,
+    },
+    log,
+  });
   return { kysely, dialect: 'postgres', close: () => kysely.destroy() };
+}
+
+/**
+ * The migrator asks the introspector whether its own tables exist, and Kysely's PostgreSQL
+ * introspector reads every column of every schema in the database, looking schemas up by name:
+ * slow on a shared database, and it fails when another schema is dropped meanwhile (as parallel
+ * test files do). This one lists the tables of the current schema only; columns are not needed.
+ */
+function currentSchemaIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+  const getTables = async (options?: DatabaseMetadataOptions): Promise<TableMetadata[]> => {
+    const rows = await sql<{ name: string; schema: string; kind: string }>`
+      select c.relname as name, n.nspname as schema, c.relkind as kind
+      from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = current_schema() and c.relkind in ('r', 'v', 'p')
+      order by c.relname`.execute(db);
+    return rows.rows
+      .filter((r) => options?.withInternalKyselyTables || !r.name.startsWith('kysely_migration'))
+      .map((r) => ({ name: r.name, schema: r.schema, isView: r.kind === 'v', columns: [] }));
+  };
+  return {
+    getSchemas: async () => (await sql<{ name: string }>`select current_schema() as name`.execute(db)).rows,
+    getTables,
+    getMetadata: async (options) => ({ tables: await getTables(options) }),
+  };
 }
 
 function openSqlite(file: string, log?: LogConfig): Db {

@@ -146,7 +146,6 @@ export function groupCommitSqlite(file: string): Dialect {
         if (statement?.readonly) return run(statement, parameters) as QueryResult<R>;
         return (await writeAlone(sql, parameters)) as QueryResult<R>;
       },
-      // eslint-disable-next-line require-yield
       async *streamQuery(): AsyncIterableIterator<QueryResult<never>> {
         throw new Error('Streaming is not used by this service');
       },
