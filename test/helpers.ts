@@ -70,6 +70,17 @@ export async function freshDatabase(): Promise<TestDatabase> {
   };
 }
 
+/** An injected response as tests read it: the body parsed when it is JSON, and its text. */
+export function toRes(res: { statusCode: number; headers: Res['headers']; body: string }): Res {
+  let body: Json = undefined;
+  try {
+    body = res.body ? JSON.parse(res.body) : undefined;
+  } catch {
+    body = undefined;
+  }
+  return { status: res.statusCode, headers: res.headers, body, text: res.body };
+}
+
 /** The real app over a fresh database of its own (one per test file, so files run in parallel). */
 export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
   const database = await freshDatabase();
@@ -93,14 +104,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     if (payload !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
       headers['content-type'] = 'application/json';
     }
-    const res = await app.inject({ method: method as 'GET', url, headers, ...(payload !== undefined ? { payload } : {}) });
-    let parsed: Json = undefined;
-    try {
-      parsed = res.body ? JSON.parse(res.body) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: res.statusCode, headers: res.headers, body: parsed, text: res.body };
+    return toRes(await app.inject({ method: method as 'GET', url, headers, ...(payload !== undefined ? { payload } : {}) }));
   };
 
   return {

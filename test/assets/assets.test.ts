@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
 import { IMAGE_MIME, makeImage, type ImageFormat } from '../fixtures.js';
-import { expectProblem, ISO_MS, startApp, type Json, type Res, type TestApp } from '../helpers.js';
+import { expectProblem, ISO_MS, startApp, toRes, type Json, type Res, type TestApp } from '../helpers.js';
 
 // Black-box tests of reference endpoints 9 and 10 (create and get asset) and the extensions around
 // them: POST /v0/files, PATCH and DELETE /v0/assets/{asset_id}, and the signed download links
@@ -36,15 +36,6 @@ async function noisyPng(width = 200, height = 200): Promise<Buffer> {
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-function toRes(res: { statusCode: number; headers: Res['headers']; body: string }): Res {
-  let body: Json = undefined;
-  try {
-    body = res.body ? JSON.parse(res.body) : undefined;
-  } catch {
-    body = undefined;
-  }
-  return { status: res.statusCode, headers: res.headers, body, text: res.body };
-}
 
 /** POST /v0/files with raw bytes; `key: null` sends no API key. */
 async function upload(app: TestApp, bytes: Buffer, contentType: string, key: string | null = app.key): Promise<Res> {

@@ -25,7 +25,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
 import { IMAGE_MIME, makeImage, type ImageFormat } from '../fixtures.js';
-import { ADMIN_TOKEN, type Json, type Res, type TestApp } from '../helpers.js';
+import { ADMIN_TOKEN, toRes, type Json, type Res, type TestApp } from '../helpers.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -330,15 +330,6 @@ export async function startReceiver(): Promise<Receiver> {
   return receiver;
 }
 
-function parseRes(res: { statusCode: number; headers: Res['headers']; body: string }): Res {
-  let body: Json = undefined;
-  try {
-    body = res.body ? JSON.parse(res.body) : undefined;
-  } catch {
-    body = undefined;
-  }
-  return { status: res.statusCode, headers: res.headers, body, text: res.body };
-}
 
 let uniqueCounter = 0;
 /** A value no other call in this process returns. */
@@ -359,7 +350,7 @@ async function api(c: Ctx, method: string, url: string, body?: unknown, headers:
 
 async function upload(c: Ctx): Promise<Json> {
   const bytes = await makeImage('png', 24, 16, [10, 120, 200]);
-  const res = parseRes(await c.t.app.inject({ method: 'POST', url: '/v0/files', headers: { 'x-api-key': c.fx.tenant.key, 'content-type': 'image/png' }, payload: bytes }));
+  const res = toRes(await c.t.app.inject({ method: 'POST', url: '/v0/files', headers: { 'x-api-key': c.fx.tenant.key, 'content-type': 'image/png' }, payload: bytes }));
   if (res.status !== 201) throw new Error(`fixture POST /v0/files → ${res.status} ${res.text.slice(0, 300)}`);
   c.fx.responses.push(res.body);
   return res.body;
@@ -550,7 +541,7 @@ export async function send(c: Ctx, spec: RequestSpec): Promise<Exchange> {
       c.t.app.inject({ method: req.method as 'GET', url: req.url, headers: req.headers, ...(req.payload !== undefined ? { payload: req.payload } : {}) }),
       timeout,
     ]);
-    return { req, res: parseRes(res), ms: Date.now() - started };
+    return { req, res: toRes(res), ms: Date.now() - started };
   } finally {
     clearTimeout(timer);
   }
