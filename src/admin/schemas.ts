@@ -21,26 +21,28 @@ export const Scopes = Type.Array(StringEnum(['read', 'write']), {
   description: '["read"]: GET only; ["read", "write"]: everything (the default)',
 });
 
-export const ApiKeyCreated = Type.Object({
-  apiKey: Type.String({ description: 'The plain key: shown in this response only' }),
+/** What a key may do and how fast: as created, and as listed. */
+const keySettings = {
   apiKeyId: Type.String(),
   scopes: Scopes,
   expiresAt: NullableTimestamp,
   rateLimitPerSecond: Nullable(Type.Integer({ description: 'Null: the configured default' })),
   rateLimitBurst: Nullable(Type.Integer()),
+};
+
+export const ApiKeyCreated = Type.Object({
+  apiKey: Type.String({ description: 'The plain key: shown in this response only' }),
+  ...keySettings,
 });
 
 /** A key as the admin API lists it: never the key itself, only its first characters. */
 export const ApiKey = Type.Object({
-  apiKeyId: Type.String(),
+  ...keySettings,
   keyPrefix: Type.String({ description: 'The first 8 characters of the key, to recognise it' }),
-  scopes: Scopes,
-  expiresAt: NullableTimestamp,
-  rateLimitPerSecond: Nullable(Type.Integer({ description: 'Null: the configured default' })),
-  rateLimitBurst: Nullable(Type.Integer()),
   createdAt: Timestamp,
   revokedAt: NullableTimestamp,
-  lastUsedAt: Nullable(Type.String({ format: 'date-time', description: 'Recorded at most once a minute, so up to a minute behind' })),
+  /** Recorded at most once a minute, so up to a minute behind. */
+  lastUsedAt: NullableTimestamp,
 });
 export type ApiKey = Static<typeof ApiKey>;
 

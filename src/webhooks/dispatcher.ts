@@ -33,10 +33,6 @@ const DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
 const KEEP_EVENTS_MS = 30 * 24 * 60 * 60 * 1000;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
-function wants(eventsJson: string, type: string): boolean {
-  const types = JSON.parse(eventsJson) as string[];
-  return types.includes(type) || types.includes('*');
-}
 
 export function createDispatcher(db: Kysely<Database>, options: WebhookDelivery, log: FastifyBaseLogger): Dispatcher {
   // A claim outlives the longest attempt, so a live holder never loses it mid-attempt.
@@ -69,11 +65,13 @@ export function createDispatcher(db: Kysely<Database>, options: WebhookDelivery,
     // One transaction for the whole batch: one read of the subscriptions, one insert, one update.
     await db.transaction().execute(async (trx) => {
       const tenants = [...new Set(events.map((e) => e.tenant_id))];
-      const subscriptions = await trx.selectFrom('webhook_subscriptions').select(['id', 'tenant_id', 'events']).where('tenant_id', 'in', tenants).where('active', '=', 1).execute();
+      const rows = await trx.selectFrom('webhook_subscriptions').select(['id', 'tenant_id', 'events']).where('tenant_id', 'in', tenants).where('active', '=', 1).execute();
+      // Each subscription's event list is parsed once per batch, not once per event.
+      const subscriptions = rows.map((s) => ({ id: s.id, tenant_id: s.tenant_id, types: new Set(JSON.parse(s.events) as string[]) }));
       const created = now();
       const deliveries = events.flatMap((event) =>
         subscriptions
-          .filter((s) => s.tenant_id === event.tenant_id && wants(s.events, event.type))
+          .filter((s) => s.tenant_id === event.tenant_id && (s.types.has(event.type) || s.types.has('*')))
           .map((s) => newDelivery(event.tenant_id, s.id, event.id, event.type, created)),
       );
       for (let i = 0; i < deliveries.length; i += BATCH) {
