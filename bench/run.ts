@@ -5,6 +5,8 @@
  * core, and drive each scenario from a load process pinned to the other core (bench/load.ts),
  * after a warm-up. Every scenario is reported beside `ceiling` (a bare node:http server answering
  * a Person-sized body) measured in the same run, so the ratios mean something on a noisy machine.
+ * `BENCH_NODE_ARGS` adds options to the service's node, to profile it under load, for example
+ * `BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'`.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -251,7 +253,7 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
     const ceiling = pinned(SERVER_CPU, process.execPath, ['bench/ceiling.mjs', String(ceilingPort), JSON.stringify(data.samplePerson)]);
     processes.push(ceiling);
     const servicePort = await freePort();
-    const service = needsData ? pinned(SERVER_CPU, process.execPath, ['dist/server.js'], {
+    const service = needsData ? pinned(SERVER_CPU, process.execPath, [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/server.js'], {
       DATABASE_URL: database.url, PORT: String(servicePort), HOST: '127.0.0.1', LOG_LEVEL: 'warn', BOOTSTRAP_API_KEY: '', ADMIN_TOKEN: '',
       // The benchmark measures the service, not its rate limit.
       RATE_LIMIT_PER_SECOND: '10000000',
@@ -296,8 +298,16 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
   } finally {
     process.off('SIGINT', interrupted);
     process.off('SIGTERM', interrupted);
-    for (const p of processes) p.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 500));
+    // Each process is given time to exit cleanly (a profiled service writes its profile on exit).
+    await Promise.all(processes.map((p) => new Promise<void>((resolve) => {
+      if (p.exitCode !== null || p.signalCode !== null) return resolve();
+      const forced = setTimeout(() => p.kill('SIGKILL'), 10_000);
+      p.once('exit', () => {
+        clearTimeout(forced);
+        resolve();
+      });
+      p.kill('SIGTERM');
+    })));
     await database.drop();
   }
 }

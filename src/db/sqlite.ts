@@ -13,6 +13,11 @@ import { CompiledQuery, SqliteDialect, type DatabaseConnection, type Dialect, ty
  *
  * Reads outside a transaction go to a second, read-only connection: WAL gives it the last
  * committed state, never a transaction that has finished but whose group has not committed yet.
+ * The reads of one turn of the event loop share one read transaction on it: each read transaction
+ * costs two file-lock system calls, as much as the point read itself. The snapshot ends before
+ * every group commit (so what a caller reads after its commit resolved includes its write, and
+ * the checkpoint at commit is never held back by it) and at the end of the turn (so a change made
+ * by another process is seen from the next turn on).
  */
 type Statement = SQLite.Statement<unknown[]>;
 
@@ -67,6 +72,21 @@ export function groupCommitSqlite(file: string): Dialect {
 
   const write = statementCache(writer);
   const read = reader && statementCache(reader);
+
+  let snapshot = false;
+  const endSnapshot = () => {
+    if (!snapshot) return;
+    snapshot = false;
+    if (reader?.inTransaction) read!('commit').run();
+  };
+  const runRead = (statement: Statement, parameters: readonly unknown[]) => {
+    if (!snapshot) {
+      read!('begin').run();
+      snapshot = true;
+      setImmediate(endSnapshot);
+    }
+    return run(statement, parameters);
+  };
   const lock = fifoLock();
   let group: Group | undefined;
 
@@ -92,6 +112,7 @@ export function groupCommitSqlite(file: string): Dialect {
     try {
       if (!current) return;
       if (!writer.inTransaction) throw new Error('The group transaction was rolled back by SQLite');
+      endSnapshot();
       write('commit').run();
       current.resolve();
     } catch (err) {
@@ -143,7 +164,7 @@ export function groupCommitSqlite(file: string): Dialect {
       async executeQuery<R>({ sql, parameters }: CompiledQuery): Promise<QueryResult<R>> {
         if (self.release) return run(write(sql), parameters) as QueryResult<R>;
         const statement = readable(sql);
-        if (statement?.readonly) return run(statement, parameters) as QueryResult<R>;
+        if (statement?.readonly) return runRead(statement, parameters) as QueryResult<R>;
         return (await writeAlone(sql, parameters)) as QueryResult<R>;
       },
       async *streamQuery(): AsyncIterableIterator<QueryResult<never>> {
@@ -199,6 +220,7 @@ export function groupCommitSqlite(file: string): Dialect {
     // Commits what is pending, then closes both connections.
     async destroy() {
       await flush();
+      endSnapshot();
       reader?.close();
       writer.close();
     },

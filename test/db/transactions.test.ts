@@ -77,6 +77,30 @@ test('reads outside the transaction never see its uncommitted writes', async () 
   assert.ok(await exists(other, row.id));
 });
 
+test('a read after a commit resolved sees the write, even when a read of the same turn came before the commit', async () => {
+  for (let i = 0; i < 20; i++) {
+    const row = tenant(`SameTurn${i}`);
+    let seenBefore: boolean | undefined;
+    await db.kysely.transaction().execute(async (trx) => {
+      await trx.insertInto('tenants').values(row).execute();
+      // Outside the transaction, in the turn whose end commits it (on SQLite this read opens the
+      // reader's snapshot of the turn, after the group's commit was scheduled).
+      seenBefore = await exists(db, row.id);
+    });
+    assert.equal(seenBefore, false, `row ${i} not visible before its commit`);
+    assert.ok(await exists(db, row.id), `row ${i} visible once its commit resolved`);
+    assert.ok(await exists(other, row.id), `row ${i} visible to another connection`);
+  }
+});
+
+test('a change committed by another connection is read from the next turn on', async () => {
+  const row = tenant('Elsewhere');
+  assert.equal(await exists(db, row.id), false);
+  await other.kysely.insertInto('tenants').values(row).execute();
+  await new Promise((r) => setImmediate(r));
+  assert.ok(await exists(db, row.id));
+});
+
 test('a failed statement inside a transaction leaves the transaction usable for the caller to roll back', async () => {
   const row = tenant('Duplicate');
   await db.kysely.insertInto('tenants').values(row).execute();
