@@ -5,7 +5,7 @@ import cors from '@fastify/cors';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type onResponseHookHandler } from 'fastify';
 import { sql } from 'kysely';
 import { accountRoutes } from './accounts/routes.js';
 import { adminRoutes } from './admin/routes.js';
@@ -83,8 +83,6 @@ export async function buildApp({ config }: AppOptions): Promise<FastifyInstance>
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandling(app, keys);
   registerJsonBody(app);
-  registerSecurityHeaders(app);
-  refuseNulInUrl(app);
   if (config.corsOrigins.length > 0) {
     await app.register(cors, {
       origin: config.corsOrigins,
@@ -99,9 +97,13 @@ export async function buildApp({ config }: AppOptions): Promise<FastifyInstance>
   if (config.webhooks.enabled) {
     app.addHook('onReady', async () => dispatcher.start());
     app.addHook('preClose', async () => dispatcher.stop());
-    app.addHook('onResponse', (request, _reply, done) => {
-      if (request.method !== 'GET' && request.method !== 'HEAD') dispatcher.wake();
+    // Only routes that change something wake it: reads never pay for the hook.
+    const wake: onResponseHookHandler = (_request, _reply, done) => {
+      dispatcher.wake();
       done();
+    };
+    app.addHook('onRoute', (route) => {
+      if ([route.method].flat().some((m) => m !== 'GET' && m !== 'HEAD')) route.onResponse = [wake, ...[route.onResponse ?? []].flat()];
     });
   }
 
@@ -147,8 +149,11 @@ export async function buildApp({ config }: AppOptions): Promise<FastifyInstance>
 
 /** Every error, from any layer, leaves as problem+json; 405 is told apart from 404 by the route table. */
 function registerErrorHandling(app: FastifyInstance, keys: ApiKeyAuth): void {
+  // On every answer: its request id; no MIME sniffing; API answers are never cached (downloads set
+  // their own cache-control later, which replaces this one).
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
+    reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
+    if (!request.url.startsWith('/docs')) reply.header('cache-control', 'no-store');
     done();
   });
 
@@ -251,27 +256,4 @@ function bodyProblem(value: unknown, path = ''): FieldError | undefined {
     }
   }
   return undefined;
-}
-
-/** A NUL character in a path or query value is refused like one in a body (before validation). */
-function refuseNulInUrl(app: FastifyInstance): void {
-  app.addHook('preValidation', (request, _reply, done) => {
-    for (const [part, values] of [['params', request.params], ['query', request.query]] as const) {
-      for (const [name, value] of Object.entries((values ?? {}) as Record<string, unknown>)) {
-        if ([value].flat().some((v) => typeof v === 'string' && v.includes('\u0000'))) {
-          return done(new AppError('validation_failed', `Invalid ${part}: /${name} must not contain the NUL character`, [{ path: `/${name}`, message: 'must not contain the NUL character' }]));
-        }
-      }
-    }
-    done();
-  });
-}
-
-/** On every response: no MIME sniffing; API answers are never cached (downloads set their own). */
-function registerSecurityHeaders(app: FastifyInstance): void {
-  app.addHook('onSend', (request, reply, payload, done) => {
-    reply.header('x-content-type-options', 'nosniff');
-    if (!reply.hasHeader('cache-control') && !request.url.startsWith('/docs')) reply.header('cache-control', 'no-store');
-    done(null, payload);
-  });
 }

@@ -18,7 +18,32 @@ const textAjv = addFormats(new Ajv({ ...common, coerceTypes: true }));
 
 /** Compiled once per route at start-up; shared by every app in the process. */
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  httpPart === 'body' ? bodyAjv.compile(schema as object) : plainNumbers(schema as SchemaShape, textAjv.compile(schema as object));
+  httpPart === 'body' ? bodyAjv.compile(schema as object) : noNul(plainNumbers(schema as SchemaShape, textAjv.compile(schema as object)));
+
+type Validator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+/**
+ * A NUL character in a path or query value is refused like one in a body: PostgreSQL cannot store
+ * it, and it means nothing in text. Checked before the schema, on every value (repeated query
+ * parameters arrive as arrays).
+ */
+function noNul(validate: Validator): Validator {
+  const check: Validator = (data) => {
+    const values = (data ?? {}) as Record<string, unknown>;
+    for (const name in values) {
+      const value = values[name];
+      if (typeof value === 'string' ? value.includes('\u0000') : Array.isArray(value) && value.some((v) => typeof v === 'string' && v.includes('\u0000'))) {
+        check.errors = [{ instancePath: `/${name}`, schemaPath: '', keyword: 'nul', params: {}, message: 'must not contain the NUL character' }];
+        return false;
+      }
+    }
+    const ok = validate(data);
+    check.errors = validate.errors;
+    return ok;
+  };
+  check.errors = null;
+  return check;
+}
 
 type SchemaShape = { properties?: Record<string, { type?: unknown }> };
 const PLAIN: Record<string, RegExp> = { integer: /^-?\d+$/, number: /^-?\d+(\.\d+)?$/ };
@@ -27,7 +52,7 @@ const PLAIN: Record<string, RegExp> = { integer: /^-?\d+$/, number: /^-?\d+(\.\d
  * Ajv coerces any text JavaScript reads as a number (`0x10`, `1e1`, ` 5`); a query or path number
  * must be written in plain decimal, so anything else is refused before coercion.
  */
-function plainNumbers(schema: SchemaShape, validate: ValidateFunction): ValidateFunction | ((data: unknown) => boolean) {
+function plainNumbers(schema: SchemaShape, validate: ValidateFunction): Validator {
   const numeric = Object.entries(schema.properties ?? {}).flatMap(([name, s]) => {
     const pattern = typeof s.type === 'string' ? PLAIN[s.type] : undefined;
     return pattern ? [{ name, type: s.type as string, pattern }] : [];

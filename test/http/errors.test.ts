@@ -312,6 +312,38 @@ describe('query strings', () => {
     assert.equal((await t.req('GET', '/v0/accounts/search?limit=1')).status, 200);
     assert.equal((await t.req('GET', '/v0/accounts/search?limit=100')).status, 200);
   });
+
+  test('a NUL character in a path or query value is 400 naming it, before any other rule', async () => {
+    for (const [url, path] of [
+      [`/v0/persons/${WELL_FORMED_PERSON_ID}%00`, '/person_id'],
+      ['/v0/accounts/search?query=ab%00c', '/query'],
+      ['/v0/accounts/search?query=abc&query=d%00', '/query'],
+      ['/v0/persons?cursor=%00', '/cursor'],
+    ] as const) {
+      const res = await t.req('GET', url);
+      expectProblem(res, 400, 'validation_failed', [path]);
+      assert.match(res.body.detail, /NUL/, url);
+    }
+    assert.equal((await t.req('GET', '/v0/accounts/search?query=abc')).status, 200);
+  });
+});
+
+describe('security headers', () => {
+  test('every answer is nosniff and no-store, errors included', async () => {
+    const personId = await createPerson('Headers Person');
+    for (const res of [
+      await t.req('GET', `/v0/persons/${personId}`),
+      await t.req('POST', '/v0/persons', { name: 'Headers Two' }),
+      await t.req('GET', '/v0/persons', undefined, { key: null }),
+      await t.req('GET', '/nowhere'),
+      await t.req('PUT', '/v0/accounts/search'),
+      await t.req('POST', '/v0/persons', '{'),
+      await t.req('GET', '/v0/accounts/search?limit=0'),
+    ]) {
+      assert.equal(res.headers['x-content-type-options'], 'nosniff', `nosniff on a ${res.status}`);
+      assert.equal(res.headers['cache-control'], 'no-store', `no-store on a ${res.status}`);
+    }
+  });
 });
 
 describe('500', () => {
