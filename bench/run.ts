@@ -1,6 +1,9 @@
 /**
  * `npm run bench -- [--scale small|full] [--backend sqlite|postgres|both] [--duration S] [--only NAME] [--out DIR]`
  *
+ * Results go to stdout, to `<out>/<date>-<backend>-<scale>.json` (default bench/results), and,
+ * unless `--out` is given, into the harness's own section of BENCHMARKS.md.
+ *
  * For each backend: fill a fresh database (bench/seed.ts), start the built server pinned to one
  * core, and drive each scenario from a load process pinned to the other core (bench/load.ts),
  * after a warm-up. Every scenario is reported beside `ceiling` (a bare node:http server answering
@@ -21,13 +24,14 @@ import { openDatabase } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { encodeCursor } from '../src/http/pagination.js';
 import type { LoadResult, LoadSpec } from './load.js';
+import { formatRow, HEADER, markdownSection, replaceSection, type Run, type ScenarioResult } from './report.js';
 import { seed, type Scale, type Seeded } from './seed.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SERVER_CPU = '1';
 const LOAD_CPU = '0';
 
-interface Options { scale: Scale; backends: ('sqlite' | 'postgres')[]; duration: number; only: string[]; out: string }
+interface Options { scale: Scale; backends: ('sqlite' | 'postgres')[]; duration: number; only: string[]; out: string; markdown: boolean }
 
 function parseArgs(argv: string[]): Options {
   const get = (name: string) => {
@@ -44,6 +48,8 @@ function parseArgs(argv: string[]): Options {
     duration: Number(get('duration') ?? 10),
     only: (get('only') ?? '').split(',').filter(Boolean),
     out: get('out') ?? path.join(ROOT, 'bench', 'results'),
+    // A run with its own output directory (the smoke test, a quick look) leaves BENCHMARKS.md alone.
+    markdown: get('out') === undefined,
   };
 }
 
@@ -89,6 +95,13 @@ async function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** The node options of `npm start` (`node <options> dist/server.js`): the service is measured as it is run. */
+function startOptions(): string[] {
+  const start = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ');
+  if (start[0] !== 'node' || start.at(-1) !== 'dist/server.js') throw new Error(`npm start is no longer "node <options> dist/server.js": ${start.join(' ')}`);
+  return start.slice(1, -1);
 }
 
 function pinned(cpu: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
@@ -218,7 +231,6 @@ async function maintenance(url: string, deepTenantId: string): Promise<{ created
   }
 }
 
-export interface ScenarioResult extends LoadResult { name: string; peakRssBytes: number; ratioToCeiling: number | null }
 
 async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log: (line: string) => void): Promise<ScenarioResult[]> {
   const wanted = SCENARIOS.filter((s) => options.only.length === 0 || options.only.includes(s.name) || s.name === 'ceiling');
@@ -253,7 +265,7 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
     const ceiling = pinned(SERVER_CPU, process.execPath, ['bench/ceiling.mjs', String(ceilingPort), JSON.stringify(data.samplePerson)]);
     processes.push(ceiling);
     const servicePort = await freePort();
-    const service = needsData ? pinned(SERVER_CPU, process.execPath, [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/server.js'], {
+    const service = needsData ? pinned(SERVER_CPU, process.execPath, [...startOptions(), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/server.js'], {
       DATABASE_URL: database.url, PORT: String(servicePort), HOST: '127.0.0.1', LOG_LEVEL: 'warn', BOOTSTRAP_API_KEY: '', ADMIN_TOKEN: '',
       // The benchmark measures the service, not its rate limit.
       RATE_LIMIT_PER_SECOND: '10000000',
@@ -312,14 +324,10 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
   }
 }
 
-const pad = (v: string, n: number) => v.padStart(n);
-export const HEADER = `${'backend'.padEnd(9)}${'scenario'.padEnd(22)}${pad('req/s', 9)}${pad('x ceiling', 10)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('p99.9 ms', 10)}${pad('errors', 8)}${pad('peak RSS', 10)}`;
-export function formatRow(backend: string, r: ScenarioResult): string {
-  return `${backend.padEnd(9)}${r.name.padEnd(22)}${pad(r.rps.toFixed(0), 9)}${pad(r.ratioToCeiling === null ? '-' : r.ratioToCeiling.toFixed(2), 10)}${pad(String(r.p50), 8)}${pad(String(r.p99), 8)}${pad(String(r.p999), 10)}${pad(String(r.errors + r.non2xx), 8)}${pad(`${(r.peakRssBytes / 1048576).toFixed(0)} MB`, 10)}`;
-}
-
 async function main(): Promise<void> {
-  const options = parseArgs(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  const startedAt = new Date();
+  const options = parseArgs(argv);
   // The service is measured as it runs in production: compiled.
   if (options.only.length === 0 || options.only.some((name) => name !== 'ceiling')) {
     execFileSync('npm', ['run', '-s', 'build'], { cwd: ROOT, stdio: 'inherit' });
@@ -327,11 +335,20 @@ async function main(): Promise<void> {
   fs.mkdirSync(options.out, { recursive: true });
   console.log(`# ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores; scale ${options.scale}, ${options.duration} s per scenario`);
   console.log(HEADER);
+  const runs: Run[] = [];
   for (const backend of options.backends) {
     const results = await runBackend(backend, options, (line) => console.log(line));
+    runs.push({ backend, results });
     const file = path.join(options.out, `${new Date().toISOString().slice(0, 10)}-${backend}-${options.scale}.json`);
     fs.writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), cpu: os.cpus()[0]?.model, backend, scale: options.scale, duration: options.duration, results }, null, 2));
     console.log(`# wrote ${path.relative(ROOT, file)}`);
+  }
+  if (options.markdown) {
+    const file = path.join(ROOT, 'BENCHMARKS.md');
+    const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, Node ${process.versions.node}`;
+    const section = markdownSection({ argv, startedAt, minutes: (Date.now() - startedAt.getTime()) / 60_000, machine, scale: options.scale, runs });
+    fs.writeFileSync(file, replaceSection(fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n', options.scale, section));
+    console.log('# wrote the table into BENCHMARKS.md');
   }
 }
 

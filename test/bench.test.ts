@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { markdownSection, replaceSection, type ScenarioResult } from '../bench/report.js';
 
 // The benchmark itself is `npm run bench`, not part of the suite; this only proves the harness
 // starts, drives a scenario and writes its result file.
@@ -29,4 +30,28 @@ test('the benchmark harness runs one short scenario and writes a result file', {
   } finally {
     fs.rmSync(out, { recursive: true, force: true });
   }
+});
+
+test('a run replaces only its own scale\'s section of BENCHMARKS.md, and appends it the first time', () => {
+  const row = (name: string, rps: number, ratio: number | null): ScenarioResult => ({ name, rps, ratioToCeiling: ratio, requests: rps * 10, p50: 1, p99: 4, p999: 9, errors: 0, non2xx: 0, peakRssBytes: 150 * 1048576 });
+  const section = (scale: string, rps: number) => markdownSection({
+    argv: ['--scale', scale], startedAt: new Date('2026-11-22T10:00:00Z'), minutes: 9.6, machine: 'Test CPU, 2 cores', scale,
+    runs: [{ backend: 'sqlite', results: [row('ceiling', 50_000, 1), row('get-person', rps, rps / 50_000)] }],
+  });
+  const full = section('full', 30_000);
+  assert.match(full, /^<!-- bench:full:start -->\n## Latest full-scale run/);
+  assert.match(full, /Command: `npm run bench -- --scale full` on 2026-11-22, taking 10 min\. Machine: Test CPU, 2 cores\./);
+  assert.match(full, /\| get-person \| 30,000 \| 0\.60 \| 1 \| 4 \| 9 \| 0 \| 150 MB \|/);
+  assert.match(full, /<!-- bench:full:end -->$/);
+
+  const written = replaceSection('# Benchmarks\n\nIntro.\n', 'full', full);
+  assert.equal(written, `# Benchmarks\n\nIntro.\n\n${full}\n`);
+  const withSmall = replaceSection(`${written}\n## Targets\nkept\n`, 'small', section('small', 20_000));
+  const again = replaceSection(withSmall, 'full', section('full', 31_000));
+  assert.match(again, /\| get-person \| 31,000 \|/);
+  assert.doesNotMatch(again, /\| get-person \| 30,000 \|/);
+  assert.match(again, /\| get-person \| 20,000 \|/, 'the small section is untouched');
+  assert.match(again, /^# Benchmarks\n\nIntro\.\n\n<!-- bench:full:start -->/);
+  assert.match(again, /## Targets\nkept\n/);
+  assert.equal(again.split('<!-- bench:full:start -->').length, 2, 'one full section');
 });

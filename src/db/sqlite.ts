@@ -175,10 +175,14 @@ export function groupCommitSqlite(file: string): Dialect {
   };
   type Connection = ReturnType<typeof connection>;
 
+  // Connection objects are reused: Kysely registers every new one it is given (in a WeakSet), which
+  // cost more per query than handing back an idle one. A transaction holds its object until released.
+  const idle: Connection[] = [];
+
   const driver: Driver = {
     async init() {},
     async acquireConnection() {
-      return connection();
+      return idle.pop() ?? connection();
     },
     async beginTransaction(conn: Connection) {
       const release = await lock();
@@ -216,7 +220,9 @@ export function groupCommitSqlite(file: string): Dialect {
       // once the group is committed, so no answer rests on what is not yet durable.
       await joined?.committed.catch(() => {});
     },
-    async releaseConnection() {},
+    async releaseConnection(conn: Connection) {
+      idle.push(conn);
+    },
     // Commits what is pending, then closes both connections.
     async destroy() {
       await flush();
