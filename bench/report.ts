@@ -24,7 +24,7 @@ export function markdownSection(run: { argv: string[]; startedAt: Date; minutes:
     markers(run.scale).start,
     `## Latest ${run.scale}-scale run (written by the harness)`,
     '',
-    `Command: \`${command}\` on ${run.startedAt.toISOString().slice(0, 10)}, taking ${run.minutes.toFixed(0)} min. Machine: ${run.machine}.`,
+    `Command: \`${command}\` on ${run.startedAt.toISOString().slice(0, 10)}, taking ${run.minutes.toFixed(1)} min. Machine: ${run.machine}.`,
   ];
   for (const { backend, results } of run.runs) {
     lines.push('', `### ${backend === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`, '', '| scenario | req/s | × ceiling | p50 ms | p99 ms | p99.9 ms | errors | peak RSS |', '|---|---:|---:|---:|---:|---:|---:|---:|');

@@ -40,7 +40,7 @@ test('a run replaces only its own scale\'s section of BENCHMARKS.md, and appends
   });
   const full = section('full', 30_000);
   assert.match(full, /^<!-- bench:full:start -->\n## Latest full-scale run/);
-  assert.match(full, /Command: `npm run bench -- --scale full` on 2026-11-22, taking 10 min\. Machine: Test CPU, 2 cores\./);
+  assert.match(full, /Command: `npm run bench -- --scale full` on 2026-11-22, taking 9\.6 min\. Machine: Test CPU, 2 cores\./);
   assert.match(full, /\| get-person \| 30,000 \| 0\.60 \| 1 \| 4 \| 9 \| 0 \| 150 MB \|/);
   assert.match(full, /<!-- bench:full:end -->$/);
 
