@@ -231,7 +231,6 @@ async function maintenance(url: string, deepTenantId: string): Promise<{ created
   }
 }
 
-
 async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log: (line: string) => void): Promise<ScenarioResult[]> {
   const wanted = SCENARIOS.filter((s) => options.only.length === 0 || options.only.includes(s.name) || s.name === 'ceiling');
   const needsData = wanted.some((s) => s.target !== 'ceiling');
