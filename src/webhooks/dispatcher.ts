@@ -33,7 +33,6 @@ const DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
 const KEEP_EVENTS_MS = 30 * 24 * 60 * 60 * 1000;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
-
 export function createDispatcher(db: Kysely<Database>, options: WebhookDelivery, log: FastifyBaseLogger): Dispatcher {
   // A claim outlives the longest attempt, so a live holder never loses it mid-attempt.
   const leaseMs = options.timeoutMs + 5000;

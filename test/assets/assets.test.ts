@@ -26,7 +26,6 @@ const SECRET = 'a-known-file-url-secret-of-40-characters!';
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const MiB = 1024 * 1024;
 
-
 /** A PNG of noise: it compresses badly, so it is long enough to be cut in half meaningfully. */
 async function noisyPng(width = 200, height = 200): Promise<Buffer> {
   const raw = Buffer.alloc(width * height * 3);
@@ -35,7 +34,6 @@ async function noisyPng(width = 200, height = 200): Promise<Buffer> {
 }
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-
 
 /** POST /v0/files with raw bytes; `key: null` sends no API key. */
 async function upload(app: TestApp, bytes: Buffer, contentType: string, key: string | null = app.key): Promise<Res> {

@@ -330,7 +330,6 @@ export async function startReceiver(): Promise<Receiver> {
   return receiver;
 }
 
-
 let uniqueCounter = 0;
 /** A value no other call in this process returns. */
 export function unique(prefix = 'u'): string {
@@ -345,8 +344,6 @@ async function api(c: Ctx, method: string, url: string, body?: unknown, headers:
   if (res.body !== undefined) c.fx.responses.push(res.body);
   return res.body;
 }
-
-
 
 async function upload(c: Ctx): Promise<Json> {
   const bytes = await makeImage('png', 24, 16, [10, 120, 200]);

@@ -11,7 +11,6 @@ import { expectProblem, ISO_MS, startApp, type Json, type Res, type TestApp } fr
 // dispatcher (running inside the app) sends them. Every change goes through the API; the
 // deliveries, events and test extensions are read through the API too.
 
-
 const DELIVERY_ID = /^delivery_[0-9a-z]{26}$/;
 const EVENT_ID = /^event_[0-9a-z]{26}$/;
 const SIGNATURE = /^v1,[A-Za-z0-9+/]{43}=$/;
