@@ -1,8 +1,15 @@
 /** What a run reports: its table on stdout, and its section of BENCHMARKS.md. */
 import type { LoadResult } from './load.js';
 
-export interface ScenarioResult extends LoadResult { name: string; peakRssBytes: number; ratioToCeiling: number | null }
-export interface Run { backend: string; results: ScenarioResult[] }
+export interface ScenarioResult extends LoadResult {
+  name: string;
+  peakRssBytes: number;
+  ratioToCeiling: number | null;
+}
+export interface Run {
+  backend: string;
+  results: ScenarioResult[];
+}
 
 const pad = (v: string, n: number) => v.padStart(n);
 const ratio = (r: ScenarioResult) => (r.ratioToCeiling === null ? '-' : r.ratioToCeiling.toFixed(2));
@@ -17,7 +24,14 @@ export function formatRow(backend: string, r: ScenarioResult): string {
 const markers = (scale: string) => ({ start: `<!-- bench:${scale}:start -->`, end: `<!-- bench:${scale}:end -->` });
 
 /** The run as a section of BENCHMARKS.md: the command, the machine, and a table per backend. */
-export function markdownSection(run: { argv: string[]; startedAt: Date; minutes: number; machine: string; scale: string; runs: Run[] }): string {
+export function markdownSection(run: {
+  argv: string[];
+  startedAt: Date;
+  minutes: number;
+  machine: string;
+  scale: string;
+  runs: Run[];
+}): string {
   const n = (v: number) => Math.round(v).toLocaleString('en-US');
   const command = `npm run bench${run.argv.length ? ` -- ${run.argv.join(' ')}` : ''}`;
   const lines = [
@@ -27,9 +41,17 @@ export function markdownSection(run: { argv: string[]; startedAt: Date; minutes:
     `Command: \`${command}\` on ${run.startedAt.toISOString().slice(0, 10)}, taking ${run.minutes.toFixed(1)} min. Machine: ${run.machine}.`,
   ];
   for (const { backend, results } of run.runs) {
-    lines.push('', `### ${backend === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`, '', '| scenario | req/s | × ceiling | p50 ms | p99 ms | p99.9 ms | errors | peak RSS |', '|---|---:|---:|---:|---:|---:|---:|---:|');
+    lines.push(
+      '',
+      `### ${backend === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`,
+      '',
+      '| scenario | req/s | × ceiling | p50 ms | p99 ms | p99.9 ms | errors | peak RSS |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
+    );
     for (const r of results) {
-      lines.push(`| ${r.name} | ${n(r.rps)} | ${ratio(r)} | ${r.p50} | ${r.p99} | ${r.p999} | ${r.errors + r.non2xx} | ${megabytes(r.peakRssBytes)} |`);
+      lines.push(
+        `| ${r.name} | ${n(r.rps)} | ${ratio(r)} | ${r.p50} | ${r.p99} | ${r.p999} | ${r.errors + r.non2xx} | ${megabytes(r.peakRssBytes)} |`,
+      );
     }
   }
   lines.push(markers(run.scale).end);

@@ -31,7 +31,14 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SERVER_CPU = '1';
 const LOAD_CPU = '0';
 
-interface Options { scale: Scale; backends: ('sqlite' | 'postgres')[]; duration: number; only: string[]; out: string; markdown: boolean }
+interface Options {
+  scale: Scale;
+  backends: ('sqlite' | 'postgres')[];
+  duration: number;
+  only: string[];
+  out: string;
+  markdown: boolean;
+}
 
 function parseArgs(argv: string[]): Options {
   const get = (name: string) => {
@@ -63,28 +70,99 @@ interface Scenario {
 const q = encodeURIComponent;
 const SCENARIOS: Scenario[] = [
   { name: 'ceiling', target: 'ceiling', spec: () => ({ method: 'GET', headers: {}, paths: ['/'] }) },
-  { name: 'get-person', target: 'service', spec: (d) => ({ method: 'GET', headers: { 'x-api-key': d.key }, paths: d.personIds.map((id) => `/v0/persons/${id}`) }) },
-  { name: 'get-audience', target: 'service', spec: (d) => ({ method: 'GET', headers: { 'x-api-key': d.key }, paths: d.audiences.map((a) => `/v0/pages/${a.pageId}/audiences/${a.audienceId}`) }) },
-  { name: 'list-pages-first', target: 'service', spec: (d) => ({ method: 'GET', headers: { 'x-api-key': d.key }, paths: ['/v0/pages'] }) },
-  { name: 'list-persons-deep', target: 'service', spec: (d, cursor) => ({ method: 'GET', headers: { 'x-api-key': d.deepKey }, paths: [`/v0/persons?cursor=${cursor}`] }) },
-  { name: 'search-audiences', target: 'service', spec: (d) => ({ method: 'GET', headers: { 'x-api-key': d.key }, paths: d.audienceQueries.map((s) => `/v0/audiences/search?query=${q(s)}`) }) },
-  { name: 'search-accounts', target: 'service', spec: (d) => ({ method: 'GET', headers: { 'x-api-key': d.key }, paths: d.accountQueries.map((s) => `/v0/accounts/search?query=${q(s)}`) }) },
-  { name: 'search-page-links', target: 'service', spec: (d) => ({ method: 'GET', headers: { 'x-api-key': d.key }, paths: d.linkQueries.map((s) => `/v0/page_links/search?query=${q(s)}`) }) },
   {
-    name: 'list-sessions-range', target: 'service', spec: (d) => ({
-      method: 'GET', headers: { 'x-api-key': d.key },
-      paths: d.sessionWindows.map((w) => `/v0/pages/${w.pageId}/audience_sessions?startDate=${q(w.startDate)}&endDate=${q(w.endDate)}&audienceId=${w.audienceId}`),
+    name: 'get-person',
+    target: 'service',
+    spec: (d) => ({ method: 'GET', headers: { 'x-api-key': d.key }, paths: d.personIds.map((id) => `/v0/persons/${id}`) }),
+  },
+  {
+    name: 'get-audience',
+    target: 'service',
+    spec: (d) => ({
+      method: 'GET',
+      headers: { 'x-api-key': d.key },
+      paths: d.audiences.map((a) => `/v0/pages/${a.pageId}/audiences/${a.audienceId}`),
     }),
   },
-  { name: 'create-person', target: 'service', spec: (d) => ({ method: 'POST', headers: { 'x-api-key': d.key }, paths: ['/v0/persons'], body: JSON.stringify({ name: 'Load Person {n}', domain: 'load.example.com', phoneNumber: '+14155550100' }) }) },
+  { name: 'list-pages-first', target: 'service', spec: (d) => ({ method: 'GET', headers: { 'x-api-key': d.key }, paths: ['/v0/pages'] }) },
   {
-    name: 'create-person-log', target: 'service', spec: (d) => ({
-      method: 'POST', headers: { 'x-api-key': d.key }, paths: d.personIds.slice(0, 500).map((id) => `/v0/persons/${id}/logs`),
+    name: 'list-persons-deep',
+    target: 'service',
+    spec: (d, cursor) => ({ method: 'GET', headers: { 'x-api-key': d.deepKey }, paths: [`/v0/persons?cursor=${cursor}`] }),
+  },
+  {
+    name: 'search-audiences',
+    target: 'service',
+    spec: (d) => ({
+      method: 'GET',
+      headers: { 'x-api-key': d.key },
+      paths: d.audienceQueries.map((s) => `/v0/audiences/search?query=${q(s)}`),
+    }),
+  },
+  {
+    name: 'search-accounts',
+    target: 'service',
+    spec: (d) => ({
+      method: 'GET',
+      headers: { 'x-api-key': d.key },
+      paths: d.accountQueries.map((s) => `/v0/accounts/search?query=${q(s)}`),
+    }),
+  },
+  {
+    name: 'search-page-links',
+    target: 'service',
+    spec: (d) => ({
+      method: 'GET',
+      headers: { 'x-api-key': d.key },
+      paths: d.linkQueries.map((s) => `/v0/page_links/search?query=${q(s)}`),
+    }),
+  },
+  {
+    name: 'list-sessions-range',
+    target: 'service',
+    spec: (d) => ({
+      method: 'GET',
+      headers: { 'x-api-key': d.key },
+      paths: d.sessionWindows.map(
+        (w) => `/v0/pages/${w.pageId}/audience_sessions?startDate=${q(w.startDate)}&endDate=${q(w.endDate)}&audienceId=${w.audienceId}`,
+      ),
+    }),
+  },
+  {
+    name: 'create-person',
+    target: 'service',
+    spec: (d) => ({
+      method: 'POST',
+      headers: { 'x-api-key': d.key },
+      paths: ['/v0/persons'],
+      body: JSON.stringify({ name: 'Load Person {n}', domain: 'load.example.com', phoneNumber: '+14155550100' }),
+    }),
+  },
+  {
+    name: 'create-person-log',
+    target: 'service',
+    spec: (d) => ({
+      method: 'POST',
+      headers: { 'x-api-key': d.key },
+      paths: d.personIds.slice(0, 500).map((id) => `/v0/persons/${id}/logs`),
       body: JSON.stringify({ source: 'crm', type: 'note-added', payload: { text: 'Called back' }, idempotencyKey: 'bench-{n}' }),
     }),
   },
-  { name: 'patch-page', target: 'service', spec: (d) => ({ method: 'PATCH', headers: { 'x-api-key': d.key, 'content-type': 'application/json' }, paths: d.pageIds.map((id) => `/v0/pages/${id}`), body: JSON.stringify({ name: 'Renamed page {n}' }) }) },
-  { name: 'peer-prism', target: 'prism', spec: (d) => ({ method: 'GET', headers: { 'x-api-key': d.key }, paths: d.personIds.map((id) => `/v0/persons/${id}`) }) },
+  {
+    name: 'patch-page',
+    target: 'service',
+    spec: (d) => ({
+      method: 'PATCH',
+      headers: { 'x-api-key': d.key, 'content-type': 'application/json' },
+      paths: d.pageIds.map((id) => `/v0/pages/${id}`),
+      body: JSON.stringify({ name: 'Renamed page {n}' }),
+    }),
+  },
+  {
+    name: 'peer-prism',
+    target: 'prism',
+    spec: (d) => ({ method: 'GET', headers: { 'x-api-key': d.key }, paths: d.personIds.map((id) => `/v0/persons/${id}`) }),
+  },
 ];
 
 async function freePort(): Promise<number> {
@@ -99,8 +177,11 @@ async function freePort(): Promise<number> {
 
 /** The node options of `npm start` (`node <options> dist/server.js`): the service is measured as it is run. */
 function startOptions(): string[] {
-  const start = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(' ');
-  if (start[0] !== 'node' || start.at(-1) !== 'dist/server.js') throw new Error(`npm start is no longer "node <options> dist/server.js": ${start.join(' ')}`);
+  const start = (
+    JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
+  ).scripts.start.split(' ');
+  if (start[0] !== 'node' || start.at(-1) !== 'dist/server.js')
+    throw new Error(`npm start is no longer "node <options> dist/server.js": ${start.join(' ')}`);
   return start.slice(1, -1);
 }
 
@@ -175,7 +256,9 @@ function load(spec: LoadSpec): Promise<LoadResult> {
     let err = '';
     child.stdout!.on('data', (d: Buffer) => (out += d));
     child.stderr!.on('data', (d: Buffer) => (err += d));
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!) as LoadResult) : reject(new Error(`load failed: ${err}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!) as LoadResult) : reject(new Error(`load failed: ${err}`)),
+    );
   }).finally(() => fs.rmSync(file, { force: true }));
 }
 
@@ -211,7 +294,10 @@ async function maintenance(url: string, deepTenantId: string): Promise<{ created
     const sqlite = new SQLite(url);
     try {
       const toSqlite = (text: string) => text.replace('$1', '?');
-      const row = (sqlite.prepare(toSqlite(deepest)).get(deepTenantId) ?? sqlite.prepare(toSqlite(oldest)).get(deepTenantId)) as { created_at: string; id: string };
+      const row = (sqlite.prepare(toSqlite(deepest)).get(deepTenantId) ?? sqlite.prepare(toSqlite(oldest)).get(deepTenantId)) as {
+        created_at: string;
+        id: string;
+      };
       sqlite.exec('analyze');
       return row;
     } finally {
@@ -244,7 +330,19 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
   process.once('SIGINT', interrupted);
   process.once('SIGTERM', interrupted);
   try {
-    let data: Seeded = { key: '', deepKey: '', deepTenantId: '', personIds: [], audiences: [], pageIds: [], audienceQueries: [], accountQueries: [], linkQueries: [], sessionWindows: [], samplePerson: {} };
+    let data: Seeded = {
+      key: '',
+      deepKey: '',
+      deepTenantId: '',
+      personIds: [],
+      audiences: [],
+      pageIds: [],
+      audienceQueries: [],
+      accountQueries: [],
+      linkQueries: [],
+      sessionWindows: [],
+      samplePerson: {},
+    };
     let deepCursor = '';
     if (needsData) {
       const started = Date.now();
@@ -264,11 +362,23 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
     const ceiling = pinned(SERVER_CPU, process.execPath, ['bench/ceiling.mjs', String(ceilingPort), JSON.stringify(data.samplePerson)]);
     processes.push(ceiling);
     const servicePort = await freePort();
-    const service = needsData ? pinned(SERVER_CPU, process.execPath, [...startOptions(), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/server.js'], {
-      DATABASE_URL: database.url, PORT: String(servicePort), HOST: '127.0.0.1', LOG_LEVEL: 'warn', BOOTSTRAP_API_KEY: '', ADMIN_TOKEN: '',
-      // The benchmark measures the service, not its rate limit.
-      RATE_LIMIT_PER_SECOND: '10000000',
-    }) : undefined;
+    const service = needsData
+      ? pinned(
+          SERVER_CPU,
+          process.execPath,
+          [...startOptions(), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/server.js'],
+          {
+            DATABASE_URL: database.url,
+            PORT: String(servicePort),
+            HOST: '127.0.0.1',
+            LOG_LEVEL: 'warn',
+            BOOTSTRAP_API_KEY: '',
+            ADMIN_TOKEN: '',
+            // The benchmark measures the service, not its rate limit.
+            RATE_LIMIT_PER_SECOND: '10000000',
+          },
+        )
+      : undefined;
     if (service) processes.push(service);
     await waitFor(`http://127.0.0.1:${ceilingPort}/`);
     if (service) await waitFor(`http://127.0.0.1:${servicePort}/healthz`);
@@ -301,7 +411,12 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
       await waitIdle(child.pid!);
       const [result, peak] = await peakRss(child.pid!, load({ ...base, duration: options.duration }));
       if (scenario.name === 'ceiling') ceilingRps = result.rps;
-      const row: ScenarioResult = { name: scenario.name, ...result, peakRssBytes: peak, ratioToCeiling: ceilingRps ? result.rps / ceilingRps : null };
+      const row: ScenarioResult = {
+        name: scenario.name,
+        ...result,
+        peakRssBytes: peak,
+        ratioToCeiling: ceilingRps ? result.rps / ceilingRps : null,
+      };
       results.push(row);
       log(formatRow(backend, row));
     }
@@ -310,15 +425,20 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
     process.off('SIGINT', interrupted);
     process.off('SIGTERM', interrupted);
     // Each process is given time to exit cleanly (a profiled service writes its profile on exit).
-    await Promise.all(processes.map((p) => new Promise<void>((resolve) => {
-      if (p.exitCode !== null || p.signalCode !== null) return resolve();
-      const forced = setTimeout(() => p.kill('SIGKILL'), 10_000);
-      p.once('exit', () => {
-        clearTimeout(forced);
-        resolve();
-      });
-      p.kill('SIGTERM');
-    })));
+    await Promise.all(
+      processes.map(
+        (p) =>
+          new Promise<void>((resolve) => {
+            if (p.exitCode !== null || p.signalCode !== null) return resolve();
+            const forced = setTimeout(() => p.kill('SIGKILL'), 10_000);
+            p.once('exit', () => {
+              clearTimeout(forced);
+              resolve();
+            });
+            p.kill('SIGTERM');
+          }),
+      ),
+    );
     await database.drop();
   }
 }
@@ -332,20 +452,36 @@ async function main(): Promise<void> {
     execFileSync('npm', ['run', '-s', 'build'], { cwd: ROOT, stdio: 'inherit' });
   }
   fs.mkdirSync(options.out, { recursive: true });
-  console.log(`# ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores; scale ${options.scale}, ${options.duration} s per scenario`);
+  console.log(
+    `# ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores; scale ${options.scale}, ${options.duration} s per scenario`,
+  );
   console.log(HEADER);
   const runs: Run[] = [];
   for (const backend of options.backends) {
     const results = await runBackend(backend, options, (line) => console.log(line));
     runs.push({ backend, results });
     const file = path.join(options.out, `${new Date().toISOString().slice(0, 10)}-${backend}-${options.scale}.json`);
-    fs.writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), cpu: os.cpus()[0]?.model, backend, scale: options.scale, duration: options.duration, results }, null, 2));
+    fs.writeFileSync(
+      file,
+      JSON.stringify(
+        { date: new Date().toISOString(), cpu: os.cpus()[0]?.model, backend, scale: options.scale, duration: options.duration, results },
+        null,
+        2,
+      ),
+    );
     console.log(`# wrote ${path.relative(ROOT, file)}`);
   }
   if (options.markdown) {
     const file = path.join(ROOT, 'BENCHMARKS.md');
     const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, Node ${process.versions.node}`;
-    const section = markdownSection({ argv, startedAt, minutes: (Date.now() - startedAt.getTime()) / 60_000, machine, scale: options.scale, runs });
+    const section = markdownSection({
+      argv,
+      startedAt,
+      minutes: (Date.now() - startedAt.getTime()) / 60_000,
+      machine,
+      scale: options.scale,
+      runs,
+    });
     fs.writeFileSync(file, replaceSection(fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n', options.scale, section));
     console.log('# wrote the table into BENCHMARKS.md');
   }

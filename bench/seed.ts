@@ -11,18 +11,155 @@ import { newId } from '../src/ids.js';
 
 export type Scale = 'tiny' | 'small' | 'full';
 
-export const SCALES: Record<Scale, { pages: number; audiences: number; persons: number; accounts: number; sessions: number; links: number; topics: number; entries: number; deepPersons: number }> = {
+export const SCALES: Record<
+  Scale,
+  {
+    pages: number;
+    audiences: number;
+    persons: number;
+    accounts: number;
+    sessions: number;
+    links: number;
+    topics: number;
+    entries: number;
+    deepPersons: number;
+  }
+> = {
   tiny: { pages: 20, audiences: 100, persons: 100, accounts: 100, sessions: 500, links: 100, topics: 5, entries: 5, deepPersons: 2_000 },
-  small: { pages: 1_000, audiences: 10_000, persons: 10_000, accounts: 10_000, sessions: 100_000, links: 10_000, topics: 100, entries: 20, deepPersons: 200_000 },
-  full: { pages: 10_000, audiences: 100_000, persons: 100_000, accounts: 100_000, sessions: 1_000_000, links: 100_000, topics: 100, entries: 20, deepPersons: 1_000_000 },
+  small: {
+    pages: 1_000,
+    audiences: 10_000,
+    persons: 10_000,
+    accounts: 10_000,
+    sessions: 100_000,
+    links: 10_000,
+    topics: 100,
+    entries: 20,
+    deepPersons: 200_000,
+  },
+  full: {
+    pages: 10_000,
+    audiences: 100_000,
+    persons: 100_000,
+    accounts: 100_000,
+    sessions: 1_000_000,
+    links: 100_000,
+    topics: 100,
+    entries: 20,
+    deepPersons: 1_000_000,
+  },
 };
 
-const FIRST = ['James', 'Mary', 'Robert', 'Patricia', 'John', 'Jennifer', 'Michael', 'Linda', 'David', 'Elizabeth', 'William', 'Barbara', 'Richard', 'Susan', 'Joseph', 'Jessica', 'Thomas', 'Sarah', 'Carlos', 'Karen', 'Wei', 'Aisha', 'Hiroshi', 'Olga', 'Mateo', 'Fatima', 'Lars', 'Ines', 'Kwame', 'Priya'];
-const LAST = ['Smith', 'Johnson', 'Williams', 'Brown', 'Jones', 'Garcia', 'Miller', 'Davis', 'Rodriguez', 'Martinez', 'Hernandez', 'Lopez', 'Gonzalez', 'Wilson', 'Anderson', 'Thomas', 'Taylor', 'Moore', 'Jackson', 'Martin', 'Lee', 'Perez', 'Thompson', 'White', 'Harris', 'Sanchez', 'Clark', 'Ramirez', 'Lewis', 'Robinson'];
-const WORDS = ['acme', 'globex', 'initech', 'umbrella', 'hooli', 'stark', 'wayne', 'wonka', 'cyberdyne', 'soylent', 'tyrell', 'aperture', 'vandelay', 'prestige', 'oscorp', 'massive', 'dynamic', 'nimbus', 'quantum', 'vertex', 'summit', 'harbor', 'pioneer', 'atlas', 'beacon', 'cobalt', 'ember', 'falcon', 'granite', 'horizon'];
+const FIRST = [
+  'James',
+  'Mary',
+  'Robert',
+  'Patricia',
+  'John',
+  'Jennifer',
+  'Michael',
+  'Linda',
+  'David',
+  'Elizabeth',
+  'William',
+  'Barbara',
+  'Richard',
+  'Susan',
+  'Joseph',
+  'Jessica',
+  'Thomas',
+  'Sarah',
+  'Carlos',
+  'Karen',
+  'Wei',
+  'Aisha',
+  'Hiroshi',
+  'Olga',
+  'Mateo',
+  'Fatima',
+  'Lars',
+  'Ines',
+  'Kwame',
+  'Priya',
+];
+const LAST = [
+  'Smith',
+  'Johnson',
+  'Williams',
+  'Brown',
+  'Jones',
+  'Garcia',
+  'Miller',
+  'Davis',
+  'Rodriguez',
+  'Martinez',
+  'Hernandez',
+  'Lopez',
+  'Gonzalez',
+  'Wilson',
+  'Anderson',
+  'Thomas',
+  'Taylor',
+  'Moore',
+  'Jackson',
+  'Martin',
+  'Lee',
+  'Perez',
+  'Thompson',
+  'White',
+  'Harris',
+  'Sanchez',
+  'Clark',
+  'Ramirez',
+  'Lewis',
+  'Robinson',
+];
+const WORDS = [
+  'acme',
+  'globex',
+  'initech',
+  'umbrella',
+  'hooli',
+  'stark',
+  'wayne',
+  'wonka',
+  'cyberdyne',
+  'soylent',
+  'tyrell',
+  'aperture',
+  'vandelay',
+  'prestige',
+  'oscorp',
+  'massive',
+  'dynamic',
+  'nimbus',
+  'quantum',
+  'vertex',
+  'summit',
+  'harbor',
+  'pioneer',
+  'atlas',
+  'beacon',
+  'cobalt',
+  'ember',
+  'falcon',
+  'granite',
+  'horizon',
+];
 const SUFFIX = ['labs', 'systems', 'group', 'works', 'partners', 'digital', 'logistics', 'health', 'energy', 'capital'];
 const TLD = ['com', 'io', 'co', 'net', 'de', 'fr', 'co.uk', 'dev'];
-const CAMPAIGNS = ['spring-launch', 'summer-sale', 'webinar', 'demo-day', 'trade-fair', 'onboarding', 'renewal', 'partner-week', 'product-tour', 'roadshow'];
+const CAMPAIGNS = [
+  'spring-launch',
+  'summer-sale',
+  'webinar',
+  'demo-day',
+  'trade-fair',
+  'onboarding',
+  'renewal',
+  'partner-week',
+  'product-tour',
+  'roadshow',
+];
 
 /** mulberry32: a small, fast, seeded generator, so every run builds the same data. */
 function prng(seed: number) {
@@ -59,7 +196,10 @@ async function insertAll<T extends keyof Database>(db: Kysely<Database>, table: 
     await db.transaction().execute(async (trx) => {
       for (let j = i; j < Math.min(i + 20_000, rows.length); j += BATCH) {
         // Rows are built to the table's shape above; Kysely's per-table insert type is too narrow to name here.
-        await trx.insertInto(table).values(rows.slice(j, j + BATCH) as never).execute();
+        await trx
+          .insertInto(table)
+          .values(rows.slice(j, j + BATCH) as never)
+          .execute();
       }
     });
   }
@@ -98,8 +238,17 @@ export async function seed(db: Kysely<Database>, scale: Scale, seedValue = 42): 
     const domain = i % 3 === 0 ? null : domainOf(company(), i % 5000);
     const at = ts(i, n.persons);
     return {
-      id: newId('person'), tenant_id: tenantId, name, email: `${name.toLowerCase().replace(' ', '.')}${i}@example.com`, domain, domain_lc: domain,
-      slug: `${slugify(name, 'person')}-${i}`, phone_number: `+1415555${String(i % 10000).padStart(4, '0')}`, linkedin_profile_url: null, created_at: at, updated_at: at,
+      id: newId('person'),
+      tenant_id: tenantId,
+      name,
+      email: `${name.toLowerCase().replace(' ', '.')}${i}@example.com`,
+      domain,
+      domain_lc: domain,
+      slug: `${slugify(name, 'person')}-${i}`,
+      phone_number: `+1415555${String(i % 10000).padStart(4, '0')}`,
+      linkedin_profile_url: null,
+      created_at: at,
+      updated_at: at,
     };
   });
   await insertAll(db, 'persons', persons);
@@ -108,18 +257,47 @@ export async function seed(db: Kysely<Database>, scale: Scale, seedValue = 42): 
     const name = `${company()} ${i}`;
     const domain = domainOf(name, i);
     const at = ts(i, n.accounts);
-    return { id: newId('account'), tenant_id: tenantId, name, name_lc: name.toLowerCase(), domain, domain_lc: domain, created_at: at, updated_at: at, latest_activity_at: at };
+    return {
+      id: newId('account'),
+      tenant_id: tenantId,
+      name,
+      name_lc: name.toLowerCase(),
+      domain,
+      domain_lc: domain,
+      created_at: at,
+      updated_at: at,
+      latest_activity_at: at,
+    };
   });
   await insertAll(db, 'accounts', accounts);
 
   const pages = Array.from({ length: n.pages }, (_, i) => {
     const name = `${sample(rand, CAMPAIGNS).replace('-', ' ')} ${company()} ${i}`;
     const at = ts(i, n.pages);
-    const actions = [{ actionId: newId('action'), purpose: 'book', buttonTitle: 'Book a demo', actionType: 'link', url: 'https://example.com/demo' }];
+    const actions = [
+      { actionId: newId('action'), purpose: 'book', buttonTitle: 'Book a demo', actionType: 'link', url: 'https://example.com/demo' },
+    ];
     return {
-      id: newId('page'), tenant_id: tenantId, name, title: `Welcome to ${name}`, page_context: 'A personalised landing page', page_type: 'inbound', status: 'published',
-      flags: '[]', brand_id: '', header_action_id: actions[0]!.actionId, actions: JSON.stringify(actions), action_card_widgets: '[]', footer_links: '[]', scripts: '[]',
-      metadata: JSON.stringify({ title: name, description: 'Landing page', keywords: ['demo', 'launch'] }), audience_seq: 0, archived_at: null, deleted_at: null, created_at: at, updated_at: at,
+      id: newId('page'),
+      tenant_id: tenantId,
+      name,
+      title: `Welcome to ${name}`,
+      page_context: 'A personalised landing page',
+      page_type: 'inbound',
+      status: 'published',
+      flags: '[]',
+      brand_id: '',
+      header_action_id: actions[0]!.actionId,
+      actions: JSON.stringify(actions),
+      action_card_widgets: '[]',
+      footer_links: '[]',
+      scripts: '[]',
+      metadata: JSON.stringify({ title: name, description: 'Landing page', keywords: ['demo', 'launch'] }),
+      audience_seq: 0,
+      archived_at: null,
+      deleted_at: null,
+      created_at: at,
+      updated_at: at,
     };
   });
   const audiences: Record<string, unknown>[] = [];
@@ -135,17 +313,48 @@ export async function seed(db: Kysely<Database>, scale: Scale, seedValue = 42): 
     const ids = [newId('version'), newId('version'), newId('version')];
     for (const [v, versionId] of ids.entries()) {
       versions.push({
-        id: versionId, tenant_id: tenantId, audience_id: id, version_number: v + 1, status: v === 2 ? 'published' : 'archived', is_new_page_agent: 0,
-        supplementary_context: `Context v${v + 1}`, queue_duration_ms: v === 0 ? null : 1200, created_at: at, became_draft_at: v === 0 ? null : at, queued_at: v === 0 ? null : at,
-        published_at: at, cancelled_at: null, obsolete_at: v === 2 ? null : at, archived_at: v === 2 ? null : at,
+        id: versionId,
+        tenant_id: tenantId,
+        audience_id: id,
+        version_number: v + 1,
+        status: v === 2 ? 'published' : 'archived',
+        is_new_page_agent: 0,
+        supplementary_context: `Context v${v + 1}`,
+        queue_duration_ms: v === 0 ? null : 1200,
+        created_at: at,
+        became_draft_at: v === 0 ? null : at,
+        queued_at: v === 0 ? null : at,
+        published_at: at,
+        cancelled_at: null,
+        obsolete_at: v === 2 ? null : at,
+        archived_at: v === 2 ? null : at,
       });
     }
     audiences.push({
-      id, tenant_id: tenantId, page_id: page.id, number: page.audience_seq, custom_name: null, computed_name: computed, effective_name: computed,
-      effective_name_lc: computed.toLowerCase(), page_name: page.name, page_name_lc: page.name.toLowerCase(), page_deleted: 0, person_id: person.id,
-      person_route_key: null, flags: '[]', action_form_id_override: null, action_form_instructions_override: null, action_url_override: null,
-      metadata_override: JSON.stringify({ description: `For ${person.name}` }), version_seq: 3, latest_version_id: ids[2], published_version_id: ids[2],
-      archived_at: null, created_at: at, updated_at: at,
+      id,
+      tenant_id: tenantId,
+      page_id: page.id,
+      number: page.audience_seq,
+      custom_name: null,
+      computed_name: computed,
+      effective_name: computed,
+      effective_name_lc: computed.toLowerCase(),
+      page_name: page.name,
+      page_name_lc: page.name.toLowerCase(),
+      page_deleted: 0,
+      person_id: person.id,
+      person_route_key: null,
+      flags: '[]',
+      action_form_id_override: null,
+      action_form_instructions_override: null,
+      action_url_override: null,
+      metadata_override: JSON.stringify({ description: `For ${person.name}` }),
+      version_seq: 3,
+      latest_version_id: ids[2],
+      published_version_id: ids[2],
+      archived_at: null,
+      created_at: at,
+      updated_at: at,
     });
     audienceRefs.push({ pageId: page.id, audienceId: id });
   }
@@ -157,45 +366,114 @@ export async function seed(db: Kysely<Database>, scale: Scale, seedValue = 42): 
     const ref = audienceRefs[i % audienceRefs.length]!;
     const started = base + Math.floor(rand() * 30) * 86_400_000 + Math.floor(rand() * 86_400_000);
     return {
-      id: newId('session'), tenant_id: tenantId, page_id: ref.pageId, audience_id: ref.audienceId, analytics_session_id: `ga-${i}`, page_title: 'Welcome',
-      page_url: 'https://bench-corp.pages.localhost/welcome', session_started_at: new Date(started).toISOString(), session_ended_at: new Date(started + 90_000).toISOString(),
-      time_spent_seconds: 90, max_scroll_depth_percentage: Math.floor(rand() * 100), total_clicks_count: Math.floor(rand() * 10), questions_asked_count: Math.floor(rand() * 3),
-      is_bounce: rand() < 0.3 ? 1 : 0, has_form_submit: 0, has_conversion: 0, form_submission_id: '', form_submission_identifier: '', form_submission_email: '',
-      form_submission_phone: '', utm_campaign: sample(rand, CAMPAIGNS), utm_content: '', utm_medium: 'email', utm_source: 'newsletter', utm_term: '', created_at: new Date(started).toISOString(),
+      id: newId('session'),
+      tenant_id: tenantId,
+      page_id: ref.pageId,
+      audience_id: ref.audienceId,
+      analytics_session_id: `ga-${i}`,
+      page_title: 'Welcome',
+      page_url: 'https://bench-corp.pages.localhost/welcome',
+      session_started_at: new Date(started).toISOString(),
+      session_ended_at: new Date(started + 90_000).toISOString(),
+      time_spent_seconds: 90,
+      max_scroll_depth_percentage: Math.floor(rand() * 100),
+      total_clicks_count: Math.floor(rand() * 10),
+      questions_asked_count: Math.floor(rand() * 3),
+      is_bounce: rand() < 0.3 ? 1 : 0,
+      has_form_submit: 0,
+      has_conversion: 0,
+      form_submission_id: '',
+      form_submission_identifier: '',
+      form_submission_email: '',
+      form_submission_phone: '',
+      utm_campaign: sample(rand, CAMPAIGNS),
+      utm_content: '',
+      utm_medium: 'email',
+      utm_source: 'newsletter',
+      utm_term: '',
+      created_at: new Date(started).toISOString(),
     };
   });
   await insertAll(db, 'audience_sessions', sessions);
 
-  const domain = await db.selectFrom('tenant_domains').select('id').where('tenant_id', '=', tenantId).where('is_fallback', '=', 1).executeTakeFirstOrThrow();
+  const domain = await db
+    .selectFrom('tenant_domains')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('is_fallback', '=', 1)
+    .executeTakeFirstOrThrow();
   const links = Array.from({ length: n.links }, (_, i) => {
     const ref = audienceRefs[i % audienceRefs.length]!;
     const person = persons[i % persons.length]!;
     const path = `/${sample(rand, CAMPAIGNS)}/${person.slug}-${i}`;
     const at = ts(i, n.links);
     return {
-      id: newId('pagelink'), tenant_id: tenantId, tenant_domain_id: domain.id, path, path_lc: path, target_type: 'audience', target_audience_id: ref.audienceId,
-      target_page_id: null, page_id: ref.pageId, created_at: at, updated_at: at, deleted_at: null,
+      id: newId('pagelink'),
+      tenant_id: tenantId,
+      tenant_domain_id: domain.id,
+      path,
+      path_lc: path,
+      target_type: 'audience',
+      target_audience_id: ref.audienceId,
+      target_page_id: null,
+      page_id: ref.pageId,
+      created_at: at,
+      updated_at: at,
+      deleted_at: null,
     };
   });
   await insertAll(db, 'page_links', links);
 
   const topics = Array.from({ length: n.topics }, (_, i) => ({
-    id: newId('topic'), tenant_id: tenantId, title: `Topic ${i}`, purpose: null, sort_order: i, is_default: i === 0 ? 1 : 0, created_at: ts(i, n.topics), updated_at: ts(i, n.topics),
+    id: newId('topic'),
+    tenant_id: tenantId,
+    title: `Topic ${i}`,
+    purpose: null,
+    sort_order: i,
+    is_default: i === 0 ? 1 : 0,
+    created_at: ts(i, n.topics),
+    updated_at: ts(i, n.topics),
   }));
   await insertAll(db, 'topics', topics);
-  await insertAll(db, 'topic_entries', topics.flatMap((t) => Array.from({ length: n.entries }, (_, i) => ({
-    id: newId('entry'), tenant_id: tenantId, topic_id: t.id, sort_order: i, content_type: 'text', content: `Talking point ${i}`, created_at: t.created_at, updated_at: t.created_at,
-  }))));
+  await insertAll(
+    db,
+    'topic_entries',
+    topics.flatMap((t) =>
+      Array.from({ length: n.entries }, (_, i) => ({
+        id: newId('entry'),
+        tenant_id: tenantId,
+        topic_id: t.id,
+        sort_order: i,
+        content_type: 'text',
+        content: `Talking point ${i}`,
+        created_at: t.created_at,
+        updated_at: t.created_at,
+      })),
+    ),
+  );
 
   for (let i = 0; i < n.deepPersons; i += 100_000) {
-    await insertAll(db, 'persons', Array.from({ length: Math.min(100_000, n.deepPersons - i) }, (_, j) => {
-      const name = personName();
-      const at = ts(i + j, n.deepPersons);
-      return {
-        id: newId('person'), tenant_id: deepTenantId, name, email: null, domain: null, domain_lc: null, slug: `${slugify(name, 'person')}-${i + j}`,
-        phone_number: null, linkedin_profile_url: null, created_at: at, updated_at: at,
-      };
-    }));
+    await insertAll(
+      db,
+      'persons',
+      Array.from({ length: Math.min(100_000, n.deepPersons - i) }, (_, j) => {
+        const name = personName();
+        const at = ts(i + j, n.deepPersons);
+        return {
+          id: newId('person'),
+          tenant_id: deepTenantId,
+          name,
+          email: null,
+          domain: null,
+          domain_lc: null,
+          slug: `${slugify(name, 'person')}-${i + j}`,
+          phone_number: null,
+          linkedin_profile_url: null,
+          created_at: at,
+          updated_at: at,
+        };
+      }),
+    );
   }
 
   // Bulk inserts bypass the repository, so the list counters are set here.
@@ -203,7 +481,8 @@ export async function seed(db: Kysely<Database>, scale: Scale, seedValue = 42): 
   await bump(db, tenantId, 'pages', n.pages);
   await bump(db, deepTenantId, 'persons', n.deepPersons);
 
-  const pick = <T>(list: T[], count: number) => Array.from({ length: Math.min(count, list.length) }, () => list[Math.floor(rand() * list.length)]!);
+  const pick = <T>(list: T[], count: number) =>
+    Array.from({ length: Math.min(count, list.length) }, () => list[Math.floor(rand() * list.length)]!);
   const first = persons[0]!;
   return {
     key,
@@ -218,11 +497,23 @@ export async function seed(db: Kysely<Database>, scale: Scale, seedValue = 42): 
     sessionWindows: pick(sessions, 500).map((s) => {
       const day = s.session_started_at.slice(0, 10);
       const start = `${day}T00:00:00.000Z`;
-      return { pageId: s.page_id, audienceId: s.audience_id, startDate: start, endDate: new Date(Date.parse(start) + 86_400_000).toISOString() };
+      return {
+        pageId: s.page_id,
+        audienceId: s.audience_id,
+        startDate: start,
+        endDate: new Date(Date.parse(start) + 86_400_000).toISOString(),
+      };
     }),
     samplePerson: {
-      personId: first.id, name: first.name, email: first.email, domain: first.domain, slug: first.slug, phoneNumber: first.phone_number,
-      linkedinProfileUrl: null, createdAt: first.created_at, updatedAt: first.updated_at,
+      personId: first.id,
+      name: first.name,
+      email: first.email,
+      domain: first.domain,
+      slug: first.slug,
+      phoneNumber: first.phone_number,
+      linkedinProfileUrl: null,
+      createdAt: first.created_at,
+      updatedAt: first.updated_at,
     },
   };
 }

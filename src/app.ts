@@ -111,12 +111,16 @@ export async function buildApp({ config }: AppOptions): Promise<FastifyInstance>
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  app.get('/healthz', {
-    schema: { hide: true, response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
-  }, async () => {
-    await sql`select 1`.execute(app.db);
-    return { status: 'ok' as const };
-  });
+  app.get(
+    '/healthz',
+    {
+      schema: { hide: true, response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
+    },
+    async () => {
+      await sql`select 1`.execute(app.db);
+      return { status: 'ok' as const };
+    },
+  );
 
   if (config.adminToken !== undefined) await app.register(adminRoutes, { adminToken: config.adminToken });
 
@@ -171,7 +175,12 @@ function registerErrorHandling(app: FastifyInstance, keys: ApiKeyAuth): void {
     }
     // A catch-all (CORS's preflight route) says nothing about which paths exist.
     if (route.url === '*' || route.url === '/*') return;
-    const pattern = new RegExp(`^${route.url.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*')}$`);
+    const pattern = new RegExp(
+      `^${route.url
+        .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+        .replace(/:[^/]+/g, '[^/]+')
+        .replace(/\*/g, '.*')}$`,
+    );
     for (const method of [route.method].flat()) routes.push({ method, pattern });
   });
   app.setNotFoundHandler(async (request, reply) => {
@@ -180,7 +189,11 @@ function registerErrorHandling(app: FastifyInstance, keys: ApiKeyAuth): void {
     const allowed = [...new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method))];
     if (allowed.length > 0) {
       const allow = allowed.join(', ');
-      return sendProblem(reply, request, new AppError('method_not_allowed', `${request.method} is not allowed on ${path}; allowed: ${allow}`, undefined, { allow }));
+      return sendProblem(
+        reply,
+        request,
+        new AppError('method_not_allowed', `${request.method} is not allowed on ${path}; allowed: ${allow}`, undefined, { allow }),
+      );
     }
     return sendProblem(reply, request, new AppError('not_found', `No route matches ${request.method} ${path}`));
   });
@@ -201,13 +214,18 @@ function registerJsonBody(app: FastifyInstance): void {
       return;
     }
     if (nestingDepth(text) > MAX_JSON_DEPTH) {
-      done(new AppError('validation_failed', `The body is nested deeper than ${MAX_JSON_DEPTH} levels`, [{ path: '', message: `must not nest deeper than ${MAX_JSON_DEPTH} levels` }]));
+      done(
+        new AppError('validation_failed', `The body is nested deeper than ${MAX_JSON_DEPTH} levels`, [
+          { path: '', message: `must not nest deeper than ${MAX_JSON_DEPTH} levels` },
+        ]),
+      );
       return;
     }
     parseJson(request, text, (err, parsed) => {
       if (err) return done(err);
       const problem = bodyProblem(parsed);
-      if (problem) return done(new AppError('validation_failed', `Invalid body: ${problem.path || 'the body'} ${problem.message}`, [problem]));
+      if (problem)
+        return done(new AppError('validation_failed', `Invalid body: ${problem.path || 'the body'} ${problem.message}`, [problem]));
       done(null, parsed);
     });
   });
@@ -224,7 +242,8 @@ function nestingDepth(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
+      if (c === 92)
+        i++; // backslash: skip the escaped character
       else if (c === 34) inString = false;
     } else if (c === 34) inString = true;
     else if (c === 123 || c === 91) deepest = Math.max(deepest, ++depth);

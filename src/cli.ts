@@ -1,4 +1,13 @@
-import { checkKeyOptions, createApiKey, createTenant, getTenant, listApiKeys, listTenants, revokeApiKey, type KeyOptions } from './admin/repository.js';
+import {
+  checkKeyOptions,
+  createApiKey,
+  createTenant,
+  getTenant,
+  listApiKeys,
+  listTenants,
+  revokeApiKey,
+  type KeyOptions,
+} from './admin/repository.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';

@@ -1,8 +1,6 @@
 import path from 'node:path';
 
-export type DatabaseConfig =
-  | { kind: 'sqlite'; path: string }
-  | { kind: 'postgres'; url: string; poolSize: number };
+export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; poolSize: number };
 
 export interface Config {
   port: number;
@@ -95,22 +93,33 @@ export function loadConfig(env: Env = process.env): Config {
 
 function readRateLimit(env: Env): { perSecond: number; burst: number } {
   const perSecond = readInteger(env, 'RATE_LIMIT_PER_SECOND', 100, 1, 10_000_000);
-  const burst = readInteger(env, 'RATE_LIMIT_BURST', readString(env, 'RATE_LIMIT_PER_SECOND') === undefined ? 200 : perSecond * 2, 1, 20_000_000);
+  const burst = readInteger(
+    env,
+    'RATE_LIMIT_BURST',
+    readString(env, 'RATE_LIMIT_PER_SECOND') === undefined ? 200 : perSecond * 2,
+    1,
+    20_000_000,
+  );
   return { perSecond, burst };
 }
 
 function readRedisUrl(env: Env): string | undefined {
   const raw = readString(env, 'REDIS_URL');
-  if (raw !== undefined && !/^rediss?:\/\//i.test(raw)) throw new ConfigError(`REDIS_URL must be a redis:// URL, got "${raw.split(':')[0]}:..."`);
+  if (raw !== undefined && !/^rediss?:\/\//i.test(raw))
+    throw new ConfigError(`REDIS_URL must be a redis:// URL, got "${raw.split(':')[0]}:..."`);
   return raw;
 }
 
 function readOrigins(env: Env): string[] {
   const raw = readString(env, 'CORS_ORIGINS');
   if (raw === undefined) return [];
-  const origins = raw.split(',').map((o) => o.trim()).filter(Boolean);
+  const origins = raw
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
   for (const origin of origins) {
-    if (!/^https?:\/\/[^/\s]+$/i.test(origin)) throw new ConfigError(`CORS_ORIGINS must be comma-separated origins like https://app.example.com, got "${origin}"`);
+    if (!/^https?:\/\/[^/\s]+$/i.test(origin))
+      throw new ConfigError(`CORS_ORIGINS must be comma-separated origins like https://app.example.com, got "${origin}"`);
   }
   return origins;
 }
@@ -119,7 +128,8 @@ function readInteger(env: Env, name: string, fallback: number, min: number, max:
   const raw = readString(env, name);
   if (raw === undefined) return fallback;
   const value = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || value < min || value > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  if (!/^\d+$/.test(raw.trim()) || value < min || value > max)
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   return value;
 }
 

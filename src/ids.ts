@@ -5,9 +5,26 @@ import { randomFillSync } from 'node:crypto';
  * later sorts after one made earlier (byte-wise and as a string), even within one millisecond.
  */
 export const ID_PREFIXES = [
-  'tenant', 'key', 'person', 'personlog', 'account', 'accountlog', 'page', 'action',
-  'audience', 'version', 'session', 'file', 'asset', 'topic', 'entry', 'pagelink',
-  'domain', 'whsub', 'event', 'delivery',
+  'tenant',
+  'key',
+  'person',
+  'personlog',
+  'account',
+  'accountlog',
+  'page',
+  'action',
+  'audience',
+  'version',
+  'session',
+  'file',
+  'asset',
+  'topic',
+  'entry',
+  'pagelink',
+  'domain',
+  'whsub',
+  'event',
+  'delivery',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

@@ -30,10 +30,13 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     closing = true;
     app.log.info({ signal }, 'shutting down');
     setTimeout(() => process.exit(1), 10_000).unref();
-    app.close().then(() => process.exit(0), (err: unknown) => {
-      app.log.error({ err }, 'shutdown failed');
-      process.exit(1);
-    });
+    app.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        app.log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
   });
 }
 

@@ -11,10 +11,14 @@ import { markdownSection, replaceSection, type ScenarioResult } from '../bench/r
 test('the benchmark harness runs one short scenario and writes a result file', { timeout: 60_000 }, () => {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'pam-bench-smoke-'));
   try {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--only', 'ceiling', '--duration', '1', '--scale', 'tiny', '--out', out], {
-      cwd: path.resolve(import.meta.dirname, '..'),
-      encoding: 'utf8',
-    });
+    const run = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'bench/run.ts', '--only', 'ceiling', '--duration', '1', '--scale', 'tiny', '--out', out],
+      {
+        cwd: path.resolve(import.meta.dirname, '..'),
+        encoding: 'utf8',
+      },
+    );
     assert.equal(run.status, 0, run.stderr);
     const files = fs.readdirSync(out);
     assert.equal(files.length, 1);
@@ -32,12 +36,28 @@ test('the benchmark harness runs one short scenario and writes a result file', {
   }
 });
 
-test('a run replaces only its own scale\'s section of BENCHMARKS.md, and appends it the first time', () => {
-  const row = (name: string, rps: number, ratio: number | null): ScenarioResult => ({ name, rps, ratioToCeiling: ratio, requests: rps * 10, p50: 1, p99: 4, p999: 9, errors: 0, non2xx: 0, peakRssBytes: 150 * 1048576 });
-  const section = (scale: string, rps: number) => markdownSection({
-    argv: ['--scale', scale], startedAt: new Date('2026-11-22T10:00:00Z'), minutes: 9.6, machine: 'Test CPU, 2 cores', scale,
-    runs: [{ backend: 'sqlite', results: [row('ceiling', 50_000, 1), row('get-person', rps, rps / 50_000)] }],
+test("a run replaces only its own scale's section of BENCHMARKS.md, and appends it the first time", () => {
+  const row = (name: string, rps: number, ratio: number | null): ScenarioResult => ({
+    name,
+    rps,
+    ratioToCeiling: ratio,
+    requests: rps * 10,
+    p50: 1,
+    p99: 4,
+    p999: 9,
+    errors: 0,
+    non2xx: 0,
+    peakRssBytes: 150 * 1048576,
   });
+  const section = (scale: string, rps: number) =>
+    markdownSection({
+      argv: ['--scale', scale],
+      startedAt: new Date('2026-11-22T10:00:00Z'),
+      minutes: 9.6,
+      machine: 'Test CPU, 2 cores',
+      scale,
+      runs: [{ backend: 'sqlite', results: [row('ceiling', 50_000, 1), row('get-person', rps, rps / 50_000)] }],
+    });
   const full = section('full', 30_000);
   assert.match(full, /^<!-- bench:full:start -->\n## Latest full-scale run/);
   assert.match(full, /Command: `npm run bench -- --scale full` on 2026-11-22, taking 9\.6 min\. Machine: Test CPU, 2 cores\./);

@@ -5,19 +5,38 @@ import sharp from 'sharp';
 
 /** The webhook event catalogue, as the issue fixes it. */
 export const EVENT_CATALOGUE = [
-  'page.created', 'page.updated', 'page.deleted',
-  'audience.created', 'audience_version.created', 'audience_version.status_changed', 'audience_session.created',
-  'asset.created', 'asset.updated', 'asset.deleted',
-  'topic.created', 'topic_entry.created',
-  'person.created', 'person.updated', 'person_log.created',
-  'account.created', 'account_log.created',
-  'page_link.created', 'page_link.deleted',
+  'page.created',
+  'page.updated',
+  'page.deleted',
+  'audience.created',
+  'audience_version.created',
+  'audience_version.status_changed',
+  'audience_session.created',
+  'asset.created',
+  'asset.updated',
+  'asset.deleted',
+  'topic.created',
+  'topic_entry.created',
+  'person.created',
+  'person.updated',
+  'person_log.created',
+  'account.created',
+  'account_log.created',
+  'page_link.created',
+  'page_link.deleted',
 ];
 
 export type ImageFormat = 'png' | 'jpeg' | 'gif' | 'webp';
 export const IMAGE_MIME: Record<ImageFormat, string> = { png: 'image/png', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
 
 /** A real image of one colour. */
-export async function makeImage(format: ImageFormat, width = 64, height = 48, rgb: [number, number, number] = [200, 30, 90]): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: { r: rgb[0], g: rgb[1], b: rgb[2] } } })[format]().toBuffer();
+export async function makeImage(
+  format: ImageFormat,
+  width = 64,
+  height = 48,
+  rgb: [number, number, number] = [200, 30, 90],
+): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 3, background: { r: rgb[0], g: rgb[1], b: rgb[2] } } })
+    [format]()
+    .toBuffer();
 }

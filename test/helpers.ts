@@ -86,7 +86,14 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
   const database = await freshDatabase();
   // Test files run in parallel against one PostgreSQL server: small pools keep them under its connection limit.
   // Suites fire hundreds of requests with one key: the rate limit is tested on its own, with its own settings.
-  const config = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', ADMIN_TOKEN, DATABASE_POOL_SIZE: '4', RATE_LIMIT_PER_SECOND: '1000000', ...env });
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    LOG_LEVEL: 'silent',
+    ADMIN_TOKEN,
+    DATABASE_POOL_SIZE: '4',
+    RATE_LIMIT_PER_SECOND: '1000000',
+    ...env,
+  });
   const app = await buildApp({ config });
 
   const newTenant = async (name = 'Test tenant') =>

@@ -2,8 +2,25 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startApp, type Json, type Res } from './helpers.js';
 import {
-  buildFixture, checkProblem, describeRequest, describeResponse, fixtureKeyFor, fuzzEnv, Gen, loadDocument, minimalRequest, minimalVariants,
-  operationsOf, send, startReceiver, toJsonText, type Ctx, type Operation, type PathValue, type RequestSpec, type Schema,
+  buildFixture,
+  checkProblem,
+  describeRequest,
+  describeResponse,
+  fixtureKeyFor,
+  fuzzEnv,
+  Gen,
+  loadDocument,
+  minimalRequest,
+  minimalVariants,
+  operationsOf,
+  send,
+  startReceiver,
+  toJsonText,
+  type Ctx,
+  type Operation,
+  type PathValue,
+  type RequestSpec,
+  type Schema,
 } from './fuzz/contract.js';
 
 // The isolation sweep (issue 8): tenant A makes one of everything; tenant B then tries A's ids in
@@ -83,7 +100,12 @@ async function snapshot(c: Ctx): Promise<Map<string, string>> {
 }
 
 function pathFromOwn(op: Operation, c: Ctx): Record<string, PathValue> {
-  return Object.fromEntries(op.pathParams.map((p) => [p.name, { kind: 'raw', segment: encodeURIComponent(c.fx.ids[fixtureKeyFor(p.name, c.fx.ids) ?? ''] ?? 'missing') }]));
+  return Object.fromEntries(
+    op.pathParams.map((p) => [
+      p.name,
+      { kind: 'raw', segment: encodeURIComponent(c.fx.ids[fixtureKeyFor(p.name, c.fx.ids) ?? ''] ?? 'missing') },
+    ]),
+  );
 }
 
 type Seg = string;
@@ -135,7 +157,9 @@ describe('tenant isolation', () => {
     assert.ok(tenantOps.filter((op) => op.method === 'GET' && op.pathParams.length === 0).length >= 9, 'lists and searches');
   });
 
-  test('every operation with path parameters answers 404 to another tenant\'s ids, alone or mixed with its own', { timeout: 120_000 }, async () => {
+  test("every operation with path parameters answers 404 to another tenant's ids, alone or mixed with its own", {
+    timeout: 120_000,
+  }, async () => {
     const problems: string[] = [];
     let checked = 0;
     for (const op of tenantOps.filter((o) => o.pathParams.length > 0)) {
@@ -148,7 +172,8 @@ describe('tenant isolation', () => {
         const ex = await send(B, spec);
         checked++;
         const problem = checkProblem(op, ex.res);
-        if (ex.res.status !== 404) problems.push(report(spec, ex, `with A's ${[...fromA].join(' and ')}: expected 404, got ${ex.res.status}`));
+        if (ex.res.status !== 404)
+          problems.push(report(spec, ex, `with A's ${[...fromA].join(' and ')}: expected 404, got ${ex.res.status}`));
         else if (problem) problems.push(report(spec, ex, problem));
         else if (leaks(ex.res).length > 0) problems.push(report(spec, ex, `the 404 reveals ${leaks(ex.res).join(', ')}`));
       }
@@ -157,7 +182,7 @@ describe('tenant isolation', () => {
     assert.equal(problems.length, 0, `${problems.length} cross-tenant request(s) not answered 404:\n\n${problems.join('\n\n')}`);
   });
 
-  test('A\'s resources are absent from every list and search of B', { timeout: 120_000 }, async () => {
+  test("A's resources are absent from every list and search of B", { timeout: 120_000 }, async () => {
     const problems: string[] = [];
     for (const op of tenantOps.filter((o) => o.method === 'GET')) {
       const g = new Gen(B, op);
@@ -193,7 +218,7 @@ describe('tenant isolation', () => {
     assert.equal(problems.length, 0, `${problems.length} problem(s):\n\n${problems.join('\n\n')}`);
   });
 
-  test('body and query fields referring to another tenant\'s resources are refused', { timeout: 120_000 }, async (tt) => {
+  test("body and query fields referring to another tenant's resources are refused", { timeout: 120_000 }, async (tt) => {
     const problems: string[] = [];
     const skipped: string[] = [];
     let checked = 0;
@@ -230,7 +255,13 @@ describe('tenant isolation', () => {
         const key = fixtureKeyFor(p.name, B.fx.ids);
         if (!key || !A.fx.ids[key]) continue;
         const q = (id: string) => [base.query, `${encodeURIComponent(p.name)}=${encodeURIComponent(id)}`].filter(Boolean).join('&');
-        cases.push({ label: `query ${p.name}`, forB: { ...base, query: q(B.fx.ids[key]!) }, forA: { ...base, query: q(A.fx.ids[key]!) }, sent: A.fx.ids[key]!, opaque: false });
+        cases.push({
+          label: `query ${p.name}`,
+          forB: { ...base, query: q(B.fx.ids[key]!) },
+          forA: { ...base, query: q(A.fx.ids[key]!) },
+          sent: A.fx.ids[key]!,
+          opaque: false,
+        });
       }
       for (const c of cases) {
         // The same request with B's own id must work, or the check proves nothing.
@@ -261,9 +292,13 @@ describe('tenant isolation', () => {
     assert.equal(problems.length, 0, `${problems.length} cross-tenant reference(s) accepted:\n\n${problems.join('\n\n')}`);
   });
 
-  test('A\'s resources come out of the sweep unchanged', { timeout: 60_000 }, async () => {
+  test("A's resources come out of the sweep unchanged", { timeout: 60_000 }, async () => {
     const now = await snapshot(A);
     const changed = [...snapshotBefore.keys()].filter((k) => snapshotBefore.get(k) !== now.get(k));
-    assert.deepEqual(changed, [], changed.map((k) => `${k}\n  before: ${snapshotBefore.get(k)?.slice(0, 600)}\n  after:  ${now.get(k)?.slice(0, 600)}`).join('\n'));
+    assert.deepEqual(
+      changed,
+      [],
+      changed.map((k) => `${k}\n  before: ${snapshotBefore.get(k)?.slice(0, 600)}\n  after:  ${now.get(k)?.slice(0, 600)}`).join('\n'),
+    );
   });
 });

@@ -46,11 +46,14 @@ describe('two server processes on one PostgreSQL database', { skip: !onPostgres 
     assert.equal((await call(b, 'GET', '/v0/persons')).status, 200);
   });
 
-  test('creates through both instances are all kept, and each serves the other\'s writes', async () => {
+  test("creates through both instances are all kept, and each serves the other's writes", async () => {
     const created = await Promise.all(
       Array.from({ length: 60 }, (_, i) => call(i % 2 ? a : b, 'POST', '/v0/persons', { name: 'Same Name', domain: `d${i}.example.com` })),
     );
-    assert.deepEqual(created.map((r) => r.status), created.map(() => 201));
+    assert.deepEqual(
+      created.map((r) => r.status),
+      created.map(() => 201),
+    );
     const ids = created.map((r) => r.body.personId as string);
     assert.equal(new Set(ids).size, 60);
     // Slugs are unique across instances even for one shared name.
@@ -71,7 +74,8 @@ describe('two server processes on one PostgreSQL database', { skip: !onPostgres 
     const ok = results.filter((r) => r.status === 201);
     assert.ok(ok.length > 0);
     // A request that cannot see the winner yet may be told to retry; nothing else is acceptable.
-    for (const r of results) assert.ok(r.status === 201 || (r.status === 409 && r.body.code === 'idempotency_key_in_progress'), JSON.stringify(r));
+    for (const r of results)
+      assert.ok(r.status === 201 || (r.status === 409 && r.body.code === 'idempotency_key_in_progress'), JSON.stringify(r));
     assert.equal(new Set(ok.map((r) => r.body.personLogId)).size, 1);
     const { rows } = await sqlClient.query('select count(*)::int as n from person_logs where owner_id = $1', [person.personId]);
     assert.equal(rows[0].n, 1);

@@ -45,7 +45,17 @@ async function freePort(): Promise<number> {
 /** The process environment minus everything the service reads, plus `env`. */
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['PORT', 'HOST', 'DATABASE_URL', 'DATABASE_POOL_SIZE', 'LOG_LEVEL', 'ADMIN_TOKEN', 'BOOTSTRAP_API_KEY', 'NODE_TEST_CONTEXT', 'NODE_OPTIONS']) {
+  for (const name of [
+    'PORT',
+    'HOST',
+    'DATABASE_URL',
+    'DATABASE_POOL_SIZE',
+    'LOG_LEVEL',
+    'ADMIN_TOKEN',
+    'BOOTSTRAP_API_KEY',
+    'NODE_TEST_CONTEXT',
+    'NODE_OPTIONS',
+  ]) {
     delete base[name];
   }
   return { ...base, ...env };
@@ -60,12 +70,20 @@ interface Proc {
 }
 
 function run(script: 'src/server.ts' | 'src/cli.ts', args: string[], env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: ROOT,
+    env: childEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.add(child);
   let out = '';
   let err = '';
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => { out += c; });
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => { err += c; });
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+    out += c;
+  });
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => {
+    err += c;
+  });
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.on('close', (code, signal) => resolve({ code, signal }));
   });
@@ -120,7 +138,10 @@ async function startServer(env: Record<string, string>): Promise<Server> {
   };
 }
 
-async function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string; json: unknown }> {
+async function cli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string; json: unknown }> {
   const proc = run('src/cli.ts', args, { LOG_LEVEL: 'warn', ...env });
   const { code } = await proc.exited(20_000);
   let json: unknown;
@@ -146,7 +167,11 @@ async function get(server: Server, url: string, key?: string): Promise<{ status:
   return { status: res.status, body };
 }
 
-const nonEmptyLines = (text: string) => text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+const nonEmptyLines = (text: string) =>
+  text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
 
 describe('invalid configuration stops start-up with one line naming the variable', () => {
   for (const [name, value] of [
@@ -186,7 +211,10 @@ describe('bootstrap', () => {
       assert.equal(new Set(keys).size, 1, 'one key, however many times the lines mention it');
       const key = keys[0]!;
       assert.ok(key.length >= 4 + 43, `>= 32 bytes of entropy: ${key.length} characters`);
-      assert.ok(nonEmptyLines(first.stdout()).some((l) => l.includes(key) && l.includes('x-api-key')), 'a line says how to use it (x-api-key)');
+      assert.ok(
+        nonEmptyLines(first.stdout()).some((l) => l.includes(key) && l.includes('x-api-key')),
+        'a line says how to use it (x-api-key)',
+      );
       assert.ok(!first.stderr().includes(key), 'the key is not on stderr');
 
       const search = await get(first, '/v0/accounts/search', key);
@@ -210,7 +238,10 @@ describe('bootstrap', () => {
     const tenants = await cli(['tenants', 'list'], { DATABASE_URL });
     assert.equal(tenants.code, 0, tenants.stderr);
     const list = tenants.json as { items: { name: string }[]; totalCount: number };
-    assert.deepEqual(list.items.map((x) => x.name), ['default']);
+    assert.deepEqual(
+      list.items.map((x) => x.name),
+      ['default'],
+    );
     assert.equal(list.totalCount, 1);
   });
 
@@ -244,8 +275,16 @@ describe('bootstrap', () => {
 
     const tenants = await cli(['tenants', 'list'], env);
     assert.equal(tenants.code, 0, tenants.stderr);
-    const list = tenants.json as { items: { name: string; tenantId: string }[]; totalCount: number; hasMore: boolean; nextCursor: string | null };
-    assert.deepEqual(list.items.map((x) => x.name), ['default']);
+    const list = tenants.json as {
+      items: { name: string; tenantId: string }[];
+      totalCount: number;
+      hasMore: boolean;
+      nextCursor: string | null;
+    };
+    assert.deepEqual(
+      list.items.map((x) => x.name),
+      ['default'],
+    );
     assert.equal(list.totalCount, 1);
     assert.equal(list.hasMore, false);
     assert.equal(list.nextCursor, null);
@@ -278,7 +317,10 @@ describe('bootstrap', () => {
       assert.equal(await second.stop(), 0);
     }
     const tenants = await cli(['tenants', 'list'], { DATABASE_URL });
-    assert.deepEqual((tenants.json as { items: { name: string }[] }).items.map((x) => x.name), ['default']);
+    assert.deepEqual(
+      (tenants.json as { items: { name: string }[] }).items.map((x) => x.name),
+      ['default'],
+    );
   });
 });
 
@@ -308,7 +350,9 @@ describe('shutdown', () => {
     const body = JSON.stringify({ name: 'In Flight' });
     const socket = net.connect(server.port, '127.0.0.1');
     let response = '';
-    socket.setEncoding('utf8').on('data', (c: string) => { response += c; });
+    socket.setEncoding('utf8').on('data', (c: string) => {
+      response += c;
+    });
     const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
     // Headers and half of the body now; the rest after the signal.
@@ -323,7 +367,11 @@ describe('shutdown', () => {
     // write, not end: a client that half-closes its side is aborted by Node's HTTP server whatever the shutdown does.
     socket.write(body.slice(8));
     await Promise.race([ended, sleep(10_000)]);
-    assert.match(response, /^HTTP\/1\.1 201 /, `the in-flight request completed: ${JSON.stringify(response.slice(0, 300))}; exit ${server.child.exitCode}; stderr: ${server.stderr()}`);
+    assert.match(
+      response,
+      /^HTTP\/1\.1 201 /,
+      `the in-flight request completed: ${JSON.stringify(response.slice(0, 300))}; exit ${server.child.exitCode}; stderr: ${server.stderr()}`,
+    );
     assert.ok(response.includes('"name":"In Flight"'));
     const { code } = await server.exited(10_000);
     assert.equal(code, 0);
@@ -333,7 +381,10 @@ describe('shutdown', () => {
     try {
       const list = await get(again, '/v0/persons', BOOTSTRAP_KEY);
       assert.equal(list.status, 200);
-      assert.deepEqual((list.body as { items: { name: string }[] }).items.map((p) => p.name), ['In Flight']);
+      assert.deepEqual(
+        (list.body as { items: { name: string }[] }).items.map((p) => p.name),
+        ['In Flight'],
+      );
     } finally {
       assert.equal(await again.stop(), 0);
     }
@@ -347,7 +398,11 @@ describe('admin CLI', () => {
     try {
       const created = await cli(['tenants', 'create', 'Foo', 'Bar'], { DATABASE_URL });
       assert.equal(created.code, 0, created.stderr);
-      const tenant = created.json as { tenant: { tenantId: string; name: string; slug: string; createdAt: string }; apiKey: string; apiKeyId: string };
+      const tenant = created.json as {
+        tenant: { tenantId: string; name: string; slug: string; createdAt: string };
+        apiKey: string;
+        apiKeyId: string;
+      };
       assert.ok(tenant, `JSON on stdout: ${created.stdout}`);
       assert.deepEqual(Object.keys(tenant).sort(), ['apiKey', 'apiKeyId', 'tenant']);
       assert.equal(tenant.tenant.name, 'Foo Bar');
@@ -356,7 +411,11 @@ describe('admin CLI', () => {
       assert.match(tenant.tenant.createdAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
       assert.match(tenant.apiKey, /^pak_[A-Za-z0-9]{43,}$/);
       assert.match(tenant.apiKeyId, /^key_[0-9a-z]{26}$/);
-      assert.equal((await get(server, '/v0/accounts/search', tenant.apiKey)).status, 200, 'a key made by the CLI works on the running server');
+      assert.equal(
+        (await get(server, '/v0/accounts/search', tenant.apiKey)).status,
+        200,
+        'a key made by the CLI works on the running server',
+      );
 
       const key = await cli(['keys', 'create', tenant.tenant.tenantId], { DATABASE_URL });
       assert.equal(key.code, 0, key.stderr);
@@ -376,9 +435,18 @@ describe('admin CLI', () => {
 
       const listed = await cli(['tenants', 'list'], { DATABASE_URL });
       assert.equal(listed.code, 0, listed.stderr);
-      const list = listed.json as { items: { tenantId: string; name: string }[]; hasMore: boolean; nextCursor: string | null; totalCount: number };
+      const list = listed.json as {
+        items: { tenantId: string; name: string }[];
+        hasMore: boolean;
+        nextCursor: string | null;
+        totalCount: number;
+      };
       assert.deepEqual(Object.keys(list).sort(), ['hasMore', 'items', 'nextCursor', 'totalCount']);
-      assert.deepEqual(list.items.map((x) => x.name), ['Foo Bar', 'default'], 'newest first');
+      assert.deepEqual(
+        list.items.map((x) => x.name),
+        ['Foo Bar', 'default'],
+        'newest first',
+      );
       assert.equal(list.items[0]!.tenantId, tenant.tenant.tenantId);
       assert.equal(list.totalCount, 2);
       assert.equal(list.hasMore, false);
@@ -396,7 +464,10 @@ describe('admin CLI', () => {
       assert.equal(res.stdout, '');
       assert.ok(res.stderr.length > 0);
     }
-    for (const args of [['keys', 'create', 'tenant_01jd0000000000000000000000'], ['keys', 'revoke', 'key_01jd0000000000000000000000']]) {
+    for (const args of [
+      ['keys', 'create', 'tenant_01jd0000000000000000000000'],
+      ['keys', 'revoke', 'key_01jd0000000000000000000000'],
+    ]) {
       const res = await cli(args, { DATABASE_URL });
       assert.ok(res.code !== 0 && res.code !== null, `${args.join(' ')}: exit ${res.code}`);
       assert.equal(res.stdout, '');

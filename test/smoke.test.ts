@@ -3,8 +3,12 @@ import { after, before, test } from 'node:test';
 import { startApp, type TestApp } from './helpers.js';
 
 let t: TestApp;
-before(async () => { t = await startApp(); });
-after(async () => { await t.close(); });
+before(async () => {
+  t = await startApp();
+});
+after(async () => {
+  await t.close();
+});
 
 test('health answers ok without a key', async () => {
   const res = await t.req('GET', '/healthz', undefined, { key: null });

@@ -53,7 +53,9 @@ export async function createAccount(trx: Transaction<Database>, tenantId: string
 }
 
 export async function accountExists(db: Kysely<Database>, tenantId: string, accountId: string): Promise<boolean> {
-  return Boolean(await db.selectFrom('accounts').select('id').where('id', '=', accountId).where('tenant_id', '=', tenantId).executeTakeFirst());
+  return Boolean(
+    await db.selectFrom('accounts').select('id').where('id', '=', accountId).where('tenant_id', '=', tenantId).executeTakeFirst(),
+  );
 }
 
 export async function searchAccounts(db: Kysely<Database>, tenantId: string, query: AccountSearchQuery) {
@@ -75,13 +77,24 @@ export async function searchAccounts(db: Kysely<Database>, tenantId: string, que
     (plan) =>
       matching(plan)
         .selectAll('accounts')
-        .select((eb) => linkedPersons(eb).select((p) => p.fn.countAll().as('n')).as('linked_persons_count'))
+        .select((eb) =>
+          linkedPersons(eb)
+            .select((p) => p.fn.countAll().as('n'))
+            .as('linked_persons_count'),
+        )
         .$if(page.after !== null, (q) => q.where(olderThan('accounts', page.after!)))
         .orderBy('accounts.created_at', 'desc')
         .orderBy('accounts.id', 'desc')
         .limit(page.limit + 1)
         .execute(),
-    async (plan) => Number((await matching(plan).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n),
+    async (plan) =>
+      Number(
+        (
+          await matching(plan)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      ),
   );
   return toPage('accounts', filters, page, rows, count, (r) => [r.created_at, r.id], toAccount);
 }

@@ -8,23 +8,43 @@ import { Account, AccountCreate, AccountSearchQuery } from './schemas.js';
 const tags = ['accounts'];
 
 export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.post('/v0/accounts', {
-    schema: { tags: [...tags, 'extension'], operationId: 'createAccount', summary: 'Create account (extension)', body: AccountCreate, response: responses({ 201: Account }) },
-  }, async (request, reply) => {
-    try {
-      const account = await app.db.transaction().execute((trx) => createAccount(trx, request.tenantId, request.body));
-      return reply.code(201).send(account);
-    } catch (err) {
-      if (isUniqueViolation(err)) {
-        throw new AppError('conflict', `An account with domain "${request.body.domain}" already exists`, [
-          { path: '/domain', message: 'is already the domain of another account' },
-        ]);
+  app.post(
+    '/v0/accounts',
+    {
+      schema: {
+        tags: [...tags, 'extension'],
+        operationId: 'createAccount',
+        summary: 'Create account (extension)',
+        body: AccountCreate,
+        response: responses({ 201: Account }),
+      },
+    },
+    async (request, reply) => {
+      try {
+        const account = await app.db.transaction().execute((trx) => createAccount(trx, request.tenantId, request.body));
+        return reply.code(201).send(account);
+      } catch (err) {
+        if (isUniqueViolation(err)) {
+          throw new AppError('conflict', `An account with domain "${request.body.domain}" already exists`, [
+            { path: '/domain', message: 'is already the domain of another account' },
+          ]);
+        }
+        throw err;
       }
-      throw err;
-    }
-  });
+    },
+  );
 
-  app.get('/v0/accounts/search', {
-    schema: { tags, operationId: 'searchAccounts', summary: 'Search accounts', querystring: AccountSearchQuery, response: responses({ 200: ListEnvelope(Account) }) },
-  }, async (request) => searchAccounts(app.db, request.tenantId, request.query));
+  app.get(
+    '/v0/accounts/search',
+    {
+      schema: {
+        tags,
+        operationId: 'searchAccounts',
+        summary: 'Search accounts',
+        querystring: AccountSearchQuery,
+        response: responses({ 200: ListEnvelope(Account) }),
+      },
+    },
+    async (request) => searchAccounts(app.db, request.tenantId, request.query),
+  );
 };

@@ -11,7 +11,11 @@ export const Account = Type.Object({
   createdAt: Timestamp,
   updatedAt: Timestamp,
   latestActivityAt: Timestamp,
-  linkedPersonsCount: Type.Integer({ minimum: 0, maximum: MAX_SAFE_INTEGER, description: 'Persons whose domain equals this domain, ignoring case' }),
+  linkedPersonsCount: Type.Integer({
+    minimum: 0,
+    maximum: MAX_SAFE_INTEGER,
+    description: 'Persons whose domain equals this domain, ignoring case',
+  }),
 });
 export type Account = Static<typeof Account>;
 

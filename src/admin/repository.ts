@@ -73,8 +73,17 @@ export async function createApiKey(trx: Kysely<Database>, tenantId: string, opti
   await trx
     .insertInto('api_keys')
     .values({
-      id: apiKeyId, tenant_id: tenantId, key_hash: hashApiKey(apiKey), key_prefix: apiKey.slice(0, 8), created_at: now(), revoked_at: null,
-      scopes: scopes.join(','), expires_at: expiresAt, rate_limit_per_second: rate, rate_limit_burst: burst, last_used_at: null,
+      id: apiKeyId,
+      tenant_id: tenantId,
+      key_hash: hashApiKey(apiKey),
+      key_prefix: apiKey.slice(0, 8),
+      created_at: now(),
+      revoked_at: null,
+      scopes: scopes.join(','),
+      expires_at: expiresAt,
+      rate_limit_per_second: rate,
+      rate_limit_burst: burst,
+      last_used_at: null,
     })
     .execute();
   return { apiKey, apiKeyId, scopes, expiresAt, rateLimitPerSecond: rate, rateLimitBurst: burst };
@@ -105,7 +114,11 @@ export async function listApiKeys(db: Kysely<Database>, tenantId: string, query:
       .orderBy('id', 'desc')
       .limit(page.limit + 1)
       .execute(),
-    db.selectFrom('api_keys').select((eb) => eb.fn.countAll().as('n')).where('tenant_id', '=', tenantId).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('api_keys')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirstOrThrow(),
   ]);
   return toPage('api_keys', tenantId, page, rows, Number(count.n), (r) => [r.created_at, r.id], toApiKey);
 }
@@ -131,7 +144,10 @@ export async function listTenants(db: Kysely<Database>, query: { cursor?: string
       .orderBy('id', 'desc')
       .limit(page.limit + 1)
       .execute(),
-    db.selectFrom('tenants').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('tenants')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow(),
   ]);
   return toPage('tenants', null, page, rows, Number(count.n), (r) => [r.created_at, r.id], toTenant);
 }

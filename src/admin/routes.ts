@@ -12,39 +12,79 @@ const security = [{ adminToken: [] }];
 export const adminRoutes: FastifyPluginAsyncTypebox<{ adminToken: string }> = async (app, { adminToken }) => {
   app.addHook('onRequest', adminAuth(adminToken));
 
-  app.post('/admin/tenants', {
-    schema: { tags, security, summary: 'Create a tenant and its first API key', body: TenantCreate, response: responses({ 201: TenantCreated }) },
-  }, async (request, reply) => {
-    const created = await app.db.transaction().execute(async (trx) => {
-      const tenant = await createTenant(trx, request.body.name, app.config.fallbackDomainSuffix);
-      return { tenant, ...(await createApiKey(trx, tenant.tenantId)) };
-    });
-    return reply.code(201).send(created);
-  });
+  app.post(
+    '/admin/tenants',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Create a tenant and its first API key',
+        body: TenantCreate,
+        response: responses({ 201: TenantCreated }),
+      },
+    },
+    async (request, reply) => {
+      const created = await app.db.transaction().execute(async (trx) => {
+        const tenant = await createTenant(trx, request.body.name, app.config.fallbackDomainSuffix);
+        return { tenant, ...(await createApiKey(trx, tenant.tenantId)) };
+      });
+      return reply.code(201).send(created);
+    },
+  );
 
-  app.get('/admin/tenants', {
-    schema: { tags, security, summary: 'List tenants', querystring: ListQuery({}), response: responses({ 200: ListEnvelope(Tenant) }) },
-  }, async (request) => listTenants(app.db, request.query));
+  app.get(
+    '/admin/tenants',
+    {
+      schema: { tags, security, summary: 'List tenants', querystring: ListQuery({}), response: responses({ 200: ListEnvelope(Tenant) }) },
+    },
+    async (request) => listTenants(app.db, request.query),
+  );
 
-  app.post('/admin/tenants/:tenantId/api_keys', {
-    schema: { tags, security, summary: 'Create an API key for a tenant', params: TenantIdParams, body: ApiKeyCreate, response: responses({ 201: ApiKeyCreated }) },
-  }, async (request, reply) => {
-    const options = checkKeyOptions(request.body ?? {});
-    if (!(await getTenant(app.db, request.params.tenantId))) throw notFound('Tenant');
-    return reply.code(201).send(await createApiKey(app.db, request.params.tenantId, options));
-  });
+  app.post(
+    '/admin/tenants/:tenantId/api_keys',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Create an API key for a tenant',
+        params: TenantIdParams,
+        body: ApiKeyCreate,
+        response: responses({ 201: ApiKeyCreated }),
+      },
+    },
+    async (request, reply) => {
+      const options = checkKeyOptions(request.body ?? {});
+      if (!(await getTenant(app.db, request.params.tenantId))) throw notFound('Tenant');
+      return reply.code(201).send(await createApiKey(app.db, request.params.tenantId, options));
+    },
+  );
 
-  app.get('/admin/tenants/:tenantId/api_keys', {
-    schema: { tags, security, summary: 'List a tenant\'s API keys (never the keys themselves)', params: TenantIdParams, querystring: ListQuery({}), response: responses({ 200: ListEnvelope(ApiKey) }) },
-  }, async (request) => {
-    if (!(await getTenant(app.db, request.params.tenantId))) throw notFound('Tenant');
-    return listApiKeys(app.db, request.params.tenantId, request.query);
-  });
+  app.get(
+    '/admin/tenants/:tenantId/api_keys',
+    {
+      schema: {
+        tags,
+        security,
+        summary: "List a tenant's API keys (never the keys themselves)",
+        params: TenantIdParams,
+        querystring: ListQuery({}),
+        response: responses({ 200: ListEnvelope(ApiKey) }),
+      },
+    },
+    async (request) => {
+      if (!(await getTenant(app.db, request.params.tenantId))) throw notFound('Tenant');
+      return listApiKeys(app.db, request.params.tenantId, request.query);
+    },
+  );
 
-  app.delete('/admin/api_keys/:apiKeyId', {
-    schema: { tags, security, summary: 'Revoke an API key (at once)', params: ApiKeyIdParams, response: responses({ 204: NoContent }) },
-  }, async (request, reply) => {
-    if (!(await revokeApiKey(app.db, request.params.apiKeyId))) throw notFound('API key');
-    return reply.code(204).send(null);
-  });
+  app.delete(
+    '/admin/api_keys/:apiKeyId',
+    {
+      schema: { tags, security, summary: 'Revoke an API key (at once)', params: ApiKeyIdParams, response: responses({ 204: NoContent }) },
+    },
+    async (request, reply) => {
+      if (!(await revokeApiKey(app.db, request.params.apiKeyId))) throw notFound('API key');
+      return reply.code(204).send(null);
+    },
+  );
 };

@@ -9,10 +9,7 @@ export const Tenant = Type.Object({
 });
 export type Tenant = Static<typeof Tenant>;
 
-export const TenantCreate = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 255 }) },
-  { additionalProperties: false },
-);
+export const TenantCreate = Type.Object({ name: Type.String({ minLength: 1, maxLength: 255 }) }, { additionalProperties: false });
 export type TenantCreate = Static<typeof TenantCreate>;
 
 export const Scopes = Type.Array(StringEnum(['read', 'write']), {
@@ -59,7 +56,7 @@ export const ApiKeyCreate = Nullable(
       scopes: Type.Optional(Scopes),
       expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'After this instant the key is refused (401)' })),
       rateLimitPerSecond: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000_000 })),
-      rateLimitBurst: Type.Optional(Type.Integer({ minimum: 1, maximum: 20_000_000, description: 'Defaults to twice the key\'s own rate' })),
+      rateLimitBurst: Type.Optional(Type.Integer({ minimum: 1, maximum: 20_000_000, description: "Defaults to twice the key's own rate" })),
     },
     { additionalProperties: false },
   ),

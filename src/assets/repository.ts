@@ -44,7 +44,14 @@ const toFileInfo = (row: FilesTable): FileInfo => ({
 });
 
 /** Bytes first, then the row: a crash in between leaves unreferenced bytes, never a row without bytes. */
-export async function saveFile(db: Kysely<Database>, stores: FileStores, tenantId: string, contentType: ImageType, bytes: Buffer, image: InspectedImage): Promise<FileInfo> {
+export async function saveFile(
+  db: Kysely<Database>,
+  stores: FileStores,
+  tenantId: string,
+  contentType: ImageType,
+  bytes: Buffer,
+  image: InspectedImage,
+): Promise<FileInfo> {
   const id = newId('file');
   const store = stores.byName[stores.current];
   await store.put(id, bytes);
@@ -89,10 +96,21 @@ export async function getAsset(db: Kysely<Database>, tenantId: string, assetId: 
 
 export async function createAsset(trx: Transaction<Database>, tenantId: string, input: AssetCreate, signer: UrlSigner): Promise<Asset> {
   await lockExclusive(trx, `file:${input.fileId}`);
-  const file = await trx.selectFrom('files').select(['id', 'preview_content_type']).where('id', '=', input.fileId).where('tenant_id', '=', tenantId).where('deleted_at', 'is', null).executeTakeFirst();
+  const file = await trx
+    .selectFrom('files')
+    .select(['id', 'preview_content_type'])
+    .where('id', '=', input.fileId)
+    .where('tenant_id', '=', tenantId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
   if (!file) throw invalidField('/fileId', 'is not a file of this tenant');
   if (input.parentAssetId !== undefined) {
-    const parent = await trx.selectFrom('assets').select('id').where('id', '=', input.parentAssetId).where('tenant_id', '=', tenantId).executeTakeFirst();
+    const parent = await trx
+      .selectFrom('assets')
+      .select('id')
+      .where('id', '=', input.parentAssetId)
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirst();
     if (!parent) throw invalidField('/parentAssetId', 'is not an asset of this tenant');
   }
   const at = now();
@@ -119,7 +137,13 @@ export async function createAsset(trx: Transaction<Database>, tenantId: string, 
 }
 
 /** Undefined when there is no such asset; a deleted asset cannot change (409). */
-export async function updateAsset(trx: Transaction<Database>, tenantId: string, assetId: string, patch: AssetUpdate, signer: UrlSigner): Promise<Asset | undefined> {
+export async function updateAsset(
+  trx: Transaction<Database>,
+  tenantId: string,
+  assetId: string,
+  patch: AssetUpdate,
+  signer: UrlSigner,
+): Promise<Asset | undefined> {
   const current = await findAsset(trx, tenantId, assetId);
   if (!current) return undefined;
   if (current.lifecycle_state === 'deleted') throw conflict('The asset is deleted and can no longer change');
@@ -147,7 +171,12 @@ export async function updateAsset(trx: Transaction<Database>, tenantId: string, 
  * marked deleted too, and its bytes are returned for the caller to remove once this commits.
  * Undefined when there is no such asset; deleting a deleted asset changes nothing.
  */
-export async function deleteAsset(trx: Transaction<Database>, tenantId: string, assetId: string, signer: UrlSigner): Promise<{ removeFile?: FilesTable } | undefined> {
+export async function deleteAsset(
+  trx: Transaction<Database>,
+  tenantId: string,
+  assetId: string,
+  signer: UrlSigner,
+): Promise<{ removeFile?: FilesTable } | undefined> {
   const current = await trx.selectFrom('assets').selectAll().where('id', '=', assetId).where('tenant_id', '=', tenantId).executeTakeFirst();
   if (!current) return undefined;
   if (current.lifecycle_state === 'deleted') return {};
@@ -160,8 +189,19 @@ export async function deleteAsset(trx: Transaction<Database>, tenantId: string, 
     .returningAll()
     .executeTakeFirstOrThrow();
   await emit(trx, tenantId, 'asset.deleted', toAsset(deleted, { id: deleted.file_id, preview_content_type: null }, signer));
-  const stillUsed = await trx.selectFrom('assets').select('id').where('file_id', '=', current.file_id).where('lifecycle_state', '!=', 'deleted').limit(1).executeTakeFirst();
+  const stillUsed = await trx
+    .selectFrom('assets')
+    .select('id')
+    .where('file_id', '=', current.file_id)
+    .where('lifecycle_state', '!=', 'deleted')
+    .limit(1)
+    .executeTakeFirst();
   if (stillUsed) return {};
-  const file = await trx.updateTable('files').set({ deleted_at: at }).where('id', '=', current.file_id).returningAll().executeTakeFirstOrThrow();
+  const file = await trx
+    .updateTable('files')
+    .set({ deleted_at: at })
+    .where('id', '=', current.file_id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
   return { removeFile: file };
 }

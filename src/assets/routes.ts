@@ -20,106 +20,153 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export const fileUploadRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (app, { stores }) => {
   app.addContentTypeParser([...IMAGE_TYPES], { parseAs: 'buffer', bodyLimit: MAX_FILE_BYTES }, (_request, body, done) => done(null, body));
 
-  app.post('/v0/files', {
-    bodyLimit: MAX_FILE_BYTES,
-    schema: {
-      tags: extension,
-      operationId: 'uploadFile',
-      summary: 'Upload an image file (extension)',
-      description: `The raw bytes as the body, with Content-Type ${IMAGE_TYPES.join(', ')}; at most 10 MiB. The bytes must really be of that type.`,
-      response: responses({ 201: FileInfo }),
+  app.post(
+    '/v0/files',
+    {
+      bodyLimit: MAX_FILE_BYTES,
+      schema: {
+        tags: extension,
+        operationId: 'uploadFile',
+        summary: 'Upload an image file (extension)',
+        description: `The raw bytes as the body, with Content-Type ${IMAGE_TYPES.join(', ')}; at most 10 MiB. The bytes must really be of that type.`,
+        response: responses({ 201: FileInfo }),
+      },
     },
-  }, async (request, reply) => {
-    const declared = (request.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
-    if (!Buffer.isBuffer(request.body)) {
-      throw new AppError('unsupported_media_type', `Send the image bytes with Content-Type ${IMAGE_TYPES.join(', ')}`);
-    }
-    const bytes = request.body;
-    if (bytes.length === 0) throw new AppError('validation_failed', 'The body is empty', [{ path: '', message: 'must be the image bytes' }]);
-    const actual = sniffImageType(bytes);
-    if (actual !== declared) {
-      throw new AppError('validation_failed', `The bytes are not ${declared}${actual ? ` (they are ${actual})` : ''}`, [{ path: '', message: `must be ${declared} bytes` }]);
-    }
-    const image = await inspectImage(bytes);
-    if (!image) throw new AppError('validation_failed', `The ${actual} image cannot be decoded`, [{ path: '', message: 'must be a decodable image' }]);
-    return reply.code(201).send(await saveFile(app.db, stores, request.tenantId, actual, bytes, image));
-  });
+    async (request, reply) => {
+      const declared = (request.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+      if (!Buffer.isBuffer(request.body)) {
+        throw new AppError('unsupported_media_type', `Send the image bytes with Content-Type ${IMAGE_TYPES.join(', ')}`);
+      }
+      const bytes = request.body;
+      if (bytes.length === 0)
+        throw new AppError('validation_failed', 'The body is empty', [{ path: '', message: 'must be the image bytes' }]);
+      const actual = sniffImageType(bytes);
+      if (actual !== declared) {
+        throw new AppError('validation_failed', `The bytes are not ${declared}${actual ? ` (they are ${actual})` : ''}`, [
+          { path: '', message: `must be ${declared} bytes` },
+        ]);
+      }
+      const image = await inspectImage(bytes);
+      if (!image)
+        throw new AppError('validation_failed', `The ${actual} image cannot be decoded`, [
+          { path: '', message: 'must be a decodable image' },
+        ]);
+      return reply.code(201).send(await saveFile(app.db, stores, request.tenantId, actual, bytes, image));
+    },
+  );
 };
 
 /** Signed download links, served without an API key: the signature is the credential. */
 export const downloadRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (app, { signer, stores }) => {
   for (const variant of ['original', 'preview'] as const) {
-    app.get(variant === 'original' ? '/files/:fileId' : '/files/:fileId/preview', {
-      schema: {
-        tags: ['assets'],
-        summary: variant === 'original' ? 'Download a file (signed link)' : 'Download a file\'s preview (signed link)',
-        security: [],
-        params: FileParams,
-        querystring: DownloadQuery,
+    app.get(
+      variant === 'original' ? '/files/:fileId' : '/files/:fileId/preview',
+      {
+        schema: {
+          tags: ['assets'],
+          summary: variant === 'original' ? 'Download a file (signed link)' : "Download a file's preview (signed link)",
+          security: [],
+          params: FileParams,
+          querystring: DownloadQuery,
+        },
       },
-    }, async (request, reply) => {
-      const { fileId } = request.params;
-      const { expires, signature } = request.query;
-      if (!signer.verify(fileId, variant, expires, signature)) throw new AppError('forbidden', 'The link is invalid or has expired; get a fresh one from the asset');
-      const file = await findFile(app.db, fileId);
-      const contentType = variant === 'original' ? file?.content_type : file?.preview_content_type;
-      const bytes = file && contentType ? await stores.byName[file.store].get(variant === 'original' ? file.id : `${file.id}.preview`) : undefined;
-      if (!bytes || !contentType) throw notFound('File');
-      const maxAge = Math.max(0, Number(expires) - Math.floor(Date.now() / 1000));
-      return reply
-        .header('content-type', contentType)
-        .header('cache-control', `private, max-age=${maxAge}`)
-        .header('x-content-type-options', 'nosniff')
-        .header('content-security-policy', "default-src 'none'")
-        .header('content-disposition', 'inline')
-        .send(bytes);
-    });
+      async (request, reply) => {
+        const { fileId } = request.params;
+        const { expires, signature } = request.query;
+        if (!signer.verify(fileId, variant, expires, signature))
+          throw new AppError('forbidden', 'The link is invalid or has expired; get a fresh one from the asset');
+        const file = await findFile(app.db, fileId);
+        const contentType = variant === 'original' ? file?.content_type : file?.preview_content_type;
+        const bytes =
+          file && contentType ? await stores.byName[file.store].get(variant === 'original' ? file.id : `${file.id}.preview`) : undefined;
+        if (!bytes || !contentType) throw notFound('File');
+        const maxAge = Math.max(0, Number(expires) - Math.floor(Date.now() / 1000));
+        return reply
+          .header('content-type', contentType)
+          .header('cache-control', `private, max-age=${maxAge}`)
+          .header('x-content-type-options', 'nosniff')
+          .header('content-security-policy', "default-src 'none'")
+          .header('content-disposition', 'inline')
+          .send(bytes);
+      },
+    );
   }
 };
 
 export const assetRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (app, { signer, stores }) => {
-  app.post('/v0/assets', {
-    schema: { tags, operationId: 'createAsset', summary: 'Create asset', body: AssetCreate, response: responses({ 201: Asset }) },
-  }, async (request, reply) => {
-    const { tenantId } = request;
-    const result = await createOnce(
-      app.db,
-      { tenantId, scope: 'asset', key: request.body.idempotencyKey, request: request.body, ttlMs: DAY_MS },
-      (trx) => createAsset(trx, tenantId, request.body, signer),
-      // A replay shows the asset as it is now, with links that are valid from now.
-      async (stored) => (await getAsset(app.db, tenantId, stored.assetId, signer)) ?? stored,
-    );
-    if (result.replayed) reply.header('idempotent-replayed', 'true');
-    return reply.code(201).send(result.body);
-  });
+  app.post(
+    '/v0/assets',
+    {
+      schema: { tags, operationId: 'createAsset', summary: 'Create asset', body: AssetCreate, response: responses({ 201: Asset }) },
+    },
+    async (request, reply) => {
+      const { tenantId } = request;
+      const result = await createOnce(
+        app.db,
+        { tenantId, scope: 'asset', key: request.body.idempotencyKey, request: request.body, ttlMs: DAY_MS },
+        (trx) => createAsset(trx, tenantId, request.body, signer),
+        // A replay shows the asset as it is now, with links that are valid from now.
+        async (stored) => (await getAsset(app.db, tenantId, stored.assetId, signer)) ?? stored,
+      );
+      if (result.replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(201).send(result.body);
+    },
+  );
 
-  app.get('/v0/assets/:asset_id', {
-    schema: { tags, operationId: 'getAsset', summary: 'Get asset', params: AssetParams, response: responses({ 200: Asset }) },
-  }, async (request) => {
-    const asset = await getAsset(app.db, request.tenantId, request.params.asset_id, signer);
-    if (!asset) throw notFound('Asset');
-    return asset;
-  });
+  app.get(
+    '/v0/assets/:asset_id',
+    {
+      schema: { tags, operationId: 'getAsset', summary: 'Get asset', params: AssetParams, response: responses({ 200: Asset }) },
+    },
+    async (request) => {
+      const asset = await getAsset(app.db, request.tenantId, request.params.asset_id, signer);
+      if (!asset) throw notFound('Asset');
+      return asset;
+    },
+  );
 
-  app.patch('/v0/assets/:asset_id', {
-    schema: { tags: extension, operationId: 'updateAsset', summary: 'Update, trash or restore an asset (extension)', params: AssetParams, body: AssetUpdate, response: responses({ 200: Asset }) },
-  }, async (request) => {
-    const asset = await app.db.transaction().execute((trx) => updateAsset(trx, request.tenantId, request.params.asset_id, request.body, signer));
-    if (!asset) throw notFound('Asset');
-    return asset;
-  });
+  app.patch(
+    '/v0/assets/:asset_id',
+    {
+      schema: {
+        tags: extension,
+        operationId: 'updateAsset',
+        summary: 'Update, trash or restore an asset (extension)',
+        params: AssetParams,
+        body: AssetUpdate,
+        response: responses({ 200: Asset }),
+      },
+    },
+    async (request) => {
+      const asset = await app.db
+        .transaction()
+        .execute((trx) => updateAsset(trx, request.tenantId, request.params.asset_id, request.body, signer));
+      if (!asset) throw notFound('Asset');
+      return asset;
+    },
+  );
 
-  app.delete('/v0/assets/:asset_id', {
-    schema: { tags: extension, operationId: 'deleteAsset', summary: 'Delete an asset (extension)', params: AssetParams, response: responses({ 204: NoContent }) },
-  }, async (request, reply) => {
-    const result = await app.db.transaction().execute((trx) => deleteAsset(trx, request.tenantId, request.params.asset_id, signer));
-    if (!result) throw notFound('Asset');
-    if (result.removeFile) {
-      // After the commit: a crash in between leaves unreferenced bytes, never a live file without them.
-      const store = stores.byName[result.removeFile.store];
-      await store.delete(result.removeFile.id);
-      await store.delete(`${result.removeFile.id}.preview`);
-    }
-    return reply.code(204).send(null);
-  });
+  app.delete(
+    '/v0/assets/:asset_id',
+    {
+      schema: {
+        tags: extension,
+        operationId: 'deleteAsset',
+        summary: 'Delete an asset (extension)',
+        params: AssetParams,
+        response: responses({ 204: NoContent }),
+      },
+    },
+    async (request, reply) => {
+      const result = await app.db.transaction().execute((trx) => deleteAsset(trx, request.tenantId, request.params.asset_id, signer));
+      if (!result) throw notFound('Asset');
+      if (result.removeFile) {
+        // After the commit: a crash in between leaves unreferenced bytes, never a live file without them.
+        const store = stores.byName[result.removeFile.store];
+        await store.delete(result.removeFile.id);
+        await store.delete(`${result.removeFile.id}.preview`);
+      }
+      return reply.code(204).send(null);
+    },
+  );
 };

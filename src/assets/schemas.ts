@@ -42,7 +42,9 @@ export const AssetCreate = Type.Object(
     purpose: Type.Optional(Type.String({ default: '' })),
     fileId: Type.String({ description: 'A file of the tenant, uploaded with POST /v0/files' }),
     parentAssetId: Type.Optional(Type.String({ description: 'An asset of the tenant' })),
-    idempotencyKey: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'The same key and body within 24 hours replays the first response' })),
+    idempotencyKey: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 255, description: 'The same key and body within 24 hours replays the first response' }),
+    ),
     hidden: Type.Optional(Type.Boolean({ default: false })),
   },
   { additionalProperties: false },

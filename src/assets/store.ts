@@ -47,7 +47,11 @@ export function diskStore(dir: string): FileStore {
 export function databaseStore(db: Kysely<Database>): FileStore {
   return {
     async put(key, bytes) {
-      await db.insertInto('file_blobs').values({ key, data: bytes }).onConflict((oc) => oc.column('key').doUpdateSet({ data: bytes })).execute();
+      await db
+        .insertInto('file_blobs')
+        .values({ key, data: bytes })
+        .onConflict((oc) => oc.column('key').doUpdateSet({ data: bytes }))
+        .execute();
     },
     async get(key) {
       const row = await db.selectFrom('file_blobs').select('data').where('key', '=', key).executeTakeFirst();

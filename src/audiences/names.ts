@@ -20,5 +20,8 @@ export async function refreshPersonAudiences(
   const name = computedName(0, person);
   const base = trx.updateTable('audiences').where('tenant_id', '=', tenantId).where('person_id', '=', personId);
   await base.set({ computed_name: name }).where('custom_name', 'is not', null).execute();
-  await base.set({ computed_name: name, effective_name: name, effective_name_lc: name.toLowerCase() }).where('custom_name', 'is', null).execute();
+  await base
+    .set({ computed_name: name, effective_name: name, effective_name_lc: name.toLowerCase() })
+    .where('custom_name', 'is', null)
+    .execute();
 }

@@ -31,7 +31,12 @@ export function toVersion(row: AudienceVersionsTable): AudienceVersion {
 }
 
 /** The audience's own fields, its two versions, and the page's metadata under its override. */
-function toAudience(row: AudiencesTable, latest: AudienceVersionsTable, published: AudienceVersionsTable, pageMetadata: string | null): Audience {
+function toAudience(
+  row: AudiencesTable,
+  latest: AudienceVersionsTable,
+  published: AudienceVersionsTable,
+  pageMetadata: string | null,
+): Audience {
   const override = parseMetadata(row.metadata_override);
   const base = parseMetadata(pageMetadata);
   return {
@@ -86,7 +91,12 @@ export async function getAudience(db: Kysely<Database>, page: PagesTable, audien
 export async function createAudience(trx: Transaction<Database>, page: PagesTable, input: AudienceCreate): Promise<Audience> {
   let person: { name: string; domain: string | null } | undefined;
   if (input.personId !== undefined && input.personId !== null) {
-    person = await trx.selectFrom('persons').select(['name', 'domain']).where('id', '=', input.personId).where('tenant_id', '=', page.tenant_id).executeTakeFirst();
+    person = await trx
+      .selectFrom('persons')
+      .select(['name', 'domain'])
+      .where('id', '=', input.personId)
+      .where('tenant_id', '=', page.tenant_id)
+      .executeTakeFirst();
     if (!person) throw invalidField('/personId', 'is not a person of this tenant');
   }
   const { audience_seq: number } = await trx
@@ -162,13 +172,25 @@ export async function listAudiences(db: Kysely<Database>, page: PagesTable, quer
       .execute(),
     ofPage.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
   ]);
-  const result = toPage(`audiences:${page.id}`, null, request, rows, Number(count.n), (r) => [r.created_at, r.id], (r) => r);
+  const result = toPage(
+    `audiences:${page.id}`,
+    null,
+    request,
+    rows,
+    Number(count.n),
+    (r) => [r.created_at, r.id],
+    (r) => r,
+  );
   return { ...result, items: await withVersions(db, result.items, page.metadata) };
 }
 
 /** A new draft with the next number; fields not given are carried over from the latest version. */
 export async function createVersion(trx: Transaction<Database>, audience: AudiencesTable, input: VersionCreate): Promise<AudienceVersion> {
-  const latest = await trx.selectFrom('audience_versions').selectAll().where('id', '=', audience.latest_version_id).executeTakeFirstOrThrow();
+  const latest = await trx
+    .selectFrom('audience_versions')
+    .selectAll()
+    .where('id', '=', audience.latest_version_id)
+    .executeTakeFirstOrThrow();
   const at = now();
   const versionId = newId('version');
   const { version_seq: versionNumber } = await trx
@@ -216,7 +238,12 @@ export function findVersion(db: Kysely<Database>, audience: AudiencesTable, vers
  * one the audience's `publishedVersion`. The update is conditional on the status read, so a
  * concurrent move cannot be overwritten unseen.
  */
-export async function moveVersion(trx: Transaction<Database>, audience: AudiencesTable, version: AudienceVersionsTable, to: VersionStatus): Promise<AudienceVersion> {
+export async function moveVersion(
+  trx: Transaction<Database>,
+  audience: AudiencesTable,
+  version: AudienceVersionsTable,
+  to: VersionStatus,
+): Promise<AudienceVersion> {
   const from = version.status as VersionStatus;
   if (from === to) return toVersion(version);
   if (!canMove(from, to)) throw conflict(`A ${from} version cannot become ${to}`);
@@ -281,10 +308,11 @@ export async function searchAudiences(db: Kysely<Database>, tenantId: string, qu
     matching.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
   ]);
   return {
-    items: rows.slice(0, limit).map((r) => ({ audienceId: r.id, effectiveName: r.effective_name, pageId: r.page_id, pageName: r.page_name })),
+    items: rows
+      .slice(0, limit)
+      .map((r) => ({ audienceId: r.id, effectiveName: r.effective_name, pageId: r.page_id, pageName: r.page_name })),
     hasMore: rows.length > limit,
     nextCursor: null,
     totalCount: Number(count.n),
   };
 }
-

@@ -5,11 +5,27 @@ import { conflict, notFound } from '../http/errors.js';
 import { EmptyBody, ListEnvelope, responses } from '../http/schemas.js';
 import { findPage } from '../pages/repository.js';
 import {
-  createAudience, createVersion, findAudience, findVersion, getAudience, listAudiences, moveVersion, searchAudiences, toVersion,
+  createAudience,
+  createVersion,
+  findAudience,
+  findVersion,
+  getAudience,
+  listAudiences,
+  moveVersion,
+  searchAudiences,
+  toVersion,
 } from './repository.js';
 import {
-  Audience, AudienceCreate, AudienceListQuery, AudienceSearchPage, AudienceSearchQuery, AudienceVersion,
-  PageAudienceParams, VersionCreate, VersionParams, VersionUpdate,
+  Audience,
+  AudienceCreate,
+  AudienceListQuery,
+  AudienceSearchPage,
+  AudienceSearchQuery,
+  AudienceVersion,
+  PageAudienceParams,
+  VersionCreate,
+  VersionParams,
+  VersionUpdate,
 } from './schemas.js';
 import { PageParams } from '../pages/schemas.js';
 
@@ -38,64 +54,147 @@ async function versionOf(db: Kysely<Database>, tenantId: string, params: { page_
 }
 
 export const audienceRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/v0/pages/:page_id/audiences', {
-    schema: { tags, operationId: 'listAudiences', summary: 'List audiences of a page', params: PageParams, querystring: AudienceListQuery, response: responses({ 200: ListEnvelope(Audience) }) },
-  }, async (request) => listAudiences(app.db, await livePage(app.db, request.tenantId, request.params.page_id), request.query));
-
-  app.post('/v0/pages/:page_id/audiences', {
-    schema: { tags: extension, operationId: 'createAudience', summary: 'Create audience (extension)', params: PageParams, body: AudienceCreate, response: responses({ 201: Audience }) },
-  }, async (request, reply) => {
-    const audience = await app.db.transaction().execute(async (trx) =>
-      createAudience(trx, await livePage(trx, request.tenantId, request.params.page_id), request.body),
-    );
-    return reply.code(201).send(audience);
-  });
-
-  app.get('/v0/pages/:page_id/audiences/:audience_id', {
-    schema: { tags, operationId: 'getAudience', summary: 'Get audience', params: PageAudienceParams, response: responses({ 200: Audience }) },
-  }, async (request) => {
-    const page = await livePage(app.db, request.tenantId, request.params.page_id);
-    const audience = await getAudience(app.db, page, request.params.audience_id);
-    if (!audience) throw notFound('Audience');
-    return audience;
-  });
-
-  app.post('/v0/pages/:page_id/audiences/:audience_id/versions', {
-    schema: { tags: extension, operationId: 'createAudienceVersion', summary: 'Create a draft audience version (extension)', params: PageAudienceParams, body: VersionCreate, response: responses({ 201: AudienceVersion }) },
-  }, async (request, reply) => {
-    const version = await app.db.transaction().execute(async (trx) => {
-      const { audience } = await audienceOf(trx, request.tenantId, request.params.page_id, request.params.audience_id);
-      return createVersion(trx, audience, request.body);
-    });
-    return reply.code(201).send(version);
-  });
-
-  app.get('/v0/pages/:page_id/audiences/:audience_id/versions/:version_id', {
-    schema: { tags, operationId: 'getAudienceVersion', summary: 'Get audience version', params: VersionParams, response: responses({ 200: AudienceVersion }) },
-  }, async (request) => toVersion((await versionOf(app.db, request.tenantId, request.params)).version));
-
-  app.patch('/v0/pages/:page_id/audiences/:audience_id/versions/:version_id', {
-    schema: { tags: extension, operationId: 'updateAudienceVersion', summary: 'Move an audience version forward (extension)', params: VersionParams, body: VersionUpdate, response: responses({ 200: AudienceVersion }) },
-  }, async (request) =>
-    app.db.transaction().execute(async (trx) => {
-      const { audience, version } = await versionOf(trx, request.tenantId, request.params);
-      return moveVersion(trx, audience, version, request.body.status);
-    }),
+  app.get(
+    '/v0/pages/:page_id/audiences',
+    {
+      schema: {
+        tags,
+        operationId: 'listAudiences',
+        summary: 'List audiences of a page',
+        params: PageParams,
+        querystring: AudienceListQuery,
+        response: responses({ 200: ListEnvelope(Audience) }),
+      },
+    },
+    async (request) => listAudiences(app.db, await livePage(app.db, request.tenantId, request.params.page_id), request.query),
   );
 
-  app.post('/v0/pages/:page_id/audiences/:audience_id/versions/:version_id/cancel', {
-    schema: { tags, operationId: 'cancelAudienceVersion', summary: 'Cancel audience version', params: VersionParams, body: EmptyBody, response: responses({ 200: AudienceVersion }) },
-  }, async (request) =>
-    app.db.transaction().execute(async (trx) => {
-      const { audience, version } = await versionOf(trx, request.tenantId, request.params);
-      if (version.status === 'published' || version.status === 'archived') {
-        throw conflict(`The version is ${version.status}; only a draft, pending, queued or processing version can be cancelled`);
-      }
-      return moveVersion(trx, audience, version, 'cancelled');
-    }),
+  app.post(
+    '/v0/pages/:page_id/audiences',
+    {
+      schema: {
+        tags: extension,
+        operationId: 'createAudience',
+        summary: 'Create audience (extension)',
+        params: PageParams,
+        body: AudienceCreate,
+        response: responses({ 201: Audience }),
+      },
+    },
+    async (request, reply) => {
+      const audience = await app.db
+        .transaction()
+        .execute(async (trx) => createAudience(trx, await livePage(trx, request.tenantId, request.params.page_id), request.body));
+      return reply.code(201).send(audience);
+    },
   );
 
-  app.get('/v0/audiences/search', {
-    schema: { tags, operationId: 'searchAudiences', summary: 'Search audiences', querystring: AudienceSearchQuery, response: responses({ 200: AudienceSearchPage }) },
-  }, async (request) => searchAudiences(app.db, request.tenantId, request.query));
+  app.get(
+    '/v0/pages/:page_id/audiences/:audience_id',
+    {
+      schema: {
+        tags,
+        operationId: 'getAudience',
+        summary: 'Get audience',
+        params: PageAudienceParams,
+        response: responses({ 200: Audience }),
+      },
+    },
+    async (request) => {
+      const page = await livePage(app.db, request.tenantId, request.params.page_id);
+      const audience = await getAudience(app.db, page, request.params.audience_id);
+      if (!audience) throw notFound('Audience');
+      return audience;
+    },
+  );
+
+  app.post(
+    '/v0/pages/:page_id/audiences/:audience_id/versions',
+    {
+      schema: {
+        tags: extension,
+        operationId: 'createAudienceVersion',
+        summary: 'Create a draft audience version (extension)',
+        params: PageAudienceParams,
+        body: VersionCreate,
+        response: responses({ 201: AudienceVersion }),
+      },
+    },
+    async (request, reply) => {
+      const version = await app.db.transaction().execute(async (trx) => {
+        const { audience } = await audienceOf(trx, request.tenantId, request.params.page_id, request.params.audience_id);
+        return createVersion(trx, audience, request.body);
+      });
+      return reply.code(201).send(version);
+    },
+  );
+
+  app.get(
+    '/v0/pages/:page_id/audiences/:audience_id/versions/:version_id',
+    {
+      schema: {
+        tags,
+        operationId: 'getAudienceVersion',
+        summary: 'Get audience version',
+        params: VersionParams,
+        response: responses({ 200: AudienceVersion }),
+      },
+    },
+    async (request) => toVersion((await versionOf(app.db, request.tenantId, request.params)).version),
+  );
+
+  app.patch(
+    '/v0/pages/:page_id/audiences/:audience_id/versions/:version_id',
+    {
+      schema: {
+        tags: extension,
+        operationId: 'updateAudienceVersion',
+        summary: 'Move an audience version forward (extension)',
+        params: VersionParams,
+        body: VersionUpdate,
+        response: responses({ 200: AudienceVersion }),
+      },
+    },
+    async (request) =>
+      app.db.transaction().execute(async (trx) => {
+        const { audience, version } = await versionOf(trx, request.tenantId, request.params);
+        return moveVersion(trx, audience, version, request.body.status);
+      }),
+  );
+
+  app.post(
+    '/v0/pages/:page_id/audiences/:audience_id/versions/:version_id/cancel',
+    {
+      schema: {
+        tags,
+        operationId: 'cancelAudienceVersion',
+        summary: 'Cancel audience version',
+        params: VersionParams,
+        body: EmptyBody,
+        response: responses({ 200: AudienceVersion }),
+      },
+    },
+    async (request) =>
+      app.db.transaction().execute(async (trx) => {
+        const { audience, version } = await versionOf(trx, request.tenantId, request.params);
+        if (version.status === 'published' || version.status === 'archived') {
+          throw conflict(`The version is ${version.status}; only a draft, pending, queued or processing version can be cancelled`);
+        }
+        return moveVersion(trx, audience, version, 'cancelled');
+      }),
+  );
+
+  app.get(
+    '/v0/audiences/search',
+    {
+      schema: {
+        tags,
+        operationId: 'searchAudiences',
+        summary: 'Search audiences',
+        querystring: AudienceSearchQuery,
+        response: responses({ 200: AudienceSearchPage }),
+      },
+    },
+    async (request) => searchAudiences(app.db, request.tenantId, request.query),
+  );
 };

@@ -90,7 +90,9 @@ export const AudienceSearchItem = Type.Object({
 
 export const AudienceSearchQuery = Type.Object(
   {
-    query: Type.Optional(Type.String({ maxLength: 255, description: 'Case-insensitive substring of the audience\'s effectiveName or its page\'s name' })),
+    query: Type.Optional(
+      Type.String({ maxLength: 255, description: "Case-insensitive substring of the audience's effectiveName or its page's name" }),
+    ),
     limit: Type.Optional(LimitParam),
   },
   { additionalProperties: false },

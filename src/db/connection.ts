@@ -1,6 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Kysely, PostgresDialect, sql, type DatabaseIntrospector, type DatabaseMetadataOptions, type LogConfig, type TableMetadata } from 'kysely';
+import {
+  Kysely,
+  PostgresDialect,
+  sql,
+  type DatabaseIntrospector,
+  type DatabaseMetadataOptions,
+  type LogConfig,
+  type TableMetadata,
+} from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { groupCommitSqlite } from './sqlite.js';
@@ -45,7 +53,14 @@ function tagUnavailable(err: unknown): Error {
 function openPostgres(url: string, poolSize: number, log?: LogConfig): Db {
   // A database that is down or unreachable is answered fast: 2.5 s at most to get a connection and
   // 2.5 s for a query (the service's queries take milliseconds), so a request waits 5 s at worst.
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes, connectionTimeoutMillis: 2500, query_timeout: 2500, keepAlive: true });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    types: pgTypes,
+    connectionTimeoutMillis: 2500,
+    query_timeout: 2500,
+    keepAlive: true,
+  });
   // An idle client that loses its connection (a server restart) must not crash the process.
   pool.on('error', () => {});
   const prepared = new WeakSet<pg.PoolClient>();
@@ -64,7 +79,11 @@ function openPostgres(url: string, poolSize: number, log?: LogConfig): Db {
       const query = client.query.bind(client) as (...args: unknown[]) => unknown;
       client.query = ((...args: unknown[]) => {
         const result = query(...args);
-        return result instanceof Promise ? result.catch((err: unknown) => { throw tagUnavailable(err); }) : result;
+        return result instanceof Promise
+          ? result.catch((err: unknown) => {
+              throw tagUnavailable(err);
+            })
+          : result;
       }) as typeof client.query;
     }
     return client;

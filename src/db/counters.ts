@@ -18,6 +18,11 @@ const addToCounter = prepared((db, p: { tenantId: string; name: CounterName; by:
 );
 
 export async function counter(db: Kysely<Database>, tenantId: string, name: CounterName): Promise<number> {
-  const row = await db.selectFrom('tenant_counters').select('value').where('tenant_id', '=', tenantId).where('name', '=', name).executeTakeFirst();
+  const row = await db
+    .selectFrom('tenant_counters')
+    .select('value')
+    .where('tenant_id', '=', tenantId)
+    .where('name', '=', name)
+    .executeTakeFirst();
   return Number(row?.value ?? 0);
 }

@@ -8,9 +8,25 @@ export function isUniqueViolation(err: unknown): boolean {
 // Network failures, PostgreSQL's connection-class and shutdown states, too many connections,
 // a lock held too long, and our own tag for a failed connection attempt.
 const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
-  '08000', '08001', '08003', '08004', '08006', '57P01', '57P02', '57P03', '53300',
-  'SQLITE_BUSY', 'DB_UNAVAILABLE',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  'SQLITE_BUSY',
+  'DB_UNAVAILABLE',
 ]);
 
 /** The database cannot be reached or cannot take the request now: the request may simply be retried. */

@@ -2,10 +2,15 @@ import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
 import type { Database } from './types.js';
 
 const PLACEHOLDER = Symbol('placeholder');
-interface Placeholder { [PLACEHOLDER]: string }
+interface Placeholder {
+  [PLACEHOLDER]: string;
+}
 const isPlaceholder = (value: unknown): value is Placeholder => typeof value === 'object' && value !== null && PLACEHOLDER in value;
 
-interface Template { sql: string; parameters: readonly unknown[] }
+interface Template {
+  sql: string;
+  parameters: readonly unknown[];
+}
 
 /**
  * A query of fixed shape, built and compiled by Kysely once per dialect instead of on every call.

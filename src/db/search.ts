@@ -17,7 +17,10 @@ export function contains(column: string, text: string): RawBuilder<boolean> {
  * trigram cannot use either index and fall back to LIKE over the caller's other filters.
  */
 export function substringMatch(db: Kysely<Database>, table: string, columns: string[], text: string, useIndex = true): RawBuilder<boolean> {
-  const like = sql<boolean>`(${sql.join(columns.map((c) => contains(`${table}.${c}`, text)), sql` or `)})`;
+  const like = sql<boolean>`(${sql.join(
+    columns.map((c) => contains(`${table}.${c}`, text)),
+    sql` or `,
+  )})`;
   if (db.getExecutor().adapter instanceof PostgresAdapter || !indexable(text) || !useIndex) return like;
   const fts = sql.table(`${table}_fts`);
   const phrase = `"${text.replace(/"/g, '""')}"`;
@@ -44,7 +47,10 @@ const DRIVE_UP_TO = 300;
 const LIKE_FROM = 3000;
 
 /** `driven`: the substring index's matches drive the query; `substringIndex`: matches come from it at all. */
-export interface SearchPlan { driven: boolean; substringIndex: boolean }
+export interface SearchPlan {
+  driven: boolean;
+  substringIndex: boolean;
+}
 const DRIVEN: SearchPlan = { driven: true, substringIndex: true };
 
 const isPostgres = (db: Kysely<Database>) => db.getExecutor().adapter instanceof PostgresAdapter;

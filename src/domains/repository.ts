@@ -16,7 +16,13 @@ export const toTenantDomain = (row: TenantDomainsTable): TenantDomain => ({
 
 /** The tenant's fallback domain `<slug>.<suffix>`; tenant slugs are unique, so these never collide. */
 export async function createFallbackDomain(db: Kysely<Database>, tenantId: string, slug: string, suffix: string): Promise<TenantDomain> {
-  const row: TenantDomainsTable = { id: newId('domain'), tenant_id: tenantId, hostname: `${slug}.${suffix}`, is_fallback: 1, created_at: now() };
+  const row: TenantDomainsTable = {
+    id: newId('domain'),
+    tenant_id: tenantId,
+    hostname: `${slug}.${suffix}`,
+    is_fallback: 1,
+    created_at: now(),
+  };
   await db.insertInto('tenant_domains').values(row).execute();
   return toTenantDomain(row);
 }

@@ -8,18 +8,40 @@ import { TenantDomain, TenantDomainCreate, TenantDomainListQuery } from './schem
 const tags = ['page links', 'extension'];
 
 export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/v0/tenant_domains', {
-    schema: { tags, operationId: 'listTenantDomains', summary: 'List tenant domains (extension)', querystring: TenantDomainListQuery, response: responses({ 200: ListEnvelope(TenantDomain) }) },
-  }, async (request) => listDomains(app.db, request.tenantId, request.query));
+  app.get(
+    '/v0/tenant_domains',
+    {
+      schema: {
+        tags,
+        operationId: 'listTenantDomains',
+        summary: 'List tenant domains (extension)',
+        querystring: TenantDomainListQuery,
+        response: responses({ 200: ListEnvelope(TenantDomain) }),
+      },
+    },
+    async (request) => listDomains(app.db, request.tenantId, request.query),
+  );
 
-  app.post('/v0/tenant_domains', {
-    schema: { tags, operationId: 'createTenantDomain', summary: 'Add a custom domain (extension)', body: TenantDomainCreate, response: responses({ 201: TenantDomain }) },
-  }, async (request, reply) => {
-    try {
-      return reply.code(201).send(await createDomain(app.db, request.tenantId, request.body.hostname));
-    } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
-      throw new AppError('conflict', `The hostname ${request.body.hostname} is already in use`, [{ path: '/hostname', message: 'is already in use' }]);
-    }
-  });
+  app.post(
+    '/v0/tenant_domains',
+    {
+      schema: {
+        tags,
+        operationId: 'createTenantDomain',
+        summary: 'Add a custom domain (extension)',
+        body: TenantDomainCreate,
+        response: responses({ 201: TenantDomain }),
+      },
+    },
+    async (request, reply) => {
+      try {
+        return reply.code(201).send(await createDomain(app.db, request.tenantId, request.body.hostname));
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+        throw new AppError('conflict', `The hostname ${request.body.hostname} is already in use`, [
+          { path: '/hostname', message: 'is already in use' },
+        ]);
+      }
+    },
+  );
 };

@@ -4,7 +4,7 @@ import { ListQuery, Timestamp } from '../http/schemas.js';
 export const TenantDomain = Type.Object({
   tenantDomainId: Type.String(),
   hostname: Type.String(),
-  isFallback: Type.Boolean({ description: 'The tenant\'s own `<slug>.<FALLBACK_DOMAIN_SUFFIX>` hostname, made with the tenant' }),
+  isFallback: Type.Boolean({ description: "The tenant's own `<slug>.<FALLBACK_DOMAIN_SUFFIX>` hostname, made with the tenant" }),
   createdAt: Timestamp,
 });
 export type TenantDomain = Static<typeof TenantDomain>;

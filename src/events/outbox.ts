@@ -6,7 +6,9 @@ import { now } from '../time.js';
 import type { EventType } from './catalogue.js';
 
 const insertEvent = prepared((db, p: { id: string; tenantId: string; type: string; payload: string; at: string }) =>
-  db.insertInto('events').values({ id: p.id, tenant_id: p.tenantId, type: p.type, payload: p.payload, created_at: p.at, fanned_out: 0, fan_lease_until: null }),
+  db
+    .insertInto('events')
+    .values({ id: p.id, tenant_id: p.tenantId, type: p.type, payload: p.payload, created_at: p.at, fanned_out: 0, fan_lease_until: null }),
 );
 
 /**

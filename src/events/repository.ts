@@ -11,7 +11,12 @@ const toEvent = (row: Pick<EventsTable, 'id' | 'type' | 'created_at' | 'payload'
 });
 
 export async function getEvent(db: Kysely<Database>, tenantId: string, eventId: string): Promise<Event | undefined> {
-  const row = await db.selectFrom('events').select(['id', 'type', 'created_at', 'payload']).where('id', '=', eventId).where('tenant_id', '=', tenantId).executeTakeFirst();
+  const row = await db
+    .selectFrom('events')
+    .select(['id', 'type', 'created_at', 'payload'])
+    .where('id', '=', eventId)
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
   return row && toEvent(row);
 }
 

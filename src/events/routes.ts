@@ -7,15 +7,29 @@ import { Event, EventListQuery, EventParams } from './schemas.js';
 const tags = ['webhooks', 'extension'];
 
 export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/v0/events', {
-    schema: { tags, operationId: 'listEvents', summary: 'List events, newest first (extension)', querystring: EventListQuery, response: responses({ 200: ListEnvelope(Event) }) },
-  }, async (request) => listEvents(app.db, request.tenantId, request.query));
+  app.get(
+    '/v0/events',
+    {
+      schema: {
+        tags,
+        operationId: 'listEvents',
+        summary: 'List events, newest first (extension)',
+        querystring: EventListQuery,
+        response: responses({ 200: ListEnvelope(Event) }),
+      },
+    },
+    async (request) => listEvents(app.db, request.tenantId, request.query),
+  );
 
-  app.get('/v0/events/:event_id', {
-    schema: { tags, operationId: 'getEvent', summary: 'Get event (extension)', params: EventParams, response: responses({ 200: Event }) },
-  }, async (request) => {
-    const event = await getEvent(app.db, request.tenantId, request.params.event_id);
-    if (!event) throw notFound('Event');
-    return event;
-  });
+  app.get(
+    '/v0/events/:event_id',
+    {
+      schema: { tags, operationId: 'getEvent', summary: 'Get event (extension)', params: EventParams, response: responses({ 200: Event }) },
+    },
+    async (request) => {
+      const event = await getEvent(app.db, request.tenantId, request.params.event_id);
+      if (!event) throw notFound('Event');
+      return event;
+    },
+  );
 };

@@ -45,7 +45,12 @@ export function apiKeyAuth(db: Kysely<Database>, limiter: RateLimiter, defaults:
     if (at - (lastUsed.get(keyId) ?? 0) < LAST_USED_EVERY_MS) return;
     lastUsed.set(keyId, at);
     // Off the request's path: a failure here must never fail the request.
-    void db.updateTable('api_keys').set({ last_used_at: new Date(at).toISOString() }).where('id', '=', keyId).execute().catch(() => lastUsed.delete(keyId));
+    void db
+      .updateTable('api_keys')
+      .set({ last_used_at: new Date(at).toISOString() })
+      .where('id', '=', keyId)
+      .execute()
+      .catch(() => lastUsed.delete(keyId));
   };
 
   // Hashing costs as much as the lookup it serves; the hash of a key never changes, so the hashes
@@ -72,10 +77,19 @@ export function apiKeyAuth(db: Kysely<Database>, limiter: RateLimiter, defaults:
   const meter = async (row: KeyRow, reply: FastifyReply) => {
     touch(row.id);
     const rate = row.rate_limit_per_second ?? defaults.perSecond;
-    const bucket = await limiter.take(row.id, rate, row.rate_limit_burst ?? (row.rate_limit_per_second === null ? defaults.burst : rate * 2));
-    reply.header('ratelimit-limit', bucket.limit).header('ratelimit-remaining', bucket.remaining).header('ratelimit-reset', bucket.resetSeconds);
+    const bucket = await limiter.take(
+      row.id,
+      rate,
+      row.rate_limit_burst ?? (row.rate_limit_per_second === null ? defaults.burst : rate * 2),
+    );
+    reply
+      .header('ratelimit-limit', bucket.limit)
+      .header('ratelimit-remaining', bucket.remaining)
+      .header('ratelimit-reset', bucket.resetSeconds);
     if (!bucket.allowed) {
-      throw new AppError('rate_limited', `Rate limit exceeded; retry in ${bucket.retryAfterSeconds} s`, undefined, { 'retry-after': String(bucket.retryAfterSeconds) });
+      throw new AppError('rate_limited', `Rate limit exceeded; retry in ${bucket.retryAfterSeconds} s`, undefined, {
+        'retry-after': String(bucket.retryAfterSeconds),
+      });
     }
   };
 
@@ -108,7 +122,9 @@ export function adminAuth(adminToken: string): onRequestAsyncHookHandler {
   return async (request: FastifyRequest) => {
     const header = request.headers.authorization ?? '';
     const match = /^Bearer (.+)$/i.exec(header);
-    const given = createHash('sha256').update(match?.[1] ?? '').digest();
+    const given = createHash('sha256')
+      .update(match?.[1] ?? '')
+      .digest();
     if (!match || !timingSafeEqual(given, expected)) {
       throw new AppError('unauthorized', 'Send the admin token as Authorization: Bearer <ADMIN_TOKEN>', undefined, {
         'www-authenticate': 'Bearer realm="admin"',

@@ -58,8 +58,7 @@ export class AppError extends Error {
 export const notFound = (what: string) => new AppError('not_found', `${what} not found`);
 export const conflict = (detail: string) => new AppError('conflict', detail);
 /** A 400 naming one field, for rules a schema cannot express (a reference to nothing, ...). */
-export const invalidField = (path: string, message: string) =>
-  new AppError('validation_failed', `${path} ${message}`, [{ path, message }]);
+export const invalidField = (path: string, message: string) => new AppError('validation_failed', `${path} ${message}`, [{ path, message }]);
 
 export interface Problem {
   type: string;
@@ -152,7 +151,7 @@ export function toAppError(err: unknown): AppError {
   const e = err as Partial<FastifyError> & { validation?: AjvError[]; validationContext?: string };
   if (Array.isArray(e.validation)) {
     const errors = fieldErrors(e.validation);
-    const where = e.validationContext === 'querystring' ? 'query' : e.validationContext ?? 'request';
+    const where = e.validationContext === 'querystring' ? 'query' : (e.validationContext ?? 'request');
     const summary = errors.map((f) => `${f.path || where} ${f.message}`).join('; ');
     return new AppError('validation_failed', `Invalid ${where}: ${summary}`, errors);
   }

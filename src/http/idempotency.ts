@@ -76,7 +76,12 @@ export async function createOnce<T>(
     const winner = await db.transaction().execute((trx) => findLive(trx, req.tenantId, req.scope, key));
     if (winner) return replay(winner, hash, key, render);
     if (err instanceof KeyTaken) {
-      throw new AppError('idempotency_key_in_progress', `A request with idempotencyKey "${key}" is still in progress; retry shortly`, undefined, { 'retry-after': '1' });
+      throw new AppError(
+        'idempotency_key_in_progress',
+        `A request with idempotencyKey "${key}" is still in progress; retry shortly`,
+        undefined,
+        { 'retry-after': '1' },
+      );
     }
     throw err;
   }
@@ -93,7 +98,12 @@ async function findLive(db: Kysely<Database>, tenantId: string, scope: string, k
     .executeTakeFirst();
 }
 
-async function replay<T>(stored: { request_hash: string; response_body: string }, hash: string, key: string, render: Render<T>): Promise<IdempotentResult<T>> {
+async function replay<T>(
+  stored: { request_hash: string; response_body: string },
+  hash: string,
+  key: string,
+  render: Render<T>,
+): Promise<IdempotentResult<T>> {
   if (stored.request_hash !== hash) {
     throw new AppError('idempotency_key_reused', `idempotencyKey "${key}" was already used with a different request body`);
   }

@@ -77,7 +77,9 @@ export function redisLimiter(url: string, log: FastifyBaseLogger): RateLimiter {
   const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
   redis.on('error', (err) => log.warn({ err: err.message }, 'rate limiter: redis unavailable'));
   redis.defineCommand('takeToken', { numberOfKeys: 1, lua: TAKE });
-  const take = (redis as unknown as { takeToken(key: string, rate: number, burst: number): Promise<[number, string]> }).takeToken.bind(redis);
+  const take = (redis as unknown as { takeToken(key: string, rate: number, burst: number): Promise<[number, string]> }).takeToken.bind(
+    redis,
+  );
   return {
     async take(keyId, rate, burst) {
       try {

@@ -1,4 +1,13 @@
-import { Type, type Static, type TInteger, type TNumber, type TObject, type TProperties, type TSchema, type TString } from '@sinclair/typebox';
+import {
+  Type,
+  type Static,
+  type TInteger,
+  type TNumber,
+  type TObject,
+  type TProperties,
+  type TSchema,
+  type TString,
+} from '@sinclair/typebox';
 
 /** Shared schema pieces: every resource schema builds on these rather than restating them. */
 
@@ -62,10 +71,7 @@ export const CursorParam = Type.String({ minLength: 1, maxLength: 2048, descript
 
 /** Query parameters of every list; an endpoint adds its own filters to these. */
 export function ListQuery<P extends TProperties>(filters: P) {
-  return Type.Object(
-    { ...filters, cursor: Type.Optional(CursorParam), limit: Type.Optional(LimitParam) },
-    { additionalProperties: false },
-  );
+  return Type.Object({ ...filters, cursor: Type.Optional(CursorParam), limit: Type.Optional(LimitParam) }, { additionalProperties: false });
 }
 
 export function ListEnvelope<T extends TSchema>(item: T) {

@@ -32,8 +32,14 @@ function noNul(validate: Validator): Validator {
     const values = (data ?? {}) as Record<string, unknown>;
     for (const name in values) {
       const value = values[name];
-      if (typeof value === 'string' ? value.includes('\u0000') : Array.isArray(value) && value.some((v) => typeof v === 'string' && v.includes('\u0000'))) {
-        check.errors = [{ instancePath: `/${name}`, schemaPath: '', keyword: 'nul', params: {}, message: 'must not contain the NUL character' }];
+      if (
+        typeof value === 'string'
+          ? value.includes('\u0000')
+          : Array.isArray(value) && value.some((v) => typeof v === 'string' && v.includes('\u0000'))
+      ) {
+        check.errors = [
+          { instancePath: `/${name}`, schemaPath: '', keyword: 'nul', params: {}, message: 'must not contain the NUL character' },
+        ];
         return false;
       }
     }
@@ -62,7 +68,13 @@ function plainNumbers(schema: SchemaShape, validate: ValidateFunction): Validato
     const values = (data ?? {}) as Record<string, unknown>;
     const errors: ErrorObject[] = numeric
       .filter(({ name, pattern }) => typeof values[name] === 'string' && !pattern.test(values[name]))
-      .map(({ name, type }) => ({ instancePath: `/${name}`, schemaPath: '', keyword: 'type', params: { type }, message: `must be ${type === 'integer' ? 'an integer' : 'a number'} in plain decimal` }));
+      .map(({ name, type }) => ({
+        instancePath: `/${name}`,
+        schemaPath: '',
+        keyword: 'type',
+        params: { type },
+        message: `must be ${type === 'integer' ? 'an integer' : 'a number'} in plain decimal`,
+      }));
     if (errors.length > 0) {
       check.errors = errors;
       return false;

@@ -11,7 +11,12 @@ const OWNERS = { person: 'persons', account: 'accounts' } as const;
 const LOG_ID_PREFIX = { person: 'personlog', account: 'accountlog' } as const;
 
 export async function ownerExists(db: Kysely<Database>, owner: LogOwner, tenantId: string, ownerId: string): Promise<boolean> {
-  const row = await db.selectFrom(OWNERS[owner]).select('id').where('id', '=', ownerId).where('tenant_id', '=', tenantId).executeTakeFirst();
+  const row = await db
+    .selectFrom(OWNERS[owner])
+    .select('id')
+    .where('id', '=', ownerId)
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -37,7 +42,12 @@ export async function createLog(
   await trx.insertInto(LOGS[owner]).values(row).execute();
   if (owner === 'account') {
     // An account's latest activity is its newest log or its own update, whichever is later.
-    await trx.updateTable('accounts').set({ latest_activity_at: row.created_at }).where('id', '=', ownerId).where('latest_activity_at', '<', row.created_at).execute();
+    await trx
+      .updateTable('accounts')
+      .set({ latest_activity_at: row.created_at })
+      .where('id', '=', ownerId)
+      .where('latest_activity_at', '<', row.created_at)
+      .execute();
   }
   return row;
 }

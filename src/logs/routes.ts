@@ -14,7 +14,14 @@ const WHO = { person: 'Person', account: 'Account' } as const;
 
 export const logRoutes: FastifyPluginAsyncTypebox = async (app) => {
   /** A log key lives as long as its entry: the entry itself records it. */
-  async function create<T>(request: FastifyRequest, reply: FastifyReply, owner: LogOwner, ownerId: string, body: LogCreate, map: (row: LogsTable) => T) {
+  async function create<T>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    owner: LogOwner,
+    ownerId: string,
+    body: LogCreate,
+    map: (row: LogsTable) => T,
+  ) {
     if (!(await ownerExists(app.db, owner, request.tenantId, ownerId))) throw notFound(WHO[owner]);
     const result = await createOnce(
       app.db,
@@ -29,27 +36,69 @@ export const logRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return reply.code(201).send(result.body);
   }
 
-  app.post('/v0/persons/:person_id/logs', {
-    schema: { tags: ['persons', 'extension'], operationId: 'createPersonLog', summary: 'Create person log (extension)', params: PersonParams, body: LogCreate, response: responses({ 201: PersonLog }) },
-  }, (request, reply) => create(request, reply, 'person', request.params.person_id, request.body, toPersonLog));
+  app.post(
+    '/v0/persons/:person_id/logs',
+    {
+      schema: {
+        tags: ['persons', 'extension'],
+        operationId: 'createPersonLog',
+        summary: 'Create person log (extension)',
+        params: PersonParams,
+        body: LogCreate,
+        response: responses({ 201: PersonLog }),
+      },
+    },
+    (request, reply) => create(request, reply, 'person', request.params.person_id, request.body, toPersonLog),
+  );
 
-  app.get('/v0/persons/:person_id/logs/:person_log_id', {
-    schema: { tags: ['persons'], operationId: 'getPersonLog', summary: 'Get person log', params: PersonLogParams, response: responses({ 200: PersonLog }) },
-  }, async (request) => {
-    const row = await findLog(app.db, 'person', request.tenantId, request.params.person_id, request.params.person_log_id);
-    if (!row) throw notFound('Person log');
-    return toPersonLog(row);
-  });
+  app.get(
+    '/v0/persons/:person_id/logs/:person_log_id',
+    {
+      schema: {
+        tags: ['persons'],
+        operationId: 'getPersonLog',
+        summary: 'Get person log',
+        params: PersonLogParams,
+        response: responses({ 200: PersonLog }),
+      },
+    },
+    async (request) => {
+      const row = await findLog(app.db, 'person', request.tenantId, request.params.person_id, request.params.person_log_id);
+      if (!row) throw notFound('Person log');
+      return toPersonLog(row);
+    },
+  );
 
-  app.post('/v0/accounts/:account_id/logs', {
-    schema: { tags: ['accounts', 'extension'], operationId: 'createAccountLog', summary: 'Create account log (extension)', params: AccountParams, body: LogCreate, response: responses({ 201: AccountLog }) },
-  }, (request, reply) => create(request, reply, 'account', request.params.account_id, request.body, toAccountLog));
+  app.post(
+    '/v0/accounts/:account_id/logs',
+    {
+      schema: {
+        tags: ['accounts', 'extension'],
+        operationId: 'createAccountLog',
+        summary: 'Create account log (extension)',
+        params: AccountParams,
+        body: LogCreate,
+        response: responses({ 201: AccountLog }),
+      },
+    },
+    (request, reply) => create(request, reply, 'account', request.params.account_id, request.body, toAccountLog),
+  );
 
-  app.get('/v0/accounts/:account_id/logs/:account_log_id', {
-    schema: { tags: ['accounts'], operationId: 'getAccountLog', summary: 'Get account log', params: AccountLogParams, response: responses({ 200: AccountLog }) },
-  }, async (request) => {
-    const row = await findLog(app.db, 'account', request.tenantId, request.params.account_id, request.params.account_log_id);
-    if (!row) throw notFound('Account log');
-    return toAccountLog(row);
-  });
+  app.get(
+    '/v0/accounts/:account_id/logs/:account_log_id',
+    {
+      schema: {
+        tags: ['accounts'],
+        operationId: 'getAccountLog',
+        summary: 'Get account log',
+        params: AccountLogParams,
+        response: responses({ 200: AccountLog }),
+      },
+    },
+    async (request) => {
+      const row = await findLog(app.db, 'account', request.tenantId, request.params.account_id, request.params.account_log_id);
+      if (!row) throw notFound('Account log');
+      return toAccountLog(row);
+    },
+  );
 };

@@ -27,26 +27,47 @@ export const toPageLink = (row: PageLinksTable): PageLink => ({
  * The page a target leads to: an audience target needs an audience, the others a page, of this
  * tenant (and not of a deleted page). Every problem is added to `errors`; undefined when any.
  */
-async function resolveTarget(db: Kysely<Database>, tenantId: string, target: PageLinkCreate['target'], errors: FieldError[]): Promise<string | undefined> {
+async function resolveTarget(
+  db: Kysely<Database>,
+  tenantId: string,
+  target: PageLinkCreate['target'],
+  errors: FieldError[],
+): Promise<string | undefined> {
   const wanted = target.targetType === 'audience' ? 'audienceId' : 'pageId';
   const refused = target.targetType === 'audience' ? 'pageId' : 'audienceId';
-  if (target[refused] !== undefined) errors.push({ path: `/target/${refused}`, message: `is not allowed for a ${target.targetType} target` });
+  if (target[refused] !== undefined)
+    errors.push({ path: `/target/${refused}`, message: `is not allowed for a ${target.targetType} target` });
   const id = target[wanted];
   if (id === undefined) {
     errors.push({ path: `/target/${wanted}`, message: `is required for a ${target.targetType} target` });
     return undefined;
   }
-  const found = wanted === 'audienceId'
-    ? await db.selectFrom('audiences').select('page_id').where('id', '=', id).where('tenant_id', '=', tenantId).where('page_deleted', '=', 0).executeTakeFirst()
-    : await db.selectFrom('pages').select('id as page_id').where('id', '=', id).where('tenant_id', '=', tenantId).where('deleted_at', 'is', null).executeTakeFirst();
-  if (!found) errors.push({ path: `/target/${wanted}`, message: `is not ${wanted === 'audienceId' ? 'an audience' : 'a page'} of this tenant` });
+  const found =
+    wanted === 'audienceId'
+      ? await db
+          .selectFrom('audiences')
+          .select('page_id')
+          .where('id', '=', id)
+          .where('tenant_id', '=', tenantId)
+          .where('page_deleted', '=', 0)
+          .executeTakeFirst()
+      : await db
+          .selectFrom('pages')
+          .select('id as page_id')
+          .where('id', '=', id)
+          .where('tenant_id', '=', tenantId)
+          .where('deleted_at', 'is', null)
+          .executeTakeFirst();
+  if (!found)
+    errors.push({ path: `/target/${wanted}`, message: `is not ${wanted === 'audienceId' ? 'an audience' : 'a page'} of this tenant` });
   return found?.page_id;
 }
 
 /** The caller turns a unique violation (the path is taken on that domain) into a 409. */
 export async function createPageLink(trx: Transaction<Database>, tenantId: string, input: PageLinkCreate): Promise<PageLink> {
   const errors: FieldError[] = [];
-  const domain = input.tenantDomainId === undefined ? await findFallbackDomain(trx, tenantId) : await findDomain(trx, tenantId, input.tenantDomainId);
+  const domain =
+    input.tenantDomainId === undefined ? await findFallbackDomain(trx, tenantId) : await findDomain(trx, tenantId, input.tenantDomainId);
   if (!domain) errors.push({ path: '/tenantDomainId', message: 'is not a domain of this tenant' });
   const pageId = await resolveTarget(trx, tenantId, input.target, errors);
   if (!domain || pageId === undefined || errors.length > 0) {
@@ -75,7 +96,12 @@ export async function createPageLink(trx: Transaction<Database>, tenantId: strin
 
 /** False when there is no such link; deleting a deleted link changes nothing. */
 export async function deletePageLink(trx: Transaction<Database>, tenantId: string, linkId: string): Promise<boolean> {
-  const row = await trx.selectFrom('page_links').select(['id', 'deleted_at']).where('id', '=', linkId).where('tenant_id', '=', tenantId).executeTakeFirst();
+  const row = await trx
+    .selectFrom('page_links')
+    .select(['id', 'deleted_at'])
+    .where('id', '=', linkId)
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
   if (!row) return false;
   if (row.deleted_at === null) {
     const at = now();
@@ -93,7 +119,8 @@ export async function deletePageLink(trx: Transaction<Database>, tenantId: strin
 
 /** Live links of one domain (the fallback one unless named), newest first. */
 export async function searchPageLinks(db: Kysely<Database>, tenantId: string, query: PageLinkSearchQuery) {
-  const domain = query.tenantDomainId === undefined ? await findFallbackDomain(db, tenantId) : await findDomain(db, tenantId, query.tenantDomainId);
+  const domain =
+    query.tenantDomainId === undefined ? await findFallbackDomain(db, tenantId) : await findDomain(db, tenantId, query.tenantDomainId);
   if (!domain) throw notFound('Tenant domain');
   const text = (query.query ?? '').toLowerCase();
   const filters = { domain: domain.id, text, pageId: query.pageId, targetType: query.targetType };
@@ -118,7 +145,14 @@ export async function searchPageLinks(db: Kysely<Database>, tenantId: string, qu
         .orderBy('page_links.id', 'desc')
         .limit(page.limit + 1)
         .execute(),
-    async (plan) => Number((await matching(plan).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n),
+    async (plan) =>
+      Number(
+        (
+          await matching(plan)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      ),
   );
   return toPage('page_links', filters, page, rows, count, (r) => [r.created_at, r.id], toPageLink);
 }

@@ -9,27 +9,59 @@ const tags = ['page links'];
 const extension = [...tags, 'extension'];
 
 export const pageLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/v0/page_links/search', {
-    schema: { tags, operationId: 'searchPageLinks', summary: 'Search page links', querystring: PageLinkSearchQuery, response: responses({ 200: ListEnvelope(PageLink) }) },
-  }, async (request) => searchPageLinks(app.db, request.tenantId, request.query));
+  app.get(
+    '/v0/page_links/search',
+    {
+      schema: {
+        tags,
+        operationId: 'searchPageLinks',
+        summary: 'Search page links',
+        querystring: PageLinkSearchQuery,
+        response: responses({ 200: ListEnvelope(PageLink) }),
+      },
+    },
+    async (request) => searchPageLinks(app.db, request.tenantId, request.query),
+  );
 
-  app.post('/v0/page_links', {
-    schema: { tags: extension, operationId: 'createPageLink', summary: 'Create page link (extension)', body: PageLinkCreate, response: responses({ 201: PageLink }) },
-  }, async (request, reply) => {
-    try {
-      const link = await app.db.transaction().execute((trx) => createPageLink(trx, request.tenantId, request.body));
-      return reply.code(201).send(link);
-    } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
-      throw new AppError('conflict', `A live link with path ${request.body.path} already exists on this domain`, [{ path: '/path', message: 'is already used on this domain' }]);
-    }
-  });
+  app.post(
+    '/v0/page_links',
+    {
+      schema: {
+        tags: extension,
+        operationId: 'createPageLink',
+        summary: 'Create page link (extension)',
+        body: PageLinkCreate,
+        response: responses({ 201: PageLink }),
+      },
+    },
+    async (request, reply) => {
+      try {
+        const link = await app.db.transaction().execute((trx) => createPageLink(trx, request.tenantId, request.body));
+        return reply.code(201).send(link);
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+        throw new AppError('conflict', `A live link with path ${request.body.path} already exists on this domain`, [
+          { path: '/path', message: 'is already used on this domain' },
+        ]);
+      }
+    },
+  );
 
-  app.delete('/v0/page_links/:page_link_id', {
-    schema: { tags: extension, operationId: 'deletePageLink', summary: 'Delete page link (extension)', params: PageLinkParams, response: responses({ 204: NoContent }) },
-  }, async (request, reply) => {
-    const deleted = await app.db.transaction().execute((trx) => deletePageLink(trx, request.tenantId, request.params.page_link_id));
-    if (!deleted) throw notFound('Page link');
-    return reply.code(204).send(null);
-  });
+  app.delete(
+    '/v0/page_links/:page_link_id',
+    {
+      schema: {
+        tags: extension,
+        operationId: 'deletePageLink',
+        summary: 'Delete page link (extension)',
+        params: PageLinkParams,
+        response: responses({ 204: NoContent }),
+      },
+    },
+    async (request, reply) => {
+      const deleted = await app.db.transaction().execute((trx) => deletePageLink(trx, request.tenantId, request.params.page_link_id));
+      if (!deleted) throw notFound('Page link');
+      return reply.code(204).send(null);
+    },
+  );
 };

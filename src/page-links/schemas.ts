@@ -21,8 +21,13 @@ export type PageLink = Static<typeof PageLink>;
 
 export const PageLinkCreate = Type.Object(
   {
-    path: Type.String({ minLength: 1, maxLength: 2048, pattern: '^/\\S*$', description: 'Starts with /, no whitespace; unique among the live links of its domain' }),
-    tenantDomainId: Type.Optional(Type.String({ description: 'Defaults to the tenant\'s fallback domain' })),
+    path: Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      pattern: '^/\\S*$',
+      description: 'Starts with /, no whitespace; unique among the live links of its domain',
+    }),
+    tenantDomainId: Type.Optional(Type.String({ description: "Defaults to the tenant's fallback domain" })),
     target: Type.Object(
       {
         targetType: TargetType,

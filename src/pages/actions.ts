@@ -30,7 +30,10 @@ export function resolveActions(
     const used = new Set<string>();
     actions = input.map((item, i) => {
       if (item.actionId !== undefined && (!known.has(item.actionId) || used.has(item.actionId))) {
-        throw invalidField(`/actions/${i}/actionId`, known.has(item.actionId) ? 'is used by another item of actions' : 'is not one of the page\'s actions');
+        throw invalidField(
+          `/actions/${i}/actionId`,
+          known.has(item.actionId) ? 'is used by another item of actions' : "is not one of the page's actions",
+        );
       }
       const actionId = item.actionId ?? newId('action');
       used.add(actionId);
@@ -41,7 +44,9 @@ export function resolveActions(
   if (headerActionId !== null && !actions.some((a) => a.actionId === headerActionId)) {
     throw invalidField(
       '/headerActionId',
-      header === undefined ? 'names an action this update removes; set headerActionId too' : 'is not the actionId of one of the page\'s actions',
+      header === undefined
+        ? 'names an action this update removes; set headerActionId too'
+        : "is not the actionId of one of the page's actions",
     );
   }
   return { actions, headerActionId };

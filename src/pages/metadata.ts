@@ -1,10 +1,27 @@
 import type { Metadata, MetadataPartial } from './schemas.js';
 
 const EMPTY: Metadata = {
-  title: '', description: '', keywords: [], author: '', robots: [], canonicalUrl: '',
-  ogTitle: '', ogDescription: '', ogImageUrl: '', ogImageFileId: '', ogImageAlt: '', ogSiteName: '', ogUrl: '',
-  twitterTitle: '', twitterDescription: '', twitterImageUrl: '', twitterImageFileId: '', twitterImageAlt: '',
-  twitterSite: '', twitterCreator: '', themeColor: '',
+  title: '',
+  description: '',
+  keywords: [],
+  author: '',
+  robots: [],
+  canonicalUrl: '',
+  ogTitle: '',
+  ogDescription: '',
+  ogImageUrl: '',
+  ogImageFileId: '',
+  ogImageAlt: '',
+  ogSiteName: '',
+  ogUrl: '',
+  twitterTitle: '',
+  twitterDescription: '',
+  twitterImageUrl: '',
+  twitterImageFileId: '',
+  twitterImageAlt: '',
+  twitterSite: '',
+  twitterCreator: '',
+  themeColor: '',
 };
 
 /** Stored metadata is partial; responses carry every field. Later layers win, field by field. */

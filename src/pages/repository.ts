@@ -136,7 +136,11 @@ export async function updatePage(
     await trx.updateTable('pages').set(changes).where('id', '=', pageId).execute();
     if (patch.name !== undefined && patch.name !== current.name) {
       // Audience search matches and returns the page's name; the audiences carry a copy.
-      await trx.updateTable('audiences').set({ page_name: patch.name, page_name_lc: patch.name.toLowerCase() }).where('page_id', '=', pageId).execute();
+      await trx
+        .updateTable('audiences')
+        .set({ page_name: patch.name, page_name_lc: patch.name.toLowerCase() })
+        .where('page_id', '=', pageId)
+        .execute();
     }
     const page = await getPage(trx, tenantId, pageId);
     await emit(trx, tenantId, 'page.updated', page);
@@ -150,7 +154,12 @@ export async function deletePage(trx: Transaction<Database>, tenantId: string, p
   const current = await getPage(trx, tenantId, pageId);
   if (!current) return false;
   const at = after(current.updatedAt);
-  const deleted = await trx.updateTable('pages').set({ deleted_at: at, updated_at: at }).where('id', '=', pageId).where('deleted_at', 'is', null).executeTakeFirst();
+  const deleted = await trx
+    .updateTable('pages')
+    .set({ deleted_at: at, updated_at: at })
+    .where('id', '=', pageId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
   // A concurrent delete of the same page may have won (PostgreSQL): it counted the page out.
   if (Number(deleted.numUpdatedRows) === 0) return false;
   await bump(trx, tenantId, 'pages', -1);

@@ -8,38 +8,89 @@ const tags = ['pages'];
 const extension = [...tags, 'extension'];
 
 export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/v0/pages', {
-    schema: { tags, operationId: 'listPages', summary: 'List pages', querystring: PageListQuery, response: responses({ 200: ListEnvelope(Page) }) },
-  }, async (request) => listPages(app.db, request.tenantId, request.query));
+  app.get(
+    '/v0/pages',
+    {
+      schema: {
+        tags,
+        operationId: 'listPages',
+        summary: 'List pages',
+        querystring: PageListQuery,
+        response: responses({ 200: ListEnvelope(Page) }),
+      },
+    },
+    async (request) => listPages(app.db, request.tenantId, request.query),
+  );
 
-  app.post('/v0/pages', {
-    schema: { tags: extension, operationId: 'createPage', summary: 'Create page (extension)', body: PageCreate, response: responses({ 201: Page }) },
-  }, async (request, reply) => {
-    const page = await app.db.transaction().execute((trx) => createPage(trx, request.tenantId, request.body));
-    return reply.code(201).send(page);
-  });
+  app.post(
+    '/v0/pages',
+    {
+      schema: {
+        tags: extension,
+        operationId: 'createPage',
+        summary: 'Create page (extension)',
+        body: PageCreate,
+        response: responses({ 201: Page }),
+      },
+    },
+    async (request, reply) => {
+      const page = await app.db.transaction().execute((trx) => createPage(trx, request.tenantId, request.body));
+      return reply.code(201).send(page);
+    },
+  );
 
-  app.get('/v0/pages/:page_id', {
-    schema: { tags: extension, operationId: 'getPage', summary: 'Get page (extension)', params: PageParams, response: responses({ 200: Page }) },
-  }, async (request) => {
-    const page = await getPage(app.db, request.tenantId, request.params.page_id);
-    if (!page) throw notFound('Page');
-    return page;
-  });
+  app.get(
+    '/v0/pages/:page_id',
+    {
+      schema: {
+        tags: extension,
+        operationId: 'getPage',
+        summary: 'Get page (extension)',
+        params: PageParams,
+        response: responses({ 200: Page }),
+      },
+    },
+    async (request) => {
+      const page = await getPage(app.db, request.tenantId, request.params.page_id);
+      if (!page) throw notFound('Page');
+      return page;
+    },
+  );
 
-  app.patch('/v0/pages/:page_id', {
-    schema: { tags, operationId: 'updatePage', summary: 'Update page', params: PageParams, body: PageUpdate, response: responses({ 200: Page }) },
-  }, async (request) => {
-    const page = await app.db.transaction().execute((trx) => updatePage(trx, request.tenantId, request.params.page_id, request.body));
-    if (!page) throw notFound('Page');
-    return page;
-  });
+  app.patch(
+    '/v0/pages/:page_id',
+    {
+      schema: {
+        tags,
+        operationId: 'updatePage',
+        summary: 'Update page',
+        params: PageParams,
+        body: PageUpdate,
+        response: responses({ 200: Page }),
+      },
+    },
+    async (request) => {
+      const page = await app.db.transaction().execute((trx) => updatePage(trx, request.tenantId, request.params.page_id, request.body));
+      if (!page) throw notFound('Page');
+      return page;
+    },
+  );
 
-  app.delete('/v0/pages/:page_id', {
-    schema: { tags: extension, operationId: 'deletePage', summary: 'Delete page (extension)', params: PageParams, response: responses({ 204: NoContent }) },
-  }, async (request, reply) => {
-    const deleted = await app.db.transaction().execute((trx) => deletePage(trx, request.tenantId, request.params.page_id));
-    if (!deleted) throw notFound('Page');
-    return reply.code(204).send(null);
-  });
+  app.delete(
+    '/v0/pages/:page_id',
+    {
+      schema: {
+        tags: extension,
+        operationId: 'deletePage',
+        summary: 'Delete page (extension)',
+        params: PageParams,
+        response: responses({ 204: NoContent }),
+      },
+    },
+    async (request, reply) => {
+      const deleted = await app.db.transaction().execute((trx) => deletePage(trx, request.tenantId, request.params.page_id));
+      if (!deleted) throw notFound('Page');
+      return reply.code(204).send(null);
+    },
+  );
 };

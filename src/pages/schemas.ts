@@ -70,10 +70,7 @@ export const ActionCardWidget = Type.Object(
     logos: Type.Array(
       Type.Object(
         {
-          image: Type.Object(
-            { altText: Type.String(), url: Type.String(), fileId: Type.String(), assetId: Type.String() },
-            closed,
-          ),
+          image: Type.Object({ altText: Type.String(), url: Type.String(), fileId: Type.String(), assetId: Type.String() }, closed),
         },
         closed,
       ),
@@ -121,7 +118,7 @@ export type Page = Static<typeof Page>;
 
 const Name = Type.String({ minLength: 1 });
 const PageContext = Type.String({ minLength: 1 });
-const HeaderActionId = Nullable(Type.String({ description: 'The actionId of one of the page\'s actions; null clears it' }));
+const HeaderActionId = Nullable(Type.String({ description: "The actionId of one of the page's actions; null clears it" }));
 
 /** Every field optional; a present field replaces the stored value (arrays and metadata whole). */
 export const PageUpdate = Type.Object(

@@ -23,8 +23,11 @@ export const toPerson = (row: PersonsTable): Person => ({
 });
 
 export async function createPerson(trx: Transaction<Database>, tenantId: string, input: PersonCreate): Promise<Person> {
-  const slug = await allocateSlug(trx, `person:${tenantId}`, slugify(input.name, 'person'), async (s) =>
-    (await personBySlug(trx, { tenantId, slug: s })).length > 0,
+  const slug = await allocateSlug(
+    trx,
+    `person:${tenantId}`,
+    slugify(input.name, 'person'),
+    async (s) => (await personBySlug(trx, { tenantId, slug: s })).length > 0,
   );
   const createdAt = now();
   const row: PersonsTable = {
@@ -65,8 +68,17 @@ const personBySlug = prepared((db, p: { tenantId: string; slug: string }) =>
 );
 const insertPerson = prepared((db, p: PersonsTable) =>
   db.insertInto('persons').values({
-    id: p.id, tenant_id: p.tenant_id, name: p.name, email: p.email, domain: p.domain, domain_lc: p.domain_lc, slug: p.slug,
-    phone_number: p.phone_number, linkedin_profile_url: p.linkedin_profile_url, created_at: p.created_at, updated_at: p.updated_at,
+    id: p.id,
+    tenant_id: p.tenant_id,
+    name: p.name,
+    email: p.email,
+    domain: p.domain,
+    domain_lc: p.domain_lc,
+    slug: p.slug,
+    phone_number: p.phone_number,
+    linkedin_profile_url: p.linkedin_profile_url,
+    created_at: p.created_at,
+    updated_at: p.updated_at,
   }),
 );
 

@@ -41,7 +41,13 @@ function instant(value: string, path: string, bound = false): string {
 }
 
 export async function createSession(trx: Transaction<Database>, page: PagesTable, input: SessionCreate): Promise<AudienceSession> {
-  const audience = await trx.selectFrom('audiences').select('id').where('id', '=', input.audienceId).where('page_id', '=', page.id).where('tenant_id', '=', page.tenant_id).executeTakeFirst();
+  const audience = await trx
+    .selectFrom('audiences')
+    .select('id')
+    .where('id', '=', input.audienceId)
+    .where('page_id', '=', page.id)
+    .where('tenant_id', '=', page.tenant_id)
+    .executeTakeFirst();
   if (!audience) throw invalidField('/audienceId', 'is not an audience of this page');
   const startedAt = instant(input.sessionStartedAt, '/sessionStartedAt');
   const endedAt = instant(input.sessionEndedAt, '/sessionEndedAt');

@@ -10,25 +10,47 @@ import { AudienceSession, SessionCreate, SessionListQuery } from './schemas.js';
 const tags = ['audience sessions'];
 
 export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/v0/pages/:page_id/audience_sessions', {
-    schema: { tags, operationId: 'listAudienceSessions', summary: 'List audience sessions', params: PageParams, querystring: SessionListQuery, response: responses({ 200: ListEnvelope(AudienceSession) }) },
-  }, async (request) => {
-    const page = await findPage(app.db, request.tenantId, request.params.page_id);
-    if (!page) throw notFound('Page');
-    if (request.query.audienceId !== undefined && !(await findAudience(app.db, request.tenantId, page.id, request.query.audienceId))) {
-      throw notFound('Audience');
-    }
-    return listSessions(app.db, page, request.query);
-  });
-
-  app.post('/v0/pages/:page_id/audience_sessions', {
-    schema: { tags: [...tags, 'extension'], operationId: 'createAudienceSession', summary: 'Record an audience session (extension)', params: PageParams, body: SessionCreate, response: responses({ 201: AudienceSession }) },
-  }, async (request, reply) => {
-    const session = await app.db.transaction().execute(async (trx) => {
-      const page = await findPage(trx, request.tenantId, request.params.page_id);
+  app.get(
+    '/v0/pages/:page_id/audience_sessions',
+    {
+      schema: {
+        tags,
+        operationId: 'listAudienceSessions',
+        summary: 'List audience sessions',
+        params: PageParams,
+        querystring: SessionListQuery,
+        response: responses({ 200: ListEnvelope(AudienceSession) }),
+      },
+    },
+    async (request) => {
+      const page = await findPage(app.db, request.tenantId, request.params.page_id);
       if (!page) throw notFound('Page');
-      return createSession(trx, page, request.body);
-    });
-    return reply.code(201).send(session);
-  });
+      if (request.query.audienceId !== undefined && !(await findAudience(app.db, request.tenantId, page.id, request.query.audienceId))) {
+        throw notFound('Audience');
+      }
+      return listSessions(app.db, page, request.query);
+    },
+  );
+
+  app.post(
+    '/v0/pages/:page_id/audience_sessions',
+    {
+      schema: {
+        tags: [...tags, 'extension'],
+        operationId: 'createAudienceSession',
+        summary: 'Record an audience session (extension)',
+        params: PageParams,
+        body: SessionCreate,
+        response: responses({ 201: AudienceSession }),
+      },
+    },
+    async (request, reply) => {
+      const session = await app.db.transaction().execute(async (trx) => {
+        const page = await findPage(trx, request.tenantId, request.params.page_id);
+        if (!page) throw notFound('Page');
+        return createSession(trx, page, request.body);
+      });
+      return reply.code(201).send(session);
+    },
+  );
 };

@@ -77,9 +77,20 @@ export async function listTopics(db: Kysely<Database>, tenantId: string, query: 
       .execute(),
     ofTenant.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
   ]);
-  const result = toPage('topics', null, page, rows, Number(count.n), (r) => [Number(r.sort_order), r.id], (r) => r);
+  const result = toPage(
+    'topics',
+    null,
+    page,
+    rows,
+    Number(count.n),
+    (r) => [Number(r.sort_order), r.id],
+    (r) => r,
+  );
   const ids = result.items.map((t) => t.id);
-  const entries = ids.length === 0 ? [] : await db.selectFrom('topic_entries').selectAll().where('topic_id', 'in', ids).orderBy('sort_order').orderBy('id').execute();
+  const entries =
+    ids.length === 0
+      ? []
+      : await db.selectFrom('topic_entries').selectAll().where('topic_id', 'in', ids).orderBy('sort_order').orderBy('id').execute();
   const byTopic = new Map<string, TopicEntriesTable[]>();
   for (const e of entries) {
     const list = byTopic.get(e.topic_id);
@@ -109,7 +120,11 @@ export async function createEntry(trx: Transaction<Database>, topic: TopicsTable
   };
   await trx.insertInto('topic_entries').values(row).execute();
   // A new entry changes the topic.
-  await trx.updateTable('topics').set({ updated_at: after(topic.updated_at) }).where('id', '=', topic.id).execute();
+  await trx
+    .updateTable('topics')
+    .set({ updated_at: after(topic.updated_at) })
+    .where('id', '=', topic.id)
+    .execute();
   const entry = toEntry(row);
   await emit(trx, topic.tenant_id, 'topic_entry.created', entry);
   return entry;

@@ -1,7 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ListQuery, MAX_SAFE_INTEGER, Nullable, Timestamp } from '../http/schemas.js';
 
-const SortOrder = Type.Integer({ minimum: 0, maximum: MAX_SAFE_INTEGER, description: 'Defaults to one more than the highest, 0 for the first' });
+const SortOrder = Type.Integer({
+  minimum: 0,
+  maximum: MAX_SAFE_INTEGER,
+  description: 'Defaults to one more than the highest, 0 for the first',
+});
 
 export const TopicEntry = Type.Object({
   topicEntryId: Type.String(),
@@ -18,10 +22,10 @@ export const Topic = Type.Object({
   title: Type.String(),
   purpose: Nullable(Type.String()),
   sortOrder: Type.Number(),
-  isDefault: Type.Boolean({ description: 'The tenant\'s first topic is its default; exactly one topic per tenant is' }),
+  isDefault: Type.Boolean({ description: "The tenant's first topic is its default; exactly one topic per tenant is" }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
-  entries: Type.Array(TopicEntry, { description: 'All the topic\'s entries, in sortOrder order' }),
+  entries: Type.Array(TopicEntry, { description: "All the topic's entries, in sortOrder order" }),
 });
 export type Topic = Static<typeof Topic>;
 

@@ -38,8 +38,17 @@ export async function listDeliveries(db: Kysely<Database>, subscription: Webhook
 }
 
 /** A finished delivery (succeeded or failed) is sent again now; a pending one is still in hand (409). */
-export async function retryDelivery(db: Kysely<Database>, subscription: WebhookSubscriptionsTable, deliveryId: string): Promise<Delivery | undefined> {
-  const row = await db.selectFrom('webhook_deliveries').selectAll().where('id', '=', deliveryId).where('subscription_id', '=', subscription.id).executeTakeFirst();
+export async function retryDelivery(
+  db: Kysely<Database>,
+  subscription: WebhookSubscriptionsTable,
+  deliveryId: string,
+): Promise<Delivery | undefined> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('id', '=', deliveryId)
+    .where('subscription_id', '=', subscription.id)
+    .executeTakeFirst();
   if (!row) return undefined;
   if (row.status === 'pending') throw conflict('The delivery is still pending; it will be attempted on its schedule');
   const updated = await db
@@ -56,7 +65,10 @@ export async function retryDelivery(db: Kysely<Database>, subscription: WebhookS
 /** A `webhook.test` event for this subscription alone, sent now. */
 export async function sendTest(trx: Transaction<Database>, subscription: WebhookSubscriptionsTable): Promise<Delivery> {
   if (subscription.active !== 1) throw conflict('The subscription is not active; activate it to send a test');
-  const eventId = await emit(trx, subscription.tenant_id, 'webhook.test', { subscriptionId: subscription.id, message: 'This is a test event.' });
+  const eventId = await emit(trx, subscription.tenant_id, 'webhook.test', {
+    subscriptionId: subscription.id,
+    message: 'This is a test event.',
+  });
   // Fanned out here, to this subscription only.
   await trx.updateTable('events').set({ fanned_out: 1 }).where('id', '=', eventId).execute();
   const delivery = newDelivery(subscription.tenant_id, subscription.id, eventId, 'webhook.test', now());

@@ -54,9 +54,13 @@ export function createDispatcher(db: Kysely<Database>, options: WebhookDelivery,
       .where('fanned_out', '=', 0)
       .where((eb) => eb.or([eb('fan_lease_until', 'is', null), eb('fan_lease_until', '<', at)]))
       .where('id', 'in', (eb) =>
-        eb.selectFrom('events').select('id').where('fanned_out', '=', 0)
+        eb
+          .selectFrom('events')
+          .select('id')
+          .where('fanned_out', '=', 0)
           .where((w) => w.or([w('fan_lease_until', 'is', null), w('fan_lease_until', '<', at)]))
-          .orderBy('created_at').limit(BATCH),
+          .orderBy('created_at')
+          .limit(BATCH),
       )
       .returning(['id', 'tenant_id', 'type'])
       .execute();
@@ -64,7 +68,12 @@ export function createDispatcher(db: Kysely<Database>, options: WebhookDelivery,
     // One transaction for the whole batch: one read of the subscriptions, one insert, one update.
     await db.transaction().execute(async (trx) => {
       const tenants = [...new Set(events.map((e) => e.tenant_id))];
-      const rows = await trx.selectFrom('webhook_subscriptions').select(['id', 'tenant_id', 'events']).where('tenant_id', 'in', tenants).where('active', '=', 1).execute();
+      const rows = await trx
+        .selectFrom('webhook_subscriptions')
+        .select(['id', 'tenant_id', 'events'])
+        .where('tenant_id', 'in', tenants)
+        .where('active', '=', 1)
+        .execute();
       // Each subscription's event list is parsed once per batch, not once per event.
       const subscriptions = rows.map((s) => ({ id: s.id, tenant_id: s.tenant_id, types: new Set(JSON.parse(s.events) as string[]) }));
       const created = now();
@@ -74,9 +83,20 @@ export function createDispatcher(db: Kysely<Database>, options: WebhookDelivery,
           .map((s) => newDelivery(event.tenant_id, s.id, event.id, event.type, created)),
       );
       for (let i = 0; i < deliveries.length; i += BATCH) {
-        await trx.insertInto('webhook_deliveries').values(deliveries.slice(i, i + BATCH)).execute();
+        await trx
+          .insertInto('webhook_deliveries')
+          .values(deliveries.slice(i, i + BATCH))
+          .execute();
       }
-      await trx.updateTable('events').set({ fanned_out: 1, fan_lease_until: null }).where('id', 'in', events.map((e) => e.id)).execute();
+      await trx
+        .updateTable('events')
+        .set({ fanned_out: 1, fan_lease_until: null })
+        .where(
+          'id',
+          'in',
+          events.map((e) => e.id),
+        )
+        .execute();
     });
   }
 
@@ -91,9 +111,14 @@ export function createDispatcher(db: Kysely<Database>, options: WebhookDelivery,
       .where('status', '=', 'pending')
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', at)]))
       .where('id', 'in', (eb) =>
-        eb.selectFrom('webhook_deliveries').select('id').where('status', '=', 'pending').where('next_attempt_at', '<=', at)
+        eb
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('status', '=', 'pending')
+          .where('next_attempt_at', '<=', at)
           .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<', at)]))
-          .orderBy('next_attempt_at').limit(free),
+          .orderBy('next_attempt_at')
+          .limit(free),
       )
       .returningAll()
       .execute();
@@ -107,7 +132,12 @@ export function createDispatcher(db: Kysely<Database>, options: WebhookDelivery,
     ]);
     const at = now();
     if (!subscription || !event || subscription.active !== 1) {
-      await record(delivery, lease, { status: 'failed', last_attempt_at: at, last_error: 'the subscription is not active', next_attempt_at: null });
+      await record(delivery, lease, {
+        status: 'failed',
+        last_attempt_at: at,
+        last_error: 'the subscription is not active',
+        next_attempt_at: null,
+      });
       return;
     }
     const timestamp = Math.floor(Date.now() / 1000);
@@ -115,13 +145,19 @@ export function createDispatcher(db: Kysely<Database>, options: WebhookDelivery,
     if (subscription.previous_secret && subscription.previous_secret_expires_at && subscription.previous_secret_expires_at > at) {
       secrets.push(subscription.previous_secret);
     }
-    const result = await send(subscription.url, event.payload, {
-      'content-type': 'application/json',
-      'user-agent': 'page-audience-api-webhooks/1',
-      'webhook-id': delivery.id,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': signatureHeader(secrets, delivery.id, timestamp, event.payload),
-    }, options.timeoutMs, options.allowPrivate);
+    const result = await send(
+      subscription.url,
+      event.payload,
+      {
+        'content-type': 'application/json',
+        'user-agent': 'page-audience-api-webhooks/1',
+        'webhook-id': delivery.id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signatureHeader(secrets, delivery.id, timestamp, event.payload),
+      },
+      options.timeoutMs,
+      options.allowPrivate,
+    );
     await settle(delivery, lease, result);
   }
 
@@ -131,14 +167,24 @@ export function createDispatcher(db: Kysely<Database>, options: WebhookDelivery,
     const outcome = { attempts, last_attempt_at: at, last_response_status: result.status ?? null };
     if (result.status !== undefined && result.status >= 200 && result.status < 300) {
       if (await record(delivery, lease, { ...outcome, status: 'succeeded', last_error: null, next_attempt_at: null })) {
-        await db.updateTable('webhook_subscriptions').set({ failing_since: null }).where('id', '=', delivery.subscription_id).where('failing_since', 'is not', null).execute();
+        await db
+          .updateTable('webhook_subscriptions')
+          .set({ failing_since: null })
+          .where('id', '=', delivery.subscription_id)
+          .where('failing_since', 'is not', null)
+          .execute();
       }
       return;
     }
     const error = result.error ?? `HTTP ${result.status}`;
     if (result.status === 410) {
       // The receiver says the endpoint is gone for good.
-      await record(delivery, lease, { ...outcome, status: 'failed', last_error: 'HTTP 410: the subscription was disabled', next_attempt_at: null });
+      await record(delivery, lease, {
+        ...outcome,
+        status: 'failed',
+        last_error: 'HTTP 410: the subscription was disabled',
+        next_attempt_at: null,
+      });
       await disable(delivery.subscription_id, 'the endpoint answered 410 Gone');
       return;
     }
@@ -166,23 +212,45 @@ export function createDispatcher(db: Kysely<Database>, options: WebhookDelivery,
   }
 
   async function noteFailure(subscriptionId: string, at: string): Promise<void> {
-    await db.updateTable('webhook_subscriptions').set({ failing_since: at }).where('id', '=', subscriptionId).where('failing_since', 'is', null).execute();
-    const subscription = await db.selectFrom('webhook_subscriptions').select(['failing_since', 'active']).where('id', '=', subscriptionId).executeTakeFirst();
-    if (subscription?.active === 1 && subscription.failing_since && Date.parse(at) - Date.parse(subscription.failing_since) >= DISABLE_AFTER_MS) {
+    await db
+      .updateTable('webhook_subscriptions')
+      .set({ failing_since: at })
+      .where('id', '=', subscriptionId)
+      .where('failing_since', 'is', null)
+      .execute();
+    const subscription = await db
+      .selectFrom('webhook_subscriptions')
+      .select(['failing_since', 'active'])
+      .where('id', '=', subscriptionId)
+      .executeTakeFirst();
+    if (
+      subscription?.active === 1 &&
+      subscription.failing_since &&
+      Date.parse(at) - Date.parse(subscription.failing_since) >= DISABLE_AFTER_MS
+    ) {
       await disable(subscriptionId, 'every delivery failed for 5 days');
     }
   }
 
   async function disable(subscriptionId: string, reason: string): Promise<void> {
-    const result = await db.updateTable('webhook_subscriptions').set({ active: 0, updated_at: now() }).where('id', '=', subscriptionId).where('active', '=', 1).executeTakeFirst();
-    if (Number(result.numUpdatedRows) > 0) log.warn({ note: 'webhook_subscription.disabled', subscriptionId, reason }, 'webhook_subscription.disabled');
+    const result = await db
+      .updateTable('webhook_subscriptions')
+      .set({ active: 0, updated_at: now() })
+      .where('id', '=', subscriptionId)
+      .where('active', '=', 1)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) > 0)
+      log.warn({ note: 'webhook_subscription.disabled', subscriptionId, reason }, 'webhook_subscription.disabled');
   }
 
   async function prune(): Promise<void> {
     if (Date.now() - lastPrune < PRUNE_EVERY_MS) return;
     lastPrune = Date.now();
     const cutoff = new Date(Date.now() - KEEP_EVENTS_MS).toISOString();
-    await db.deleteFrom('webhook_deliveries').where('event_id', 'in', (eb) => eb.selectFrom('events').select('id').where('created_at', '<', cutoff)).execute();
+    await db
+      .deleteFrom('webhook_deliveries')
+      .where('event_id', 'in', (eb) => eb.selectFrom('events').select('id').where('created_at', '<', cutoff))
+      .execute();
     await db.deleteFrom('events').where('created_at', '<', cutoff).execute();
     await db.deleteFrom('idempotency_keys').where('expires_at', '<', now()).execute();
   }
@@ -191,7 +259,12 @@ export function createDispatcher(db: Kysely<Database>, options: WebhookDelivery,
     const count = perSubscription.get(delivery.subscription_id) ?? 0;
     if (count >= options.maxInFlightPerSubscription) {
       // One slow endpoint must not hold every slot: give this one back for a later round.
-      void db.updateTable('webhook_deliveries').set({ lease_until: null }).where('id', '=', delivery.id).where('lease_until', '=', delivery.lease_until).execute();
+      void db
+        .updateTable('webhook_deliveries')
+        .set({ lease_until: null })
+        .where('id', '=', delivery.id)
+        .where('lease_until', '=', delivery.lease_until)
+        .execute();
       return;
     }
     perSubscription.set(delivery.subscription_id, count + 1);
@@ -261,7 +334,13 @@ export function createDispatcher(db: Kysely<Database>, options: WebhookDelivery,
   };
 }
 
-export function newDelivery(tenantId: string, subscriptionId: string, eventId: string, eventType: string, at: string): WebhookDeliveriesTable {
+export function newDelivery(
+  tenantId: string,
+  subscriptionId: string,
+  eventId: string,
+  eventType: string,
+  at: string,
+): WebhookDeliveriesTable {
   return {
     id: newId('delivery'),
     tenant_id: tenantId,
@@ -278,4 +357,3 @@ export function newDelivery(tenantId: string, subscriptionId: string, eventId: s
     created_at: at,
   };
 }
-

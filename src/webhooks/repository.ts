@@ -6,7 +6,11 @@ import { olderThan, pageRequest, toPage } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { after, now } from '../time.js';
 import type {
-  WebhookSubscription, WebhookSubscriptionCreate, WebhookSubscriptionListQuery, WebhookSubscriptionUpdate, WebhookSubscriptionWithSecret,
+  WebhookSubscription,
+  WebhookSubscriptionCreate,
+  WebhookSubscriptionListQuery,
+  WebhookSubscriptionUpdate,
+  WebhookSubscriptionWithSecret,
 } from './schemas.js';
 
 const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -41,7 +45,12 @@ function checkUrl(url: string, allowHttp: boolean): void {
   if (parsed.username || parsed.password) throw invalidField('/url', 'must not carry credentials');
 }
 
-export async function createSubscription(db: Kysely<Database>, tenantId: string, input: WebhookSubscriptionCreate, allowHttp: boolean): Promise<WebhookSubscriptionWithSecret> {
+export async function createSubscription(
+  db: Kysely<Database>,
+  tenantId: string,
+  input: WebhookSubscriptionCreate,
+  allowHttp: boolean,
+): Promise<WebhookSubscriptionWithSecret> {
   checkUrl(input.url, allowHttp);
   const at = now();
   const row: WebhookSubscriptionsTable = {
@@ -62,10 +71,21 @@ export async function createSubscription(db: Kysely<Database>, tenantId: string,
 }
 
 export function findSubscription(db: Kysely<Database>, tenantId: string, subscriptionId: string) {
-  return db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', subscriptionId).where('tenant_id', '=', tenantId).executeTakeFirst();
+  return db
+    .selectFrom('webhook_subscriptions')
+    .selectAll()
+    .where('id', '=', subscriptionId)
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
 }
 
-export async function updateSubscription(trx: Transaction<Database>, tenantId: string, subscriptionId: string, patch: WebhookSubscriptionUpdate, allowHttp: boolean) {
+export async function updateSubscription(
+  trx: Transaction<Database>,
+  tenantId: string,
+  subscriptionId: string,
+  patch: WebhookSubscriptionUpdate,
+  allowHttp: boolean,
+) {
   const current = await findSubscription(trx, tenantId, subscriptionId);
   if (!current || Object.keys(patch).length === 0) return current && toSubscription(current);
   if (patch.url !== undefined) checkUrl(patch.url, allowHttp);
@@ -73,12 +93,21 @@ export async function updateSubscription(trx: Transaction<Database>, tenantId: s
   if (patch.url !== undefined) changes.url = patch.url;
   if (patch.events !== undefined) changes.events = JSON.stringify(patch.events);
   if (patch.active !== undefined) changes.active = patch.active ? 1 : 0;
-  const row = await trx.updateTable('webhook_subscriptions').set(changes).where('id', '=', subscriptionId).returningAll().executeTakeFirstOrThrow();
+  const row = await trx
+    .updateTable('webhook_subscriptions')
+    .set(changes)
+    .where('id', '=', subscriptionId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
   return toSubscription(row);
 }
 
 /** A new secret; deliveries are signed with both the new and the old one for the next 24 hours. */
-export async function rotateSecret(trx: Transaction<Database>, tenantId: string, subscriptionId: string): Promise<WebhookSubscriptionWithSecret | undefined> {
+export async function rotateSecret(
+  trx: Transaction<Database>,
+  tenantId: string,
+  subscriptionId: string,
+): Promise<WebhookSubscriptionWithSecret | undefined> {
   const current = await findSubscription(trx, tenantId, subscriptionId);
   if (!current) return undefined;
   const at = after(current.updated_at);
@@ -97,7 +126,11 @@ export async function rotateSecret(trx: Transaction<Database>, tenantId: string,
 }
 
 export async function deleteSubscription(db: Kysely<Database>, tenantId: string, subscriptionId: string): Promise<boolean> {
-  const result = await db.deleteFrom('webhook_subscriptions').where('id', '=', subscriptionId).where('tenant_id', '=', tenantId).executeTakeFirst();
+  const result = await db
+    .deleteFrom('webhook_subscriptions')
+    .where('id', '=', subscriptionId)
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 

@@ -1,11 +1,27 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { notFound } from '../http/errors.js';
 import { EmptyBody, ListEnvelope, NoContent, responses } from '../http/schemas.js';
-import { createSubscription, deleteSubscription, findSubscription, listSubscriptions, rotateSecret, toSubscription, updateSubscription } from './repository.js';
+import {
+  createSubscription,
+  deleteSubscription,
+  findSubscription,
+  listSubscriptions,
+  rotateSecret,
+  toSubscription,
+  updateSubscription,
+} from './repository.js';
 import { listDeliveries, retryDelivery, sendTest } from './deliveries.js';
 import {
-  Delivery, DeliveryListQuery, DeliveryParams, SubscriptionParams, WebhookSubscription, WebhookSubscriptionCreate, WebhookSubscriptionListQuery, WebhookSubscriptionPage,
-  WebhookSubscriptionUpdate, WebhookSubscriptionWithSecret,
+  Delivery,
+  DeliveryListQuery,
+  DeliveryParams,
+  SubscriptionParams,
+  WebhookSubscription,
+  WebhookSubscriptionCreate,
+  WebhookSubscriptionListQuery,
+  WebhookSubscriptionPage,
+  WebhookSubscriptionUpdate,
+  WebhookSubscriptionWithSecret,
 } from './schemas.js';
 
 const tags = ['webhooks'];
@@ -14,44 +30,108 @@ const extension = [...tags, 'extension'];
 export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const allowHttp = app.config.webhookAllowHttp;
 
-  app.get('/v0/webhook_subscriptions', {
-    schema: { tags, operationId: 'listWebhookSubscriptions', summary: 'List webhook subscriptions', querystring: WebhookSubscriptionListQuery, response: responses({ 200: WebhookSubscriptionPage }) },
-  }, async (request) => listSubscriptions(app.db, request.tenantId, request.query));
+  app.get(
+    '/v0/webhook_subscriptions',
+    {
+      schema: {
+        tags,
+        operationId: 'listWebhookSubscriptions',
+        summary: 'List webhook subscriptions',
+        querystring: WebhookSubscriptionListQuery,
+        response: responses({ 200: WebhookSubscriptionPage }),
+      },
+    },
+    async (request) => listSubscriptions(app.db, request.tenantId, request.query),
+  );
 
-  app.post('/v0/webhook_subscriptions', {
-    schema: { tags: extension, operationId: 'createWebhookSubscription', summary: 'Create webhook subscription (extension)', body: WebhookSubscriptionCreate, response: responses({ 201: WebhookSubscriptionWithSecret }) },
-  }, async (request, reply) => reply.code(201).send(await createSubscription(app.db, request.tenantId, request.body, allowHttp)));
+  app.post(
+    '/v0/webhook_subscriptions',
+    {
+      schema: {
+        tags: extension,
+        operationId: 'createWebhookSubscription',
+        summary: 'Create webhook subscription (extension)',
+        body: WebhookSubscriptionCreate,
+        response: responses({ 201: WebhookSubscriptionWithSecret }),
+      },
+    },
+    async (request, reply) => reply.code(201).send(await createSubscription(app.db, request.tenantId, request.body, allowHttp)),
+  );
 
-  app.get('/v0/webhook_subscriptions/:subscription_id', {
-    schema: { tags: extension, operationId: 'getWebhookSubscription', summary: 'Get webhook subscription (extension)', params: SubscriptionParams, response: responses({ 200: WebhookSubscription }) },
-  }, async (request) => {
-    const row = await findSubscription(app.db, request.tenantId, request.params.subscription_id);
-    if (!row) throw notFound('Webhook subscription');
-    return toSubscription(row);
-  });
+  app.get(
+    '/v0/webhook_subscriptions/:subscription_id',
+    {
+      schema: {
+        tags: extension,
+        operationId: 'getWebhookSubscription',
+        summary: 'Get webhook subscription (extension)',
+        params: SubscriptionParams,
+        response: responses({ 200: WebhookSubscription }),
+      },
+    },
+    async (request) => {
+      const row = await findSubscription(app.db, request.tenantId, request.params.subscription_id);
+      if (!row) throw notFound('Webhook subscription');
+      return toSubscription(row);
+    },
+  );
 
-  app.patch('/v0/webhook_subscriptions/:subscription_id', {
-    schema: { tags: extension, operationId: 'updateWebhookSubscription', summary: 'Update webhook subscription (extension)', params: SubscriptionParams, body: WebhookSubscriptionUpdate, response: responses({ 200: WebhookSubscription }) },
-  }, async (request) => {
-    const subscription = await app.db.transaction().execute((trx) => updateSubscription(trx, request.tenantId, request.params.subscription_id, request.body, allowHttp));
-    if (!subscription) throw notFound('Webhook subscription');
-    return subscription;
-  });
+  app.patch(
+    '/v0/webhook_subscriptions/:subscription_id',
+    {
+      schema: {
+        tags: extension,
+        operationId: 'updateWebhookSubscription',
+        summary: 'Update webhook subscription (extension)',
+        params: SubscriptionParams,
+        body: WebhookSubscriptionUpdate,
+        response: responses({ 200: WebhookSubscription }),
+      },
+    },
+    async (request) => {
+      const subscription = await app.db
+        .transaction()
+        .execute((trx) => updateSubscription(trx, request.tenantId, request.params.subscription_id, request.body, allowHttp));
+      if (!subscription) throw notFound('Webhook subscription');
+      return subscription;
+    },
+  );
 
-  app.delete('/v0/webhook_subscriptions/:subscription_id', {
-    schema: { tags: extension, operationId: 'deleteWebhookSubscription', summary: 'Delete webhook subscription (extension)', params: SubscriptionParams, response: responses({ 204: NoContent }) },
-  }, async (request, reply) => {
-    if (!(await deleteSubscription(app.db, request.tenantId, request.params.subscription_id))) throw notFound('Webhook subscription');
-    return reply.code(204).send(null);
-  });
+  app.delete(
+    '/v0/webhook_subscriptions/:subscription_id',
+    {
+      schema: {
+        tags: extension,
+        operationId: 'deleteWebhookSubscription',
+        summary: 'Delete webhook subscription (extension)',
+        params: SubscriptionParams,
+        response: responses({ 204: NoContent }),
+      },
+    },
+    async (request, reply) => {
+      if (!(await deleteSubscription(app.db, request.tenantId, request.params.subscription_id))) throw notFound('Webhook subscription');
+      return reply.code(204).send(null);
+    },
+  );
 
-  app.post('/v0/webhook_subscriptions/:subscription_id/rotate_secret', {
-    schema: { tags: extension, operationId: 'rotateWebhookSecret', summary: 'Rotate the signing secret (extension)', params: SubscriptionParams, body: EmptyBody, response: responses({ 200: WebhookSubscriptionWithSecret }) },
-  }, async (request) => {
-    const rotated = await app.db.transaction().execute((trx) => rotateSecret(trx, request.tenantId, request.params.subscription_id));
-    if (!rotated) throw notFound('Webhook subscription');
-    return rotated;
-  });
+  app.post(
+    '/v0/webhook_subscriptions/:subscription_id/rotate_secret',
+    {
+      schema: {
+        tags: extension,
+        operationId: 'rotateWebhookSecret',
+        summary: 'Rotate the signing secret (extension)',
+        params: SubscriptionParams,
+        body: EmptyBody,
+        response: responses({ 200: WebhookSubscriptionWithSecret }),
+      },
+    },
+    async (request) => {
+      const rotated = await app.db.transaction().execute((trx) => rotateSecret(trx, request.tenantId, request.params.subscription_id));
+      if (!rotated) throw notFound('Webhook subscription');
+      return rotated;
+    },
+  );
 
   async function subscriptionOf(tenantId: string, subscriptionId: string) {
     const row = await findSubscription(app.db, tenantId, subscriptionId);
@@ -59,22 +139,59 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return row;
   }
 
-  app.get('/v0/webhook_subscriptions/:subscription_id/deliveries', {
-    schema: { tags: extension, operationId: 'listWebhookDeliveries', summary: 'List deliveries of a subscription (extension)', params: SubscriptionParams, querystring: DeliveryListQuery, response: responses({ 200: ListEnvelope(Delivery) }) },
-  }, async (request) => listDeliveries(app.db, await subscriptionOf(request.tenantId, request.params.subscription_id), request.query));
+  app.get(
+    '/v0/webhook_subscriptions/:subscription_id/deliveries',
+    {
+      schema: {
+        tags: extension,
+        operationId: 'listWebhookDeliveries',
+        summary: 'List deliveries of a subscription (extension)',
+        params: SubscriptionParams,
+        querystring: DeliveryListQuery,
+        response: responses({ 200: ListEnvelope(Delivery) }),
+      },
+    },
+    async (request) => listDeliveries(app.db, await subscriptionOf(request.tenantId, request.params.subscription_id), request.query),
+  );
 
-  app.post('/v0/webhook_subscriptions/:subscription_id/deliveries/:delivery_id/retry', {
-    schema: { tags: extension, operationId: 'retryWebhookDelivery', summary: 'Send a finished delivery again now (extension)', params: DeliveryParams, body: EmptyBody, response: responses({ 200: Delivery }) },
-  }, async (request) => {
-    const delivery = await retryDelivery(app.db, await subscriptionOf(request.tenantId, request.params.subscription_id), request.params.delivery_id);
-    if (!delivery) throw notFound('Delivery');
-    return delivery;
-  });
+  app.post(
+    '/v0/webhook_subscriptions/:subscription_id/deliveries/:delivery_id/retry',
+    {
+      schema: {
+        tags: extension,
+        operationId: 'retryWebhookDelivery',
+        summary: 'Send a finished delivery again now (extension)',
+        params: DeliveryParams,
+        body: EmptyBody,
+        response: responses({ 200: Delivery }),
+      },
+    },
+    async (request) => {
+      const delivery = await retryDelivery(
+        app.db,
+        await subscriptionOf(request.tenantId, request.params.subscription_id),
+        request.params.delivery_id,
+      );
+      if (!delivery) throw notFound('Delivery');
+      return delivery;
+    },
+  );
 
-  app.post('/v0/webhook_subscriptions/:subscription_id/test', {
-    schema: { tags: extension, operationId: 'testWebhookSubscription', summary: 'Send a webhook.test event now (extension)', params: SubscriptionParams, body: EmptyBody, response: responses({ 200: Delivery }) },
-  }, async (request) => {
-    const subscription = await subscriptionOf(request.tenantId, request.params.subscription_id);
-    return app.db.transaction().execute((trx) => sendTest(trx, subscription));
-  });
+  app.post(
+    '/v0/webhook_subscriptions/:subscription_id/test',
+    {
+      schema: {
+        tags: extension,
+        operationId: 'testWebhookSubscription',
+        summary: 'Send a webhook.test event now (extension)',
+        params: SubscriptionParams,
+        body: EmptyBody,
+        response: responses({ 200: Delivery }),
+      },
+    },
+    async (request) => {
+      const subscription = await subscriptionOf(request.tenantId, request.params.subscription_id);
+      return app.db.transaction().execute((trx) => sendTest(trx, subscription));
+    },
+  );
 };

@@ -3,7 +3,11 @@ import { SUBSCRIBABLE_EVENTS } from '../events/catalogue.js';
 import { CursorParam, LimitParam, ListQuery, Nullable, StringEnum, Timestamp } from '../http/schemas.js';
 
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'https:// (http:// only when the service allows it)' });
-const Events = Type.Array(StringEnum(SUBSCRIBABLE_EVENTS), { minItems: 1, uniqueItems: true, description: 'Event types from the catalogue, or * for all' });
+const Events = Type.Array(StringEnum(SUBSCRIBABLE_EVENTS), {
+  minItems: 1,
+  uniqueItems: true,
+  description: 'Event types from the catalogue, or * for all',
+});
 
 export const WebhookSubscription = Type.Object({
   subscriptionId: Type.String(),

@@ -33,7 +33,13 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
 }
 
 /** One POST: no redirects followed, the whole exchange bounded by `timeoutMs`. */
-export function send(url: string, body: string, headers: Record<string, string>, timeoutMs: number, allowPrivate: boolean): Promise<SendResult> {
+export function send(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+  allowPrivate: boolean,
+): Promise<SendResult> {
   return new Promise((resolve) => {
     let target: URL;
     try {
@@ -53,16 +59,20 @@ export function send(url: string, body: string, headers: Record<string, string>,
       clearTimeout(timer);
       resolve(result);
     };
-    const request = transport.request(target, {
-      method: 'POST',
-      headers: { ...headers, 'content-length': Buffer.byteLength(body) },
-      lookup: guardedLookup(allowPrivate),
-      agent: false,
-    }, (response) => {
-      response.on('data', () => {}); // the body is not needed, only drained
-      response.on('end', () => finish({ status: response.statusCode ?? 0, ...retryAfter(response.headers['retry-after']) }));
-      response.on('error', (err) => finish({ error: err.message }));
-    });
+    const request = transport.request(
+      target,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+        lookup: guardedLookup(allowPrivate),
+        agent: false,
+      },
+      (response) => {
+        response.on('data', () => {}); // the body is not needed, only drained
+        response.on('end', () => finish({ status: response.statusCode ?? 0, ...retryAfter(response.headers['retry-after']) }));
+        response.on('error', (err) => finish({ error: err.message }));
+      },
+    );
     const timer = setTimeout(() => {
       request.destroy(new Error(`no answer within ${timeoutMs} ms`));
     }, timeoutMs);

@@ -3,8 +3,12 @@ import { after, before, describe, test } from 'node:test';
 import { expectProblem, ISO_MS, startApp, type Json, type Res, type TestApp } from '../helpers.js';
 
 let t: TestApp;
-before(async () => { t = await startApp(); });
-after(async () => { await t.close(); });
+before(async () => {
+  t = await startApp();
+});
+after(async () => {
+  await t.close();
+});
 
 const ACCOUNT_ID = /^account_[a-z0-9]{26}$/;
 const ACCOUNT_KEYS = ['accountId', 'createdAt', 'domain', 'latestActivityAt', 'linkedPersonsCount', 'name', 'updatedAt'];
@@ -100,10 +104,19 @@ describe('POST /v0/accounts', () => {
     assert.equal(max.body.name, 'n'.repeat(255));
 
     expectProblem(await t.req('POST', '/v0/accounts', { name: '', domain: 'empty.example' }, { key }), 400, 'validation_failed', ['/name']);
-    expectProblem(await t.req('POST', '/v0/accounts', { name: 'n'.repeat(256), domain: 'long.example' }, { key }), 400, 'validation_failed', ['/name']);
+    expectProblem(
+      await t.req('POST', '/v0/accounts', { name: 'n'.repeat(256), domain: 'long.example' }, { key }),
+      400,
+      'validation_failed',
+      ['/name'],
+    );
     expectProblem(await t.req('POST', '/v0/accounts', { domain: 'noname.example' }, { key }), 400, 'validation_failed', ['/name']);
-    expectProblem(await t.req('POST', '/v0/accounts', { name: null, domain: 'nullname.example' }, { key }), 400, 'validation_failed', ['/name']);
-    expectProblem(await t.req('POST', '/v0/accounts', { name: 42, domain: 'numname.example' }, { key }), 400, 'validation_failed', ['/name']);
+    expectProblem(await t.req('POST', '/v0/accounts', { name: null, domain: 'nullname.example' }, { key }), 400, 'validation_failed', [
+      '/name',
+    ]);
+    expectProblem(await t.req('POST', '/v0/accounts', { name: 42, domain: 'numname.example' }, { key }), 400, 'validation_failed', [
+      '/name',
+    ]);
 
     // None of the rejected requests created anything.
     assert.deepEqual(names(await search(key)).sort(), ['n'.repeat(255), 'x'].sort());
@@ -112,8 +125,12 @@ describe('POST /v0/accounts', () => {
   test('domain is required: missing, empty, null or not a string is 400 at /domain', async () => {
     const key = await freshKey();
     expectProblem(await t.req('POST', '/v0/accounts', { name: 'No domain' }, { key }), 400, 'validation_failed', ['/domain']);
-    expectProblem(await t.req('POST', '/v0/accounts', { name: 'Empty domain', domain: '' }, { key }), 400, 'validation_failed', ['/domain']);
-    expectProblem(await t.req('POST', '/v0/accounts', { name: 'Null domain', domain: null }, { key }), 400, 'validation_failed', ['/domain']);
+    expectProblem(await t.req('POST', '/v0/accounts', { name: 'Empty domain', domain: '' }, { key }), 400, 'validation_failed', [
+      '/domain',
+    ]);
+    expectProblem(await t.req('POST', '/v0/accounts', { name: 'Null domain', domain: null }, { key }), 400, 'validation_failed', [
+      '/domain',
+    ]);
     expectProblem(await t.req('POST', '/v0/accounts', { name: 'Num domain', domain: 7 }, { key }), 400, 'validation_failed', ['/domain']);
     // Both fields missing: each is named at its own path.
     expectProblem(await t.req('POST', '/v0/accounts', {}, { key }), 400, 'validation_failed', ['/name', '/domain']);
@@ -124,11 +141,15 @@ describe('POST /v0/accounts', () => {
     const key = await freshKey();
     expectProblem(
       await t.req('POST', '/v0/accounts', { name: 'Extra', domain: 'extra.example', industry: 'retail' }, { key }),
-      400, 'validation_failed', ['/industry'],
+      400,
+      'validation_failed',
+      ['/industry'],
     );
     expectProblem(
       await t.req('POST', '/v0/accounts', { name: 'Extra', domain: 'extra.example', linkedPersonsCount: 3 }, { key }),
-      400, 'validation_failed', ['/linkedPersonsCount'],
+      400,
+      'validation_failed',
+      ['/linkedPersonsCount'],
     );
     assert.equal((await search(key)).totalCount, 0);
   });
@@ -163,7 +184,9 @@ describe('POST /v0/accounts', () => {
   test('concurrent creations with one domain: exactly one 201, the others 409', async () => {
     const key = await freshKey();
     const results = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => t.req('POST', '/v0/accounts', { name: `Race ${i}`, domain: i % 2 ? 'RACE.example' : 'race.example' }, { key })),
+      Array.from({ length: 6 }, (_, i) =>
+        t.req('POST', '/v0/accounts', { name: `Race ${i}`, domain: i % 2 ? 'RACE.example' : 'race.example' }, { key }),
+      ),
     );
     const created = results.filter((r) => r.status === 201);
     assert.equal(created.length, 1);
@@ -509,11 +532,15 @@ describe('GET /v0/accounts/search', () => {
     const secondBy1 = await search(key, { query: 'cursor', limit: 1, cursor });
     assert.deepEqual(names(secondBy1), ['Cursor 1']);
 
-    expectProblem(await t.req('GET', searchUrl({ query: 'cursor 1', limit: 2, cursor }), undefined, { key }), 400, 'validation_failed', ['/cursor']);
+    expectProblem(await t.req('GET', searchUrl({ query: 'cursor 1', limit: 2, cursor }), undefined, { key }), 400, 'validation_failed', [
+      '/cursor',
+    ]);
     expectProblem(await t.req('GET', searchUrl({ limit: 2, cursor }), undefined, { key }), 400, 'validation_failed', ['/cursor']);
     expectProblem(
       await t.req('GET', searchUrl({ query: 'cursor', includeEmptyOnly: 'true', limit: 2, cursor }), undefined, { key }),
-      400, 'validation_failed', ['/cursor'],
+      400,
+      'validation_failed',
+      ['/cursor'],
     );
   });
 

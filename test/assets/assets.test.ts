@@ -15,8 +15,22 @@ const FILE_ID = /^file_[0-9a-z]{26}$/;
 const ASSET_ID = /^asset_[0-9a-z]{26}$/;
 const FILE_FIELDS = ['contentType', 'createdAt', 'fileId', 'height', 'sha256', 'sizeBytes', 'width'];
 const ASSET_FIELDS = [
-  'aiDescription', 'assetId', 'createdAt', 'data', 'deletedAt', 'downloadUrl', 'hidden', 'lifecycleState',
-  'name', 'parentAssetId', 'previewDownloadUrl', 'purpose', 'tags', 'tenantId', 'trashedAt', 'updatedAt',
+  'aiDescription',
+  'assetId',
+  'createdAt',
+  'data',
+  'deletedAt',
+  'downloadUrl',
+  'hidden',
+  'lifecycleState',
+  'name',
+  'parentAssetId',
+  'previewDownloadUrl',
+  'purpose',
+  'tags',
+  'tenantId',
+  'trashedAt',
+  'updatedAt',
 ];
 /** Well-formed ids that name nothing (TypeID body: first character 0-7). */
 const UNKNOWN_ASSET = 'asset_01h0000000000000000000000a';
@@ -30,7 +44,9 @@ const MiB = 1024 * 1024;
 async function noisyPng(width = 200, height = 200): Promise<Buffer> {
   const raw = Buffer.alloc(width * height * 3);
   for (let i = 0; i < raw.length; i++) raw[i] = (i * 7919) % 251;
-  return sharp(raw, { raw: { width, height, channels: 3 } }).png().toBuffer();
+  return sharp(raw, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
 }
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -132,7 +148,9 @@ function removeEmptyProjectData(): void {
 }
 
 let t: TestApp;
-before(async () => { t = await startApp(); });
+before(async () => {
+  t = await startApp();
+});
 after(async () => {
   await t.close();
   removeEmptyProjectData();
@@ -292,17 +310,25 @@ describe('POST /v0/assets', () => {
 
   test('name missing or "" is 400 at /name; "x" is accepted', async () => {
     expectProblem(await t.req('POST', '/v0/assets', { assetType: 'image', fileId: file.fileId }), 400, 'validation_failed', ['/name']);
-    expectProblem(await t.req('POST', '/v0/assets', { assetType: 'image', name: '', fileId: file.fileId }), 400, 'validation_failed', ['/name']);
+    expectProblem(await t.req('POST', '/v0/assets', { assetType: 'image', name: '', fileId: file.fileId }), 400, 'validation_failed', [
+      '/name',
+    ]);
     assert.equal((await createAsset(t, { assetType: 'image', name: 'x', fileId: file.fileId })).name, 'x');
   });
 
   test('fileId missing, unknown, malformed or of another tenant is 400 at /fileId', async () => {
     expectProblem(await t.req('POST', '/v0/assets', { assetType: 'image', name: 'x' }), 400, 'validation_failed', ['/fileId']);
-    expectProblem(await t.req('POST', '/v0/assets', { assetType: 'image', name: 'x', fileId: UNKNOWN_FILE }), 400, 'validation_failed', ['/fileId']);
-    expectProblem(await t.req('POST', '/v0/assets', { assetType: 'image', name: 'x', fileId: 'nope' }), 400, 'validation_failed', ['/fileId']);
+    expectProblem(await t.req('POST', '/v0/assets', { assetType: 'image', name: 'x', fileId: UNKNOWN_FILE }), 400, 'validation_failed', [
+      '/fileId',
+    ]);
+    expectProblem(await t.req('POST', '/v0/assets', { assetType: 'image', name: 'x', fileId: 'nope' }), 400, 'validation_failed', [
+      '/fileId',
+    ]);
     const other = await t.newTenant('Other');
     const theirs = await uploadOk(t, await makeImage('png'), 'image/png', other.key);
-    expectProblem(await t.req('POST', '/v0/assets', { assetType: 'image', name: 'x', fileId: theirs.fileId }), 400, 'validation_failed', ['/fileId']);
+    expectProblem(await t.req('POST', '/v0/assets', { assetType: 'image', name: 'x', fileId: theirs.fileId }), 400, 'validation_failed', [
+      '/fileId',
+    ]);
   });
 
   test('wrong types and unknown fields are 400 at their paths', async () => {
@@ -322,10 +348,14 @@ describe('POST /v0/assets', () => {
     assert.equal((await t.req('GET', `/v0/assets/${child.assetId}`)).body.parentAssetId, parent.assetId);
 
     const bad = { assetType: 'image', name: 'Child', fileId: file.fileId };
-    expectProblem(await t.req('POST', '/v0/assets', { ...bad, parentAssetId: UNKNOWN_ASSET }), 400, 'validation_failed', ['/parentAssetId']);
+    expectProblem(await t.req('POST', '/v0/assets', { ...bad, parentAssetId: UNKNOWN_ASSET }), 400, 'validation_failed', [
+      '/parentAssetId',
+    ]);
     const other = await t.newTenant('Other parent');
     const theirs = await newAsset(t, {}, other.key);
-    expectProblem(await t.req('POST', '/v0/assets', { ...bad, parentAssetId: theirs.asset.assetId }), 400, 'validation_failed', ['/parentAssetId']);
+    expectProblem(await t.req('POST', '/v0/assets', { ...bad, parentAssetId: theirs.asset.assetId }), 400, 'validation_failed', [
+      '/parentAssetId',
+    ]);
   });
 
   test('PUBLIC_BASE_URL is the base of both links', async () => {
@@ -347,7 +377,9 @@ describe('POST /v0/assets', () => {
 
 describe('POST /v0/assets idempotencyKey', () => {
   let fileId: string;
-  before(async () => { fileId = (await uploadOk(t, await makeImage('png'), 'image/png')).fileId; });
+  before(async () => {
+    fileId = (await uploadOk(t, await makeImage('png'), 'image/png')).fileId;
+  });
   const body = (key: string, extra: Json = {}) => ({ assetType: 'image', name: 'Idem', fileId, idempotencyKey: key, ...extra });
 
   test('length 1 and 255 are accepted; "" and 256 are 400 at /idempotencyKey', async () => {
@@ -368,7 +400,10 @@ describe('POST /v0/assets idempotencyKey', () => {
     assert.equal(again.headers['idempotent-replayed'], 'true');
     assert.equal(again.body.assetId, first.body.assetId);
     assertAssetShape(again.body, t.tenantId);
-    assert.deepEqual({ ...again.body, downloadUrl: null, previewDownloadUrl: null }, { ...first.body, downloadUrl: null, previewDownloadUrl: null });
+    assert.deepEqual(
+      { ...again.body, downloadUrl: null, previewDownloadUrl: null },
+      { ...first.body, downloadUrl: null, previewDownloadUrl: null },
+    );
     assertSignedLink(again.body.downloadUrl, DEFAULT_BASE, fileId, 'original');
     assertSignedLink(again.body.previewDownloadUrl, DEFAULT_BASE, fileId, 'preview');
     const third = await t.req('POST', '/v0/assets', body('replay-1', { purpose: 'p' }));
@@ -430,7 +465,12 @@ describe('POST /v0/assets idempotencyKey', () => {
     assert.equal(mine.status, 201);
     const other = await t.newTenant('Same key');
     const theirFile = await uploadOk(t, await makeImage('png'), 'image/png', other.key);
-    const theirs = await t.req('POST', '/v0/assets', { assetType: 'image', name: 'Idem', fileId: theirFile.fileId, idempotencyKey: 'shared-key' }, { key: other.key });
+    const theirs = await t.req(
+      'POST',
+      '/v0/assets',
+      { assetType: 'image', name: 'Idem', fileId: theirFile.fileId, idempotencyKey: 'shared-key' },
+      { key: other.key },
+    );
     assert.equal(theirs.status, 201, theirs.text);
     assert.equal(theirs.headers['idempotent-replayed'], undefined);
     assert.notEqual(theirs.body.assetId, mine.body.assetId);
@@ -444,12 +484,15 @@ describe('GET /v0/assets/{asset_id}', () => {
     const res = await t.req('GET', `/v0/assets/${asset.assetId}`);
     assert.equal(res.status, 200, res.text);
     assertAssetShape(res.body, t.tenantId);
-    assert.deepEqual({ ...res.body, downloadUrl: null, previewDownloadUrl: null }, { ...asset, downloadUrl: null, previewDownloadUrl: null });
+    assert.deepEqual(
+      { ...res.body, downloadUrl: null, previewDownloadUrl: null },
+      { ...asset, downloadUrl: null, previewDownloadUrl: null },
+    );
     assertSignedLink(res.body.downloadUrl, DEFAULT_BASE, file.fileId, 'original');
     assertSignedLink(res.body.previewDownloadUrl, DEFAULT_BASE, file.fileId, 'preview');
   });
 
-  test('unknown, malformed or another tenant\'s asset is 404', async () => {
+  test("unknown, malformed or another tenant's asset is 404", async () => {
     expectProblem(await t.req('GET', `/v0/assets/${UNKNOWN_ASSET}`), 404, 'not_found');
     expectProblem(await t.req('GET', '/v0/assets/nope'), 404, 'not_found');
     const other = await t.newTenant('Get other');
@@ -507,7 +550,10 @@ describe('signed download links', () => {
   });
 
   test('a tall image keeps its aspect: 200x1000 gives a 200x1000 preview; 1000x2000 gives 320x640', async () => {
-    for (const [w, h, pw, ph] of [[200, 1000, 200, 1000], [1000, 2000, 320, 640]] as const) {
+    for (const [w, h, pw, ph] of [
+      [200, 1000, 200, 1000],
+      [1000, 2000, 320, 640],
+    ] as const) {
       const file = await uploadOk(t, await makeImage('png', w, h), 'image/png');
       const asset = await createAsset(t, { assetType: 'image', name: 'Tall', fileId: file.fileId });
       const { raw } = await follow(t, asset.previewDownloadUrl);
@@ -574,14 +620,21 @@ describe('signed download links', () => {
 
   describe('with a known FILE_URL_SECRET', () => {
     let s: TestApp;
-    before(async () => { s = await startApp({ FILE_URL_SECRET: SECRET }); });
-    after(async () => { await s.close(); });
+    before(async () => {
+      s = await startApp({ FILE_URL_SECRET: SECRET });
+    });
+    after(async () => {
+      await s.close();
+    });
     const sign = (fileId: string, variant: string, expires: number) =>
       createHmac('sha256', SECRET).update(`${fileId}:${variant}:${expires}`).digest('base64url');
 
     test('the handed-out signature is HMAC-SHA256(secret, "fileId:variant:expires") in base64url', async () => {
       const { asset, file } = await newAsset(s);
-      for (const [link, variant] of [[asset.downloadUrl, 'original'], [asset.previewDownloadUrl, 'preview']] as const) {
+      for (const [link, variant] of [
+        [asset.downloadUrl, 'original'],
+        [asset.previewDownloadUrl, 'preview'],
+      ] as const) {
         const u = new URL(link);
         assert.equal(u.searchParams.get('signature'), sign(file.fileId, variant, Number(u.searchParams.get('expires'))));
       }
@@ -590,19 +643,31 @@ describe('signed download links', () => {
     test('a self-signed link in the future works; one in the past is 403', async () => {
       const { file, bytes } = await newAsset(s);
       const future = Math.floor(Date.now() / 1000) + 600;
-      const ok = await follow(s, `${DEFAULT_BASE}/files/${file.fileId}?expires=${future}&signature=${sign(file.fileId, 'original', future)}`);
+      const ok = await follow(
+        s,
+        `${DEFAULT_BASE}/files/${file.fileId}?expires=${future}&signature=${sign(file.fileId, 'original', future)}`,
+      );
       assert.equal(ok.res.status, 200, ok.res.text);
       assert.ok(ok.raw.equals(bytes));
       const age = maxAge(ok.res);
       assert.ok(age > 590 && age <= 600, `max-age is the seconds left: ${age}`);
-      const okPreview = await follow(s, `${DEFAULT_BASE}/files/${file.fileId}/preview?expires=${future}&signature=${sign(file.fileId, 'preview', future)}`);
+      const okPreview = await follow(
+        s,
+        `${DEFAULT_BASE}/files/${file.fileId}/preview?expires=${future}&signature=${sign(file.fileId, 'preview', future)}`,
+      );
       assert.equal(okPreview.res.status, 200, okPreview.res.text);
       assert.equal((await sharp(okPreview.raw).metadata()).format, 'webp');
 
       for (const past of [Math.floor(Date.now() / 1000) - 1, Math.floor(Date.now() / 1000) - 7200, 0]) {
-        const expired = await follow(s, `${DEFAULT_BASE}/files/${file.fileId}?expires=${past}&signature=${sign(file.fileId, 'original', past)}`);
+        const expired = await follow(
+          s,
+          `${DEFAULT_BASE}/files/${file.fileId}?expires=${past}&signature=${sign(file.fileId, 'original', past)}`,
+        );
         expectProblem(expired.res, 403, 'forbidden');
-        const expiredPreview = await follow(s, `${DEFAULT_BASE}/files/${file.fileId}/preview?expires=${past}&signature=${sign(file.fileId, 'preview', past)}`);
+        const expiredPreview = await follow(
+          s,
+          `${DEFAULT_BASE}/files/${file.fileId}/preview?expires=${past}&signature=${sign(file.fileId, 'preview', past)}`,
+        );
         expectProblem(expiredPreview.res, 403, 'forbidden');
       }
     });
@@ -610,7 +675,9 @@ describe('signed download links', () => {
     test('a link signed with another secret is 403', async () => {
       const { file } = await newAsset(s);
       const future = Math.floor(Date.now() / 1000) + 600;
-      const wrong = createHmac('sha256', 'another-secret-that-is-long-enough-000000').update(`${file.fileId}:original:${future}`).digest('base64url');
+      const wrong = createHmac('sha256', 'another-secret-that-is-long-enough-000000')
+        .update(`${file.fileId}:original:${future}`)
+        .digest('base64url');
       expectProblem((await follow(s, `${DEFAULT_BASE}/files/${file.fileId}?expires=${future}&signature=${wrong}`)).res, 403, 'forbidden');
     });
 
@@ -790,7 +857,9 @@ describe('DELETE /v0/assets/{asset_id}', () => {
     assert.equal((await t.req('DELETE', `/v0/assets/${c.assetId}`)).status, 204);
     expectProblem((await follow(t, b.downloadUrl)).res, 404, 'not_found');
     expectProblem((await follow(t, c.previewDownloadUrl)).res, 404, 'not_found');
-    expectProblem(await t.req('POST', '/v0/assets', { assetType: 'image', name: 'D', fileId: file.fileId }), 400, 'validation_failed', ['/fileId']);
+    expectProblem(await t.req('POST', '/v0/assets', { assetType: 'image', name: 'D', fileId: file.fileId }), 400, 'validation_failed', [
+      '/fileId',
+    ]);
   });
 
   test('a trashed asset still uses its file', async () => {
@@ -834,7 +903,9 @@ describe('DELETE /v0/assets/{asset_id}', () => {
     assert.equal(ra.status, 204, ra.text);
     assert.equal(rb.status, 204, rb.text);
     expectProblem((await follow(t, a.downloadUrl)).res, 404, 'not_found');
-    expectProblem(await t.req('POST', '/v0/assets', { assetType: 'image', name: 'D', fileId: file.fileId }), 400, 'validation_failed', ['/fileId']);
+    expectProblem(await t.req('POST', '/v0/assets', { assetType: 'image', name: 'D', fileId: file.fileId }), 400, 'validation_failed', [
+      '/fileId',
+    ]);
   });
 });
 
@@ -842,12 +913,22 @@ describe('DELETE /v0/assets/{asset_id}', () => {
 function storeSuite(store: 'disk' | 'database'): void {
   describe(`FILE_STORE=${store}`, () => {
     let s: TestApp;
-    before(async () => { s = await startApp({ FILE_STORE: store }); });
-    after(async () => { await s.close(); });
+    before(async () => {
+      s = await startApp({ FILE_STORE: store });
+    });
+    after(async () => {
+      await s.close();
+    });
 
     const onDisk = (name: string) => path.join(path.resolve(s.app.config.dataDir), 'files', name);
     const blobs = async (fileId: string) =>
-      (await s.app.db.selectFrom('file_blobs').select('key').where('key', 'in', [fileId, `${fileId}.preview`]).execute()).length;
+      (
+        await s.app.db
+          .selectFrom('file_blobs')
+          .select('key')
+          .where('key', 'in', [fileId, `${fileId}.preview`])
+          .execute()
+      ).length;
 
     test('upload, asset, download, delete; the bytes are removed from the store', async () => {
       assert.equal(s.app.config.fileStore, store);
@@ -888,7 +969,9 @@ function storeSuite(store: 'disk' | 'database'): void {
       }
       expectProblem((await follow(s, b.downloadUrl)).res, 404, 'not_found');
       expectProblem((await follow(s, b.previewDownloadUrl)).res, 404, 'not_found');
-      expectProblem(await s.req('POST', '/v0/assets', { assetType: 'image', name: 'C', fileId: file.fileId }), 400, 'validation_failed', ['/fileId']);
+      expectProblem(await s.req('POST', '/v0/assets', { assetType: 'image', name: 'C', fileId: file.fileId }), 400, 'validation_failed', [
+        '/fileId',
+      ]);
       assert.equal((await s.req('DELETE', `/v0/assets/${b.assetId}`)).status, 204);
     });
   });
@@ -905,11 +988,15 @@ describe('cross-tenant isolation', () => {
     expectProblem(await t.req('PATCH', `/v0/assets/${asset.assetId}`, { name: 'mine now' }, as), 404, 'not_found');
     expectProblem(await t.req('PATCH', `/v0/assets/${asset.assetId}`, { lifecycleState: 'trashed' }, as), 404, 'not_found');
     expectProblem(await t.req('DELETE', `/v0/assets/${asset.assetId}`, undefined, as), 404, 'not_found');
-    expectProblem(await t.req('POST', '/v0/assets', { assetType: 'image', name: 'x', fileId: file.fileId }, as), 400, 'validation_failed', ['/fileId']);
+    expectProblem(await t.req('POST', '/v0/assets', { assetType: 'image', name: 'x', fileId: file.fileId }, as), 400, 'validation_failed', [
+      '/fileId',
+    ]);
     const theirFile = await uploadOk(t, await makeImage('png'), 'image/png', other.key);
     expectProblem(
       await t.req('POST', '/v0/assets', { assetType: 'image', name: 'x', fileId: theirFile.fileId, parentAssetId: asset.assetId }, as),
-      400, 'validation_failed', ['/parentAssetId'],
+      400,
+      'validation_failed',
+      ['/parentAssetId'],
     );
     // The owner sees it unchanged and can still download it.
     const got = (await t.req('GET', `/v0/assets/${asset.assetId}`)).body;

@@ -7,27 +7,75 @@ import { expectProblem, ISO_MS, startApp, type Json, type Res, type TestApp } fr
 // effectiveName, effectiveMetadata, status, publishedVersion), through HTTP only.
 
 let t: TestApp;
-before(async () => { t = await startApp(); });
-after(async () => { await t.close(); });
+before(async () => {
+  t = await startApp();
+});
+after(async () => {
+  await t.close();
+});
 
 const AUDIENCE_ID = /^audience_[0-9a-z]{26}$/;
 const VERSION_ID = /^version_[0-9a-z]{26}$/;
 const AUDIENCE_FIELDS = [
-  'actionFormIdOverride', 'actionFormInstructionsOverride', 'actionUrlOverride', 'archivedAt', 'audienceId', 'computedName',
-  'createdAt', 'customName', 'effectiveName', 'flags', 'isNewPageAgent', 'latestVersion', 'pageId', 'personId',
-  'personRouteKey', 'publishedVersion', 'status', 'supplementaryContext',
+  'actionFormIdOverride',
+  'actionFormInstructionsOverride',
+  'actionUrlOverride',
+  'archivedAt',
+  'audienceId',
+  'computedName',
+  'createdAt',
+  'customName',
+  'effectiveName',
+  'flags',
+  'isNewPageAgent',
+  'latestVersion',
+  'pageId',
+  'personId',
+  'personRouteKey',
+  'publishedVersion',
+  'status',
+  'supplementaryContext',
 ];
 const VERSION_FIELDS = [
-  'archivedAt', 'audienceId', 'becameDraftAt', 'cancelledAt', 'createdAt', 'isNewPageAgent', 'obsoleteAt', 'publishedAt',
-  'queueDurationMs', 'queuedAt', 'status', 'supplementaryContext', 'versionId', 'versionNumber',
+  'archivedAt',
+  'audienceId',
+  'becameDraftAt',
+  'cancelledAt',
+  'createdAt',
+  'isNewPageAgent',
+  'obsoleteAt',
+  'publishedAt',
+  'queueDurationMs',
+  'queuedAt',
+  'status',
+  'supplementaryContext',
+  'versionId',
+  'versionNumber',
 ];
 const ENVELOPE_FIELDS = ['hasMore', 'items', 'nextCursor', 'totalCount'];
 /** Every Metadata field, unset: what a response's metadata carries when nothing sets a field. */
 const EMPTY_METADATA = {
-  title: '', description: '', keywords: [], author: '', robots: [], canonicalUrl: '',
-  ogTitle: '', ogDescription: '', ogImageUrl: '', ogImageFileId: '', ogImageAlt: '', ogSiteName: '', ogUrl: '',
-  twitterTitle: '', twitterDescription: '', twitterImageUrl: '', twitterImageFileId: '', twitterImageAlt: '',
-  twitterSite: '', twitterCreator: '', themeColor: '',
+  title: '',
+  description: '',
+  keywords: [],
+  author: '',
+  robots: [],
+  canonicalUrl: '',
+  ogTitle: '',
+  ogDescription: '',
+  ogImageUrl: '',
+  ogImageFileId: '',
+  ogImageAlt: '',
+  ogSiteName: '',
+  ogUrl: '',
+  twitterTitle: '',
+  twitterDescription: '',
+  twitterImageUrl: '',
+  twitterImageFileId: '',
+  twitterImageAlt: '',
+  twitterSite: '',
+  twitterCreator: '',
+  themeColor: '',
 };
 const METADATA_FIELDS = Object.keys(EMPTY_METADATA).sort();
 
@@ -45,7 +93,12 @@ function assertJson(res: Res, status: number): void {
 }
 
 async function newPage(name = 'Landing page', extra: Json = {}, key?: string): Promise<Json> {
-  const res = await t.req('POST', '/v0/pages', { name, title: `${name} title`, pageContext: 'Context', pageType: 'inbound', ...extra }, opts(key));
+  const res = await t.req(
+    'POST',
+    '/v0/pages',
+    { name, title: `${name} title`, pageContext: 'Context', pageType: 'inbound', ...extra },
+    opts(key),
+  );
   assert.equal(res.status, 201, res.text);
   return res.body;
 }
@@ -141,26 +194,29 @@ describe('POST /v0/pages/{page_id}/audiences (extension)', () => {
     const a = res.body;
     assertAudienceShape(a, false);
     assert.ok(!('effectiveMetadata' in a) && !('metadataOverride' in a), 'no metadata fields without page metadata or override');
-    assert.deepEqual({ ...a, audienceId: 'x', createdAt: 'x', latestVersion: 'x', publishedVersion: 'x' }, {
-      audienceId: 'x',
-      pageId: page.pageId,
-      computedName: 'Audience 1',
-      customName: null,
-      effectiveName: 'Audience 1',
-      status: 'published',
-      flags: [],
-      isNewPageAgent: false,
-      latestVersion: 'x',
-      publishedVersion: 'x',
-      personId: null,
-      personRouteKey: null,
-      actionFormIdOverride: null,
-      actionFormInstructionsOverride: null,
-      actionUrlOverride: null,
-      supplementaryContext: null,
-      archivedAt: null,
-      createdAt: 'x',
-    });
+    assert.deepEqual(
+      { ...a, audienceId: 'x', createdAt: 'x', latestVersion: 'x', publishedVersion: 'x' },
+      {
+        audienceId: 'x',
+        pageId: page.pageId,
+        computedName: 'Audience 1',
+        customName: null,
+        effectiveName: 'Audience 1',
+        status: 'published',
+        flags: [],
+        isNewPageAgent: false,
+        latestVersion: 'x',
+        publishedVersion: 'x',
+        personId: null,
+        personRouteKey: null,
+        actionFormIdOverride: null,
+        actionFormInstructionsOverride: null,
+        actionUrlOverride: null,
+        supplementaryContext: null,
+        archivedAt: null,
+        createdAt: 'x',
+      },
+    );
     assert.ok(Date.parse(a.createdAt) >= startedAt - 1 && Date.parse(a.createdAt) <= Date.now() + 1, 'createdAt is now');
     assertFirstVersion(a, false, null);
     assert.ok(res.headers['x-request-id']);
@@ -222,13 +278,23 @@ describe('POST /v0/pages/{page_id}/audiences (extension)', () => {
     // Later creations, new versions and reads never renumber the earlier audiences.
     await newVersion(a1);
     await move(a2, (await newVersion(a2)).versionId, 'published');
-    for (const [a, name] of [[a1, 'Audience 1'], [a2, 'Audience 2'], [a4, 'Audience 4'], [a5, 'Audience 5'], [b1, 'Audience 1'], [b2, 'Audience 2']] as const) {
+    for (const [a, name] of [
+      [a1, 'Audience 1'],
+      [a2, 'Audience 2'],
+      [a4, 'Audience 4'],
+      [a5, 'Audience 5'],
+      [b1, 'Audience 1'],
+      [b2, 'Audience 2'],
+    ] as const) {
       const got = await getAudience(a.pageId, a.audienceId);
       assert.equal(got.computedName, name);
     }
     // The list shows the same names, newest first.
     const list = await t.req('GET', `/v0/pages/${pageA.pageId}/audiences`);
-    assert.deepEqual(list.body.items.map((a: Json) => a.computedName), ['Audience 5', 'Audience 4', 'Numbered Person', 'Audience 2', 'Audience 1']);
+    assert.deepEqual(
+      list.body.items.map((a: Json) => a.computedName),
+      ['Audience 5', 'Audience 4', 'Numbered Person', 'Audience 2', 'Audience 1'],
+    );
   });
 
   test('concurrent creations on one page get distinct numbers 1..n', async () => {
@@ -276,13 +342,23 @@ describe('POST /v0/pages/{page_id}/audiences (extension)', () => {
     assert.equal(got.computedName, 'Xylo Brightwater (brightwater.example)');
     assert.equal(got.effectiveName, 'Kept custom name');
     const list = await t.req('GET', `/v0/pages/${page.pageId}/audiences`);
-    assert.deepEqual(list.body.items.map((a: Json) => a.computedName), ['Xylo Brightwater (brightwater.example)', 'Xylo Brightwater (brightwater.example)']);
+    assert.deepEqual(
+      list.body.items.map((a: Json) => a.computedName),
+      ['Xylo Brightwater (brightwater.example)', 'Xylo Brightwater (brightwater.example)'],
+    );
 
     // Search matches the new effective name, never the old one.
     assert.deepEqual(await search('zanzibar'), { items: [], hasMore: false, nextCursor: null, totalCount: 0 });
     assert.deepEqual(await search('quill-old'), { items: [], hasMore: false, nextCursor: null, totalCount: 0 });
     assert.deepEqual(await search('BRIGHTWATER.example'), {
-      items: [{ audienceId: plain.audienceId, effectiveName: 'Xylo Brightwater (brightwater.example)', pageId: page.pageId, pageName: 'Renamed person page' }],
+      items: [
+        {
+          audienceId: plain.audienceId,
+          effectiveName: 'Xylo Brightwater (brightwater.example)',
+          pageId: page.pageId,
+          pageName: 'Renamed person page',
+        },
+      ],
       hasMore: false,
       nextCursor: null,
       totalCount: 1,
@@ -298,7 +374,10 @@ describe('POST /v0/pages/{page_id}/audiences (extension)', () => {
     assert.equal(got.computedName, 'Yarrow Brightwater');
     assert.equal(got.effectiveName, 'Yarrow Brightwater');
     const found = await search('yarrow');
-    assert.deepEqual(found.items.map((i: Json) => [i.audienceId, i.effectiveName]), [[plain.audienceId, 'Yarrow Brightwater']]);
+    assert.deepEqual(
+      found.items.map((i: Json) => [i.audienceId, i.effectiveName]),
+      [[plain.audienceId, 'Yarrow Brightwater']],
+    );
     assert.equal((await search('xylo')).totalCount, 0);
   });
 
@@ -323,11 +402,18 @@ describe('POST /v0/pages/{page_id}/audiences (extension)', () => {
   });
 
   test('metadataOverride is returned as given and laid over the page metadata in effectiveMetadata', async () => {
-    const page = await newPage('Metadata page', { metadata: { title: 'Page title', description: 'Page description', keywords: ['a', 'b'] } });
+    const page = await newPage('Metadata page', {
+      metadata: { title: 'Page title', description: 'Page description', keywords: ['a', 'b'] },
+    });
     // Page metadata, no override: effectiveMetadata is the page's, metadataOverride is absent.
     const plain = await newAudience(page.pageId);
     assert.deepEqual(Object.keys(plain).sort(), [...AUDIENCE_FIELDS, 'effectiveMetadata'].sort());
-    assert.deepEqual(plain.effectiveMetadata, { ...EMPTY_METADATA, title: 'Page title', description: 'Page description', keywords: ['a', 'b'] });
+    assert.deepEqual(plain.effectiveMetadata, {
+      ...EMPTY_METADATA,
+      title: 'Page title',
+      description: 'Page description',
+      keywords: ['a', 'b'],
+    });
 
     const override = { description: 'Audience description', ogTitle: 'OG for them', robots: ['noindex'], keywords: [] };
     const a = await newAudience(page.pageId, { metadataOverride: override });
@@ -358,8 +444,15 @@ describe('POST /v0/pages/{page_id}/audiences (extension)', () => {
       robots: ['noindex'],
     });
     const listed = (await t.req('GET', `/v0/pages/${page.pageId}/audiences`)).body.items;
-    assert.deepEqual(listed.find((x: Json) => x.audienceId === a.audienceId), after);
-    assert.deepEqual(listed.find((x: Json) => x.audienceId === plain.audienceId).effectiveMetadata, { ...EMPTY_METADATA, title: 'New page title', author: 'Ann' });
+    assert.deepEqual(
+      listed.find((x: Json) => x.audienceId === a.audienceId),
+      after,
+    );
+    assert.deepEqual(listed.find((x: Json) => x.audienceId === plain.audienceId).effectiveMetadata, {
+      ...EMPTY_METADATA,
+      title: 'New page title',
+      author: 'Ann',
+    });
   });
 
   test('an override on a page without metadata: effectiveMetadata is the override over empty fields', async () => {
@@ -380,8 +473,12 @@ describe('POST /v0/pages/{page_id}/audiences (extension)', () => {
   test('metadataOverride rejects unknown fields and wrong types at their paths', async () => {
     const page = await newPage('Bad metadata page');
     const url = `/v0/pages/${page.pageId}/audiences`;
-    expectProblem(await t.req('POST', url, { metadataOverride: { colour: 'red' } }), 400, 'validation_failed', ['/metadataOverride/colour']);
-    expectProblem(await t.req('POST', url, { metadataOverride: { keywords: 'a,b' } }), 400, 'validation_failed', ['/metadataOverride/keywords']);
+    expectProblem(await t.req('POST', url, { metadataOverride: { colour: 'red' } }), 400, 'validation_failed', [
+      '/metadataOverride/colour',
+    ]);
+    expectProblem(await t.req('POST', url, { metadataOverride: { keywords: 'a,b' } }), 400, 'validation_failed', [
+      '/metadataOverride/keywords',
+    ]);
     expectProblem(await t.req('POST', url, { metadataOverride: { title: 5 } }), 400, 'validation_failed', ['/metadataOverride/title']);
     expectProblem(await t.req('POST', url, { metadataOverride: 'title' }), 400, 'validation_failed', ['/metadataOverride']);
   });
@@ -414,7 +511,7 @@ describe('POST /v0/pages/{page_id}/audiences (extension)', () => {
     assert.equal((await t.req('GET', url)).body.totalCount, 0, 'nothing was created');
   });
 
-  test('an unknown, deleted or other tenant\'s page is 404; no key is 401', async () => {
+  test("an unknown, deleted or other tenant's page is 404; no key is 401", async () => {
     expectProblem(await t.req('POST', `/v0/pages/${UNKNOWN_PAGE}/audiences`, {}), 404, 'not_found');
     expectProblem(await t.req('POST', '/v0/pages/nonsense/audiences', {}), 404, 'not_found');
     const other = await t.newTenant('Other page tenant');
@@ -446,7 +543,10 @@ describe('GET /v0/pages/{page_id}/audiences (endpoint 3)', () => {
     assert.equal(res.body.hasMore, false);
     assert.equal(res.body.nextCursor, null);
     assert.equal(res.body.totalCount, 3);
-    assert.deepEqual(res.body.items.map((a: Json) => a.audienceId), created.map((a) => a.audienceId).reverse());
+    assert.deepEqual(
+      res.body.items.map((a: Json) => a.audienceId),
+      created.map((a) => a.audienceId).reverse(),
+    );
     for (const item of res.body.items) {
       assertAudienceShape(item, false);
       assert.deepEqual(item, await getAudience(page.pageId, item.audienceId));
@@ -472,7 +572,11 @@ describe('GET /v0/pages/{page_id}/audiences (endpoint 3)', () => {
       if (round++ === 0) await newAudience(page.pageId); // newer than everything: must not appear in later pages
     } while (cursor !== null && round < 10);
     assert.deepEqual(seen, expected);
-    assert.deepEqual(shapes, [[2, true, true, 5], [2, true, true, 6], [1, false, false, 6]]);
+    assert.deepEqual(shapes, [
+      [2, true, true, 5],
+      [2, true, true, 6],
+      [1, false, false, 6],
+    ]);
   });
 
   test('limit bounds and unknown query parameters', async () => {
@@ -493,7 +597,7 @@ describe('GET /v0/pages/{page_id}/audiences (endpoint 3)', () => {
     expectProblem(await t.req('GET', `${url}?status=draft`), 400, 'validation_failed', ['/status']);
   });
 
-  test('a cursor of another page\'s list, or one that does not decode, is 400 at /cursor', async () => {
+  test("a cursor of another page's list, or one that does not decode, is 400 at /cursor", async () => {
     const pageA = await newPage('Cursor A');
     const pageB = await newPage('Cursor B');
     for (let i = 0; i < 3; i++) {
@@ -507,17 +611,27 @@ describe('GET /v0/pages/{page_id}/audiences (endpoint 3)', () => {
     const next = await t.req('GET', `/v0/pages/${pageA.pageId}/audiences?limit=1&cursor=${encodeURIComponent(cursor)}`);
     assertJson(next, 200);
     // ...but not on another page's.
-    expectProblem(await t.req('GET', `/v0/pages/${pageB.pageId}/audiences?limit=1&cursor=${encodeURIComponent(cursor)}`), 400, 'validation_failed', ['/cursor']);
+    expectProblem(
+      await t.req('GET', `/v0/pages/${pageB.pageId}/audiences?limit=1&cursor=${encodeURIComponent(cursor)}`),
+      400,
+      'validation_failed',
+      ['/cursor'],
+    );
     // Nor a cursor of the page list.
     const pages = await t.req('GET', '/v0/pages?limit=1');
     assert.equal(typeof pages.body.nextCursor, 'string');
-    expectProblem(await t.req('GET', `/v0/pages/${pageA.pageId}/audiences?cursor=${encodeURIComponent(pages.body.nextCursor)}`), 400, 'validation_failed', ['/cursor']);
+    expectProblem(
+      await t.req('GET', `/v0/pages/${pageA.pageId}/audiences?cursor=${encodeURIComponent(pages.body.nextCursor)}`),
+      400,
+      'validation_failed',
+      ['/cursor'],
+    );
     for (const bad of ['garbage', 'W10', Buffer.from('{"a":1}').toString('base64url')]) {
       expectProblem(await t.req('GET', `/v0/pages/${pageA.pageId}/audiences?cursor=${bad}`), 400, 'validation_failed', ['/cursor']);
     }
   });
 
-  test('unknown, deleted or other tenant\'s page is 404', async () => {
+  test("unknown, deleted or other tenant's page is 404", async () => {
     expectProblem(await t.req('GET', `/v0/pages/${UNKNOWN_PAGE}/audiences`), 404, 'not_found');
     expectProblem(await t.req('GET', '/v0/pages/nonsense/audiences'), 404, 'not_found');
     const page = await newPage('Deleted list page');
@@ -549,9 +663,17 @@ describe('GET /v0/pages/{page_id}/audiences/{audience_id} (endpoint 4)', () => {
 
     const other = await t.newTenant('Get other tenant');
     // The other tenant, through our page id or through a page of its own.
-    expectProblem(await t.req('GET', `/v0/pages/${pageA.pageId}/audiences/${a.audienceId}`, undefined, { key: other.key }), 404, 'not_found');
+    expectProblem(
+      await t.req('GET', `/v0/pages/${pageA.pageId}/audiences/${a.audienceId}`, undefined, { key: other.key }),
+      404,
+      'not_found',
+    );
     const theirs = await newPage('Their page', {}, other.key);
-    expectProblem(await t.req('GET', `/v0/pages/${theirs.pageId}/audiences/${a.audienceId}`, undefined, { key: other.key }), 404, 'not_found');
+    expectProblem(
+      await t.req('GET', `/v0/pages/${theirs.pageId}/audiences/${a.audienceId}`, undefined, { key: other.key }),
+      404,
+      'not_found',
+    );
     const theirAudience = await newAudience(theirs.pageId, {}, other.key);
     expectProblem(await t.req('GET', `/v0/pages/${theirs.pageId}/audiences/${theirAudience.audienceId}`), 404, 'not_found');
     expectProblem(await t.req('GET', `/v0/pages/${pageA.pageId}/audiences/${theirAudience.audienceId}`), 404, 'not_found');
@@ -570,7 +692,7 @@ describe('GET /v0/pages/{page_id}/audiences/{audience_id} (endpoint 4)', () => {
 });
 
 describe('derived fields: status, publishedVersion, isNewPageAgent, supplementaryContext', () => {
-  test('status is the latest version\'s; isNewPageAgent and supplementaryContext are the published version\'s', async () => {
+  test("status is the latest version's; isNewPageAgent and supplementaryContext are the published version's", async () => {
     const page = await newPage('Derived page');
     const a = await newAudience(page.pageId, { isNewPageAgent: false, supplementaryContext: 'v1 context' });
     const v1 = a.publishedVersion;
@@ -588,7 +710,7 @@ describe('derived fields: status, publishedVersion, isNewPageAgent, supplementar
       got = await getAudience(page.pageId, a.audienceId);
       assert.equal(got.status, status);
       assert.deepEqual(got.latestVersion, moved);
-      assert.equal(got.isNewPageAgent, false, 'not published yet: still version 1\'s');
+      assert.equal(got.isNewPageAgent, false, "not published yet: still version 1's");
       assert.equal(got.supplementaryContext, 'v1 context');
     }
 
@@ -623,7 +745,7 @@ describe('derived fields: status, publishedVersion, isNewPageAgent, supplementar
     assert.equal(got.publishedVersion.versionNumber, 4);
   });
 
-  test('the audience\'s own fields do not change as versions move', async () => {
+  test("the audience's own fields do not change as versions move", async () => {
     const page = await newPage('Stable page');
     const a = await newAudience(page.pageId, { customName: 'Stable', personRouteKey: 'rk', flags: ['home_page'] });
     const v2 = await newVersion(a);

@@ -21,8 +21,21 @@ import { freshDatabase, onPostgres, type TestDatabase } from '../helpers.js';
 // The real repository queries, captured as they run, then EXPLAINed over tables big enough that
 // a planner would rather use an index: none may fall back to a sequential scan of a big table.
 const BIG_TABLES = [
-  'persons', 'accounts', 'person_logs', 'account_logs', 'api_keys', 'idempotency_keys', 'pages', 'audiences', 'audience_versions',
-  'audience_sessions', 'files', 'assets', 'topics', 'topic_entries', 'page_links',
+  'persons',
+  'accounts',
+  'person_logs',
+  'account_logs',
+  'api_keys',
+  'idempotency_keys',
+  'pages',
+  'audiences',
+  'audience_versions',
+  'audience_sessions',
+  'files',
+  'assets',
+  'topics',
+  'topic_entries',
+  'page_links',
 ];
 const TENANTS = 40;
 const PER_TENANT = 300;
@@ -76,31 +89,68 @@ before(async () => {
   for (let t = 0; t < TENANTS; t++) {
     const tenantId = newId('tenant');
     tenantIds.push(tenantId);
-    await k.insertInto('tenants').values({ id: tenantId, name: `Tenant ${t}`, slug: `tenant-${t}`, created_at: ts(t) }).execute();
+    await k
+      .insertInto('tenants')
+      .values({ id: tenantId, name: `Tenant ${t}`, slug: `tenant-${t}`, created_at: ts(t) })
+      .execute();
     const persons = Array.from({ length: PER_TENANT }, (_, i) => {
       const domain = `${['acme', 'globex', 'initech', 'umbrella'][i % 4]}${i}.example.com`;
       return {
-        id: newId('person'), tenant_id: tenantId, name: `Person ${i}`, email: null, domain, domain_lc: domain,
-        slug: `person-${i}`, phone_number: null, linkedin_profile_url: null, created_at: ts(i), updated_at: ts(i),
+        id: newId('person'),
+        tenant_id: tenantId,
+        name: `Person ${i}`,
+        email: null,
+        domain,
+        domain_lc: domain,
+        slug: `person-${i}`,
+        phone_number: null,
+        linkedin_profile_url: null,
+        created_at: ts(i),
+        updated_at: ts(i),
       };
     });
     const accounts = Array.from({ length: PER_TENANT }, (_, i) => {
       const name = `${['Acme', 'Globex', 'Initech', 'Umbrella'][i % 4]} ${i}`;
       const domain = `${name.split(' ')[0]!.toLowerCase()}${i}.example.com`;
       return {
-        id: newId('account'), tenant_id: tenantId, name, name_lc: name.toLowerCase(), domain, domain_lc: domain,
-        created_at: ts(i), updated_at: ts(i), latest_activity_at: ts(i),
+        id: newId('account'),
+        tenant_id: tenantId,
+        name,
+        name_lc: name.toLowerCase(),
+        domain,
+        domain_lc: domain,
+        created_at: ts(i),
+        updated_at: ts(i),
+        latest_activity_at: ts(i),
       };
     });
     for (let i = 0; i < PER_TENANT; i += 100) {
-      await k.insertInto('persons').values(persons.slice(i, i + 100)).execute();
-      await k.insertInto('accounts').values(accounts.slice(i, i + 100)).execute();
+      await k
+        .insertInto('persons')
+        .values(persons.slice(i, i + 100))
+        .execute();
+      await k
+        .insertInto('accounts')
+        .values(accounts.slice(i, i + 100))
+        .execute();
     }
     const logs = persons.map((p, i) => ({
-      id: newId('personlog'), tenant_id: tenantId, owner_id: p.id, source: 'crm', type: 'note', payload: '{}',
-      idempotency_key: null, created_at: ts(i), updated_at: null, deleted_at: null,
+      id: newId('personlog'),
+      tenant_id: tenantId,
+      owner_id: p.id,
+      source: 'crm',
+      type: 'note',
+      payload: '{}',
+      idempotency_key: null,
+      created_at: ts(i),
+      updated_at: null,
+      deleted_at: null,
     }));
-    for (let i = 0; i < logs.length; i += 100) await k.insertInto('person_logs').values(logs.slice(i, i + 100)).execute();
+    for (let i = 0; i < logs.length; i += 100)
+      await k
+        .insertInto('person_logs')
+        .values(logs.slice(i, i + 100))
+        .execute();
     await seedPagesAudiencesSessions(k, tenantId, ts);
     await seedIssue5(k, tenantId, ts);
     somePerson = { tenantId, id: persons[7]!.id };
@@ -124,11 +174,31 @@ async function seedPagesAudiencesSessions(k: Kysely<Database>, tenantId: string,
   for (let p = 0; p < PAGES; p++) {
     const pageId = newId('page');
     const pageName = `${['Spring', 'Summer', 'Autumn', 'Winter'][p % 4]} launch ${p}`;
-    await k.insertInto('pages').values({
-      id: pageId, tenant_id: tenantId, name: pageName, title: pageName, page_context: 'ctx', page_type: 'inbound', status: 'draft',
-      flags: '[]', brand_id: '', header_action_id: null, actions: '[]', action_card_widgets: '[]', footer_links: '[]', scripts: '[]',
-      metadata: null, audience_seq: AUDIENCES_PER_PAGE, archived_at: null, deleted_at: null, created_at: ts(p), updated_at: ts(p),
-    }).execute();
+    await k
+      .insertInto('pages')
+      .values({
+        id: pageId,
+        tenant_id: tenantId,
+        name: pageName,
+        title: pageName,
+        page_context: 'ctx',
+        page_type: 'inbound',
+        status: 'draft',
+        flags: '[]',
+        brand_id: '',
+        header_action_id: null,
+        actions: '[]',
+        action_card_widgets: '[]',
+        footer_links: '[]',
+        scripts: '[]',
+        metadata: null,
+        audience_seq: AUDIENCES_PER_PAGE,
+        archived_at: null,
+        deleted_at: null,
+        created_at: ts(p),
+        updated_at: ts(p),
+      })
+      .execute();
     const audiences = [];
     const versions = [];
     const sessions = [];
@@ -137,23 +207,76 @@ async function seedPagesAudiencesSessions(k: Kysely<Database>, tenantId: string,
       const versionId = newId('version');
       const name = `${['Acme', 'Globex', 'Initech', 'Umbrella'][a % 4]} buyer ${a}`;
       audiences.push({
-        id: audienceId, tenant_id: tenantId, page_id: pageId, number: a + 1, custom_name: null, computed_name: name, effective_name: name,
-        effective_name_lc: name.toLowerCase(), page_name: pageName, page_name_lc: pageName.toLowerCase(), page_deleted: 0, person_id: null, person_route_key: null, flags: '[]',
-        action_form_id_override: null, action_form_instructions_override: null, action_url_override: null, metadata_override: null,
-        version_seq: 1, latest_version_id: versionId, published_version_id: versionId, archived_at: null, created_at: ts(a), updated_at: ts(a),
+        id: audienceId,
+        tenant_id: tenantId,
+        page_id: pageId,
+        number: a + 1,
+        custom_name: null,
+        computed_name: name,
+        effective_name: name,
+        effective_name_lc: name.toLowerCase(),
+        page_name: pageName,
+        page_name_lc: pageName.toLowerCase(),
+        page_deleted: 0,
+        person_id: null,
+        person_route_key: null,
+        flags: '[]',
+        action_form_id_override: null,
+        action_form_instructions_override: null,
+        action_url_override: null,
+        metadata_override: null,
+        version_seq: 1,
+        latest_version_id: versionId,
+        published_version_id: versionId,
+        archived_at: null,
+        created_at: ts(a),
+        updated_at: ts(a),
       });
       versions.push({
-        id: versionId, tenant_id: tenantId, audience_id: audienceId, version_number: 1, status: 'published', is_new_page_agent: 0,
-        supplementary_context: null, queue_duration_ms: null, created_at: ts(a), became_draft_at: null, queued_at: null,
-        published_at: ts(a), cancelled_at: null, obsolete_at: null, archived_at: null,
+        id: versionId,
+        tenant_id: tenantId,
+        audience_id: audienceId,
+        version_number: 1,
+        status: 'published',
+        is_new_page_agent: 0,
+        supplementary_context: null,
+        queue_duration_ms: null,
+        created_at: ts(a),
+        became_draft_at: null,
+        queued_at: null,
+        published_at: ts(a),
+        cancelled_at: null,
+        obsolete_at: null,
+        archived_at: null,
       });
       for (let v = 0; v < SESSIONS_PER_AUDIENCE; v++) {
         sessions.push({
-          id: newId('session'), tenant_id: tenantId, page_id: pageId, audience_id: audienceId, analytics_session_id: `s${v}`,
-          page_title: pageName, page_url: 'https://example.com', session_started_at: ts(a * 3600 + v), session_ended_at: ts(a * 3600 + v + 60),
-          time_spent_seconds: 60, max_scroll_depth_percentage: 50, total_clicks_count: 1, questions_asked_count: 0, is_bounce: 0,
-          has_form_submit: 0, has_conversion: 0, form_submission_id: '', form_submission_identifier: '', form_submission_email: '',
-          form_submission_phone: '', utm_campaign: '', utm_content: '', utm_medium: '', utm_source: '', utm_term: '', created_at: ts(a),
+          id: newId('session'),
+          tenant_id: tenantId,
+          page_id: pageId,
+          audience_id: audienceId,
+          analytics_session_id: `s${v}`,
+          page_title: pageName,
+          page_url: 'https://example.com',
+          session_started_at: ts(a * 3600 + v),
+          session_ended_at: ts(a * 3600 + v + 60),
+          time_spent_seconds: 60,
+          max_scroll_depth_percentage: 50,
+          total_clicks_count: 1,
+          questions_asked_count: 0,
+          is_bounce: 0,
+          has_form_submit: 0,
+          has_conversion: 0,
+          form_submission_id: '',
+          form_submission_identifier: '',
+          form_submission_email: '',
+          form_submission_phone: '',
+          utm_campaign: '',
+          utm_content: '',
+          utm_medium: '',
+          utm_source: '',
+          utm_term: '',
+          created_at: ts(a),
         });
       }
     }
@@ -169,33 +292,87 @@ let someAsset = { tenantId: '', id: '' };
 
 async function seedIssue5(k: Kysely<Database>, tenantId: string, ts: (i: number) => string) {
   const domainId = newId('domain');
-  await k.insertInto('tenant_domains').values({ id: domainId, tenant_id: tenantId, hostname: `${tenantId}.pages.localhost`, is_fallback: 1, created_at: ts(0) }).execute();
+  await k
+    .insertInto('tenant_domains')
+    .values({ id: domainId, tenant_id: tenantId, hostname: `${tenantId}.pages.localhost`, is_fallback: 1, created_at: ts(0) })
+    .execute();
   const links = [];
   for (const [i, page] of (await k.selectFrom('pages').select('id').where('tenant_id', '=', tenantId).execute()).entries()) {
     for (let j = 0; j < 3; j++) {
       links.push({
-        id: newId('pagelink'), tenant_id: tenantId, tenant_domain_id: domainId, path: `/campaign-${i}/visitor-${j}`, path_lc: `/campaign-${i}/visitor-${j}`,
-        target_type: 'page', target_audience_id: null, target_page_id: page.id, page_id: page.id,
-        created_at: ts(i * 3 + j), updated_at: ts(i * 3 + j), deleted_at: null,
+        id: newId('pagelink'),
+        tenant_id: tenantId,
+        tenant_domain_id: domainId,
+        path: `/campaign-${i}/visitor-${j}`,
+        path_lc: `/campaign-${i}/visitor-${j}`,
+        target_type: 'page',
+        target_audience_id: null,
+        target_page_id: page.id,
+        page_id: page.id,
+        created_at: ts(i * 3 + j),
+        updated_at: ts(i * 3 + j),
+        deleted_at: null,
       });
     }
   }
   await k.insertInto('page_links').values(links).execute();
   const topics = Array.from({ length: 20 }, (_, i) => ({
-    id: newId('topic'), tenant_id: tenantId, title: `Topic ${i}`, purpose: null, sort_order: i, is_default: i === 0 ? 1 : 0, created_at: ts(i), updated_at: ts(i),
+    id: newId('topic'),
+    tenant_id: tenantId,
+    title: `Topic ${i}`,
+    purpose: null,
+    sort_order: i,
+    is_default: i === 0 ? 1 : 0,
+    created_at: ts(i),
+    updated_at: ts(i),
   }));
   await k.insertInto('topics').values(topics).execute();
-  await k.insertInto('topic_entries').values(topics.flatMap((t) => Array.from({ length: 20 }, (_, i) => ({
-    id: newId('entry'), tenant_id: tenantId, topic_id: t.id, sort_order: i, content_type: 'text', content: `entry ${i}`, created_at: ts(i), updated_at: ts(i),
-  })))).execute();
+  await k
+    .insertInto('topic_entries')
+    .values(
+      topics.flatMap((t) =>
+        Array.from({ length: 20 }, (_, i) => ({
+          id: newId('entry'),
+          tenant_id: tenantId,
+          topic_id: t.id,
+          sort_order: i,
+          content_type: 'text',
+          content: `entry ${i}`,
+          created_at: ts(i),
+          updated_at: ts(i),
+        })),
+      ),
+    )
+    .execute();
   const files = Array.from({ length: 50 }, (_, i) => ({
-    id: newId('file'), tenant_id: tenantId, content_type: 'image/png', size_bytes: 100, sha256: 'x', width: 1, height: 1,
-    preview_content_type: null, store: 'disk' as const, created_at: ts(i), deleted_at: null,
+    id: newId('file'),
+    tenant_id: tenantId,
+    content_type: 'image/png',
+    size_bytes: 100,
+    sha256: 'x',
+    width: 1,
+    height: 1,
+    preview_content_type: null,
+    store: 'disk' as const,
+    created_at: ts(i),
+    deleted_at: null,
   }));
   await k.insertInto('files').values(files).execute();
   const assets = files.map((f, i) => ({
-    id: newId('asset'), tenant_id: tenantId, name: `Asset ${i}`, purpose: '', tags: '[]', ai_description: null, parent_asset_id: null, hidden: 0,
-    file_id: f.id, lifecycle_state: 'active', created_at: ts(i), updated_at: ts(i), trashed_at: null, deleted_at: null,
+    id: newId('asset'),
+    tenant_id: tenantId,
+    name: `Asset ${i}`,
+    purpose: '',
+    tags: '[]',
+    ai_description: null,
+    parent_asset_id: null,
+    hidden: 0,
+    file_id: f.id,
+    lifecycle_state: 'active',
+    created_at: ts(i),
+    updated_at: ts(i),
+    trashed_at: null,
+    deleted_at: null,
   }));
   await k.insertInto('assets').values(assets).execute();
   someTopic = { tenantId, id: topics[3]!.id };
@@ -221,7 +398,14 @@ test('list persons, first page and deep page, uses the list index', async () => 
 
 test('account search uses the substring index, with and without filters', async () => {
   const tenantId = tenantIds[5]!;
-  for (const query of [{ query: 'acm' }, { query: 'globex1' }, { query: 'example' }, {}, { includeEmptyOnly: 'true' as const }, { query: 'init', includeEmptyOnly: 'true' as const }]) {
+  for (const query of [
+    { query: 'acm' },
+    { query: 'globex1' },
+    { query: 'example' },
+    {},
+    { includeEmptyOnly: 'true' as const },
+    { query: 'init', includeEmptyOnly: 'true' as const },
+  ]) {
     const plans = await plansOf((k) => searchAccounts(k, tenantId, { ...query, limit: 20 }));
     assertNoFullScan(plans);
     // SQLite always asks the FTS5 trigram table; PostgreSQL's planner picks the trigram indexes

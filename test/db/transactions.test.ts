@@ -27,18 +27,32 @@ after(async () => {
   await database?.drop();
 });
 
-const tenant = (name: string) => ({ id: newId('tenant'), name, slug: `${name.toLowerCase()}-${Math.random().toString(36).slice(2, 8)}`, created_at: new Date().toISOString() });
-const exists = async (handle: Db, id: string) => Boolean(await handle.kysely.selectFrom('tenants').select('id').where('id', '=', id).executeTakeFirst());
+const tenant = (name: string) => ({
+  id: newId('tenant'),
+  name,
+  slug: `${name.toLowerCase()}-${Math.random().toString(36).slice(2, 8)}`,
+  created_at: new Date().toISOString(),
+});
+const exists = async (handle: Db, id: string) =>
+  Boolean(await handle.kysely.selectFrom('tenants').select('id').where('id', '=', id).executeTakeFirst());
 
 test('concurrent transactions that fail roll back alone; the others commit', async () => {
   const rows = Array.from({ length: 60 }, (_, i) => tenant(`Concurrent${i}`));
-  const outcomes = await Promise.allSettled(rows.map((row, i) => db.kysely.transaction().execute(async (trx) => {
-    await trx.insertInto('tenants').values(row).execute();
-    if (i % 3 === 0) throw new Error(`refused ${i}`);
-    // A second statement after a pause, so the transactions interleave with each other's turns.
-    await new Promise((r) => setImmediate(r));
-    await trx.updateTable('tenants').set({ name: `${row.name}!` }).where('id', '=', row.id).execute();
-  })));
+  const outcomes = await Promise.allSettled(
+    rows.map((row, i) =>
+      db.kysely.transaction().execute(async (trx) => {
+        await trx.insertInto('tenants').values(row).execute();
+        if (i % 3 === 0) throw new Error(`refused ${i}`);
+        // A second statement after a pause, so the transactions interleave with each other's turns.
+        await new Promise((r) => setImmediate(r));
+        await trx
+          .updateTable('tenants')
+          .set({ name: `${row.name}!` })
+          .where('id', '=', row.id)
+          .execute();
+      }),
+    ),
+  );
   for (const [i, outcome] of outcomes.entries()) assert.equal(outcome.status, i % 3 === 0 ? 'rejected' : 'fulfilled', `transaction ${i}`);
   for (const [i, row] of rows.entries()) {
     const found = await other.kysely.selectFrom('tenants').select('name').where('id', '=', row.id).executeTakeFirst();
@@ -105,10 +119,12 @@ test('a failed statement inside a transaction leaves the transaction usable for 
   const row = tenant('Duplicate');
   await db.kysely.insertInto('tenants').values(row).execute();
   const fresh = tenant('AfterDuplicate');
-  await assert.rejects(db.kysely.transaction().execute(async (trx) => {
-    await trx.insertInto('tenants').values(fresh).execute();
-    await trx.insertInto('tenants').values(row).execute(); // primary key violation
-  }));
+  await assert.rejects(
+    db.kysely.transaction().execute(async (trx) => {
+      await trx.insertInto('tenants').values(fresh).execute();
+      await trx.insertInto('tenants').values(row).execute(); // primary key violation
+    }),
+  );
   assert.equal(await exists(other, fresh.id), false, 'the whole transaction rolled back');
   const later = tenant('Later');
   await db.kysely.transaction().execute((trx) => trx.insertInto('tenants').values(later).execute());

@@ -10,8 +10,19 @@
 import { parseArgs } from 'node:util';
 import { startApp } from '../helpers.js';
 import {
-  DEFAULT_SEED, fuzzAll, fuzzEnv, loadDocument, MIN_SUCCESS_SHARE, operationsOf, REQUEST_TIMEOUT_MS, skipReason, startReceiver, summary,
-  type Kind, type Operation, type OpResult,
+  DEFAULT_SEED,
+  fuzzAll,
+  fuzzEnv,
+  loadDocument,
+  MIN_SUCCESS_SHARE,
+  operationsOf,
+  REQUEST_TIMEOUT_MS,
+  skipReason,
+  startReceiver,
+  summary,
+  type Kind,
+  type Operation,
+  type OpResult,
 } from './contract.js';
 
 const USAGE = `usage: npm run fuzz -- [--runs N] [--seed N] [--op "METHOD /path"]... [--kind valid|invalid] [--keep-going] [--shrink] [--timeout MS]
@@ -63,7 +74,8 @@ if (args.help) {
 const totalRuns = integer('runs', args.runs, 100_000);
 const seed = integer('seed', args.seed ?? process.env.FUZZ_SEED, DEFAULT_SEED);
 const timeoutMs = integer('timeout', args.timeout, REQUEST_TIMEOUT_MS);
-if (args.kind !== undefined && args.kind !== 'valid' && args.kind !== 'invalid') fail(`--kind must be valid or invalid, got "${args.kind}"`);
+if (args.kind !== undefined && args.kind !== 'valid' && args.kind !== 'invalid')
+  fail(`--kind must be valid or invalid, got "${args.kind}"`);
 const kinds: Kind[] = args.kind ? [args.kind as Kind] : ['valid', 'invalid'];
 
 const receiver = await startReceiver();
@@ -96,7 +108,12 @@ try {
       console.log(`${r.failures.length > 0 ? 'FAIL' : 'ok  '} ${summary(r)}`);
       if (args.verbose) {
         for (const [refusal, n] of Object.entries(r.refusals)) console.log(`       refused ×${n}: ${refusal}`);
-        if (r.kind === 'invalid') console.log(`       broken: ${Object.entries(r.labels).map(([l, n]) => `${l} ×${n}`).join(', ')}`);
+        if (r.kind === 'invalid')
+          console.log(
+            `       broken: ${Object.entries(r.labels)
+              .map(([l, n]) => `${l} ×${n}`)
+              .join(', ')}`,
+          );
       }
     },
   });
@@ -104,7 +121,8 @@ try {
   const failures = results.flatMap((r) => r.failures);
   const cases = results.reduce((n, r) => n + r.runs, 0);
   console.log(`\n# ${cases} cases in ${Math.round((Date.now() - started) / 1000)} s, seed ${seed}`);
-  for (const r of low) console.log(`# LOW 2xx SHARE ${r.op}: ${r.success}/${r.runs} valid requests got a 2xx (at least ${MIN_SUCCESS_SHARE * 100}% expected)`);
+  for (const r of low)
+    console.log(`# LOW 2xx SHARE ${r.op}: ${r.success}/${r.runs} valid requests got a 2xx (at least ${MIN_SUCCESS_SHARE * 100}% expected)`);
   if (failures.length > 0) {
     console.log(`\n# ${failures.length} failure(s):\n`);
     for (const f of failures) console.log(`${f}\n`);

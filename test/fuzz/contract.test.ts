@@ -2,8 +2,23 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { startApp } from '../helpers.js';
 import {
-  buildFixture, DEFAULT_SEED, fuzzEnv, fuzzOperation, Gen, invalidRequest, loadDocument, MIN_SUCCESS_SHARE, operationsOf, skipReason,
-  startReceiver, summary, unique, validRequest, type Ctx, type Kind, type Operation,
+  buildFixture,
+  DEFAULT_SEED,
+  fuzzEnv,
+  fuzzOperation,
+  Gen,
+  invalidRequest,
+  loadDocument,
+  MIN_SUCCESS_SHARE,
+  operationsOf,
+  skipReason,
+  startReceiver,
+  summary,
+  unique,
+  validRequest,
+  type Ctx,
+  type Kind,
+  type Operation,
 } from './contract.js';
 
 // Contract fuzzing (issue 8): for every operation of the service's own /openapi.json, valid
@@ -70,7 +85,9 @@ for (const kind of ['valid', 'invalid'] as const) {
         if (r.failures.length > 0) assert.fail(`${r.failures.join('\n\n')}\n\n${reproduce(op, kind)}`);
         assert.equal(r.runs, RUNS, 'every case ran');
         if (kind === 'valid') {
-          const refusals = Object.entries(r.refusals).map(([why, n]) => `  ${n}× ${why}`).join('\n');
+          const refusals = Object.entries(r.refusals)
+            .map(([why, n]) => `  ${n}× ${why}`)
+            .join('\n');
           assert.ok(
             r.success / r.runs >= MIN_SUCCESS_SHARE,
             `only ${r.success} of ${r.runs} valid requests got a 2xx (at least ${MIN_SUCCESS_SHARE * 100}% expected); refused:\n${refusals}\n${reproduce(op, kind)}`,

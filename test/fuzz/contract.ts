@@ -84,14 +84,18 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
 export async function loadDocument(t: TestApp): Promise<Json> {
   const res = await t.req('GET', '/openapi.json', undefined, { key: null });
-  if (res.status !== 200 || typeof res.body?.paths !== 'object') throw new Error(`GET /openapi.json: ${res.status} ${res.text.slice(0, 300)}`);
+  if (res.status !== 200 || typeof res.body?.paths !== 'object')
+    throw new Error(`GET /openapi.json: ${res.status} ${res.text.slice(0, 300)}`);
   return res.body;
 }
 
 /** Inlines every local `$ref` (`#/...`), so each schema stands alone. */
 export function inlineRefs(doc: Json): Json {
   const resolve = (ref: string): Json =>
-    ref.slice(2).split('/').reduce((node: Json, part: string) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+    ref
+      .slice(2)
+      .split('/')
+      .reduce((node: Json, part: string) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
   const walk = (node: Json, seen: string[]): Json => {
     if (Array.isArray(node)) return node.map((n) => walk(n, seen));
     if (node === null || typeof node !== 'object') return node;
@@ -127,7 +131,8 @@ export function operationsOf(document: Json): Operation[] {
       const scheme = security.length > 0 ? schemes[Object.keys(security[0])[0] ?? ''] : undefined;
       if (scheme?.type === 'apiKey' && scheme.in === 'header') auth = { kind: 'apiKey', header: String(scheme.name).toLowerCase() };
       else if (scheme?.type === 'http' && /^bearer$/i.test(scheme.scheme)) auth = { kind: 'bearer' };
-      else if (scheme) throw new Error(`${method.toUpperCase()} ${path}: security scheme ${JSON.stringify(scheme)} is not supported by the fuzzer`);
+      else if (scheme)
+        throw new Error(`${method.toUpperCase()} ${path}: security scheme ${JSON.stringify(scheme)} is not supported by the fuzzer`);
       ops.push({
         key: `${method.toUpperCase()} ${path}`,
         method: method.toUpperCase(),
@@ -150,7 +155,8 @@ export function operationsOf(document: Json): Operation[] {
  * is fuzzed, so a new operation is covered (or this list must be extended on purpose).
  */
 export function skipReason(op: Operation): string | undefined {
-  if (op.auth.kind === 'none' && /^\/files\//.test(op.path)) return 'signed download link: the credential is the URL signature, not a tenant key';
+  if (op.auth.kind === 'none' && /^\/files\//.test(op.path))
+    return 'signed download link: the credential is the URL signature, not a tenant key';
   return undefined;
 }
 
@@ -181,7 +187,10 @@ export function validator(schema: Schema): ValidateFunction {
 }
 
 export function ajvErrors(v: ValidateFunction): string {
-  return (v.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`).join('; ');
+  return (v.errors ?? [])
+    .slice(0, 5)
+    .map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`)
+    .join('; ');
 }
 
 function typesOf(schema: Schema): string[] {
@@ -208,12 +217,54 @@ const PROBLEM_FIELDS = ['code', 'status', 'requestId'];
 
 /** Characters that break naive text handling: zero-width, bidi controls, lone surrogates, NUL, ... */
 export const ODD_CHARS = [
-  '\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', // zero-width
-  '\u200e', '\u200f', '\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069', // bidi
-  '\ud800', '\udbff', '\udc00', '\udfff', // lone surrogates (escaped as \ud800 in JSON)
-  '\u0000', '\u0007', '\u001b', '\u007f', '\u0085', '\u00a0', '\u2028', '\u2029', // controls and odd spaces
-  '\u0301', '\u0345', '\ufffd', '\uffff', // combining marks, replacement, non-character
-  '😀', '👩‍👩‍👧', '🇫🇷', '𝕏', 'Ω', 'é', 'ß', 'İ', 'ﬀ', 'ǅ', '%', '\\', '"', "'", '<', '&',
+  '\u200b',
+  '\u200c',
+  '\u200d',
+  '\u2060',
+  '\ufeff', // zero-width
+  '\u200e',
+  '\u200f',
+  '\u202a',
+  '\u202b',
+  '\u202c',
+  '\u202d',
+  '\u202e',
+  '\u2066',
+  '\u2067',
+  '\u2068',
+  '\u2069', // bidi
+  '\ud800',
+  '\udbff',
+  '\udc00',
+  '\udfff', // lone surrogates (escaped as \ud800 in JSON)
+  '\u0000',
+  '\u0007',
+  '\u001b',
+  '\u007f',
+  '\u0085',
+  '\u00a0',
+  '\u2028',
+  '\u2029', // controls and odd spaces
+  '\u0301',
+  '\u0345',
+  '\ufffd',
+  '\uffff', // combining marks, replacement, non-character
+  '😀',
+  '👩‍👩‍👧',
+  '🇫🇷',
+  '𝕏',
+  'Ω',
+  'é',
+  'ß',
+  'İ',
+  'ﬀ',
+  'ǅ',
+  '%',
+  '\\',
+  '"',
+  "'",
+  '<',
+  '&',
 ];
 
 const oddChar = fc.constantFrom(...ODD_CHARS);
@@ -243,7 +294,8 @@ function clone<T>(value: T): T {
   if (Array.isArray(value)) return value.map(clone) as T;
   if (value === null || typeof value !== 'object' || value instanceof RawJson) return value;
   const out = {};
-  for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: clone(v), enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of Object.entries(value))
+    Object.defineProperty(out, k, { value: clone(v), enumerable: true, writable: true, configurable: true });
   return out as T;
 }
 
@@ -323,10 +375,11 @@ export async function startReceiver(): Promise<Receiver> {
   server.keepAliveTimeout = 1000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  receiver.close = () => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
+  receiver.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   return receiver;
 }
 
@@ -340,14 +393,22 @@ export function unique(prefix = 'u'): string {
 /** A fixture request: it must succeed, and its answer is kept. */
 async function api(c: Ctx, method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Json> {
   const res = await c.t.req(method, url, body, { key: c.fx.tenant.key, headers });
-  if (res.status < 200 || res.status > 299) throw new Error(`fixture ${method} ${url} ${JSON.stringify(body)?.slice(0, 300)} → ${res.status} ${res.text.slice(0, 500)}`);
+  if (res.status < 200 || res.status > 299)
+    throw new Error(`fixture ${method} ${url} ${JSON.stringify(body)?.slice(0, 300)} → ${res.status} ${res.text.slice(0, 500)}`);
   if (res.body !== undefined) c.fx.responses.push(res.body);
   return res.body;
 }
 
 async function upload(c: Ctx): Promise<Json> {
   const bytes = await makeImage('png', 24, 16, [10, 120, 200]);
-  const res = toRes(await c.t.app.inject({ method: 'POST', url: '/v0/files', headers: { 'x-api-key': c.fx.tenant.key, 'content-type': 'image/png' }, payload: bytes }));
+  const res = toRes(
+    await c.t.app.inject({
+      method: 'POST',
+      url: '/v0/files',
+      headers: { 'x-api-key': c.fx.tenant.key, 'content-type': 'image/png' },
+      payload: bytes,
+    }),
+  );
   if (res.status !== 201) throw new Error(`fixture POST /v0/files → ${res.status} ${res.text.slice(0, 300)}`);
   c.fx.responses.push(res.body);
   return res.body;
@@ -357,7 +418,9 @@ async function upload(c: Ctx): Promise<Json> {
 async function settle(c: Ctx, subscriptionId: string, deliveryId: string): Promise<void> {
   const until = Date.now() + 3000;
   while (Date.now() < until) {
-    const list = await c.t.req('GET', `/v0/webhook_subscriptions/${subscriptionId}/deliveries?limit=100`, undefined, { key: c.fx.tenant.key });
+    const list = await c.t.req('GET', `/v0/webhook_subscriptions/${subscriptionId}/deliveries?limit=100`, undefined, {
+      key: c.fx.tenant.key,
+    });
     const delivery = (list.body?.items ?? []).find((d: Json) => d.deliveryId === deliveryId);
     if (delivery && delivery.status !== 'pending') return;
     await new Promise((r) => setTimeout(r, 15));
@@ -371,47 +434,157 @@ const PAGE_ACTION = { purpose: 'Book', buttonTitle: 'Book a demo', actionType: '
  * step runs them in this order; a "fresh" path parameter runs one again for a single request.
  */
 const MAKERS: [string, (c: Ctx) => Promise<Record<string, string>>][] = [
-  ['personId', async (c) => {
-    const p = await api(c, 'POST', '/v0/persons', { name: `${c.fx.marker} Person`, email: 'ada@example.com', domain: 'example.com', phoneNumber: '+14155550100', linkedinProfileUrl: 'https://linkedin.com/in/ada' });
-    return { personId: p.personId };
-  }],
-  ['personLogId', async (c) => ({ personLogId: (await api(c, 'POST', `/v0/persons/${c.fx.ids.personId}/logs`, { source: 'crm', type: 'note', payload: { text: c.fx.marker } })).personLogId })],
-  ['accountId', async (c) => ({ accountId: (await api(c, 'POST', '/v0/accounts', { name: `${c.fx.marker} Account`, domain: `${unique('acct')}.${c.fx.marker}.example` })).accountId })],
-  ['accountLogId', async (c) => ({ accountLogId: (await api(c, 'POST', `/v0/accounts/${c.fx.ids.accountId}/logs`, { source: 'crm', type: 'note', payload: { text: c.fx.marker } })).accountLogId })],
-  ['pageId', async (c) => {
-    const page = await api(c, 'POST', '/v0/pages', { name: `${c.fx.marker} Page`, title: 'Welcome', pageContext: 'We sell widgets', pageType: 'inbound', actions: [PAGE_ACTION] });
-    return { pageId: page.pageId, actionId: page.actions[0].actionId };
-  }],
-  ['audienceId', async (c) => ({ audienceId: (await api(c, 'POST', `/v0/pages/${c.fx.ids.pageId}/audiences`, { customName: `${c.fx.marker} Audience`, personId: c.fx.ids.personId })).audienceId })],
-  ['versionId', async (c) => ({ versionId: (await api(c, 'POST', `/v0/pages/${c.fx.ids.pageId}/audiences/${c.fx.ids.audienceId}/versions`, { supplementaryContext: c.fx.marker })).versionId })],
-  ['audienceSessionId', async (c) => {
-    const s = await api(c, 'POST', `/v0/pages/${c.fx.ids.pageId}/audience_sessions`, {
-      audienceId: c.fx.ids.audienceId, analyticsSessionId: `${c.fx.marker}-session`, pageUrl: 'https://example.com/p',
-      sessionStartedAt: '2026-01-01T10:00:00.000Z', sessionEndedAt: '2026-01-01T10:05:00.000Z', totalClicksCount: 3,
-    });
-    return { audienceSessionId: s.audienceSessionId };
-  }],
+  [
+    'personId',
+    async (c) => {
+      const p = await api(c, 'POST', '/v0/persons', {
+        name: `${c.fx.marker} Person`,
+        email: 'ada@example.com',
+        domain: 'example.com',
+        phoneNumber: '+14155550100',
+        linkedinProfileUrl: 'https://linkedin.com/in/ada',
+      });
+      return { personId: p.personId };
+    },
+  ],
+  [
+    'personLogId',
+    async (c) => ({
+      personLogId: (
+        await api(c, 'POST', `/v0/persons/${c.fx.ids.personId}/logs`, { source: 'crm', type: 'note', payload: { text: c.fx.marker } })
+      ).personLogId,
+    }),
+  ],
+  [
+    'accountId',
+    async (c) => ({
+      accountId: (
+        await api(c, 'POST', '/v0/accounts', { name: `${c.fx.marker} Account`, domain: `${unique('acct')}.${c.fx.marker}.example` })
+      ).accountId,
+    }),
+  ],
+  [
+    'accountLogId',
+    async (c) => ({
+      accountLogId: (
+        await api(c, 'POST', `/v0/accounts/${c.fx.ids.accountId}/logs`, { source: 'crm', type: 'note', payload: { text: c.fx.marker } })
+      ).accountLogId,
+    }),
+  ],
+  [
+    'pageId',
+    async (c) => {
+      const page = await api(c, 'POST', '/v0/pages', {
+        name: `${c.fx.marker} Page`,
+        title: 'Welcome',
+        pageContext: 'We sell widgets',
+        pageType: 'inbound',
+        actions: [PAGE_ACTION],
+      });
+      return { pageId: page.pageId, actionId: page.actions[0].actionId };
+    },
+  ],
+  [
+    'audienceId',
+    async (c) => ({
+      audienceId: (
+        await api(c, 'POST', `/v0/pages/${c.fx.ids.pageId}/audiences`, {
+          customName: `${c.fx.marker} Audience`,
+          personId: c.fx.ids.personId,
+        })
+      ).audienceId,
+    }),
+  ],
+  [
+    'versionId',
+    async (c) => ({
+      versionId: (
+        await api(c, 'POST', `/v0/pages/${c.fx.ids.pageId}/audiences/${c.fx.ids.audienceId}/versions`, {
+          supplementaryContext: c.fx.marker,
+        })
+      ).versionId,
+    }),
+  ],
+  [
+    'audienceSessionId',
+    async (c) => {
+      const s = await api(c, 'POST', `/v0/pages/${c.fx.ids.pageId}/audience_sessions`, {
+        audienceId: c.fx.ids.audienceId,
+        analyticsSessionId: `${c.fx.marker}-session`,
+        pageUrl: 'https://example.com/p',
+        sessionStartedAt: '2026-01-01T10:00:00.000Z',
+        sessionEndedAt: '2026-01-01T10:05:00.000Z',
+        totalClicksCount: 3,
+      });
+      return { audienceSessionId: s.audienceSessionId };
+    },
+  ],
   ['fileId', async (c) => ({ fileId: (await upload(c)).fileId })],
-  ['assetId', async (c) => ({ assetId: (await api(c, 'POST', '/v0/assets', { assetType: 'image', name: `${c.fx.marker} Asset`, fileId: c.fx.ids.fileId })).assetId })],
+  [
+    'assetId',
+    async (c) => ({
+      assetId: (await api(c, 'POST', '/v0/assets', { assetType: 'image', name: `${c.fx.marker} Asset`, fileId: c.fx.ids.fileId })).assetId,
+    }),
+  ],
   ['topicId', async (c) => ({ topicId: (await api(c, 'POST', '/v0/topics', { title: `${c.fx.marker} Topic` })).topicId })],
-  ['topicEntryId', async (c) => ({ topicEntryId: (await api(c, 'POST', `/v0/topics/${c.fx.ids.topicId}/entries`, { content: { type: 'text', content: c.fx.marker } })).topicEntryId })],
-  ['tenantDomainId', async (c) => ({ tenantDomainId: (await api(c, 'POST', '/v0/tenant_domains', { hostname: `${unique('d')}.${c.fx.marker}.example` })).tenantDomainId })],
-  ['pageLinkId', async (c) => ({ pageLinkId: (await api(c, 'POST', '/v0/page_links', { path: `/${c.fx.marker}/${unique('l')}`, target: { targetType: 'page', pageId: c.fx.ids.pageId } })).pageLinkId })],
-  ['subscriptionId', async (c) => ({ subscriptionId: (await api(c, 'POST', '/v0/webhook_subscriptions', { url: `${c.receiver.url}/fixture/${c.fx.marker}`, events: ['topic.created'] })).subscriptionId })],
-  ['deliveryId', async (c) => {
-    const d = await api(c, 'POST', `/v0/webhook_subscriptions/${c.fx.ids.subscriptionId}/test`, {});
-    await settle(c, c.fx.ids.subscriptionId!, d.deliveryId);
-    return { deliveryId: d.deliveryId };
-  }],
+  [
+    'topicEntryId',
+    async (c) => ({
+      topicEntryId: (await api(c, 'POST', `/v0/topics/${c.fx.ids.topicId}/entries`, { content: { type: 'text', content: c.fx.marker } }))
+        .topicEntryId,
+    }),
+  ],
+  [
+    'tenantDomainId',
+    async (c) => ({
+      tenantDomainId: (await api(c, 'POST', '/v0/tenant_domains', { hostname: `${unique('d')}.${c.fx.marker}.example` })).tenantDomainId,
+    }),
+  ],
+  [
+    'pageLinkId',
+    async (c) => ({
+      pageLinkId: (
+        await api(c, 'POST', '/v0/page_links', {
+          path: `/${c.fx.marker}/${unique('l')}`,
+          target: { targetType: 'page', pageId: c.fx.ids.pageId },
+        })
+      ).pageLinkId,
+    }),
+  ],
+  [
+    'subscriptionId',
+    async (c) => ({
+      subscriptionId: (
+        await api(c, 'POST', '/v0/webhook_subscriptions', { url: `${c.receiver.url}/fixture/${c.fx.marker}`, events: ['topic.created'] })
+      ).subscriptionId,
+    }),
+  ],
+  [
+    'deliveryId',
+    async (c) => {
+      const d = await api(c, 'POST', `/v0/webhook_subscriptions/${c.fx.ids.subscriptionId}/test`, {});
+      await settle(c, c.fx.ids.subscriptionId!, d.deliveryId);
+      return { deliveryId: d.deliveryId };
+    },
+  ],
   ['eventId', async (c) => ({ eventId: (await api(c, 'GET', '/v0/events?limit=1')).items[0].eventId })],
-  ['apiKeyId', async (c) => {
-    const k = await api(c, 'POST', `/admin/tenants/${c.fx.tenant.tenantId}/api_keys`, {}, { authorization: `Bearer ${ADMIN_TOKEN}` });
-    return { apiKeyId: k.apiKeyId };
-  }],
+  [
+    'apiKeyId',
+    async (c) => {
+      const k = await api(c, 'POST', `/admin/tenants/${c.fx.tenant.tenantId}/api_keys`, {}, { authorization: `Bearer ${ADMIN_TOKEN}` });
+      return { apiKeyId: k.apiKeyId };
+    },
+  ],
 ];
 
 /** Creates one of everything in `tenant`; `marker` goes into the names (for searches). */
-export async function buildFixture(t: TestApp, receiver: Receiver, tenant: Tenant, marker: string, timeoutMs = REQUEST_TIMEOUT_MS): Promise<Ctx> {
+export async function buildFixture(
+  t: TestApp,
+  receiver: Receiver,
+  tenant: Tenant,
+  marker: string,
+  timeoutMs = REQUEST_TIMEOUT_MS,
+): Promise<Ctx> {
   const fx: Fixture = { tenant, ids: { tenantId: tenant.tenantId }, marker, responses: [] };
   const c: Ctx = { t, fx, receiver, timeoutMs };
   for (const [key, make] of MAKERS) {
@@ -462,7 +635,15 @@ export type Body =
   | { kind: 'none' }
   | { kind: 'json'; value: unknown; contentType?: string }
   | { kind: 'text'; text: string | Buffer; contentType?: string }
-  | { kind: 'image'; format: ImageFormat; width: number; height: number; rgb: [number, number, number]; contentType?: string; cut?: number };
+  | {
+      kind: 'image';
+      format: ImageFormat;
+      width: number;
+      height: number;
+      rgb: [number, number, number];
+      contentType?: string;
+      cut?: number;
+    };
 
 export interface RequestSpec {
   op: Operation;
@@ -535,7 +716,12 @@ export async function send(c: Ctx, spec: RequestSpec): Promise<Exchange> {
   });
   try {
     const res = await Promise.race([
-      c.t.app.inject({ method: req.method as 'GET', url: req.url, headers: req.headers, ...(req.payload !== undefined ? { payload: req.payload } : {}) }),
+      c.t.app.inject({
+        method: req.method as 'GET',
+        url: req.url,
+        headers: req.headers,
+        ...(req.payload !== undefined ? { payload: req.payload } : {}),
+      }),
       timeout,
     ]);
     return { req, res: toRes(res), ms: Date.now() - started };
@@ -554,7 +740,9 @@ function printable(text: string): string {
 }
 
 export function describeRequest(req: Concrete): string {
-  const headers = Object.entries(req.headers).map(([k, v]) => `  ${k}: ${v}`).join('\n');
+  const headers = Object.entries(req.headers)
+    .map(([k, v]) => `  ${k}: ${v}`)
+    .join('\n');
   let body = '';
   if (Buffer.isBuffer(req.payload)) body = `\n  <${req.payload.length} bytes: ${req.payload.subarray(0, 48).toString('hex')}…>`;
   else if (req.payload !== undefined) body = `\n  ${clip(printable(req.payload))}`;
@@ -592,7 +780,10 @@ function matching(pattern: string): fc.Arbitrary<string> {
 }
 
 const idLike = (prefix: string) => matching('^[0-7][0-9a-hjkmnp-tv-z]{25}$').map((s) => `${prefix}_${s}`);
-const futureInstant = () => fc.date({ min: new Date(Date.now() + 3_600_000), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true }).map((d) => d.toISOString());
+const futureInstant = () =>
+  fc
+    .date({ min: new Date(Date.now() + 3_600_000), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true })
+    .map((d) => d.toISOString());
 const label = matching('^[a-z0-9]{6,12}$');
 
 /**
@@ -603,21 +794,37 @@ const HINTS: { at: RegExp; hint: Hint }[] = [
   // A cursor only works when it came from the same list: mostly leave it out.
   { at: / \/query\/cursor$/, hint: { include: 0.1 } },
   // Webhook deliveries go to the local receiver.
-  { at: /webhook_subscriptions.* \/body\/url$/, hint: { arb: (g) => fc.tuple(label, fc.webPath()).map(([l, p]) => `${g.c.receiver.url}/hook/${l}${p}`), minimal: (g) => `${g.c.receiver.url}/hook/${unique()}` } },
+  {
+    at: /webhook_subscriptions.* \/body\/url$/,
+    hint: {
+      arb: (g) => fc.tuple(label, fc.webPath()).map(([l, p]) => `${g.c.receiver.url}/hook/${l}${p}`),
+      minimal: (g) => `${g.c.receiver.url}/hook/${unique()}`,
+    },
+  },
   // Hostnames are unique across all tenants, and must be DNS names.
-  { at: /^POST \/v0\/tenant_domains \/body\/hostname$/, hint: { arb: () => fc.tuple(label, fc.domain()).map(([l, d]) => `${l}.${d}`), minimal: () => `${unique('h')}.example.org` } },
+  {
+    at: /^POST \/v0\/tenant_domains \/body\/hostname$/,
+    hint: { arb: () => fc.tuple(label, fc.domain()).map(([l, d]) => `${l}.${d}`), minimal: () => `${unique('h')}.example.org` },
+  },
   // Account domains are unique in the tenant.
-  { at: /^POST \/v0\/accounts \/body\/domain$/, hint: { arb: () => fc.tuple(label, fc.domain()).map(([l, d]) => `${l}.${d}`), minimal: () => `${unique('a')}.example.org` } },
+  {
+    at: /^POST \/v0\/accounts \/body\/domain$/,
+    hint: { arb: () => fc.tuple(label, fc.domain()).map(([l, d]) => `${l}.${d}`), minimal: () => `${unique('a')}.example.org` },
+  },
   // Link paths are unique per domain; the target must be a page or audience of the tenant.
-  { at: /^POST \/v0\/page_links \/body\/path$/, hint: { arb: () => fc.tuple(label, fc.webPath()).map(([l, p]) => `/${l}${p}`), minimal: () => `/${unique('p')}` } },
+  {
+    at: /^POST \/v0\/page_links \/body\/path$/,
+    hint: { arb: () => fc.tuple(label, fc.webPath()).map(([l, p]) => `/${l}${p}`), minimal: () => `/${unique('p')}` },
+  },
   {
     at: /^POST \/v0\/page_links \/body\/target$/,
     hint: {
-      arb: (g) => fc.constantFrom(
-        { targetType: 'page', pageId: g.id('pageId') },
-        { targetType: 'page_routing', pageId: g.id('pageId') },
-        { targetType: 'audience', audienceId: g.id('audienceId') },
-      ),
+      arb: (g) =>
+        fc.constantFrom(
+          { targetType: 'page', pageId: g.id('pageId') },
+          { targetType: 'page_routing', pageId: g.id('pageId') },
+          { targetType: 'audience', audienceId: g.id('audienceId') },
+        ),
       variants: (g) => [
         { targetType: 'page', pageId: g.id('pageId') },
         { targetType: 'page_routing', pageId: g.id('pageId') },
@@ -644,7 +851,10 @@ function idHint(g: Gen, name: string): Hint | undefined {
 }
 
 export class Gen {
-  constructor(readonly c: Ctx, readonly op: Operation) {}
+  constructor(
+    readonly c: Ctx,
+    readonly op: Operation,
+  ) {}
 
   id(key: string): string {
     const id = this.c.fx.ids[key];
@@ -670,7 +880,8 @@ export class Gen {
   }
 
   private fromSchema(schema: Schema, ptr: string): fc.Arbitrary<unknown> {
-    if (schema === true || schema === undefined || (typeof schema === 'object' && Object.keys(schema).length === 0)) return fc.jsonValue({ maxDepth: 2 });
+    if (schema === true || schema === undefined || (typeof schema === 'object' && Object.keys(schema).length === 0))
+      return fc.jsonValue({ maxDepth: 2 });
     if (schema.const !== undefined) return fc.constant(schema.const);
     if (Array.isArray(schema.enum)) return fc.constantFrom(...(schema.enum as unknown[]));
     for (const key of ['anyOf', 'oneOf'] as const) {
@@ -681,14 +892,22 @@ export class Gen {
     const arbs = types.map((type) => {
       const one = withType(schema, type);
       switch (type) {
-        case 'null': return { weight: 1, arbitrary: fc.constant(null) as fc.Arbitrary<unknown> };
-        case 'string': return { weight: 3, arbitrary: this.string(one) };
-        case 'integer': return { weight: 3, arbitrary: this.integer(one) };
-        case 'number': return { weight: 3, arbitrary: this.number(one) };
-        case 'boolean': return { weight: 3, arbitrary: fc.boolean() as fc.Arbitrary<unknown> };
-        case 'array': return { weight: 3, arbitrary: this.array(one, ptr) };
-        case 'object': return { weight: 3, arbitrary: this.object(one, ptr) };
-        default: throw new Error(`${this.op.key} ${ptr}: type ${type} is not supported by the fuzzer`);
+        case 'null':
+          return { weight: 1, arbitrary: fc.constant(null) as fc.Arbitrary<unknown> };
+        case 'string':
+          return { weight: 3, arbitrary: this.string(one) };
+        case 'integer':
+          return { weight: 3, arbitrary: this.integer(one) };
+        case 'number':
+          return { weight: 3, arbitrary: this.number(one) };
+        case 'boolean':
+          return { weight: 3, arbitrary: fc.boolean() as fc.Arbitrary<unknown> };
+        case 'array':
+          return { weight: 3, arbitrary: this.array(one, ptr) };
+        case 'object':
+          return { weight: 3, arbitrary: this.object(one, ptr) };
+        default:
+          throw new Error(`${this.op.key} ${ptr}: type ${type} is not supported by the fuzzer`);
       }
     });
     return arbs.length === 1 ? arbs[0]!.arbitrary : fc.oneof(...arbs);
@@ -728,11 +947,13 @@ export class Gen {
   private number(schema: Schema): fc.Arbitrary<unknown> {
     const min = typeof schema.minimum === 'number' ? schema.minimum : -1e12;
     const max = typeof schema.maximum === 'number' ? schema.maximum : 1e12;
-    return fc.oneof(
-      { weight: 4, arbitrary: fc.double({ min, max, noNaN: true, noDefaultInfinity: true }) },
-      { weight: 2, arbitrary: fc.integer({ min: Math.ceil(Math.max(min, -(2 ** 31))), max: Math.floor(Math.min(max, 2 ** 31)) }) },
-      { weight: 1, arbitrary: fc.constantFrom(min, max) },
-    ).filter((n) => validator(schema)(n));
+    return fc
+      .oneof(
+        { weight: 4, arbitrary: fc.double({ min, max, noNaN: true, noDefaultInfinity: true }) },
+        { weight: 2, arbitrary: fc.integer({ min: Math.ceil(Math.max(min, -(2 ** 31))), max: Math.floor(Math.min(max, 2 ** 31)) }) },
+        { weight: 1, arbitrary: fc.constantFrom(min, max) },
+      )
+      .filter((n) => validator(schema)(n));
   }
 
   private array(schema: Schema, ptr: string): fc.Arbitrary<unknown> {
@@ -742,7 +963,9 @@ export class Gen {
     const distinct = Array.isArray(schema.items?.enum) ? (schema.items.enum as unknown[]).length : undefined;
     if (schema.uniqueItems && distinct !== undefined) maxLength = Math.min(maxLength, distinct);
     const make = (lo: number, hi: number) =>
-      schema.uniqueItems ? fc.uniqueArray(items, { minLength: lo, maxLength: hi, selector: (v) => toJsonText(v) }) : fc.array(items, { minLength: lo, maxLength: hi });
+      schema.uniqueItems
+        ? fc.uniqueArray(items, { minLength: lo, maxLength: hi, selector: (v) => toJsonText(v) })
+        : fc.array(items, { minLength: lo, maxLength: hi });
     const options = [{ weight: 6, arbitrary: make(minLength, maxLength) }];
     // The boundary: exactly as many items as allowed.
     if (typeof schema.maxItems === 'number' && schema.maxItems <= 100 && (distinct === undefined || !schema.uniqueItems)) {
@@ -757,7 +980,8 @@ export class Gen {
     if (Object.keys(properties).length === 0) {
       // A free-form object ("any JSON object") or one that must stay empty.
       if (schema.additionalProperties === false) return fc.constant({});
-      return fc.dictionary(fc.string({ unit: textUnit, maxLength: 12 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 5 })
+      return fc
+        .dictionary(fc.string({ unit: textUnit, maxLength: 12 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 5 })
         .map((d) => clone(d));
     }
     const OMIT = Symbol('omit');
@@ -843,23 +1067,31 @@ export function minimalVariants(g: Gen, schema: Schema, ptr: string): unknown[] 
 /** RFC 3339 date-times as clients write them: Z or an offset, with or without fractions. */
 function dateTime(): fc.Arbitrary<string> {
   const pad = (n: number, w = 2) => String(Math.abs(n)).padStart(w, '0');
-  return fc.tuple(
-    fc.date({ min: new Date('0001-01-02T00:00:00.000Z'), max: new Date('9999-12-30T23:59:59.999Z'), noInvalidDate: true }),
-    fc.constantFrom('iso', 'iso', 'iso', 'seconds', 'offset', 'micro'),
-    fc.integer({ min: -14 * 60, max: 14 * 60 }),
-  ).map(([d, style, offsetMinutes]) => {
-    if (style === 'iso') return d.toISOString();
-    if (style === 'seconds') return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-    if (style === 'micro') return d.toISOString().replace(/Z$/, '123Z');
-    const local = new Date(d.getTime() + offsetMinutes * 60_000).toISOString().slice(0, 23);
-    const sign = offsetMinutes < 0 ? '-' : '+';
-    return `${local}${sign}${pad(Math.trunc(offsetMinutes / 60))}:${pad(offsetMinutes % 60)}`;
-  });
+  return fc
+    .tuple(
+      fc.date({ min: new Date('0001-01-02T00:00:00.000Z'), max: new Date('9999-12-30T23:59:59.999Z'), noInvalidDate: true }),
+      fc.constantFrom('iso', 'iso', 'iso', 'seconds', 'offset', 'micro'),
+      fc.integer({ min: -14 * 60, max: 14 * 60 }),
+    )
+    .map(([d, style, offsetMinutes]) => {
+      if (style === 'iso') return d.toISOString();
+      if (style === 'seconds') return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+      if (style === 'micro') return d.toISOString().replace(/Z$/, '123Z');
+      const local = new Date(d.getTime() + offsetMinutes * 60_000).toISOString().slice(0, 23);
+      const sign = offsetMinutes < 0 ? '-' : '+';
+      return `${local}${sign}${pad(Math.trunc(offsetMinutes / 60))}:${pad(offsetMinutes % 60)}`;
+    });
 }
 
 /** Puts pairs of dates in order where a range must not be reversed (a 400 otherwise). */
 function orderDates(value: Json, a: string, b: string): Json {
-  if (value && typeof value === 'object' && typeof value[a] === 'string' && typeof value[b] === 'string' && Date.parse(value[a]) > Date.parse(value[b])) {
+  if (
+    value &&
+    typeof value === 'object' &&
+    typeof value[a] === 'string' &&
+    typeof value[b] === 'string' &&
+    Date.parse(value[a]) > Date.parse(value[b])
+  ) {
     return { ...value, [a]: value[b], [b]: value[a] };
   }
   return value;
@@ -888,7 +1120,11 @@ function validQueryPairs(g: Gen): fc.Arbitrary<[string, string][]> {
   const OMIT = Symbol('omit');
   const each = g.op.queryParams.map((p) => {
     const ptr = `/query/${p.name}`;
-    const value = g.valid(p.schema, ptr).map(queryText).filter(wellFormed).map((v) => [p.name, v] as [string, string]);
+    const value = g
+      .valid(p.schema, ptr)
+      .map(queryText)
+      .filter(wellFormed)
+      .map((v) => [p.name, v] as [string, string]);
     if (p.required) return value;
     const include = Math.round((g.hint(ptr)?.include ?? 0.5) * 100);
     return fc.oneof({ weight: include, arbitrary: value }, { weight: 100 - include, arbitrary: fc.constant(OMIT) });
@@ -897,7 +1133,8 @@ function validQueryPairs(g: Gen): fc.Arbitrary<[string, string][]> {
     let list = pairs.filter((p): p is [string, string] => p !== OMIT);
     const start = list.find(([k]) => k === 'startDate');
     const end = list.find(([k]) => k === 'endDate');
-    if (start && end && Date.parse(start[1]) > Date.parse(end[1])) list = list.map(([k, v]) => [k, k === 'startDate' ? end[1] : k === 'endDate' ? start[1] : v]);
+    if (start && end && Date.parse(start[1]) > Date.parse(end[1]))
+      list = list.map(([k, v]) => [k, k === 'startDate' ? end[1] : k === 'endDate' ? start[1] : v]);
     return list;
   });
 }
@@ -907,12 +1144,14 @@ export function validRequest(g: Gen): fc.Arbitrary<RequestSpec> {
   const op = g.op;
   const path = refPath(g);
   if (RAW_BODY_OPS.has(op.key)) {
-    return fc.record({
-      format: fc.constantFrom<ImageFormat>('png', 'jpeg', 'gif', 'webp'),
-      width: fc.integer({ min: 1, max: 400 }),
-      height: fc.integer({ min: 1, max: 300 }),
-      rgb: fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255)),
-    }).map((img) => ({ op, label: 'valid', path, query: '', body: { kind: 'image', ...img } }));
+    return fc
+      .record({
+        format: fc.constantFrom<ImageFormat>('png', 'jpeg', 'gif', 'webp'),
+        width: fc.integer({ min: 1, max: 400 }),
+        height: fc.integer({ min: 1, max: 300 }),
+        rgb: fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255)),
+      })
+      .map((img) => ({ op, label: 'valid', path, query: '', body: { kind: 'image', ...img } }));
   }
   const body: fc.Arbitrary<Body> = op.body
     ? g.valid(op.body.schema, '/body').map((v) => ({ kind: 'json', value: orderDates(v, 'sessionStartedAt', 'sessionEndedAt') }))
@@ -924,7 +1163,9 @@ export function validRequest(g: Gen): fc.Arbitrary<RequestSpec> {
 export function minimalRequest(g: Gen): RequestSpec {
   const op = g.op;
   const path = refPath(g);
-  const pairs: [string, string][] = op.queryParams.filter((p) => p.required).map((p) => [p.name, queryText(g.minimal(p.schema, `/query/${p.name}`))]);
+  const pairs: [string, string][] = op.queryParams
+    .filter((p) => p.required)
+    .map((p) => [p.name, queryText(g.minimal(p.schema, `/query/${p.name}`))]);
   let body: Body = { kind: 'none' };
   if (RAW_BODY_OPS.has(op.key)) body = { kind: 'image', format: 'png', width: 8, height: 8, rgb: [1, 2, 3] };
   else if (op.body) body = { kind: 'json', value: g.minimal(op.body.schema, '/body') };
@@ -986,7 +1227,9 @@ function outOfRange(schema: Schema): fc.Arbitrary<unknown> | undefined {
   if (!types.includes('integer') && !types.includes('number')) return undefined;
   const options: fc.Arbitrary<unknown>[] = [fc.constantFrom(new RawJson('1e400'), new RawJson('-1e400'))];
   if (typeof schema.minimum === 'number') {
-    options.push(fc.constantFrom(schema.minimum - 1, integer ? schema.minimum - 1 : schema.minimum - 1e-9, new RawJson('-9007199254740993')));
+    options.push(
+      fc.constantFrom(schema.minimum - 1, integer ? schema.minimum - 1 : schema.minimum - 1e-9, new RawJson('-9007199254740993')),
+    );
   }
   if (typeof schema.maximum === 'number') {
     options.push(fc.constantFrom(schema.maximum + 1, new RawJson('9007199254740993'), new RawJson('18446744073709551616')));
@@ -1018,12 +1261,16 @@ function oddUnicode(schema: Schema, value: unknown): fc.Arbitrary<unknown> | und
 }
 
 const unknownKey = (known: string[]): fc.Arbitrary<string> =>
-  fc.oneof(
-    fc.string({ unit: textUnit, minLength: 1, maxLength: 12 }),
-    fc.constantFrom('__proto__', 'constructor', 'prototype', '', ' ', '$ref', 'id', 'tenantId', '\ud800', '\u200b'),
-    known.length > 0 ? fc.tuple(fc.constantFrom(...known), fc.constantFrom('\u200b', '\u200f', ' ', '\u0000', 'X')).map(([k, s]) => k + s) : fc.constant('zz'),
-    known.length > 0 ? fc.constantFrom(...known).map((k) => k.toUpperCase()) : fc.constant('ZZ'),
-  ).filter((k) => !known.includes(k));
+  fc
+    .oneof(
+      fc.string({ unit: textUnit, minLength: 1, maxLength: 12 }),
+      fc.constantFrom('__proto__', 'constructor', 'prototype', '', ' ', '$ref', 'id', 'tenantId', '\ud800', '\u200b'),
+      known.length > 0
+        ? fc.tuple(fc.constantFrom(...known), fc.constantFrom('\u200b', '\u200f', ' ', '\u0000', 'X')).map(([k, s]) => k + s)
+        : fc.constant('zz'),
+      known.length > 0 ? fc.constantFrom(...known).map((k) => k.toUpperCase()) : fc.constant('ZZ'),
+    )
+    .filter((k) => !known.includes(k));
 
 /** Whether the server must refuse this body text (by the schema, or as JSON). */
 export function bodyIsInvalid(op: Operation, text: string | Buffer): boolean {
@@ -1046,9 +1293,37 @@ const MANY_ITEMS = `[${new Array(10_001).fill('0').join(',')}]`;
 const OVER_LIMIT = `{"x":"${'y'.repeat(1024 * 1024 + 16)}"}`;
 
 const SHALLOW_BROKEN = [
-  '{', '}', '[', '{"a":', '{"a" 1}', "{'a': 1}", '{a: 1}', '{"a": 1,}', '[1,]', 'nul', 'tru', 'NaN', 'Infinity', '-Infinity',
-  'undefined', '/* comment */ {}', '{} // comment', '{}}', '{} {}', '"unterminated', '\u0000', '{"a": "\\x41"}', '{"a": "\\u12"}',
-  '{"a": 01}', '{"a": .5}', '{"a": +1}', '{"a": 1e}', '{"a": 0x10}', '\t\n ', '{"a":"b"\u0000}', '{"\ud800": 1',
+  '{',
+  '}',
+  '[',
+  '{"a":',
+  '{"a" 1}',
+  "{'a': 1}",
+  '{a: 1}',
+  '{"a": 1,}',
+  '[1,]',
+  'nul',
+  'tru',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  'undefined',
+  '/* comment */ {}',
+  '{} // comment',
+  '{}}',
+  '{} {}',
+  '"unterminated',
+  '\u0000',
+  '{"a": "\\x41"}',
+  '{"a": "\\u12"}',
+  '{"a": 01}',
+  '{"a": .5}',
+  '{"a": +1}',
+  '{"a": 1e}',
+  '{"a": 0x10}',
+  '\t\n ',
+  '{"a":"b"\u0000}',
+  '{"\ud800": 1',
 ];
 
 function bodyMutations(g: Gen, base: Body): fc.Arbitrary<RequestSpec['body'] & { label: string; expect?: number[] }>[] {
@@ -1060,48 +1335,140 @@ function bodyMutations(g: Gen, base: Body): fc.Arbitrary<RequestSpec['body'] & {
   const out: fc.Arbitrary<Body & { label: string; expect?: number[] }>[] = [];
   const json = (label: string, v: unknown) => ({ kind: 'json' as const, value: v, label, expect: [400] });
   const typed = slots.map((s) => ({ s, arb: wrongTypeValue(s.schema) })).filter((x) => x.arb);
-  if (typed.length > 0) out.push(fc.constantFrom(...typed).chain(({ s, arb }) => arb!.map((v) => json(`wrong type at ${pointer(s.path) || '/'}`, setAt(value, s.path, v)))));
+  if (typed.length > 0)
+    out.push(
+      fc
+        .constantFrom(...typed)
+        .chain(({ s, arb }) => arb!.map((v) => json(`wrong type at ${pointer(s.path) || '/'}`, setAt(value, s.path, v)))),
+    );
   const ranged = slots.map((s) => ({ s, arb: outOfRange(s.schema) })).filter((x) => x.arb);
-  if (ranged.length > 0) out.push(fc.constantFrom(...ranged).chain(({ s, arb }) => arb!.map((v) => json(`out of range at ${pointer(s.path)}`, setAt(value, s.path, v)))));
+  if (ranged.length > 0)
+    out.push(
+      fc
+        .constantFrom(...ranged)
+        .chain(({ s, arb }) => arb!.map((v) => json(`out of range at ${pointer(s.path)}`, setAt(value, s.path, v)))),
+    );
   const long = slots.map((s) => ({ s, arb: overlong(s.schema) })).filter((x) => x.arb);
-  if (long.length > 0) out.push(fc.constantFrom(...long).chain(({ s, arb }) => arb!.map((v) => json(`overlong at ${pointer(s.path)}`, setAt(value, s.path, v)))));
+  if (long.length > 0)
+    out.push(
+      fc.constantFrom(...long).chain(({ s, arb }) => arb!.map((v) => json(`overlong at ${pointer(s.path)}`, setAt(value, s.path, v)))),
+    );
   const odd = slots.map((s) => ({ s, arb: oddUnicode(s.schema, s.value) })).filter((x) => x.arb);
-  if (odd.length > 0) out.push(fc.constantFrom(...odd).chain(({ s, arb }) => arb!.map((v) => json(`odd unicode at ${pointer(s.path)}`, setAt(value, s.path, v)))));
-  const withRequired = slots.filter((s) => s.present && s.value && typeof s.value === 'object' && !Array.isArray(s.value) && (s.schema?.required ?? []).length > 0);
+  if (odd.length > 0)
+    out.push(
+      fc.constantFrom(...odd).chain(({ s, arb }) => arb!.map((v) => json(`odd unicode at ${pointer(s.path)}`, setAt(value, s.path, v)))),
+    );
+  const withRequired = slots.filter(
+    (s) => s.present && s.value && typeof s.value === 'object' && !Array.isArray(s.value) && (s.schema?.required ?? []).length > 0,
+  );
   if (withRequired.length > 0) {
-    out.push(fc.constantFrom(...withRequired).chain((s) => fc.constantFrom(...(s.schema.required as string[])).map((name) => json(`missing required ${pointer([...s.path, name])}`, deleteAt(value, [...s.path, name])))));
+    out.push(
+      fc
+        .constantFrom(...withRequired)
+        .chain((s) =>
+          fc
+            .constantFrom(...(s.schema.required as string[]))
+            .map((name) => json(`missing required ${pointer([...s.path, name])}`, deleteAt(value, [...s.path, name]))),
+        ),
+    );
   }
-  const closed = slots.filter((s) => s.present && s.value && typeof s.value === 'object' && !Array.isArray(s.value) && s.schema?.additionalProperties === false);
+  const closed = slots.filter(
+    (s) => s.present && s.value && typeof s.value === 'object' && !Array.isArray(s.value) && s.schema?.additionalProperties === false,
+  );
   if (closed.length > 0) {
-    out.push(fc.constantFrom(...closed).chain((s) =>
-      fc.tuple(unknownKey(Object.keys(s.schema.properties ?? {})), fc.jsonValue({ maxDepth: 1 })).map(([k, v]) => json(`unknown field ${printable(k)} at ${pointer(s.path) || '/'}`, setAt(value, [...s.path, k], v)))));
+    out.push(
+      fc
+        .constantFrom(...closed)
+        .chain((s) =>
+          fc
+            .tuple(unknownKey(Object.keys(s.schema.properties ?? {})), fc.jsonValue({ maxDepth: 1 }))
+            .map(([k, v]) => json(`unknown field ${printable(k)} at ${pointer(s.path) || '/'}`, setAt(value, [...s.path, k], v))),
+        ),
+    );
   }
   // Broken JSON, as text.
-  const raw = (label: string, t: string | Buffer, expect: number[] = [400]) => ({ kind: 'text' as const, text: t, contentType: 'application/json', label, expect });
+  const raw = (label: string, t: string | Buffer, expect: number[] = [400]) => ({
+    kind: 'text' as const,
+    text: t,
+    contentType: 'application/json',
+    label,
+    expect,
+  });
   // Refused before anything looks at the content, whatever the schema.
-  out.push(fc.oneof(
-    fc.integer({ min: 65, max: 5000 }).map((depth) => raw(`nesting ${depth} deep`, DEEP_ARRAY(depth))),
-    fc.constant(raw('10,001 array items', MANY_ITEMS)),
-    fc.constant(raw('body over 1 MiB', OVER_LIMIT, [413])),
-  ));
-  out.push(fc.oneof(
-    fc.nat(Math.max(0, text.length - 1)).map((n) => raw('truncated JSON', text.slice(0, n))),
-    fc.constantFrom('}', ']', ',', 'x', '{}', ' true', '"', '\u0000').map((tail) => raw('trailing garbage', text + tail)),
-    fc.constantFrom(...SHALLOW_BROKEN).map((t) => raw('broken JSON', t)),
-    fc.constant(raw('single quotes', text.replace(/"/g, "'"))),
-    fc.constantFrom(Buffer.from([0xff, 0xfe]), Buffer.from([0xc0, 0x80]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xf8, 0x88, 0x80, 0x80, 0x80]))
-      .map((bad) => raw('invalid UTF-8', Buffer.concat([bad, Buffer.from(text)]))),
-    fc.constantFrom('null', '"text"', '123', 'true', '[]', '[{}]').map((t) => raw(`a JSON ${t} as the body`, t)),
-    fc.constant(raw('no body', '')),
-  ).filter((b) => bodyIsInvalid(op, b.text)));
+  out.push(
+    fc.oneof(
+      fc.integer({ min: 65, max: 5000 }).map((depth) => raw(`nesting ${depth} deep`, DEEP_ARRAY(depth))),
+      fc.constant(raw('10,001 array items', MANY_ITEMS)),
+      fc.constant(raw('body over 1 MiB', OVER_LIMIT, [413])),
+    ),
+  );
+  out.push(
+    fc
+      .oneof(
+        fc.nat(Math.max(0, text.length - 1)).map((n) => raw('truncated JSON', text.slice(0, n))),
+        fc.constantFrom('}', ']', ',', 'x', '{}', ' true', '"', '\u0000').map((tail) => raw('trailing garbage', text + tail)),
+        fc.constantFrom(...SHALLOW_BROKEN).map((t) => raw('broken JSON', t)),
+        fc.constant(raw('single quotes', text.replace(/"/g, "'"))),
+        fc
+          .constantFrom(
+            Buffer.from([0xff, 0xfe]),
+            Buffer.from([0xc0, 0x80]),
+            Buffer.from([0xed, 0xa0, 0x80]),
+            Buffer.from([0xf8, 0x88, 0x80, 0x80, 0x80]),
+          )
+          .map((bad) => raw('invalid UTF-8', Buffer.concat([bad, Buffer.from(text)]))),
+        fc.constantFrom('null', '"text"', '123', 'true', '[]', '[{}]').map((t) => raw(`a JSON ${t} as the body`, t)),
+        fc.constant(raw('no body', '')),
+      )
+      .filter((b) => bodyIsInvalid(op, b.text)),
+  );
   // A body in another media type.
-  out.push(fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x', 'text/html', 'application/octet-stream')
-    .map((ct) => ({ kind: 'text' as const, text, contentType: ct, label: `Content-Type ${ct}`, expect: [415] })));
+  out.push(
+    fc
+      .constantFrom(
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'application/xml',
+        'multipart/form-data; boundary=x',
+        'text/html',
+        'application/octet-stream',
+      )
+      .map((ct) => ({ kind: 'text' as const, text, contentType: ct, label: `Content-Type ${ct}`, expect: [415] })),
+  );
   return out.map((a) => a.filter((b) => b.kind !== 'json' || bodyIsInvalid(op, toJsonText(b.value))));
 }
 
-const INTEGER_TEXT = ['abc', '1.5', '0x10', '1e1', ' 5', '5 ', '+5', '', '٣', '5\u200b', '\u202e5', '1_000', '9007199254740993', '1e400', '99999999999999999999999', '-0x1', 'NaN', 'Infinity'];
-const DATE_TEXT = ['yesterday', '2024-13-01T00:00:00Z', '2024-01-01', '2024-01-01T25:00:00Z', '2024-01-01T00:00:00', '2024-02-30T00:00:00Z', '0', '2024-01-01T00:00:00Z\u200b', '\u202e2024-01-01T00:00:00Z'];
+const INTEGER_TEXT = [
+  'abc',
+  '1.5',
+  '0x10',
+  '1e1',
+  ' 5',
+  '5 ',
+  '+5',
+  '',
+  '٣',
+  '5\u200b',
+  '\u202e5',
+  '1_000',
+  '9007199254740993',
+  '1e400',
+  '99999999999999999999999',
+  '-0x1',
+  'NaN',
+  'Infinity',
+];
+const DATE_TEXT = [
+  'yesterday',
+  '2024-13-01T00:00:00Z',
+  '2024-01-01',
+  '2024-01-01T25:00:00Z',
+  '2024-01-01T00:00:00',
+  '2024-02-30T00:00:00Z',
+  '0',
+  '2024-01-01T00:00:00Z\u200b',
+  '\u202e2024-01-01T00:00:00Z',
+];
 
 function queryMutations(g: Gen): fc.Arbitrary<{ query: string; label: string }>[] {
   const op = g.op;
@@ -1109,15 +1476,36 @@ function queryMutations(g: Gen): fc.Arbitrary<{ query: string; label: string }>[
   const out: fc.Arbitrary<{ query: string; label: string }>[] = [];
   const valid = validQueryPairs(g);
   // A parameter nobody declared.
-  out.push(fc.tuple(valid, unknownKey(declared).filter((k) => k !== '' && wellFormed(k)), fc.string({ maxLength: 5 }).filter(wellFormed))
-    .map(([pairs, k, v]) => ({ query: encodeQuery([...pairs, [k, v]]), label: `unknown query parameter ${printable(k)}` })));
-  out.push(fc.tuple(valid, fc.constantFrom('%ED%A0%80', '%FF', '%C0%80', '%E2%80%8B')).map(([pairs, k]) => ({ query: [encodeQuery(pairs), `${k}=1`].filter(Boolean).join('&'), label: `unknown query parameter ${k}` })));
+  out.push(
+    fc
+      .tuple(
+        valid,
+        unknownKey(declared).filter((k) => k !== '' && wellFormed(k)),
+        fc.string({ maxLength: 5 }).filter(wellFormed),
+      )
+      .map(([pairs, k, v]) => ({ query: encodeQuery([...pairs, [k, v]]), label: `unknown query parameter ${printable(k)}` })),
+  );
+  out.push(
+    fc
+      .tuple(valid, fc.constantFrom('%ED%A0%80', '%FF', '%C0%80', '%E2%80%8B'))
+      .map(([pairs, k]) => ({ query: [encodeQuery(pairs), `${k}=1`].filter(Boolean).join('&'), label: `unknown query parameter ${k}` })),
+  );
   for (const p of op.queryParams) {
     const s = p.schema;
     const bad: string[] = [];
     const types = typesOf(s);
     if (types.includes('integer') || types.includes('number')) {
-      bad.push(...INTEGER_TEXT.filter((t) => !(types.includes('number') && /^-?\d+(\.\d+)?$/.test(t) && Number(t) >= (s.minimum ?? -Infinity) && Number(t) <= (s.maximum ?? Infinity))));
+      bad.push(
+        ...INTEGER_TEXT.filter(
+          (t) =>
+            !(
+              types.includes('number') &&
+              /^-?\d+(\.\d+)?$/.test(t) &&
+              Number(t) >= (s.minimum ?? -Infinity) &&
+              Number(t) <= (s.maximum ?? Infinity)
+            ),
+        ),
+      );
       if (typeof s.minimum === 'number') bad.push(String(s.minimum - 1), '-1');
       if (typeof s.maximum === 'number') bad.push(String(s.maximum + 1));
     }
@@ -1130,13 +1518,27 @@ function queryMutations(g: Gen): fc.Arbitrary<{ query: string; label: string }>[
     if (typeof s.minLength === 'number' && s.minLength > 0) bad.push('');
     const invalid = [...new Set(bad)].filter((v) => !(Array.isArray(s.enum) && s.enum.includes(v)));
     if (invalid.length > 0) {
-      out.push(fc.tuple(valid, fc.constantFrom(...invalid)).map(([pairs, v]) => ({
-        query: encodeQuery([...pairs.filter(([k]) => k !== p.name), [p.name, v]]),
-        label: `bad query ${p.name}=${printable(v).slice(0, 40)}`,
-      })));
+      out.push(
+        fc.tuple(valid, fc.constantFrom(...invalid)).map(([pairs, v]) => ({
+          query: encodeQuery([...pairs.filter(([k]) => k !== p.name), [p.name, v]]),
+          label: `bad query ${p.name}=${printable(v).slice(0, 40)}`,
+        })),
+      );
     }
     // The same parameter twice.
-    out.push(g.valid(s, `/query/${p.name}`).map(queryText).filter(wellFormed).map((v) => ({ query: encodeQuery([[p.name, v], [p.name, v]]), label: `query ${p.name} given twice` })));
+    out.push(
+      g
+        .valid(s, `/query/${p.name}`)
+        .map(queryText)
+        .filter(wellFormed)
+        .map((v) => ({
+          query: encodeQuery([
+            [p.name, v],
+            [p.name, v],
+          ]),
+          label: `query ${p.name} given twice`,
+        })),
+    );
   }
   return out;
 }
@@ -1147,27 +1549,55 @@ function pathMutations(g: Gen, path: Record<string, PathValue>): fc.Arbitrary<{ 
   const ids = Object.entries(g.c.fx.ids);
   const segment = fc.oneof(
     // (Not `.` or `..`: a client normalises those away, so they name another route.)
-    fc.string({ unit: textUnit, minLength: 1, maxLength: 30 }).filter((s) => wellFormed(s) && s !== '.' && s !== '..').map(encodeURIComponent),
-    fc.constantFrom('%ED%A0%80', '%FF', '%C0%AF', '%E0%A4%A', '%', '%00', '%2F', '%2e%2e', '..%2F..%2Fadmin', '%20', '%E2%80%8B', '%E2%80%AE'),
+    fc
+      .string({ unit: textUnit, minLength: 1, maxLength: 30 })
+      .filter((s) => wellFormed(s) && s !== '.' && s !== '..')
+      .map(encodeURIComponent),
+    fc.constantFrom(
+      '%ED%A0%80',
+      '%FF',
+      '%C0%AF',
+      '%E0%A4%A',
+      '%',
+      '%00',
+      '%2F',
+      '%2e%2e',
+      '..%2F..%2Fadmin',
+      '%20',
+      '%E2%80%8B',
+      '%E2%80%AE',
+    ),
     fc.integer({ min: 200, max: 5000 }).map((n) => 'i'.repeat(n)),
     oddChar.filter(wellFormed).map((ch) => encodeURIComponent(ch)),
   );
-  return [fc.tuple(fc.constantFrom(...op.pathParams.map((p) => p.name)), fc.oneof(
-    segment.map((s) => ({ s, label: 'bad path segment' })),
-    // An id of the right shape that names nothing, another kind's id, a changed id.
-    fc.constantFrom(...ids).chain(([key, id]) => fc.constantFrom(
-      { s: encodeURIComponent(`${id.split('_')[0]}_7zzzzzzzzzzzzzzzzzzzzzzzzz`), label: `unknown ${key}` },
-      { s: encodeURIComponent(id.toUpperCase()), label: `upper-cased ${key}` },
-      { s: encodeURIComponent(`${id}\u200b`), label: `${key} with a zero-width space` },
-      { s: encodeURIComponent(` ${id}`), label: `${key} with a leading space` },
-      { s: encodeURIComponent(id.slice(0, -1)), label: `truncated ${key}` },
-    )),
-    idLike('person').map((s) => ({ s, label: 'random id' })),
-  )).filter(([name, { s }]) => {
-    // Never the very resource the slot expects (a wrong-kind id must be wrong).
-    const v = path[name];
-    return !(v?.kind === 'ref' && s === encodeURIComponent(g.c.fx.ids[v.key] ?? ''));
-  }).map(([name, { s, label }]) => ({ path: { ...path, [name]: { kind: 'raw', segment: s } }, label: `${label} in {${name}}` }))];
+  return [
+    fc
+      .tuple(
+        fc.constantFrom(...op.pathParams.map((p) => p.name)),
+        fc.oneof(
+          segment.map((s) => ({ s, label: 'bad path segment' })),
+          // An id of the right shape that names nothing, another kind's id, a changed id.
+          fc
+            .constantFrom(...ids)
+            .chain(([key, id]) =>
+              fc.constantFrom(
+                { s: encodeURIComponent(`${id.split('_')[0]}_7zzzzzzzzzzzzzzzzzzzzzzzzz`), label: `unknown ${key}` },
+                { s: encodeURIComponent(id.toUpperCase()), label: `upper-cased ${key}` },
+                { s: encodeURIComponent(`${id}\u200b`), label: `${key} with a zero-width space` },
+                { s: encodeURIComponent(` ${id}`), label: `${key} with a leading space` },
+                { s: encodeURIComponent(id.slice(0, -1)), label: `truncated ${key}` },
+              ),
+            ),
+          idLike('person').map((s) => ({ s, label: 'random id' })),
+        ),
+      )
+      .filter(([name, { s }]) => {
+        // Never the very resource the slot expects (a wrong-kind id must be wrong).
+        const v = path[name];
+        return !(v?.kind === 'ref' && s === encodeURIComponent(g.c.fx.ids[v.key] ?? ''));
+      })
+      .map(([name, { s, label }]) => ({ path: { ...path, [name]: { kind: 'raw', segment: s } }, label: `${label} in {${name}}` })),
+  ];
 }
 
 function credentialMutations(op: Operation, key: string): fc.Arbitrary<{ credentials: Record<string, string>; label: string }> | undefined {
@@ -1198,16 +1628,59 @@ function credentialMutations(op: Operation, key: string): fc.Arbitrary<{ credent
 
 function fileMutations(): fc.Arbitrary<Body & { label: string; expect?: number[] }> {
   return fc.oneof(
-    fc.tuple(fc.uint8Array({ minLength: 1, maxLength: 300 }), fc.constantFrom(...Object.values(IMAGE_MIME)))
-      .map(([bytes, ct]) => ({ kind: 'text' as const, text: Buffer.from(bytes), contentType: ct, label: `random bytes as ${ct}`, expect: [400] }))
+    fc
+      .tuple(fc.uint8Array({ minLength: 1, maxLength: 300 }), fc.constantFrom(...Object.values(IMAGE_MIME)))
+      .map(([bytes, ct]) => ({
+        kind: 'text' as const,
+        text: Buffer.from(bytes),
+        contentType: ct,
+        label: `random bytes as ${ct}`,
+        expect: [400],
+      }))
       .filter((b) => !/^(\x89PNG|\xff\xd8\xff|GIF8|RIFF)/.test(b.text.toString('latin1'))),
-    fc.tuple(fc.constantFrom<ImageFormat>('png', 'jpeg', 'gif', 'webp'), fc.constantFrom<ImageFormat>('png', 'jpeg', 'gif', 'webp')).filter(([a, b]) => a !== b)
-      .map(([format, claimed]) => ({ kind: 'image' as const, format, width: 9, height: 7, rgb: [9, 9, 9] as [number, number, number], contentType: IMAGE_MIME[claimed], label: `${format} bytes sent as ${claimed}`, expect: [400] })),
-    fc.tuple(fc.constantFrom<ImageFormat>('png', 'jpeg', 'gif', 'webp'), fc.double({ min: 0.05, max: 0.5, noNaN: true }))
-      .map(([format, cut]) => ({ kind: 'image' as const, format, width: 64, height: 64, rgb: [200, 10, 10] as [number, number, number], cut, label: `${format} cut to ${Math.round(cut * 100)}%`, expect: [400] })),
-    fc.constantFrom(...Object.values(IMAGE_MIME)).map((ct) => ({ kind: 'text' as const, text: Buffer.alloc(0), contentType: ct, label: `empty ${ct}`, expect: [400] })),
-    fc.constantFrom('image/svg+xml', 'text/plain', 'application/json', 'application/pdf', 'image/bmp').map((ct) => ({ kind: 'text' as const, text: ct === 'application/json' ? '{}' : '<svg/>', contentType: ct, label: `Content-Type ${ct}`, expect: [415] })),
-    fc.constant<Body & { label: string; expect?: number[] }>({ kind: 'text', text: Buffer.alloc(0), label: 'no body, no Content-Type', expect: [400, 415] }),
+    fc
+      .tuple(fc.constantFrom<ImageFormat>('png', 'jpeg', 'gif', 'webp'), fc.constantFrom<ImageFormat>('png', 'jpeg', 'gif', 'webp'))
+      .filter(([a, b]) => a !== b)
+      .map(([format, claimed]) => ({
+        kind: 'image' as const,
+        format,
+        width: 9,
+        height: 7,
+        rgb: [9, 9, 9] as [number, number, number],
+        contentType: IMAGE_MIME[claimed],
+        label: `${format} bytes sent as ${claimed}`,
+        expect: [400],
+      })),
+    fc
+      .tuple(fc.constantFrom<ImageFormat>('png', 'jpeg', 'gif', 'webp'), fc.double({ min: 0.05, max: 0.5, noNaN: true }))
+      .map(([format, cut]) => ({
+        kind: 'image' as const,
+        format,
+        width: 64,
+        height: 64,
+        rgb: [200, 10, 10] as [number, number, number],
+        cut,
+        label: `${format} cut to ${Math.round(cut * 100)}%`,
+        expect: [400],
+      })),
+    fc
+      .constantFrom(...Object.values(IMAGE_MIME))
+      .map((ct) => ({ kind: 'text' as const, text: Buffer.alloc(0), contentType: ct, label: `empty ${ct}`, expect: [400] })),
+    fc
+      .constantFrom('image/svg+xml', 'text/plain', 'application/json', 'application/pdf', 'image/bmp')
+      .map((ct) => ({
+        kind: 'text' as const,
+        text: ct === 'application/json' ? '{}' : '<svg/>',
+        contentType: ct,
+        label: `Content-Type ${ct}`,
+        expect: [415],
+      })),
+    fc.constant<Body & { label: string; expect?: number[] }>({
+      kind: 'text',
+      text: Buffer.alloc(0),
+      label: 'no body, no Content-Type',
+      expect: [400, 415],
+    }),
   );
 }
 
@@ -1217,10 +1690,12 @@ export function invalidRequest(g: Gen): fc.Arbitrary<RequestSpec> {
   return validRequest(g).chain((base) => {
     const options: fc.Arbitrary<RequestSpec>[] = [];
     const bodies = RAW_BODY_OPS.has(op.key) ? [fileMutations()] : bodyMutations(g, base.body);
-    for (const b of bodies) options.push(b.map(({ label, expect, ...body }) => ({ ...base, body: body as Body, label, ...(expect ? { expect } : {}) })));
+    for (const b of bodies)
+      options.push(b.map(({ label, expect, ...body }) => ({ ...base, body: body as Body, label, ...(expect ? { expect } : {}) })));
     for (const q of queryMutations(g)) options.push(q.map(({ query, label }) => ({ ...base, query, label, expect: [400] })));
     // 414 URI Too Long is a fair answer to an overlong segment.
-    for (const p of pathMutations(g, base.path)) options.push(p.map(({ path, label }) => ({ ...base, path, label, expect: [400, 404, 414] })));
+    for (const p of pathMutations(g, base.path))
+      options.push(p.map(({ path, label }) => ({ ...base, path, label, expect: [400, 404, 414] })));
     const creds = credentialMutations(op, g.c.fx.tenant.key);
     if (creds) options.push(creds.map(({ credentials, label }) => ({ ...base, credentials, label, expect: [401] })));
     return fc.oneof(...options);
@@ -1237,7 +1712,8 @@ export function checkValid(op: Operation, res: Res): string | undefined {
     if (!op.success.has(res.status)) return `${res.status} is not a declared status (declared: ${[...op.success.keys()].join(', ')})`;
     const schema = op.success.get(res.status);
     if (schema === undefined) return res.text ? `${res.status} declares no content but the body is ${clip(res.text, 200)}` : undefined;
-    if (!/^application\/json/.test(String(res.headers['content-type']))) return `${res.status} answered as ${res.headers['content-type']}, not application/json`;
+    if (!/^application\/json/.test(String(res.headers['content-type'])))
+      return `${res.status} answered as ${res.headers['content-type']}, not application/json`;
     if (res.body === undefined) return `${res.status}: the body is not JSON`;
     const v = validator(schema);
     if (!v(res.body)) return `the ${res.status} body does not match its declared schema: ${ajvErrors(v)}`;
@@ -1249,14 +1725,16 @@ export function checkValid(op: Operation, res: Res): string | undefined {
 
 /** What is wrong with a problem+json answer, if anything. */
 export function checkProblem(op: Operation, res: Res): string | undefined {
-  if (!/^application\/problem\+json/.test(String(res.headers['content-type']))) return `a ${res.status} answered as ${res.headers['content-type'] ?? '(no content-type)'}, not application/problem+json`;
+  if (!/^application\/problem\+json/.test(String(res.headers['content-type'])))
+    return `a ${res.status} answered as ${res.headers['content-type'] ?? '(no content-type)'}, not application/problem+json`;
   const body = res.body;
   if (!body || typeof body !== 'object') return `a ${res.status} whose body is not a JSON object`;
   for (const field of PROBLEM_FIELDS) if (body[field] === undefined) return `the problem has no ${field}`;
   if (typeof body.code !== 'string' || body.status !== res.status || typeof body.requestId !== 'string') {
     return `the problem's code/status/requestId are ${JSON.stringify([body.code, body.status, body.requestId])} for a ${res.status}`;
   }
-  if (res.headers['x-request-id'] !== body.requestId) return `the problem's requestId ${body.requestId} is not the x-request-id header ${res.headers['x-request-id']}`;
+  if (res.headers['x-request-id'] !== body.requestId)
+    return `the problem's requestId ${body.requestId} is not the x-request-id header ${res.headers['x-request-id']}`;
   if (op.problem) {
     const v = validator(op.problem);
     if (!v(body)) return `the problem does not match the declared 4XX schema: ${ajvErrors(v)}`;
@@ -1313,14 +1791,19 @@ export async function fuzzOperation(c: Ctx, op: Operation, kind: Kind, options: 
   const property = fc.asyncProperty(arb, async (spec) => {
     if (kind === 'valid' && spec.body.kind === 'json' && op.body) {
       const v = validator(op.body.schema);
-      if (!v(JSON.parse(toJsonText(spec.body.value)))) throw new Error(`fuzzer bug: a "valid" body does not match the request schema: ${ajvErrors(v)}\n${toJsonText(spec.body.value).slice(0, 500)}`);
+      if (!v(JSON.parse(toJsonText(spec.body.value))))
+        throw new Error(
+          `fuzzer bug: a "valid" body does not match the request schema: ${ajvErrors(v)}\n${toJsonText(spec.body.value).slice(0, 500)}`,
+        );
     }
     const ex = await send(c, spec);
     result.runs++;
     result.statuses[ex.res.status] = (result.statuses[ex.res.status] ?? 0) + 1;
     if (ex.res.status >= 200 && ex.res.status < 300) result.success++;
     else if (kind === 'valid' && ex.res.status < 500) {
-      const refusal = `${ex.res.status} ${String(ex.res.body?.detail ?? '').replace(/"[^"]*"/g, '"…"').slice(0, 100)}`;
+      const refusal = `${ex.res.status} ${String(ex.res.body?.detail ?? '')
+        .replace(/"[^"]*"/g, '"…"')
+        .slice(0, 100)}`;
       result.refusals[refusal] = (result.refusals[refusal] ?? 0) + 1;
     }
     if (kind === 'invalid') {
@@ -1340,7 +1823,9 @@ export async function fuzzOperation(c: Ctx, op: Operation, kind: Kind, options: 
   const details = await fc.check(property, { seed, numRuns: options.runs, endOnFailure: !options.shrink });
   if (details.failed) {
     const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-    result.failures.push(`${error}\n--- reproduce: FUZZ_SEED=${options.seed} (${op.key} ${kind}: fast-check seed ${seed}, path ${details.counterexamplePath}, run ${details.numRuns})`);
+    result.failures.push(
+      `${error}\n--- reproduce: FUZZ_SEED=${options.seed} (${op.key} ${kind}: fast-check seed ${seed}, path ${details.counterexamplePath}, run ${details.numRuns})`,
+    );
   }
   result.ms = Date.now() - started;
   return result;
@@ -1354,7 +1839,13 @@ export async function fuzzAll(
   t: TestApp,
   receiver: Receiver,
   ops: Operation[],
-  options: Omit<FuzzOptions, 'runs'> & { validRuns: number; invalidRuns: number; kinds?: Kind[]; timeoutMs?: number; onResult?: (r: OpResult) => void },
+  options: Omit<FuzzOptions, 'runs'> & {
+    validRuns: number;
+    invalidRuns: number;
+    kinds?: Kind[];
+    timeoutMs?: number;
+    onResult?: (r: OpResult) => void;
+  },
 ): Promise<OpResult[]> {
   const results: OpResult[] = [];
   for (const op of ops) {
@@ -1375,7 +1866,9 @@ export async function fuzzAll(
 export const MIN_SUCCESS_SHARE = 0.3;
 
 export function summary(r: OpResult): string {
-  const statuses = Object.entries(r.statuses).map(([s, n]) => `${s}×${n}`).join(' ');
+  const statuses = Object.entries(r.statuses)
+    .map(([s, n]) => `${s}×${n}`)
+    .join(' ');
   const share = r.runs > 0 ? Math.round((r.success / r.runs) * 100) : 0;
   return `${r.kind.padEnd(7)} ${r.op.padEnd(90)} ${String(r.runs).padStart(6)} runs ${String(share).padStart(3)}% 2xx  ${statuses}  (${r.ms} ms)`;
 }

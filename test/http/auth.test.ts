@@ -8,8 +8,12 @@ const UNKNOWN_TENANT = 'tenant_01jd0000000000000000000000';
 const UNKNOWN_KEY = 'key_01jd0000000000000000000000';
 
 let t: TestApp;
-before(async () => { t = await startApp(); });
-after(async () => { await t.close(); });
+before(async () => {
+  t = await startApp();
+});
+after(async () => {
+  await t.close();
+});
 
 const bearer = (token = ADMIN_TOKEN) => ({ authorization: `Bearer ${token}` });
 const admin = (method: string, url: string, body?: unknown, headers: Record<string, string> = bearer()) =>
@@ -50,14 +54,21 @@ describe('API key on /v0', () => {
   });
 
   test('an empty, unknown, or very long (10 KB) key is 401', async () => {
-    for (const key of ['', 'pak_unknownunknownunknownunknownunknownunknown1', t.key + 'x', t.key.slice(0, -1), 'pak_' + 'a'.repeat(10 * 1024)]) {
+    for (const key of [
+      '',
+      'pak_unknownunknownunknownunknownunknownunknown1',
+      t.key + 'x',
+      t.key.slice(0, -1),
+      'pak_' + 'a'.repeat(10 * 1024),
+    ]) {
       const res = await t.req('GET', '/v0/accounts/search', undefined, { key });
       expectProblem(res, 401, 'unauthorized');
     }
   });
 
   test('the key is matched exactly (not by prefix, not case-insensitively)', async () => {
-    const swapped = t.key.slice(0, 4) + [...t.key.slice(4)].map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join('');
+    const swapped =
+      t.key.slice(0, 4) + [...t.key.slice(4)].map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join('');
     assert.notEqual(swapped, t.key);
     expectProblem(await t.req('GET', '/v0/accounts/search', undefined, { key: swapped }), 401, 'unauthorized');
     assert.equal(await worksOnV0(t.key), 200);
@@ -68,7 +79,7 @@ describe('API key on /v0', () => {
     expectProblem(res, 401, 'unauthorized');
   });
 
-  test('a key revoked via the admin API gets 401 at once; the tenant\'s other keys keep working', async () => {
+  test("a key revoked via the admin API gets 401 at once; the tenant's other keys keep working", async () => {
     const created = await createTenantViaAdmin('Revoke Co');
     const { apiKey, apiKeyId } = created.body;
     const second = await admin('POST', `/admin/tenants/${created.body.tenant.tenantId}/api_keys`);
@@ -87,7 +98,7 @@ describe('API key on /v0', () => {
 });
 
 describe('tenant isolation', () => {
-  test('tenant B cannot see, change or list tenant A\'s person (404, as if it did not exist)', async () => {
+  test("tenant B cannot see, change or list tenant A's person (404, as if it did not exist)", async () => {
     const b = await t.newTenant('Tenant B');
     const created = await t.req('POST', '/v0/persons', { name: 'Only In A', domain: 'a.example' });
     assert.equal(created.status, 201, created.text);
@@ -96,21 +107,25 @@ describe('tenant isolation', () => {
     const asB = await t.req('GET', `/v0/persons/${personId}`, undefined, { key: b.key });
     expectProblem(asB, 404, 'not_found');
     const missing = await t.req('GET', '/v0/persons/person_01jd0000000000000000000000', undefined, { key: b.key });
-    assert.equal(asB.body.detail, missing.body.detail, 'another tenant\'s person reads exactly like a missing one');
+    assert.equal(asB.body.detail, missing.body.detail, "another tenant's person reads exactly like a missing one");
     assert.equal(asB.body.title, missing.body.title);
 
     expectProblem(await t.req('PATCH', `/v0/persons/${personId}`, { name: 'Stolen' }, { key: b.key }), 404, 'not_found');
-    expectProblem(await t.req('POST', `/v0/persons/${personId}/logs`, { source: 'crm', type: 'note', payload: {} }, { key: b.key }), 404, 'not_found');
+    expectProblem(
+      await t.req('POST', `/v0/persons/${personId}/logs`, { source: 'crm', type: 'note', payload: {} }, { key: b.key }),
+      404,
+      'not_found',
+    );
     const listB = await t.req('GET', '/v0/persons', undefined, { key: b.key });
     assert.equal(listB.status, 200);
     assert.ok(!listB.body.items.some((p: { personId: string }) => p.personId === personId));
 
     const asA = await t.req('GET', `/v0/persons/${personId}`);
     assert.equal(asA.status, 200);
-    assert.equal(asA.body.name, 'Only In A', 'B\'s PATCH changed nothing');
+    assert.equal(asA.body.name, 'Only In A', "B's PATCH changed nothing");
   });
 
-  test('tenant B cannot find tenant A\'s accounts in search, nor read their logs', async () => {
+  test("tenant B cannot find tenant A's accounts in search, nor read their logs", async () => {
     const b = await t.newTenant('Tenant B2');
     const account = await t.req('POST', '/v0/accounts', { name: 'Isolated Inc', domain: 'isolated.example' });
     assert.equal(account.status, 201, account.text);
@@ -255,7 +270,9 @@ describe('admin API: tenants and keys', () => {
     expectProblem(await admin('POST', `/admin/tenants/${UNKNOWN_TENANT}/api_keys`), 404, 'not_found');
     expectProblem(await admin('POST', '/admin/tenants/not-a-tenant-id/api_keys', {}), 404, 'not_found');
     expectProblem(await admin('POST', `/admin/tenants/${t.tenantId}/api_keys`, { color: 'red' }), 400, 'validation_failed', ['/color']);
-    expectProblem(await admin('POST', `/admin/tenants/${t.tenantId}/api_keys`, { scopes: ['all'] }), 400, 'validation_failed', ['/scopes/0']);
+    expectProblem(await admin('POST', `/admin/tenants/${t.tenantId}/api_keys`, { scopes: ['all'] }), 400, 'validation_failed', [
+      '/scopes/0',
+    ]);
   });
 
   test('DELETE /admin/api_keys/{apiKeyId}: unknown key → 404', async () => {
@@ -280,8 +297,13 @@ describe('admin API: tenants and keys', () => {
       assert.equal(item.apiKey, undefined, 'a list never shows keys');
     }
     const expected = full.body.items.map((x: { tenantId: string }) => x.tenantId) as string[];
-    const newestFirst = [...full.body.items].sort((a, b) => (a.createdAt === b.createdAt ? (a.tenantId < b.tenantId ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1));
-    assert.deepEqual(expected, newestFirst.map((x) => x.tenantId));
+    const newestFirst = [...full.body.items].sort((a, b) =>
+      a.createdAt === b.createdAt ? (a.tenantId < b.tenantId ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1,
+    );
+    assert.deepEqual(
+      expected,
+      newestFirst.map((x) => x.tenantId),
+    );
 
     const seen: string[] = [];
     let cursor: string | null = null;
@@ -303,24 +325,41 @@ describe('admin API: tenants and keys', () => {
   });
 
   test('GET /admin/tenants: bad limit, bad cursor, unknown parameter → 400', async () => {
-    for (const [qs, path] of [['limit=0', '/limit'], ['limit=101', '/limit'], ['limit=x', '/limit'], ['cursor=zzz', '/cursor'], ['name=acme', '/name']] as const) {
+    for (const [qs, path] of [
+      ['limit=0', '/limit'],
+      ['limit=101', '/limit'],
+      ['limit=x', '/limit'],
+      ['cursor=zzz', '/cursor'],
+      ['name=acme', '/name'],
+    ] as const) {
       expectProblem(await admin('GET', `/admin/tenants?${qs}`), 400, 'validation_failed', [path]);
     }
     // A cursor from another list is 400 as well.
     for (let i = 0; i < 3; i++) assert.equal((await t.req('POST', '/v0/persons', { name: `Cursor ${i}` })).status, 201);
     const persons = await t.req('GET', '/v0/persons?limit=1');
     assert.ok(persons.body.nextCursor, persons.text);
-    expectProblem(await admin('GET', `/admin/tenants?cursor=${encodeURIComponent(persons.body.nextCursor)}`), 400, 'validation_failed', ['/cursor']);
+    expectProblem(await admin('GET', `/admin/tenants?cursor=${encodeURIComponent(persons.body.nextCursor)}`), 400, 'validation_failed', [
+      '/cursor',
+    ]);
   });
 });
 
 describe('admin API off', () => {
   let off: TestApp;
-  before(async () => { off = await startApp({ ADMIN_TOKEN: '' }); });
-  after(async () => { await off.close(); });
+  before(async () => {
+    off = await startApp({ ADMIN_TOKEN: '' });
+  });
+  after(async () => {
+    await off.close();
+  });
 
   test('with ADMIN_TOKEN unset, every /admin route answers 404 not_found, whatever the Authorization', async () => {
-    for (const headers of [{}, { authorization: 'Bearer ' }, { authorization: `Bearer ${ADMIN_TOKEN}` }, { authorization: 'Bearer undefined' }] as Record<string, string>[]) {
+    for (const headers of [
+      {},
+      { authorization: 'Bearer ' },
+      { authorization: `Bearer ${ADMIN_TOKEN}` },
+      { authorization: 'Bearer undefined' },
+    ] as Record<string, string>[]) {
       for (const [method, url, body] of [
         ['GET', '/admin/tenants', undefined],
         ['POST', '/admin/tenants', { name: 'Nope' }],

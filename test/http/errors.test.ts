@@ -10,14 +10,20 @@ const PROBLEM_KEYS = ['code', 'detail', 'requestId', 'status', 'title', 'type'];
 const WELL_FORMED_PERSON_ID = 'person_01jd0000000000000000000000';
 
 let t: TestApp;
-before(async () => { t = await startApp(); });
-after(async () => { await t.close(); });
+before(async () => {
+  t = await startApp();
+});
+after(async () => {
+  await t.close();
+});
 
 /** The RFC 9457 shape, exactly: the six members (plus `errors` for validation failures) and nothing else. */
 function assertProblemShape(res: Res, status: number, code: string): void {
   expectProblem(res, status, code);
   assert.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
-  const keys = Object.keys(res.body).filter((k) => k !== 'errors').sort();
+  const keys = Object.keys(res.body)
+    .filter((k) => k !== 'errors')
+    .sort();
   assert.deepEqual(keys, PROBLEM_KEYS, `problem members: ${res.text}`);
   assert.equal(typeof res.body.type, 'string');
   assert.ok(res.body.type.length > 0);
@@ -47,7 +53,10 @@ function assertRequestId(res: Res): string {
 function allowOf(res: Res): string[] {
   const allow = res.headers.allow;
   assert.equal(typeof allow, 'string', `Allow header on ${res.status}: ${JSON.stringify(res.headers)}`);
-  return (allow as string).split(',').map((m) => m.trim().toUpperCase()).filter((m) => m !== '');
+  return (allow as string)
+    .split(',')
+    .map((m) => m.trim().toUpperCase())
+    .filter((m) => m !== '');
 }
 
 async function createPerson(name = 'Jane Doe'): Promise<string> {
@@ -76,7 +85,11 @@ describe('problem details', () => {
       { res: await t.req('DELETE', `/v0/persons/${personId}`), status: 405, code: 'method_not_allowed' },
       { res: await t.req('POST', '/v0/persons', '{"name":'), status: 400, code: 'validation_failed' },
       { res: await t.req('POST', '/v0/persons', { name: '' }), status: 400, code: 'validation_failed' },
-      { res: await t.req('POST', '/v0/persons', 'name=x', { headers: { 'content-type': 'text/plain' } }), status: 415, code: 'unsupported_media_type' },
+      {
+        res: await t.req('POST', '/v0/persons', 'name=x', { headers: { 'content-type': 'text/plain' } }),
+        status: 415,
+        code: 'unsupported_media_type',
+      },
       { res: await t.req('POST', '/v0/persons', personBodyOfSize(MiB + 1)), status: 413, code: 'payload_too_large' },
       { res: await t.req('GET', '/v0/accounts/search?bogus=1'), status: 400, code: 'validation_failed' },
       { res: await t.req('GET', '/admin/tenants', undefined, { key: null }), status: 401, code: 'unauthorized' },
@@ -100,7 +113,12 @@ describe('problem details', () => {
 describe('x-request-id', () => {
   test('every response carries one: 2xx, 201, 204, 4xx', async () => {
     const personId = await createPerson('Header Person');
-    const created = await t.req('POST', '/admin/tenants', { name: 'Header Tenant' }, { key: null, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const created = await t.req(
+      'POST',
+      '/admin/tenants',
+      { name: 'Header Tenant' },
+      { key: null, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } },
+    );
     assert.equal(created.status, 201, created.text);
     const responses = [
       await t.req('GET', '/healthz', undefined, { key: null }),
@@ -109,13 +127,19 @@ describe('x-request-id', () => {
       await t.req('GET', `/v0/persons/${personId}`),
       await t.req('POST', '/v0/persons', { name: 'Another' }),
       created,
-      await t.req('DELETE', `/admin/api_keys/${created.body.apiKeyId}`, undefined, { key: null, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }),
+      await t.req('DELETE', `/admin/api_keys/${created.body.apiKeyId}`, undefined, {
+        key: null,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      }),
       await t.req('GET', '/v0/persons', undefined, { key: null }),
       await t.req('GET', '/nowhere'),
       await t.req('PUT', '/v0/accounts/search'),
       await t.req('POST', '/v0/persons', '{'),
     ];
-    assert.deepEqual(responses.map((r) => r.status), [200, 200, 200, 200, 201, 201, 204, 401, 404, 405, 400]);
+    assert.deepEqual(
+      responses.map((r) => r.status),
+      [200, 200, 200, 200, 201, 201, 204, 401, 404, 405, 400],
+    );
     const ids = responses.map(assertRequestId);
     assert.equal(new Set(ids).size, ids.length, 'a fresh id per request');
   });
@@ -154,7 +178,13 @@ describe('x-request-id', () => {
 
 describe('routing', () => {
   test('an unknown route is 404 not_found, with a key and without one', async () => {
-    for (const [method, url] of [['GET', '/v0/nothing-here'], ['POST', '/v0/nothing/here'], ['GET', '/'], ['GET', '/v1/persons'], ['GET', '/v0/persons/x/y/z/w']] as const) {
+    for (const [method, url] of [
+      ['GET', '/v0/nothing-here'],
+      ['POST', '/v0/nothing/here'],
+      ['GET', '/'],
+      ['GET', '/v1/persons'],
+      ['GET', '/v0/persons/x/y/z/w'],
+    ] as const) {
       const withKey = await t.req(method, url, method === 'POST' ? {} : undefined);
       assertProblemShape(withKey, 404, 'not_found');
       const withoutKey = await t.req(method, url, method === 'POST' ? {} : undefined, { key: null });
@@ -177,17 +207,28 @@ describe('routing', () => {
   test('PUT /v0/accounts/search is 405 with Allow: GET', async () => {
     const res = await t.req('PUT', '/v0/accounts/search', { query: 'x' });
     assertProblemShape(res, 405, 'method_not_allowed');
-    assert.deepEqual(allowOf(res).filter((m) => m !== 'HEAD'), ['GET']);
+    assert.deepEqual(
+      allowOf(res).filter((m) => m !== 'HEAD'),
+      ['GET'],
+    );
   });
 
   test('other 405s: PUT /v0/persons (Allow GET, POST), DELETE /v0/accounts (Allow POST)', async () => {
     const persons = await t.req('PUT', '/v0/persons', {});
     assertProblemShape(persons, 405, 'method_not_allowed');
-    assert.deepEqual(allowOf(persons).filter((m) => m !== 'HEAD').sort(), ['GET', 'POST']);
+    assert.deepEqual(
+      allowOf(persons)
+        .filter((m) => m !== 'HEAD')
+        .sort(),
+      ['GET', 'POST'],
+    );
 
     const accounts = await t.req('DELETE', '/v0/accounts');
     assertProblemShape(accounts, 405, 'method_not_allowed');
-    assert.deepEqual(allowOf(accounts).filter((m) => m !== 'HEAD'), ['POST']);
+    assert.deepEqual(
+      allowOf(accounts).filter((m) => m !== 'HEAD'),
+      ['POST'],
+    );
   });
 
   test('a 405 is answered without a key too (the path exists whoever asks)', async () => {
@@ -237,7 +278,9 @@ describe('request bodies', () => {
   });
 
   test('application/json; charset=utf-8 is accepted', async () => {
-    const res = await t.req('POST', '/v0/persons', JSON.stringify({ name: 'Charset' }), { headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const res = await t.req('POST', '/v0/persons', JSON.stringify({ name: 'Charset' }), {
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
     assert.equal(res.status, 201, res.text);
   });
 
@@ -259,15 +302,23 @@ describe('request bodies', () => {
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = t.app.server.address() as AddressInfo;
     const result = await new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
-      const req = http.request({
-        host: '127.0.0.1', port, method: 'POST', path: '/v0/persons',
-        headers: { 'content-type': 'application/json', 'x-api-key': t.key, 'transfer-encoding': 'chunked' },
-      }, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => { body += c; });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      });
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/v0/persons',
+          headers: { 'content-type': 'application/json', 'x-api-key': t.key, 'transfer-encoding': 'chunked' },
+        },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => {
+            body += c;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        },
+      );
       req.on('error', reject);
       const text = personBodyOfSize(MiB + 64 * 1024);
       // Several chunks, so the limit is found while reading, not from a header.
@@ -303,8 +354,12 @@ describe('query strings', () => {
 
   test('bad values of known query parameters are 400 at their path', async () => {
     for (const [qs, path] of [
-      ['limit=0', '/limit'], ['limit=101', '/limit'], ['limit=abc', '/limit'], ['limit=1.5', '/limit'],
-      ['includeEmptyOnly=yes', '/includeEmptyOnly'], ['cursor=not-a-cursor', '/cursor'],
+      ['limit=0', '/limit'],
+      ['limit=101', '/limit'],
+      ['limit=abc', '/limit'],
+      ['limit=1.5', '/limit'],
+      ['includeEmptyOnly=yes', '/includeEmptyOnly'],
+      ['cursor=not-a-cursor', '/cursor'],
     ] as const) {
       const res = await t.req('GET', `/v0/accounts/search?${qs}`);
       expectProblem(res, 400, 'validation_failed', [path]);
@@ -358,7 +413,19 @@ describe('500', () => {
       assertProblemShape(res, 500, 'internal');
       assert.equal(res.body.requestId, 'boom-1');
       assert.equal(res.body.errors, undefined);
-      for (const leak of ['persons', 'no such table', 'SQLITE', 'sqlite', 'select', 'SELECT', '    at ', '.ts:', '.js:', 'node_modules', 'Error:']) {
+      for (const leak of [
+        'persons',
+        'no such table',
+        'SQLITE',
+        'sqlite',
+        'select',
+        'SELECT',
+        '    at ',
+        '.ts:',
+        '.js:',
+        'node_modules',
+        'Error:',
+      ]) {
         assert.ok(!res.text.includes(leak), `500 body leaks ${JSON.stringify(leak)}: ${res.text}`);
       }
       assert.equal(res.body.stack, undefined);

@@ -6,7 +6,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/config.js';
-import { ADMIN_TOKEN, expectProblem, freshDatabase, ISO_MS, startApp, type Json, type Res, type TestApp, type TestDatabase } from '../helpers.js';
+import {
+  ADMIN_TOKEN,
+  expectProblem,
+  freshDatabase,
+  ISO_MS,
+  startApp,
+  type Json,
+  type Res,
+  type TestApp,
+  type TestDatabase,
+} from '../helpers.js';
 import { freePort, startServer, type ServerProcess } from '../server-process.js';
 
 // Issue 8, "Limits and keys": token-bucket rate limits (in memory and in Redis), key scopes,
@@ -33,7 +43,8 @@ function limits(res: Res): { limit: number; remaining: number; reset: number } {
 }
 
 function assertNoLimitHeaders(res: Res): void {
-  for (const name of [...LIMIT_HEADERS, 'retry-after']) assert.equal(res.headers[name], undefined, `${name} on a ${res.status}: ${String(res.headers[name])}`);
+  for (const name of [...LIMIT_HEADERS, 'retry-after'])
+    assert.equal(res.headers[name], undefined, `${name} on a ${res.status}: ${String(res.headers[name])}`);
 }
 
 const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -56,12 +67,20 @@ async function createPerson(t: TestApp, name = 'Limit Person', key?: string): Pr
 }
 
 async function countPersons(t: TestApp, tenantId = t.tenantId): Promise<number> {
-  const row = await t.app.db.selectFrom('persons').select((eb) => eb.fn.countAll().as('n')).where('tenant_id', '=', tenantId).executeTakeFirstOrThrow();
+  const row = await t.app.db
+    .selectFrom('persons')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 async function countPersonLogs(t: TestApp, personId: string): Promise<number> {
-  const row = await t.app.db.selectFrom('person_logs').select((eb) => eb.fn.countAll().as('n')).where('owner_id', '=', personId).executeTakeFirstOrThrow();
+  const row = await t.app.db
+    .selectFrom('person_logs')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('owner_id', '=', personId)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -83,35 +102,45 @@ for (const mode of MODES) {
       // start-up test below for the first requests after start).
       await limiterMetering(t);
     });
-    after(async () => { await t?.close(); });
-
-    test('10 quick requests pass (4xx included), each counting RateLimit-Remaining down; the 11th is 429 rate_limited with Retry-After', T(20), async () => {
-      const { key, tenantId } = await t.newTenant('Bucket Co');
-      const as = { key };
-      const run = bucketRun(BUCKET);
-      const created = await run.expect(201, () => t.req('POST', '/v0/persons', { name: 'Counted Person' }, as));
-      const personId = created.body.personId as string;
-      await run.expect(200, () => t.req('GET', `/v0/persons/${personId}`, undefined, as));
-      expectProblem(await run.expect(404, () => t.req('GET', `/v0/persons/${UNKNOWN_PERSON}`, undefined, as)), 404, 'not_found');
-      expectProblem(await run.expect(400, () => t.req('GET', '/v0/persons?limit=0', undefined, as)), 400, 'validation_failed');
-      expectProblem(await run.expect(400, () => t.req('POST', '/v0/persons', '{"name":', as)), 400, 'validation_failed');
-      expectProblem(await run.expect(415, () => t.req('POST', '/v0/persons', 'name=x', { key, headers: { 'content-type': 'text/plain' } })), 415, 'unsupported_media_type');
-      expectProblem(await run.expect(400, () => t.req('POST', '/v0/persons', {}, as)), 400, 'validation_failed', ['/name']);
-      await run.expect(200, () => t.req('PATCH', `/v0/persons/${personId}`, { name: 'Renamed Person' }, as));
-      await run.expect(200, () => t.req('GET', '/v0/persons', undefined, as));
-      await run.expect(200, () => t.req('GET', '/v0/accounts/search', undefined, as));
-
-      // The 11th (a write) is refused and does nothing.
-      const limited = await run.untilLimited(() => t.req('POST', '/v0/persons', { name: 'Refused Person' }, as));
-      expectProblem(limited, 429, 'rate_limited');
-      assert.match(String(limited.headers['retry-after']), /^\d+$/);
-      assert.ok(Number(limited.headers['retry-after']) >= 1);
-      assert.equal(limited.headers['retry-after'], '1', 'at 5 tokens/s one token is back within a second');
-      assert.deepEqual(limits(limited), { limit: 10, remaining: 0, reset: 2 });
-      assert.equal(limited.headers['cache-control'], 'no-store');
-      assert.equal(limited.headers['x-content-type-options'], 'nosniff');
-      assert.equal(await countPersons(t, tenantId), 1 + run.extra, 'only the first POST (and any the refill allowed) created a person');
+    after(async () => {
+      await t?.close();
     });
+
+    test(
+      '10 quick requests pass (4xx included), each counting RateLimit-Remaining down; the 11th is 429 rate_limited with Retry-After',
+      T(20),
+      async () => {
+        const { key, tenantId } = await t.newTenant('Bucket Co');
+        const as = { key };
+        const run = bucketRun(BUCKET);
+        const created = await run.expect(201, () => t.req('POST', '/v0/persons', { name: 'Counted Person' }, as));
+        const personId = created.body.personId as string;
+        await run.expect(200, () => t.req('GET', `/v0/persons/${personId}`, undefined, as));
+        expectProblem(await run.expect(404, () => t.req('GET', `/v0/persons/${UNKNOWN_PERSON}`, undefined, as)), 404, 'not_found');
+        expectProblem(await run.expect(400, () => t.req('GET', '/v0/persons?limit=0', undefined, as)), 400, 'validation_failed');
+        expectProblem(await run.expect(400, () => t.req('POST', '/v0/persons', '{"name":', as)), 400, 'validation_failed');
+        expectProblem(
+          await run.expect(415, () => t.req('POST', '/v0/persons', 'name=x', { key, headers: { 'content-type': 'text/plain' } })),
+          415,
+          'unsupported_media_type',
+        );
+        expectProblem(await run.expect(400, () => t.req('POST', '/v0/persons', {}, as)), 400, 'validation_failed', ['/name']);
+        await run.expect(200, () => t.req('PATCH', `/v0/persons/${personId}`, { name: 'Renamed Person' }, as));
+        await run.expect(200, () => t.req('GET', '/v0/persons', undefined, as));
+        await run.expect(200, () => t.req('GET', '/v0/accounts/search', undefined, as));
+
+        // The 11th (a write) is refused and does nothing.
+        const limited = await run.untilLimited(() => t.req('POST', '/v0/persons', { name: 'Refused Person' }, as));
+        expectProblem(limited, 429, 'rate_limited');
+        assert.match(String(limited.headers['retry-after']), /^\d+$/);
+        assert.ok(Number(limited.headers['retry-after']) >= 1);
+        assert.equal(limited.headers['retry-after'], '1', 'at 5 tokens/s one token is back within a second');
+        assert.deepEqual(limits(limited), { limit: 10, remaining: 0, reset: 2 });
+        assert.equal(limited.headers['cache-control'], 'no-store');
+        assert.equal(limited.headers['x-content-type-options'], 'nosniff');
+        assert.equal(await countPersons(t, tenantId), 1 + run.extra, 'only the first POST (and any the refill allowed) created a person');
+      },
+    );
 
     test('after waiting Retry-After (about 1 s), requests pass again: 5 tokens come back a second', T(20), async () => {
       const { key } = await t.newTenant('Refill Co');
@@ -163,32 +192,39 @@ for (const mode of MODES) {
       await run.expect(200, () => t.req('GET', '/v0/persons', undefined, { key }));
     });
 
-    test('with a valid key, an unknown route (404) and a wrong method (405) carry RateLimit headers and take a token; past the burst they are 429', T(20), async () => {
-      const { key } = await t.newTenant('Unrouted Co');
-      const run = bucketRun(BUCKET);
-      const paths: [string, string, number][] = [
-        ['GET', '/v0/nothing-here', 404], ['POST', '/v0/nothing/here', 404], ['GET', '/nowhere', 404],
-        ['DELETE', '/v0/persons', 405], ['PUT', `/v0/persons/${UNKNOWN_PERSON}`, 405],
-      ];
-      for (let i = 0; i < 10; i++) {
-        const [method, url, status] = paths[i % paths.length]!;
-        const res = await run.expect(status, () => t.req(method, url, undefined, { key }));
-        expectProblem(res, status, status === 404 ? 'not_found' : 'method_not_allowed');
-      }
-      const limited = await run.untilLimited(() => t.req('GET', '/v0/nothing-here', undefined, { key }));
-      expectProblem(limited, 429, 'rate_limited');
-      assert.match(String(limited.headers['retry-after']), /^\d+$/);
+    test(
+      'with a valid key, an unknown route (404) and a wrong method (405) carry RateLimit headers and take a token; past the burst they are 429',
+      T(20),
+      async () => {
+        const { key } = await t.newTenant('Unrouted Co');
+        const run = bucketRun(BUCKET);
+        const paths: [string, string, number][] = [
+          ['GET', '/v0/nothing-here', 404],
+          ['POST', '/v0/nothing/here', 404],
+          ['GET', '/nowhere', 404],
+          ['DELETE', '/v0/persons', 405],
+          ['PUT', `/v0/persons/${UNKNOWN_PERSON}`, 405],
+        ];
+        for (let i = 0; i < 10; i++) {
+          const [method, url, status] = paths[i % paths.length]!;
+          const res = await run.expect(status, () => t.req(method, url, undefined, { key }));
+          expectProblem(res, status, status === 404 ? 'not_found' : 'method_not_allowed');
+        }
+        const limited = await run.untilLimited(() => t.req('GET', '/v0/nothing-here', undefined, { key }));
+        expectProblem(limited, 429, 'rate_limited');
+        assert.match(String(limited.headers['retry-after']), /^\d+$/);
 
-      // Without a valid key they stay a plain 404 and 405: no bucket, no headers, no 401.
-      for (const as of [{ key: null }, { key: `${key}x` }]) {
-        const missing = await t.req('GET', '/v0/nothing-here', undefined, as);
-        expectProblem(missing, 404, 'not_found');
-        assertNoLimitHeaders(missing);
-        const wrong = await t.req('DELETE', '/v0/persons', undefined, as);
-        expectProblem(wrong, 405, 'method_not_allowed');
-        assertNoLimitHeaders(wrong);
-      }
-    });
+        // Without a valid key they stay a plain 404 and 405: no bucket, no headers, no 401.
+        for (const as of [{ key: null }, { key: `${key}x` }]) {
+          const missing = await t.req('GET', '/v0/nothing-here', undefined, as);
+          expectProblem(missing, 404, 'not_found');
+          assertNoLimitHeaders(missing);
+          const wrong = await t.req('DELETE', '/v0/persons', undefined, as);
+          expectProblem(wrong, 405, 'method_not_allowed');
+          assertNoLimitHeaders(wrong);
+        }
+      },
+    );
 
     test('buckets are per key: another key of the same tenant, and another tenant, are unaffected', T(20), async () => {
       const a = await newKey(t);
@@ -207,49 +243,60 @@ for (const mode of MODES) {
       assert.deepEqual(limits(otherTenant), { limit: 10, remaining: 9, reset: 1 });
     });
 
-    test(`two server processes ${mode.env.REDIS_URL ? 'with one REDIS_URL share one bucket' : 'without REDIS_URL have a bucket each'}`, T(60), async () => {
-      let database: TestDatabase | undefined;
-      let a: ServerProcess | undefined;
-      let b: ServerProcess | undefined;
-      const KEY = `limits-shared-${randomBytes(12).toString('hex')}`;
-      try {
-        database = await freshDatabase();
-        // 1 token a second: the counts stay exact across processes unless a request takes a second.
-        const shape = { rate: 1, burst: 10 };
-        const env = { DATABASE_URL: database.url, BOOTSTRAP_API_KEY: KEY, ADMIN_TOKEN, RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '10', ...mode.env };
-        a = await startServer(env);
-        b = await startServer(env);
-        const call = async (server: ServerProcess, key = KEY): Promise<Res> => {
-          const res = await fetch(`${server.url}/v0/persons`, { headers: { 'x-api-key': key } });
-          const text = await res.text();
-          return { status: res.status, headers: Object.fromEntries(res.headers), body: text ? JSON.parse(text) : undefined, text };
-        };
-        // Warm both up (routing, the key lookup, the limiter) on another key of the tenant.
-        for (const server of [a, b]) expectProblem(await call(server, `${KEY}-wrong`), 401, 'unauthorized');
-        const tenants = await fetch(`${a.url}/admin/tenants`, { headers: adminHeaders });
-        const tenantId = ((await tenants.json()) as Json).items[0].tenantId as string;
-        await serversMetering([a, b], tenantId);
+    test(
+      `two server processes ${mode.env.REDIS_URL ? 'with one REDIS_URL share one bucket' : 'without REDIS_URL have a bucket each'}`,
+      T(60),
+      async () => {
+        let database: TestDatabase | undefined;
+        let a: ServerProcess | undefined;
+        let b: ServerProcess | undefined;
+        const KEY = `limits-shared-${randomBytes(12).toString('hex')}`;
+        try {
+          database = await freshDatabase();
+          // 1 token a second: the counts stay exact across processes unless a request takes a second.
+          const shape = { rate: 1, burst: 10 };
+          const env = {
+            DATABASE_URL: database.url,
+            BOOTSTRAP_API_KEY: KEY,
+            ADMIN_TOKEN,
+            RATE_LIMIT_PER_SECOND: '1',
+            RATE_LIMIT_BURST: '10',
+            ...mode.env,
+          };
+          a = await startServer(env);
+          b = await startServer(env);
+          const call = async (server: ServerProcess, key = KEY): Promise<Res> => {
+            const res = await fetch(`${server.url}/v0/persons`, { headers: { 'x-api-key': key } });
+            const text = await res.text();
+            return { status: res.status, headers: Object.fromEntries(res.headers), body: text ? JSON.parse(text) : undefined, text };
+          };
+          // Warm both up (routing, the key lookup, the limiter) on another key of the tenant.
+          for (const server of [a, b]) expectProblem(await call(server, `${KEY}-wrong`), 401, 'unauthorized');
+          const tenants = await fetch(`${a.url}/admin/tenants`, { headers: adminHeaders });
+          const tenantId = ((await tenants.json()) as Json).items[0].tenantId as string;
+          await serversMetering([a, b], tenantId);
 
-        const run = bucketRun(shape);
-        for (let i = 1; i <= 5; i++) await run.expect(200, () => call(a!));
-        if (mode.env.REDIS_URL) {
-          // The same bucket, seen from the other instance: the count goes on from 5 taken.
-          for (let i = 6; i <= 10; i++) await run.expect(200, () => call(b!));
-          expectProblem(await run.untilLimited(() => call(b!)), 429, 'rate_limited');
-          expectProblem(await run.untilLimited(() => call(a!)), 429, 'rate_limited');
-        } else {
-          const res = await call(b);
-          assert.equal(res.status, 200, res.text);
-          assert.deepEqual(limits(res), { limit: 10, remaining: 9, reset: 1 }, 'without Redis each instance has its own bucket');
-          for (let i = 6; i <= 10; i++) await run.expect(200, () => call(a!));
-          expectProblem(await run.untilLimited(() => call(a!)), 429, 'rate_limited');
-          assert.equal((await call(b)).status, 200);
+          const run = bucketRun(shape);
+          for (let i = 1; i <= 5; i++) await run.expect(200, () => call(a!));
+          if (mode.env.REDIS_URL) {
+            // The same bucket, seen from the other instance: the count goes on from 5 taken.
+            for (let i = 6; i <= 10; i++) await run.expect(200, () => call(b!));
+            expectProblem(await run.untilLimited(() => call(b!)), 429, 'rate_limited');
+            expectProblem(await run.untilLimited(() => call(a!)), 429, 'rate_limited');
+          } else {
+            const res = await call(b);
+            assert.equal(res.status, 200, res.text);
+            assert.deepEqual(limits(res), { limit: 10, remaining: 9, reset: 1 }, 'without Redis each instance has its own bucket');
+            for (let i = 6; i <= 10; i++) await run.expect(200, () => call(a!));
+            expectProblem(await run.untilLimited(() => call(a!)), 429, 'rate_limited');
+            assert.equal((await call(b)).status, 200);
+          }
+        } finally {
+          await Promise.all([a?.kill(), b?.kill()]);
+          await database?.drop();
         }
-      } finally {
-        await Promise.all([a?.kill(), b?.kill()]);
-        await database?.drop();
-      }
-    });
+      },
+    );
   });
 }
 
@@ -281,10 +328,16 @@ function bucketRun({ rate, burst }: { rate: number; burst: number }) {
       assert.equal(limit, burst, `RateLimit-Limit of request ${taken}`);
       const low = Math.max(0, burst - taken);
       const high = Math.min(burst - 1, low + Math.floor(seconds * rate));
-      assert.ok(remaining >= low && remaining <= high, `RateLimit-Remaining of request ${taken} (${res.status}): ${remaining}, expected ${low === high ? low : `${low}..${high}`} (${Math.round(seconds * 1000)} ms in)`);
+      assert.ok(
+        remaining >= low && remaining <= high,
+        `RateLimit-Remaining of request ${taken} (${res.status}): ${remaining}, expected ${low === high ? low : `${low}..${high}`} (${Math.round(seconds * 1000)} ms in)`,
+      );
       const resetHigh = Math.ceil(taken / rate);
       const resetLow = Math.max(1, Math.ceil(taken / rate - seconds - 1e-9));
-      assert.ok(reset >= resetLow && reset <= resetHigh, `RateLimit-Reset of request ${taken}: ${reset}, expected ${resetLow === resetHigh ? resetLow : `${resetLow}..${resetHigh}`}`);
+      assert.ok(
+        reset >= resetLow && reset <= resetHigh,
+        `RateLimit-Reset of request ${taken}: ${reset}, expected ${resetLow === resetHigh ? resetLow : `${resetLow}..${resetHigh}`}`,
+      );
       assert.equal(res.headers['retry-after'], undefined, `no Retry-After on allowed request ${taken}`);
       return res;
     },
@@ -298,7 +351,10 @@ function bucketRun({ rate, burst }: { rate: number; burst: number }) {
         const res = await send();
         if (res.status === 429) return res;
         run.extra++;
-        assert.ok(run.extra <= run.regained(), `request ${taken + run.extra} should have been 429 (the bucket could have regained ${run.regained()} token(s) by then), got ${res.status} ${res.text}`);
+        assert.ok(
+          run.extra <= run.regained(),
+          `request ${taken + run.extra} should have been 429 (the bucket could have regained ${run.regained()} token(s) by then), got ${res.status} ${res.text}`,
+        );
       }
     },
   };
@@ -372,8 +428,12 @@ describe('rate limiting with an unreachable Redis', () => {
 
 describe('per-key rate limits from the admin API', () => {
   let t: TestApp;
-  before(async () => { t = await startApp({ RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_BURST: '10' }); });
-  after(async () => { await t?.close(); });
+  before(async () => {
+    t = await startApp({ RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_BURST: '10' });
+  });
+  after(async () => {
+    await t?.close();
+  });
 
   test('rateLimitPerSecond 2 and no burst: a bucket of 4 (twice the rate)', T(20), async () => {
     const { apiKey, body } = await newKey(t, { rateLimitPerSecond: 2 });
@@ -416,7 +476,11 @@ describe('per-key rate limits from the admin API', () => {
     assert.deepEqual(limits(used), { limit: 10, remaining: 9, reset: 1 });
     const empty = await createKey(t, {});
     assert.equal(empty.status, 201, empty.text);
-    assert.deepEqual(limits(await t.req('GET', '/v0/persons', undefined, { key: empty.body.apiKey })), { limit: 10, remaining: 9, reset: 1 });
+    assert.deepEqual(limits(await t.req('GET', '/v0/persons', undefined, { key: empty.body.apiKey })), {
+      limit: 10,
+      remaining: 9,
+      reset: 1,
+    });
   });
 
   test('invalid limits are 400 at their field', T(20), async () => {
@@ -446,9 +510,19 @@ describe('per-key rate limits from the admin API', () => {
     } finally {
       await seven.close();
     }
-    for (const env of [{ RATE_LIMIT_PER_SECOND: '0' }, { RATE_LIMIT_PER_SECOND: 'fast' }, { RATE_LIMIT_BURST: '-1' }, { REDIS_URL: 'http://127.0.0.1:6379' }, { CORS_ORIGINS: 'app.example.com' }]) {
+    for (const env of [
+      { RATE_LIMIT_PER_SECOND: '0' },
+      { RATE_LIMIT_PER_SECOND: 'fast' },
+      { RATE_LIMIT_BURST: '-1' },
+      { REDIS_URL: 'http://127.0.0.1:6379' },
+      { CORS_ORIGINS: 'app.example.com' },
+    ]) {
       const name = Object.keys(env)[0]!;
-      assert.throws(() => loadConfig(env), (err: Error) => err.name === 'ConfigError' && err.message.includes(name), `${JSON.stringify(env)} is refused naming ${name}`);
+      assert.throws(
+        () => loadConfig(env),
+        (err: Error) => err.name === 'ConfigError' && err.message.includes(name),
+        `${JSON.stringify(env)} is refused naming ${name}`,
+      );
     }
   });
 });
@@ -472,7 +546,9 @@ describe('API key scopes', () => {
     assert.equal(page.status, 201, page.text);
     pageId = page.body.pageId;
   });
-  after(async () => { await t?.close(); });
+  after(async () => {
+    await t?.close();
+  });
 
   test('a read key can GET (and HEAD)', T(20), async () => {
     for (const url of ['/v0/persons', `/v0/persons/${personId}`, '/v0/accounts/search', `/v0/pages/${pageId}`]) {
@@ -514,7 +590,12 @@ describe('API key scopes', () => {
     const other = await createPerson(t, 'Written Person', both.apiKey);
     const patched = await t.req('PATCH', `/v0/persons/${other}`, { name: 'Rewritten Person' }, { key: plain.apiKey });
     assert.equal(patched.status, 200, patched.text);
-    const page = await t.req('POST', '/v0/pages', { name: 'Doomed Page', title: 'Doomed', pageContext: 'ctx', pageType: 'inbound' }, { key: plain.apiKey });
+    const page = await t.req(
+      'POST',
+      '/v0/pages',
+      { name: 'Doomed Page', title: 'Doomed', pageContext: 'ctx', pageType: 'inbound' },
+      { key: plain.apiKey },
+    );
     assert.equal(page.status, 201, page.text);
     const deleted = await t.req('DELETE', `/v0/pages/${page.body.pageId}`, undefined, { key: both.apiKey });
     assert.equal(deleted.status, 204, deleted.text);
@@ -533,7 +614,11 @@ describe('API key scopes', () => {
   });
 
   test('with a read key, an unknown route is 404 and a wrong method 405, not 403, with RateLimit headers', T(20), async () => {
-    for (const [method, url] of [['GET', '/v0/nothing-here'], ['POST', '/v0/nothing-here'], ['DELETE', '/v0/nothing/here']] as const) {
+    for (const [method, url] of [
+      ['GET', '/v0/nothing-here'],
+      ['POST', '/v0/nothing-here'],
+      ['DELETE', '/v0/nothing/here'],
+    ] as const) {
       const res = await t.req(method, url, undefined, { key: readKey });
       expectProblem(res, 404, 'not_found');
       limits(res);
@@ -553,8 +638,12 @@ describe('API key scopes', () => {
 
 describe('API key expiry', () => {
   let t: TestApp;
-  before(async () => { t = await startApp(); });
-  after(async () => { await t?.close(); });
+  before(async () => {
+    t = await startApp();
+  });
+  after(async () => {
+    await t?.close();
+  });
 
   test('a key works until its expiresAt, then gets 401 (no RateLimit headers)', T(20), async () => {
     const expiresAt = new Date(Date.now() + 2000).toISOString();
@@ -563,7 +652,10 @@ describe('API key expiry', () => {
     const ok = await t.req('GET', '/v0/persons', undefined, { key: apiKey });
     assert.equal(ok.status, 200, ok.text);
     await sleep(Date.parse(expiresAt) - Date.now() + 100);
-    for (const [method, url, payload] of [['GET', '/v0/persons', undefined], ['POST', '/v0/persons', { name: 'Too Late' }]] as const) {
+    for (const [method, url, payload] of [
+      ['GET', '/v0/persons', undefined],
+      ['POST', '/v0/persons', { name: 'Too Late' }],
+    ] as const) {
       const res = await t.req(method, url, payload, { key: apiKey });
       expectProblem(res, 401, 'unauthorized');
       assertNoLimitHeaders(res);
@@ -575,7 +667,13 @@ describe('API key expiry', () => {
     const { body } = await newKey(t, { expiresAt: `${year}-06-01T12:00:00+02:00` });
     assert.equal(body.expiresAt, `${year}-06-01T10:00:00.000Z`);
     assert.match(body.expiresAt, ISO_MS);
-    for (const expiresAt of [new Date(Date.now() - 60_000).toISOString(), '2020-01-01T00:00:00.000Z', 'tomorrow', '2099-13-01T00:00:00Z', 12345]) {
+    for (const expiresAt of [
+      new Date(Date.now() - 60_000).toISOString(),
+      '2020-01-01T00:00:00.000Z',
+      'tomorrow',
+      '2099-13-01T00:00:00Z',
+      12345,
+    ]) {
       expectProblem(await createKey(t, { expiresAt }), 400, 'validation_failed', ['/expiresAt']);
     }
   });
@@ -586,7 +684,11 @@ describe('API key expiry', () => {
     const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
     const cli = (args: string[]) =>
       new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, DATABASE_URL, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+          cwd: ROOT,
+          env: { ...process.env, DATABASE_URL, LOG_LEVEL: 'warn' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -615,7 +717,12 @@ describe('API key expiry', () => {
     assert.equal(second.rateLimitBurst, 5);
     assert.equal(limits(await t.req('GET', '/v0/persons', undefined, { key: second.apiKey })).limit, 5);
 
-    for (const args of [['--expires-at', '2020-01-01T00:00:00.000Z'], ['--scopes', 'write'], ['--scopes', 'admin'], ['--rate', 'fast']]) {
+    for (const args of [
+      ['--expires-at', '2020-01-01T00:00:00.000Z'],
+      ['--scopes', 'write'],
+      ['--scopes', 'admin'],
+      ['--rate', 'fast'],
+    ]) {
       const refused = await cli(['keys', 'create', t.tenantId, ...args]);
       assert.ok(refused.code !== 0 && refused.code !== null, `${args.join(' ')}: exit ${refused.code}`);
       assert.equal(refused.stdout, '', `${args.join(' ')}: nothing on stdout`);
@@ -636,8 +743,12 @@ describe('API key expiry', () => {
 
 describe('lastUsedAt', () => {
   let t: TestApp;
-  before(async () => { t = await startApp(); });
-  after(async () => { await t?.close(); });
+  before(async () => {
+    t = await startApp();
+  });
+  after(async () => {
+    await t?.close();
+  });
 
   const lastUsed = async (apiKeyId: string) =>
     (await t.app.db.selectFrom('api_keys').select('last_used_at').where('id', '=', apiKeyId).executeTakeFirstOrThrow()).last_used_at;
@@ -663,7 +774,7 @@ describe('lastUsedAt', () => {
     assert.equal(await lastUsed(apiKeyId), first);
   });
 
-  test('the admin API lists a tenant\'s keys with lastUsedAt, never the key itself', T(20), async () => {
+  test("the admin API lists a tenant's keys with lastUsedAt, never the key itself", T(20), async () => {
     const { apiKey, apiKeyId } = await newKey(t, { scopes: ['read'], rateLimitPerSecond: 7 });
     const list = async () => {
       const res = await t.req('GET', `/admin/tenants/${t.tenantId}/api_keys`, undefined, { key: null, headers: adminHeaders });
@@ -673,7 +784,17 @@ describe('lastUsedAt', () => {
     const before = (await list()).body.items.find((k: Json) => k.apiKeyId === apiKeyId);
     assert.deepEqual(
       { ...before, createdAt: undefined },
-      { apiKeyId, keyPrefix: apiKey.slice(0, 8), scopes: ['read'], expiresAt: null, rateLimitPerSecond: 7, rateLimitBurst: 14, createdAt: undefined, revokedAt: null, lastUsedAt: null },
+      {
+        apiKeyId,
+        keyPrefix: apiKey.slice(0, 8),
+        scopes: ['read'],
+        expiresAt: null,
+        rateLimitPerSecond: 7,
+        rateLimitBurst: 14,
+        createdAt: undefined,
+        revokedAt: null,
+        lastUsedAt: null,
+      },
     );
     assert.match(before.createdAt, ISO_MS);
     assert.equal((await t.req('GET', '/v0/persons', undefined, { key: apiKey })).status, 200);
@@ -687,14 +808,27 @@ describe('lastUsedAt', () => {
     assert.ok(!res.text.includes(apiKey), 'the plain key never appears');
     assert.equal(res.body.totalCount, res.body.items.length);
 
-    expectProblem(await t.req('GET', '/admin/tenants/tenant_01jd0000000000000000000000/api_keys', undefined, { key: null, headers: adminHeaders }), 404, 'not_found');
+    expectProblem(
+      await t.req('GET', '/admin/tenants/tenant_01jd0000000000000000000000/api_keys', undefined, { key: null, headers: adminHeaders }),
+      404,
+      'not_found',
+    );
     expectProblem(await t.req('GET', `/admin/tenants/${t.tenantId}/api_keys`, undefined, { key: null }), 401, 'unauthorized');
-    expectProblem(await t.req('GET', `/admin/tenants/${t.tenantId}/api_keys?limit=0`, undefined, { key: null, headers: adminHeaders }), 400, 'validation_failed', ['/limit']);
+    expectProblem(
+      await t.req('GET', `/admin/tenants/${t.tenantId}/api_keys?limit=0`, undefined, { key: null, headers: adminHeaders }),
+      400,
+      'validation_failed',
+      ['/limit'],
+    );
   });
 
   test('a refused request (401 for an unknown key) records nothing on other keys', T(20), async () => {
     const { apiKeyId } = await newKey(t);
-    expectProblem(await t.req('GET', '/v0/persons', undefined, { key: 'pak_unknownunknownunknownunknownunknownunknown1' }), 401, 'unauthorized');
+    expectProblem(
+      await t.req('GET', '/v0/persons', undefined, { key: 'pak_unknownunknownunknownunknownunknownunknown1' }),
+      401,
+      'unauthorized',
+    );
     await sleep(200);
     assert.equal(await lastUsed(apiKeyId), null);
   });
@@ -715,7 +849,9 @@ describe('JSON body limits', () => {
     t = await startApp();
     personId = await createPerson(t, 'Deep Person');
   });
-  after(async () => { await t?.close(); });
+  after(async () => {
+    await t?.close();
+  });
 
   test('a body nested 64 levels deep is accepted (201)', T(20), async () => {
     const payload = nestedObjects(63); // the body's own object is level 1
@@ -744,22 +880,47 @@ describe('JSON body limits', () => {
 
   test('brackets inside strings do not count as nesting', T(20), async () => {
     const text = `${'['.repeat(100)}${'{'.repeat(100)}"\\`;
-    const res = await t.req('POST', `/v0/persons/${personId}/logs`, { source: 'crm', type: 'brackets', payload: { s: text, t: `"${'['.repeat(100)}` } });
+    const res = await t.req('POST', `/v0/persons/${personId}/logs`, {
+      source: 'crm',
+      type: 'brackets',
+      payload: { s: text, t: `"${'['.repeat(100)}` },
+    });
     assert.equal(res.status, 201, res.text);
     assert.equal(res.body.payload.s, text);
   });
 
   test('an array of 10,000 items is accepted; 10,001 is 400 naming the array, and nothing is created', T(20), async () => {
-    const ok = await t.req('POST', `/v0/persons/${personId}/logs`, { source: 'crm', type: 'array', payload: { items: new Array(10_000).fill(0) } });
+    const ok = await t.req('POST', `/v0/persons/${personId}/logs`, {
+      source: 'crm',
+      type: 'array',
+      payload: { items: new Array(10_000).fill(0) },
+    });
     assert.equal(ok.status, 201, ok.text);
     assert.equal(ok.body.payload.items.length, 10_000);
 
     const before = await countPersonLogs(t, personId);
-    const over = await t.req('POST', `/v0/persons/${personId}/logs`, { source: 'crm', type: 'array', payload: { items: new Array(10_001).fill(0) } });
+    const over = await t.req('POST', `/v0/persons/${personId}/logs`, {
+      source: 'crm',
+      type: 'array',
+      payload: { items: new Array(10_001).fill(0) },
+    });
     expectProblem(over, 400, 'validation_failed', ['/payload/items']);
-    const deeper = await t.req('POST', `/v0/persons/${personId}/logs`, { source: 'crm', type: 'array', payload: { a: [1, { b: new Array(10_001).fill(0) }] } });
+    const deeper = await t.req('POST', `/v0/persons/${personId}/logs`, {
+      source: 'crm',
+      type: 'array',
+      payload: { a: [1, { b: new Array(10_001).fill(0) }] },
+    });
     expectProblem(deeper, 400, 'validation_failed', ['/payload/a/1/b']);
-    expectProblem(await t.req('POST', `/v0/persons/${UNKNOWN_PERSON}/logs`, { source: 'crm', type: 'array', payload: { items: new Array(10_001).fill(0) } }), 400, 'validation_failed', ['/payload/items']);
+    expectProblem(
+      await t.req('POST', `/v0/persons/${UNKNOWN_PERSON}/logs`, {
+        source: 'crm',
+        type: 'array',
+        payload: { items: new Array(10_001).fill(0) },
+      }),
+      400,
+      'validation_failed',
+      ['/payload/items'],
+    );
     expectProblem(await t.req('POST', '/v0/persons', JSON.stringify(new Array(10_001).fill(0))), 400, 'validation_failed', ['']);
     assert.equal(await countPersonLogs(t, personId), before);
   });
@@ -806,7 +967,10 @@ describe('server timeouts (real socket)', () => {
     }, 1000);
     try {
       const closedAfter = await closedWithin(socket, 12_500, started);
-      assert.ok(closedAfter !== undefined, 'the connection was still open 12.5 s after it started sending headers (headersTimeout is 10 s)');
+      assert.ok(
+        closedAfter !== undefined,
+        'the connection was still open 12.5 s after it started sending headers (headersTimeout is 10 s)',
+      );
       assert.ok(closedAfter >= 9_000, `not cut off before the 10 s allowance: ${closedAfter} ms`);
     } finally {
       clearInterval(trickle);
@@ -858,7 +1022,9 @@ describe('security headers', () => {
     t = await startApp();
     personId = await createPerson(t, 'Header Person');
   });
-  after(async () => { await t?.close(); });
+  after(async () => {
+    await t?.close();
+  });
 
   test('X-Content-Type-Options: nosniff on every response; Cache-Control: no-store on /v0 responses', T(20), async () => {
     const v0: [string, Res][] = [
@@ -892,10 +1058,16 @@ describe('security headers', () => {
       assert.match(String(res.headers['content-type']), /^text\/html/);
       const csp = String(res.headers['content-security-policy'] ?? '');
       assert.ok(csp.length > 0, `${url}: no Content-Security-Policy`);
-      const directives = new Map(csp.split(';').map((d) => d.trim()).filter(Boolean).map((d) => {
-        const [name, ...values] = d.split(/\s+/);
-        return [name!, values] as const;
-      }));
+      const directives = new Map(
+        csp
+          .split(';')
+          .map((d) => d.trim())
+          .filter(Boolean)
+          .map((d) => {
+            const [name, ...values] = d.split(/\s+/);
+            return [name!, values] as const;
+          }),
+      );
       assert.deepEqual(directives.get('default-src'), ["'self'"], csp);
       assert.deepEqual(directives.get('object-src'), ["'none'"], csp);
       assert.ok(directives.get('script-src')?.includes("'self'"), csp);
@@ -908,7 +1080,10 @@ describe('security headers', () => {
     const origin = 'https://app.example.com';
     const simple = await t.req('GET', '/v0/persons', undefined, { headers: { origin } });
     assert.equal(simple.status, 200);
-    const preflight = await t.req('OPTIONS', '/v0/persons', undefined, { key: null, headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key,content-type' } });
+    const preflight = await t.req('OPTIONS', '/v0/persons', undefined, {
+      key: null,
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key,content-type' },
+    });
     for (const res of [simple, preflight]) {
       assert.equal(res.headers['access-control-allow-origin'], undefined);
       assert.equal(res.headers['access-control-allow-methods'], undefined);
@@ -926,32 +1101,53 @@ describe('CORS with CORS_ORIGINS=https://app.example.com', () => {
     t = await startApp({ CORS_ORIGINS: ALLOWED });
     personId = await createPerson(t, 'Cors Person');
   });
-  after(async () => { await t?.close(); });
-
-  const preflight = (origin: string, method: string, url = '/v0/persons') =>
-    t.req('OPTIONS', url, undefined, { key: null, headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'x-api-key,content-type' } });
-
-  test('the allowed origin gets Access-Control-Allow-Origin on responses (errors included) and can read the RateLimit headers', T(20), async () => {
-    const ok = await t.req('GET', '/v0/persons', undefined, { headers: { origin: ALLOWED } });
-    assert.equal(ok.status, 200);
-    assert.equal(ok.headers['access-control-allow-origin'], ALLOWED);
-    assert.match(String(ok.headers.vary), /\bOrigin\b/i);
-    const exposed = String(ok.headers['access-control-expose-headers']).split(',').map((h) => h.trim().toLowerCase());
-    for (const h of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after', 'x-request-id']) assert.ok(exposed.includes(h), `exposes ${h}: ${exposed.join(', ')}`);
-
-    const unauthorized = await t.req('GET', '/v0/persons', undefined, { key: null, headers: { origin: ALLOWED } });
-    expectProblem(unauthorized, 401, 'unauthorized');
-    assert.equal(unauthorized.headers['access-control-allow-origin'], ALLOWED, 'a browser can read the 401');
+  after(async () => {
+    await t?.close();
   });
 
+  const preflight = (origin: string, method: string, url = '/v0/persons') =>
+    t.req('OPTIONS', url, undefined, {
+      key: null,
+      headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'x-api-key,content-type' },
+    });
+
+  test(
+    'the allowed origin gets Access-Control-Allow-Origin on responses (errors included) and can read the RateLimit headers',
+    T(20),
+    async () => {
+      const ok = await t.req('GET', '/v0/persons', undefined, { headers: { origin: ALLOWED } });
+      assert.equal(ok.status, 200);
+      assert.equal(ok.headers['access-control-allow-origin'], ALLOWED);
+      assert.match(String(ok.headers.vary), /\bOrigin\b/i);
+      const exposed = String(ok.headers['access-control-expose-headers'])
+        .split(',')
+        .map((h) => h.trim().toLowerCase());
+      for (const h of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after', 'x-request-id'])
+        assert.ok(exposed.includes(h), `exposes ${h}: ${exposed.join(', ')}`);
+
+      const unauthorized = await t.req('GET', '/v0/persons', undefined, { key: null, headers: { origin: ALLOWED } });
+      expectProblem(unauthorized, 401, 'unauthorized');
+      assert.equal(unauthorized.headers['access-control-allow-origin'], ALLOWED, 'a browser can read the 401');
+    },
+  );
+
   test('a preflight from the allowed origin is answered for every method the API uses', T(20), async () => {
-    for (const [method, url] of [['POST', '/v0/persons'], ['PATCH', `/v0/persons/${personId}`], ['DELETE', `/v0/pages/${UNKNOWN_PAGE}`], ['GET', '/v0/persons']] as const) {
+    for (const [method, url] of [
+      ['POST', '/v0/persons'],
+      ['PATCH', `/v0/persons/${personId}`],
+      ['DELETE', `/v0/pages/${UNKNOWN_PAGE}`],
+      ['GET', '/v0/persons'],
+    ] as const) {
       const res = await preflight(ALLOWED, method, url);
       assert.equal(res.status, 204, `${method} ${url}: ${res.status} ${res.text}`);
       assert.equal(res.headers['access-control-allow-origin'], ALLOWED, `${method} ${url}`);
-      const methods = String(res.headers['access-control-allow-methods']).split(',').map((m) => m.trim().toUpperCase());
+      const methods = String(res.headers['access-control-allow-methods'])
+        .split(',')
+        .map((m) => m.trim().toUpperCase());
       assert.ok(methods.includes(method), `preflight for ${method} ${url} allows only ${methods.join(', ')}`);
-      const headers = String(res.headers['access-control-allow-headers']).split(',').map((h) => h.trim().toLowerCase());
+      const headers = String(res.headers['access-control-allow-headers'])
+        .split(',')
+        .map((h) => h.trim().toLowerCase());
       assert.ok(headers.includes('x-api-key') && headers.includes('content-type'), `allowed headers: ${headers.join(', ')}`);
     }
   });
@@ -964,7 +1160,11 @@ describe('CORS with CORS_ORIGINS=https://app.example.com', () => {
     assert.equal(pre.headers['access-control-allow-origin'], undefined);
     // Not a prefix or suffix match either.
     for (const origin of ['https://app.example.com.evil.com', 'http://app.example.com', 'https://evilapp.example.com']) {
-      assert.equal((await t.req('GET', '/v0/persons', undefined, { headers: { origin } })).headers['access-control-allow-origin'], undefined, origin);
+      assert.equal(
+        (await t.req('GET', '/v0/persons', undefined, { headers: { origin } })).headers['access-control-allow-origin'],
+        undefined,
+        origin,
+      );
     }
   });
 

@@ -50,14 +50,19 @@ before(async () => {
   res = await t.req('GET', '/openapi.json', undefined, { key: null });
   doc = res.body;
 });
-after(async () => { await t.close(); });
+after(async () => {
+  await t.close();
+});
 
 /** Follows a local `$ref` (`#/components/schemas/X`), if the schema is one. */
 function deref(schema: Json): Json {
   let s = schema;
   for (let i = 0; i < 10 && s && typeof s.$ref === 'string'; i++) {
     assert.match(s.$ref, /^#\//, `only local refs: ${s.$ref}`);
-    s = s.$ref.slice(2).split('/').reduce((node: Json, part: string) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+    s = s.$ref
+      .slice(2)
+      .split('/')
+      .reduce((node: Json, part: string) => node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
     assert.ok(s, `dangling $ref ${schema.$ref}`);
   }
   return s;
@@ -123,7 +128,9 @@ describe('paths, methods and path parameters', () => {
     for (const [path, methods] of Object.entries(EXPECTED)) {
       const item = doc.paths[path];
       assert.ok(item, `${path} is in the document; it has ${Object.keys(doc.paths).join(', ')}`);
-      const present = Object.keys(item).filter((k) => HTTP_METHODS.includes(k) && k !== 'head' && k !== 'options').sort();
+      const present = Object.keys(item)
+        .filter((k) => HTTP_METHODS.includes(k) && k !== 'head' && k !== 'options')
+        .sort();
       assert.deepEqual(present, Object.keys(methods).sort(), path);
     }
   });
@@ -135,7 +142,7 @@ describe('paths, methods and path parameters', () => {
     }
   });
 
-  test('each operation declares exactly the path parameters of its template, by the reference\'s names, required strings', () => {
+  test("each operation declares exactly the path parameters of its template, by the reference's names, required strings", () => {
     for (const [path, methods] of Object.entries(EXPECTED)) {
       for (const method of Object.keys(methods)) {
         const params = pathParams(path, method);
@@ -173,7 +180,8 @@ describe('tags', () => {
     for (const [path, methods] of Object.entries(EXPECTED)) {
       for (const [method, kind] of Object.entries(methods)) {
         const tags = (operation(path, method).tags ?? []) as string[];
-        if (kind === 'extension') assert.ok(tags.includes('extension'), `${method.toUpperCase()} ${path} tagged extension: ${tags.join(', ')}`);
+        if (kind === 'extension')
+          assert.ok(tags.includes('extension'), `${method.toUpperCase()} ${path} tagged extension: ${tags.join(', ')}`);
         else assert.ok(!tags.includes('extension'), `${method.toUpperCase()} ${path} is a reference endpoint: ${tags.join(', ')}`);
       }
     }
@@ -215,14 +223,19 @@ describe('schemas', () => {
       const log = responseSchema(path, 'get', '200');
       for (const field of ['createdAt', 'updatedAt', 'deletedAt']) {
         const schema = deref(log.properties[field]);
-        const formats = schema.format ? [schema.format] : ((schema.anyOf ?? schema.oneOf ?? []) as Json[]).map((s) => deref(s).format).filter(Boolean);
+        const formats = schema.format
+          ? [schema.format]
+          : ((schema.anyOf ?? schema.oneOf ?? []) as Json[]).map((s) => deref(s).format).filter(Boolean);
         assert.deepEqual(formats, ['date-time'], `${owner}.${field}: ${JSON.stringify(schema)}`);
       }
     }
   });
 
   test('the list envelope is {items, hasMore, nextCursor, totalCount}, all required', () => {
-    for (const [path, method] of [['/v0/accounts/search', 'get'], ['/v0/persons', 'get']] as const) {
+    for (const [path, method] of [
+      ['/v0/accounts/search', 'get'],
+      ['/v0/persons', 'get'],
+    ] as const) {
       const envelope = responseSchema(path, method, '200');
       assert.deepEqual(Object.keys(envelope.properties).sort(), ['hasMore', 'items', 'nextCursor', 'totalCount']);
       assert.deepEqual([...envelope.required].sort(), ['hasMore', 'items', 'nextCursor', 'totalCount']);
@@ -267,7 +280,10 @@ describe('GET /docs', () => {
 
     // Every script and stylesheet the page loads is served, resolved from where the page was served.
     const assets = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!).filter((a) => !/^(https?:)?\/\//.test(a));
-    assert.ok(assets.some((a) => a.endsWith('.js')), 'the page loads scripts');
+    assert.ok(
+      assets.some((a) => a.endsWith('.js')),
+      'the page loads scripts',
+    );
     for (const asset of assets) {
       const path = new URL(asset, `http://localhost${url}`).pathname;
       const got = await t.req('GET', path, undefined, { key: null });

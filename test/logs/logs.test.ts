@@ -3,13 +3,27 @@ import { after, before, describe, test } from 'node:test';
 import { expectProblem, ISO_MS, startApp, type Json, type TestApp } from '../helpers.js';
 
 let t: TestApp;
-before(async () => { t = await startApp(); });
-after(async () => { await t.close(); });
+before(async () => {
+  t = await startApp();
+});
+after(async () => {
+  await t.close();
+});
 
 const PERSON_LOG_ID = /^personlog_[a-z0-9]{26}$/;
 const ACCOUNT_LOG_ID = /^accountlog_[a-z0-9]{26}$/;
 const PERSON_LOG_KEYS = ['createdAt', 'deletedAt', 'idempotencyKey', 'payload', 'personId', 'personLogId', 'source', 'type', 'updatedAt'];
-const ACCOUNT_LOG_KEYS = ['accountId', 'accountLogId', 'createdAt', 'deletedAt', 'idempotencyKey', 'payload', 'source', 'type', 'updatedAt'];
+const ACCOUNT_LOG_KEYS = [
+  'accountId',
+  'accountLogId',
+  'createdAt',
+  'deletedAt',
+  'idempotencyKey',
+  'payload',
+  'source',
+  'type',
+  'updatedAt',
+];
 
 // Well-formed identifiers that name nothing.
 const UNKNOWN_PERSON = 'person_01h0000000000000000000000z';
@@ -57,7 +71,13 @@ for (const owner of OWNERS) {
   describe(`POST and GET ${owner} logs`, () => {
     test('creates a log: 201 with the full log, and GET gives it back', async () => {
       const ownerId = await newOwner(owner);
-      const payload = { text: 'Called about renewal', score: 4.5, tags: ['a', 'b'], nested: { ok: true, none: null, list: [1, { x: 'y' }] }, unicode: 'Zoë ✓' };
+      const payload = {
+        text: 'Called about renewal',
+        score: 4.5,
+        tags: ['a', 'b'],
+        nested: { ok: true, none: null, list: [1, { x: 'y' }] },
+        unicode: 'Zoë ✓',
+      };
       const res = await t.req('POST', base(owner, ownerId), { source: 'crm-sync', type: 'call-note', payload }, {});
       assert.equal(res.status, 201, res.text);
       assert.ok(String(res.headers['content-type']).startsWith('application/json'));
@@ -121,8 +141,13 @@ for (const owner of OWNERS) {
       expectProblem(await t.req('POST', base(owner, ownerId), { type: 'x', payload: {} }), 400, 'validation_failed', ['/source']);
       expectProblem(await t.req('POST', base(owner, ownerId), { source: 'x', payload: {} }), 400, 'validation_failed', ['/type']);
       expectProblem(await t.req('POST', base(owner, ownerId), {}), 400, 'validation_failed', ['/source', '/type', '/payload']);
-      expectProblem(await t.req('POST', base(owner, ownerId), { source: 1, type: true, payload: {} }), 400, 'validation_failed', ['/source', '/type']);
-      expectProblem(await t.req('POST', base(owner, ownerId), { source: null, type: 'x', payload: {} }), 400, 'validation_failed', ['/source']);
+      expectProblem(await t.req('POST', base(owner, ownerId), { source: 1, type: true, payload: {} }), 400, 'validation_failed', [
+        '/source',
+        '/type',
+      ]);
+      expectProblem(await t.req('POST', base(owner, ownerId), { source: null, type: 'x', payload: {} }), 400, 'validation_failed', [
+        '/source',
+      ]);
     });
 
     test('payload must be an object: array, string, number, null or missing is 400 at /payload', async () => {
@@ -145,32 +170,61 @@ for (const owner of OWNERS) {
         const res = await t.req('POST', base(owner, ownerId), { source: 'x', type: 'y', payload: {}, idempotencyKey: key });
         expectProblem(res, 400, 'validation_failed', ['/idempotencyKey']);
       }
-      expectProblem(await t.req('POST', base(owner, ownerId), { source: 'x', type: 'y', payload: {}, idempotencyKey: 5 }), 400, 'validation_failed', ['/idempotencyKey']);
+      expectProblem(
+        await t.req('POST', base(owner, ownerId), { source: 'x', type: 'y', payload: {}, idempotencyKey: 5 }),
+        400,
+        'validation_failed',
+        ['/idempotencyKey'],
+      );
     });
 
     test('an unknown body field is 400 naming it; bad JSON is 400; a non-JSON body is 415', async () => {
       const ownerId = await newOwner(owner);
-      expectProblem(await t.req('POST', base(owner, ownerId), { source: 'x', type: 'y', payload: {}, extra: 1 }), 400, 'validation_failed', ['/extra']);
-      expectProblem(await t.req('POST', base(owner, ownerId), { source: 'x', type: 'y', payload: {}, createdAt: '2026-01-01T00:00:00.000Z' }), 400, 'validation_failed', ['/createdAt']);
+      expectProblem(
+        await t.req('POST', base(owner, ownerId), { source: 'x', type: 'y', payload: {}, extra: 1 }),
+        400,
+        'validation_failed',
+        ['/extra'],
+      );
+      expectProblem(
+        await t.req('POST', base(owner, ownerId), { source: 'x', type: 'y', payload: {}, createdAt: '2026-01-01T00:00:00.000Z' }),
+        400,
+        'validation_failed',
+        ['/createdAt'],
+      );
       expectProblem(await t.req('POST', base(owner, ownerId), '{"source": "x",', {}), 400, 'validation_failed');
       expectProblem(
         await t.req('POST', base(owner, ownerId), 'source=x', { headers: { 'content-type': 'text/plain' } }),
-        415, 'unsupported_media_type',
+        415,
+        'unsupported_media_type',
       );
     });
 
     test('POST to an unknown owner is 404', async () => {
       const unknown = owner === 'person' ? UNKNOWN_PERSON : UNKNOWN_ACCOUNT;
       expectProblem(await t.req('POST', base(owner, unknown), { source: 'x', type: 'y', payload: {} }), 404, 'not_found');
-      expectProblem(await t.req('POST', base(owner, unknown), { source: 'x', type: 'y', payload: {}, idempotencyKey: 'k-unknown' }), 404, 'not_found');
+      expectProblem(
+        await t.req('POST', base(owner, unknown), { source: 'x', type: 'y', payload: {}, idempotencyKey: 'k-unknown' }),
+        404,
+        'not_found',
+      );
     });
 
     test('POST to an owner of another tenant is 404 and creates nothing there', async () => {
       const other = await t.newTenant('Other logs tenant');
       const theirs = await newOwner(owner, other.key);
-      expectProblem(await t.req('POST', base(owner, theirs), { source: 'x', type: 'y', payload: {}, idempotencyKey: 'cross' }), 404, 'not_found');
+      expectProblem(
+        await t.req('POST', base(owner, theirs), { source: 'x', type: 'y', payload: {}, idempotencyKey: 'cross' }),
+        404,
+        'not_found',
+      );
       // The other tenant can still use the same key on its own owner: nothing was recorded for it.
-      const own = await t.req('POST', base(owner, theirs), { source: 'x', type: 'y', payload: { mine: true }, idempotencyKey: 'cross' }, { key: other.key });
+      const own = await t.req(
+        'POST',
+        base(owner, theirs),
+        { source: 'x', type: 'y', payload: { mine: true }, idempotencyKey: 'cross' },
+        { key: other.key },
+      );
       assert.equal(own.status, 201, own.text);
       assert.equal(own.headers['idempotent-replayed'], undefined);
       assert.deepEqual(own.body.payload, { mine: true });
@@ -219,7 +273,13 @@ for (const owner of OWNERS) {
     test('without an API key it is 401', async () => {
       const ownerId = await newOwner(owner);
       expectProblem(await t.req('POST', base(owner, ownerId), { source: 'x', type: 'y', payload: {} }, { key: null }), 401, 'unauthorized');
-      expectProblem(await t.req('GET', `${base(owner, ownerId)}/${owner === 'person' ? UNKNOWN_PERSON_LOG : UNKNOWN_ACCOUNT_LOG}`, undefined, { key: null }), 401, 'unauthorized');
+      expectProblem(
+        await t.req('GET', `${base(owner, ownerId)}/${owner === 'person' ? UNKNOWN_PERSON_LOG : UNKNOWN_ACCOUNT_LOG}`, undefined, {
+          key: null,
+        }),
+        401,
+        'unauthorized',
+      );
     });
   });
 }
@@ -232,11 +292,23 @@ describe('person logs: a malformed person id is 404', () => {
 });
 
 describe('account logs: account_id in the path must match ^account_[a-z0-9]{26}$', () => {
-  const malformed = ['account_ABC', 'acc_1', `account_${'A'.repeat(26)}`, `account_${'a'.repeat(25)}`, `account_${'a'.repeat(27)}`, `person_${'a'.repeat(26)}`];
+  const malformed = [
+    'account_ABC',
+    'acc_1',
+    `account_${'A'.repeat(26)}`,
+    `account_${'a'.repeat(25)}`,
+    `account_${'a'.repeat(27)}`,
+    `person_${'a'.repeat(26)}`,
+  ];
   for (const accountId of malformed) {
     test(`"${accountId}" is 400 on GET and POST`, async () => {
       expectProblem(await t.req('GET', `/v0/accounts/${accountId}/logs/${UNKNOWN_ACCOUNT_LOG}`), 400, 'validation_failed', ['/account_id']);
-      expectProblem(await t.req('POST', `/v0/accounts/${accountId}/logs`, { source: 'x', type: 'y', payload: {} }), 400, 'validation_failed', ['/account_id']);
+      expectProblem(
+        await t.req('POST', `/v0/accounts/${accountId}/logs`, { source: 'x', type: 'y', payload: {} }),
+        400,
+        'validation_failed',
+        ['/account_id'],
+      );
     });
   }
 });
@@ -269,9 +341,17 @@ for (const owner of OWNERS) {
 
     test('key order in the JSON does not make the body different', async () => {
       const ownerId = await newOwner(owner);
-      const first = await t.req('POST', base(owner, ownerId), '{"source":"crm","type":"note","payload":{"x":1,"y":{"p":true,"q":"s"}},"idempotencyKey":"order-1"}');
+      const first = await t.req(
+        'POST',
+        base(owner, ownerId),
+        '{"source":"crm","type":"note","payload":{"x":1,"y":{"p":true,"q":"s"}},"idempotencyKey":"order-1"}',
+      );
       assert.equal(first.status, 201, first.text);
-      const reordered = await t.req('POST', base(owner, ownerId), '{"idempotencyKey":"order-1","payload":{"y":{"q":"s","p":true},"x":1},"type":"note","source":"crm"}');
+      const reordered = await t.req(
+        'POST',
+        base(owner, ownerId),
+        '{"idempotencyKey":"order-1","payload":{"y":{"q":"s","p":true},"x":1},"type":"note","source":"crm"}',
+      );
       assert.equal(reordered.status, 201, reordered.text);
       assert.equal(reordered.headers['idempotent-replayed'], 'true');
       assert.deepEqual(reordered.body, first.body);

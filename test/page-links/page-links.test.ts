@@ -7,8 +7,12 @@ import { expectProblem, ISO_MS, startApp, type Json, type Res, type TestApp } fr
 // (GET and POST /v0/tenant_domains), through HTTP only.
 
 let t: TestApp;
-before(async () => { t = await startApp(); });
-after(async () => { await t.close(); });
+before(async () => {
+  t = await startApp();
+});
+after(async () => {
+  await t.close();
+});
 
 const LINK_ID = /^pagelink_[0-9a-z]{26}$/;
 const DOMAIN_ID = /^domain_[0-9a-z]{26}$/;
@@ -109,7 +113,9 @@ function assertLinkShape(link: Json): void {
 
 /** Newest first, ties by id: the default order of every list. */
 const newestFirst = (links: Json[]): string[] =>
-  [...links].sort((a, b) => (a.createdAt === b.createdAt ? (a.pageLinkId < b.pageLinkId ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1)).map((l) => l.pageLinkId);
+  [...links]
+    .sort((a, b) => (a.createdAt === b.createdAt ? (a.pageLinkId < b.pageLinkId ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1))
+    .map((l) => l.pageLinkId);
 
 describe('tenant domains (extension)', () => {
   test('GET /v0/tenant_domains lists the fallback domain acme.pages.localhost', async () => {
@@ -123,7 +129,8 @@ describe('tenant domains (extension)', () => {
     assert.match(d.tenantDomainId, DOMAIN_ID);
     assert.equal(d.hostname, 'acme.pages.localhost');
     assert.equal(d.isFallback, true);
-    for (const k of Object.keys(d)) assert.ok(['tenantDomainId', 'hostname', 'isFallback', 'createdAt'].includes(k), `unexpected field ${k}`);
+    for (const k of Object.keys(d))
+      assert.ok(['tenantDomainId', 'hostname', 'isFallback', 'createdAt'].includes(k), `unexpected field ${k}`);
     if ('createdAt' in d) assert.match(d.createdAt, ISO_MS);
   });
 
@@ -135,7 +142,10 @@ describe('tenant domains (extension)', () => {
     assert.equal((await fallbackOf(other.key)).hostname, 'blue-sky-ltd.pages.localhost');
     assert.notEqual(twinFallback.tenantDomainId, (await fallbackOf()).tenantDomainId);
     // Each tenant sees only its own domains.
-    assert.deepEqual((await domains(twin.key)).items.map((d: Json) => d.hostname), ['acme-2.pages.localhost']);
+    assert.deepEqual(
+      (await domains(twin.key)).items.map((d: Json) => d.hostname),
+      ['acme-2.pages.localhost'],
+    );
   });
 
   test('FALLBACK_DOMAIN_SUFFIX changes the suffix of fallback domains', async () => {
@@ -194,9 +204,22 @@ describe('tenant domains (extension)', () => {
     assert.equal(h253.length, 253);
     assert.equal(h254.length, 254);
     const bad = [
-      'not a host', '-bad.com', 'bad-.com', 'a..b', '.example.com', 'localhost', h254, '',
-      'under_score.example.com', 'http://example.com', 'example.com/path', 'example.com:8080',
-      `${label('x', 64)}.example.com`, 'exa mple.com', 'ex@mple.com', 'bücher.example',
+      'not a host',
+      '-bad.com',
+      'bad-.com',
+      'a..b',
+      '.example.com',
+      'localhost',
+      h254,
+      '',
+      'under_score.example.com',
+      'http://example.com',
+      'example.com/path',
+      'example.com:8080',
+      `${label('x', 64)}.example.com`,
+      'exa mple.com',
+      'ex@mple.com',
+      'bücher.example',
     ];
     for (const hostname of bad) {
       expectProblem(await t.req('POST', '/v0/tenant_domains', { hostname }, { key }), 400, 'validation_failed', ['/hostname']);
@@ -204,7 +227,12 @@ describe('tenant domains (extension)', () => {
     expectProblem(await t.req('POST', '/v0/tenant_domains', {}, { key }), 400, 'validation_failed', ['/hostname']);
     expectProblem(await t.req('POST', '/v0/tenant_domains', { hostname: null }, { key }), 400, 'validation_failed', ['/hostname']);
     expectProblem(await t.req('POST', '/v0/tenant_domains', { hostname: 5 }, { key }), 400, 'validation_failed', ['/hostname']);
-    expectProblem(await t.req('POST', '/v0/tenant_domains', { hostname: uniqueHost(), isFallback: true }, { key }), 400, 'validation_failed', ['/isFallback']);
+    expectProblem(
+      await t.req('POST', '/v0/tenant_domains', { hostname: uniqueHost(), isFallback: true }, { key }),
+      400,
+      'validation_failed',
+      ['/isFallback'],
+    );
     assert.equal((await domains(key)).totalCount, 1, 'nothing was added');
     // Just inside the bounds: 253 characters, 63-character labels, digits and inner hyphens.
     assert.equal((await createDomain(h253, key)).hostname, h253);
@@ -221,7 +249,9 @@ describe('tenant domains (extension)', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     for (let guard = 0; guard < 10; guard++) {
-      const res = await t.req('GET', `/v0/tenant_domains?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, undefined, { key });
+      const res = await t.req('GET', `/v0/tenant_domains?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, undefined, {
+        key,
+      });
       assertJson(res, 200);
       assert.equal(res.body.totalCount, 4);
       seen.push(...res.body.items.map((d: Json) => d.tenantDomainId));
@@ -290,14 +320,29 @@ describe('POST /v0/page_links (extension)', () => {
       assert.equal(link.path, path);
     }
     const bad = [
-      '', 'welcome', 'a/b', ' /lead', '/a b', '/a\tb', '/a\nb', '/trail ', '/a\u00a0b', '/a\u2003b', '/a\rb',
-      '/' + 'p'.repeat(2048), 'http://example.com/x',
+      '',
+      'welcome',
+      'a/b',
+      ' /lead',
+      '/a b',
+      '/a\tb',
+      '/a\nb',
+      '/trail ',
+      '/a\u00a0b',
+      '/a\u2003b',
+      '/a\rb',
+      '/' + 'p'.repeat(2048),
+      'http://example.com/x',
     ];
     for (const path of bad) {
-      expectProblem(await t.req('POST', '/v0/page_links', { path, target: pageTarget(pageId) }, { key }), 400, 'validation_failed', ['/path']);
+      expectProblem(await t.req('POST', '/v0/page_links', { path, target: pageTarget(pageId) }, { key }), 400, 'validation_failed', [
+        '/path',
+      ]);
     }
     for (const path of [null, 5, ['/x']]) {
-      expectProblem(await t.req('POST', '/v0/page_links', { path, target: pageTarget(pageId) }, { key }), 400, 'validation_failed', ['/path']);
+      expectProblem(await t.req('POST', '/v0/page_links', { path, target: pageTarget(pageId) }, { key }), 400, 'validation_failed', [
+        '/path',
+      ]);
     }
     expectProblem(await t.req('POST', '/v0/page_links', { target: pageTarget(pageId) }, { key }), 400, 'validation_failed', ['/path']);
     assert.equal((await search({}, key)).body.totalCount, ok.length, 'refused links were not created');
@@ -312,7 +357,11 @@ describe('POST /v0/page_links (extension)', () => {
     const audienceId = await createAudience(pageId, key);
     expectProblem(await t.req('POST', '/v0/page_links', { path: '/dup', target: audienceTarget(audienceId) }, { key }), 409, 'conflict');
     const fallbackId = first.tenantDomainId;
-    expectProblem(await t.req('POST', '/v0/page_links', { path: '/dup', tenantDomainId: fallbackId, target: routingTarget(pageId) }, { key }), 409, 'conflict');
+    expectProblem(
+      await t.req('POST', '/v0/page_links', { path: '/dup', tenantDomainId: fallbackId, target: routingTarget(pageId) }, { key }),
+      409,
+      'conflict',
+    );
     const onCustom = await createLink({ path: '/dup', tenantDomainId: custom.tenantDomainId, target: pageTarget(pageId) }, key);
     assert.equal(onCustom.tenantDomainId, custom.tenantDomainId);
     expectProblem(
@@ -335,7 +384,9 @@ describe('POST /v0/page_links (extension)', () => {
   test('concurrent creates of one path on one domain: exactly one 201, the others 409', async () => {
     const { key } = await t.newTenant('Links Race');
     const pageId = await createPage(key);
-    const results = await Promise.all(Array.from({ length: 8 }, () => t.req('POST', '/v0/page_links', { path: '/race', target: pageTarget(pageId) }, { key })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => t.req('POST', '/v0/page_links', { path: '/race', target: pageTarget(pageId) }, { key })),
+    );
     assert.equal(results.filter((r) => r.status === 201).length, 1, results.map((r) => r.status).join(','));
     for (const r of results.filter((x) => x.status !== 201)) expectProblem(r, 409, 'conflict');
   });
@@ -359,8 +410,18 @@ describe('POST /v0/page_links (extension)', () => {
     expectProblem(await post({ targetType: 'audience', audienceId: null }), 400, 'validation_failed', ['/target/audienceId']);
     expectProblem(await t.req('POST', '/v0/page_links', { path: '/no-target' }, { key }), 400, 'validation_failed', ['/target']);
     expectProblem(await t.req('POST', '/v0/page_links', { path: '/str', target: 'page' }, { key }), 400, 'validation_failed', ['/target']);
-    expectProblem(await t.req('POST', '/v0/page_links', { path: '/x', target: pageTarget(pageId), extra: 1 }, { key }), 400, 'validation_failed', ['/extra']);
-    expectProblem(await t.req('POST', '/v0/page_links', { path: '/x', target: pageTarget(pageId), tenantDomainId: null }, { key }), 400, 'validation_failed', ['/tenantDomainId']);
+    expectProblem(
+      await t.req('POST', '/v0/page_links', { path: '/x', target: pageTarget(pageId), extra: 1 }, { key }),
+      400,
+      'validation_failed',
+      ['/extra'],
+    );
+    expectProblem(
+      await t.req('POST', '/v0/page_links', { path: '/x', target: pageTarget(pageId), tenantDomainId: null }, { key }),
+      400,
+      'validation_failed',
+      ['/tenantDomainId'],
+    );
     // An id of the wrong kind in the right field refers to nothing.
     expectProblem(await post({ targetType: 'page', pageId: audienceId }), 400, 'validation_failed', ['/target/pageId']);
     expectProblem(await post({ targetType: 'audience', audienceId: pageId }), 400, 'validation_failed', ['/target/audienceId']);
@@ -374,7 +435,10 @@ describe('POST /v0/page_links (extension)', () => {
     const post = (target: Json) => t.req('POST', '/v0/page_links', { path: '/both', target }, { key });
     expectProblem(await post({ targetType: 'audience', pageId }), 400, 'validation_failed', ['/target/audienceId', '/target/pageId']);
     expectProblem(await post({ targetType: 'page', audienceId }), 400, 'validation_failed', ['/target/pageId', '/target/audienceId']);
-    expectProblem(await post({ targetType: 'page_routing', audienceId }), 400, 'validation_failed', ['/target/pageId', '/target/audienceId']);
+    expectProblem(await post({ targetType: 'page_routing', audienceId }), 400, 'validation_failed', [
+      '/target/pageId',
+      '/target/audienceId',
+    ]);
   });
 
   test("ids that are not the tenant's are 400 at their field: another tenant's, unknown ones", async () => {
@@ -425,15 +489,31 @@ describe('POST /v0/page_links (extension)', () => {
     const pageId = await createPage(key);
     const audienceId = await createAudience(pageId, key);
     await deletePage(pageId, key);
-    expectProblem(await t.req('POST', '/v0/page_links', { path: '/gone', target: pageTarget(pageId) }, { key }), 400, 'validation_failed', ['/target/pageId']);
-    expectProblem(await t.req('POST', '/v0/page_links', { path: '/gone', target: routingTarget(pageId) }, { key }), 400, 'validation_failed', ['/target/pageId']);
-    expectProblem(await t.req('POST', '/v0/page_links', { path: '/gone', target: audienceTarget(audienceId) }, { key }), 400, 'validation_failed', ['/target/audienceId']);
+    expectProblem(await t.req('POST', '/v0/page_links', { path: '/gone', target: pageTarget(pageId) }, { key }), 400, 'validation_failed', [
+      '/target/pageId',
+    ]);
+    expectProblem(
+      await t.req('POST', '/v0/page_links', { path: '/gone', target: routingTarget(pageId) }, { key }),
+      400,
+      'validation_failed',
+      ['/target/pageId'],
+    );
+    expectProblem(
+      await t.req('POST', '/v0/page_links', { path: '/gone', target: audienceTarget(audienceId) }, { key }),
+      400,
+      'validation_failed',
+      ['/target/audienceId'],
+    );
   });
 
   test('bad JSON and a non-JSON body are refused', async () => {
     expectProblem(await t.req('POST', '/v0/page_links', '{"path":'), 400, 'validation_failed');
     expectProblem(await t.req('POST', '/v0/page_links', '[]'), 400, 'validation_failed');
-    expectProblem(await t.req('POST', '/v0/page_links', '{"path":"/x"}', { headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+    expectProblem(
+      await t.req('POST', '/v0/page_links', '{"path":"/x"}', { headers: { 'content-type': 'text/plain' } }),
+      415,
+      'unsupported_media_type',
+    );
   });
 });
 
@@ -468,7 +548,11 @@ describe('DELETE /v0/page_links/{page_link_id} (extension)', () => {
 
   test('authentication is required', async () => {
     expectProblem(await t.req('DELETE', `/v0/page_links/${UNKNOWN_LINK}`, undefined, { key: null }), 401, 'unauthorized');
-    expectProblem(await t.req('POST', '/v0/page_links', { path: '/x', target: pageTarget(UNKNOWN_PAGE) }, { key: null }), 401, 'unauthorized');
+    expectProblem(
+      await t.req('POST', '/v0/page_links', { path: '/x', target: pageTarget(UNKNOWN_PAGE) }, { key: null }),
+      401,
+      'unauthorized',
+    );
     expectProblem(await t.req('GET', '/v0/page_links/search', undefined, { key: null }), 401, 'unauthorized');
   });
 });
@@ -486,12 +570,26 @@ describe('GET /v0/page_links/search', () => {
     const { key } = await t.newTenant('Search Query');
     const pageId = await createPage(key);
     const paths = [
-      '/Summer-Sale', '/summer_2024', '/100%-off', '/spring', '/a_b', '/axb', '/SUMMERTIME/x', '/back\\slash', '/say"hi"', '/ÜBER-uns', '/50%25',
+      '/Summer-Sale',
+      '/summer_2024',
+      '/100%-off',
+      '/spring',
+      '/a_b',
+      '/axb',
+      '/SUMMERTIME/x',
+      '/back\\slash',
+      '/say"hi"',
+      '/ÜBER-uns',
+      '/50%25',
     ];
     const byPath: Record<string, string> = {};
     for (const path of paths) byPath[path] = (await createLink({ path, target: pageTarget(pageId) }, key)).pageLinkId;
     const ids = (...ps: string[]) => ps.map((p) => byPath[p]!).reverse(); // newest first: created in list order
-    const ordered = (...ps: string[]) => paths.filter((p) => ps.includes(p)).map((p) => byPath[p]!).reverse();
+    const ordered = (...ps: string[]) =>
+      paths
+        .filter((p) => ps.includes(p))
+        .map((p) => byPath[p]!)
+        .reverse();
     const cases: [string, string[]][] = [
       ['summer', ['/Summer-Sale', '/summer_2024', '/SUMMERTIME/x']],
       ['SUMMER', ['/Summer-Sale', '/summer_2024', '/SUMMERTIME/x']],
@@ -720,14 +818,23 @@ describe('GET /v0/page_links/search', () => {
     for (let i = 0; i < 6; i++) made.push(await createLink({ path: `/d-${i}`, target: pageTarget(pageId) }, key));
     const order = newestFirst(made);
     const p1 = await search({ limit: 2 }, key);
-    assert.deepEqual(p1.body.items.map((l: Json) => l.pageLinkId), order.slice(0, 2));
+    assert.deepEqual(
+      p1.body.items.map((l: Json) => l.pageLinkId),
+      order.slice(0, 2),
+    );
     await deleteLink(order[1]!, key); // already seen
     await deleteLink(order[3]!, key); // not yet seen
     const p2 = await search({ limit: 2, cursor: p1.body.nextCursor }, key);
-    assert.deepEqual(p2.body.items.map((l: Json) => l.pageLinkId), [order[2], order[4]]);
+    assert.deepEqual(
+      p2.body.items.map((l: Json) => l.pageLinkId),
+      [order[2], order[4]],
+    );
     assert.equal(p2.body.totalCount, 4);
     const p3 = await search({ limit: 2, cursor: p2.body.nextCursor }, key);
-    assert.deepEqual(p3.body.items.map((l: Json) => l.pageLinkId), [order[5]]);
+    assert.deepEqual(
+      p3.body.items.map((l: Json) => l.pageLinkId),
+      [order[5]],
+    );
     assert.equal(p3.body.hasMore, false);
   });
 
@@ -738,7 +845,8 @@ describe('GET /v0/page_links/search', () => {
     const custom = await createDomain(uniqueHost('cursor'), key);
     for (let i = 0; i < 3; i++) await createLink({ path: `/cur-${i}`, target: pageTarget(pageId) }, key);
     for (let i = 0; i < 3; i++) await createLink({ path: `/cur-aud-${i}`, target: audienceTarget(audienceId) }, key);
-    for (let i = 0; i < 3; i++) await createLink({ path: `/cur-${i}`, tenantDomainId: custom.tenantDomainId, target: pageTarget(pageId) }, key);
+    for (let i = 0; i < 3; i++)
+      await createLink({ path: `/cur-${i}`, tenantDomainId: custom.tenantDomainId, target: pageTarget(pageId) }, key);
     const plain = (await search({ limit: 1 }, key)).body.nextCursor;
     const queried = (await search({ limit: 1, query: 'cur' }, key)).body.nextCursor;
     const typed = (await search({ limit: 1, targetType: 'audience' }, key)).body.nextCursor;
@@ -778,7 +886,9 @@ describe('GET /v0/page_links/search', () => {
     })();
     expectProblem(await search({ cursor: topicsCursor }, key), 400, 'validation_failed', ['/cursor']);
     // And a search cursor is not a cursor of another list.
-    expectProblem(await t.req('GET', `/v0/topics?cursor=${encodeURIComponent(plain)}`, undefined, { key }), 400, 'validation_failed', ['/cursor']);
+    expectProblem(await t.req('GET', `/v0/topics?cursor=${encodeURIComponent(plain)}`, undefined, { key }), 400, 'validation_failed', [
+      '/cursor',
+    ]);
   });
 
   test("another tenant's links never appear, whatever the filters", async () => {
@@ -797,7 +907,14 @@ describe('GET /v0/page_links/search', () => {
       await createLink({ path: '/theirs-routing', target: routingTarget(pb) }, b.key),
     ];
     const theirIds = new Set(theirs.map((l) => l.pageLinkId));
-    const queries: Record<string, string>[] = [{}, { query: 'shared' }, { query: 'theirs' }, { targetType: 'audience' }, { targetType: 'page_routing' }, { query: '/' }];
+    const queries: Record<string, string>[] = [
+      {},
+      { query: 'shared' },
+      { query: 'theirs' },
+      { targetType: 'audience' },
+      { targetType: 'page_routing' },
+      { query: '/' },
+    ];
     for (const q of queries) {
       const ids = await searchIds(q, a.key);
       assert.ok(!ids.some((id) => theirIds.has(id)), JSON.stringify(q));

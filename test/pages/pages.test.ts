@@ -7,14 +7,33 @@ import { expectProblem, ISO_MS, startApp, type Json, type Res, type TestApp } fr
 // derived audiencesCount. Through HTTP only.
 
 let t: TestApp;
-before(async () => { t = await startApp(); });
-after(async () => { await t.close(); });
+before(async () => {
+  t = await startApp();
+});
+after(async () => {
+  await t.close();
+});
 
 const PAGE_ID = /^page_[0-9a-z]{26}$/;
 const ACTION_ID = /^action_[0-9a-z]{26}$/;
 const PAGE_FIELDS = [
-  'actionCardWidgets', 'actions', 'archivedAt', 'audiencesCount', 'brandId', 'createdAt', 'deletedAt', 'flags',
-  'footerLinks', 'name', 'pageContext', 'pageId', 'pageType', 'scripts', 'status', 'title', 'updatedAt',
+  'actionCardWidgets',
+  'actions',
+  'archivedAt',
+  'audiencesCount',
+  'brandId',
+  'createdAt',
+  'deletedAt',
+  'flags',
+  'footerLinks',
+  'name',
+  'pageContext',
+  'pageId',
+  'pageType',
+  'scripts',
+  'status',
+  'title',
+  'updatedAt',
 ];
 const ACTION_FIELDS = ['actionId', 'actionIndex', 'actionType', 'buttonTitle', 'purpose', 'url'];
 const ENVELOPE_FIELDS = ['hasMore', 'items', 'nextCursor', 'totalCount'];
@@ -23,10 +42,27 @@ const IMAGE_FIELDS = ['ogImageUrl', 'ogImageFileId', 'twitterImageUrl', 'twitter
 
 /** Every Metadata field with its unset value. */
 const EMPTY_METADATA = {
-  title: '', description: '', keywords: [], author: '', robots: [], canonicalUrl: '',
-  ogTitle: '', ogDescription: '', ogImageUrl: '', ogImageFileId: '', ogImageAlt: '', ogSiteName: '', ogUrl: '',
-  twitterTitle: '', twitterDescription: '', twitterImageUrl: '', twitterImageFileId: '', twitterImageAlt: '',
-  twitterSite: '', twitterCreator: '', themeColor: '',
+  title: '',
+  description: '',
+  keywords: [],
+  author: '',
+  robots: [],
+  canonicalUrl: '',
+  ogTitle: '',
+  ogDescription: '',
+  ogImageUrl: '',
+  ogImageFileId: '',
+  ogImageAlt: '',
+  ogSiteName: '',
+  ogUrl: '',
+  twitterTitle: '',
+  twitterDescription: '',
+  twitterImageUrl: '',
+  twitterImageFileId: '',
+  twitterImageAlt: '',
+  twitterSite: '',
+  twitterCreator: '',
+  themeColor: '',
 };
 
 /** Well-formed ids that name nothing (TypeID body: first character 0-7). */
@@ -173,7 +209,10 @@ describe('POST /v0/pages (extension)', () => {
     assert.deepEqual(p.flags, ['home_page']);
     assert.equal(p.brandId, 'brand_123');
     assert.deepEqual(strip(p.actions, false), body.actions);
-    assert.deepEqual(p.actions.map((a: Json) => a.actionIndex), [0, 1, 2]);
+    assert.deepEqual(
+      p.actions.map((a: Json) => a.actionIndex),
+      [0, 1, 2],
+    );
     assert.equal(new Set(p.actions.map((a: Json) => a.actionId)).size, 3);
     assert.deepEqual(p.actionCardWidgets, body.actionCardWidgets);
     assert.deepEqual(p.footerLinks, body.footerLinks);
@@ -239,7 +278,9 @@ describe('POST /v0/pages (extension)', () => {
     assert.deepEqual((await create({ flags: ['home_page'] })).flags, ['home_page']);
     expectProblem(await t.req('POST', '/v0/pages', { ...MINIMAL, flags: ['landing'] }), 400, 'validation_failed', ['/flags/0']);
     expectProblem(await t.req('POST', '/v0/pages', { ...MINIMAL, flags: ['home_page', 'nope'] }), 400, 'validation_failed', ['/flags/1']);
-    expectProblem(await t.req('POST', '/v0/pages', { ...MINIMAL, flags: ['home_page', 'home_page'] }), 400, 'validation_failed', ['/flags']);
+    expectProblem(await t.req('POST', '/v0/pages', { ...MINIMAL, flags: ['home_page', 'home_page'] }), 400, 'validation_failed', [
+      '/flags',
+    ]);
     expectProblem(await t.req('POST', '/v0/pages', { ...MINIMAL, flags: 'home_page' }), 400, 'validation_failed', ['/flags']);
     expectProblem(await t.req('POST', '/v0/pages', { ...MINIMAL, flags: null }), 400, 'validation_failed', ['/flags']);
   });
@@ -248,7 +289,10 @@ describe('POST /v0/pages (extension)', () => {
     const p = await create({ actions: [ACTION_A, ACTION_B, ACTION_C] });
     assert.equal(p.actions.length, 3);
     for (const a of p.actions) assert.match(a.actionId, ACTION_ID);
-    assert.deepEqual(p.actions.map((a: Json) => a.actionIndex), [0, 1, 2]);
+    assert.deepEqual(
+      p.actions.map((a: Json) => a.actionIndex),
+      [0, 1, 2],
+    );
     assert.deepEqual(strip(p.actions, false), [ACTION_A, ACTION_B, ACTION_C]);
     assert.equal(new Set(p.actions.map((a: Json) => a.actionId)).size, 3);
   });
@@ -257,11 +301,19 @@ describe('POST /v0/pages (extension)', () => {
     for (const field of ['purpose', 'buttonTitle', 'actionType', 'url']) {
       const item: Json = { ...ACTION_A };
       delete item[field];
-      expectProblem(await t.req('POST', '/v0/pages', { ...MINIMAL, actions: [ACTION_B, item] }), 400, 'validation_failed', [`/actions/1/${field}`]);
+      expectProblem(await t.req('POST', '/v0/pages', { ...MINIMAL, actions: [ACTION_B, item] }), 400, 'validation_failed', [
+        `/actions/1/${field}`,
+      ]);
     }
-    expectProblem(await t.req('POST', '/v0/pages', { ...MINIMAL, actions: [{ ...ACTION_A, actionType: '' }] }), 400, 'validation_failed', ['/actions/0/actionType']);
-    expectProblem(await t.req('POST', '/v0/pages', { ...MINIMAL, actions: [{ ...ACTION_A, url: 5 }] }), 400, 'validation_failed', ['/actions/0/url']);
-    expectProblem(await t.req('POST', '/v0/pages', { ...MINIMAL, actions: [{ ...ACTION_A, purpose: null }] }), 400, 'validation_failed', ['/actions/0/purpose']);
+    expectProblem(await t.req('POST', '/v0/pages', { ...MINIMAL, actions: [{ ...ACTION_A, actionType: '' }] }), 400, 'validation_failed', [
+      '/actions/0/actionType',
+    ]);
+    expectProblem(await t.req('POST', '/v0/pages', { ...MINIMAL, actions: [{ ...ACTION_A, url: 5 }] }), 400, 'validation_failed', [
+      '/actions/0/url',
+    ]);
+    expectProblem(await t.req('POST', '/v0/pages', { ...MINIMAL, actions: [{ ...ACTION_A, purpose: null }] }), 400, 'validation_failed', [
+      '/actions/0/purpose',
+    ]);
     const p = await create({ actions: [{ ...ACTION_A, actionType: 'z' }] });
     assert.equal(p.actions[0].actionType, 'z');
   });
@@ -280,7 +332,9 @@ describe('POST /v0/pages (extension)', () => {
   });
 
   test('a headerActionId string on create is 400 at /headerActionId', async () => {
-    expectProblem(await t.req('POST', '/v0/pages', { ...MINIMAL, headerActionId: UNKNOWN_ACTION }), 400, 'validation_failed', ['/headerActionId']);
+    expectProblem(await t.req('POST', '/v0/pages', { ...MINIMAL, headerActionId: UNKNOWN_ACTION }), 400, 'validation_failed', [
+      '/headerActionId',
+    ]);
     const res = await t.req('POST', '/v0/pages', { ...MINIMAL, actions: [ACTION_A], headerActionId: UNKNOWN_ACTION });
     expectProblem(res, 400, 'validation_failed', ['/headerActionId']);
     expectProblem(await t.req('POST', '/v0/pages', { ...MINIMAL, headerActionId: '' }), 400, 'validation_failed', ['/headerActionId']);
@@ -293,8 +347,16 @@ describe('POST /v0/pages (extension)', () => {
       ['actionCardWidgets', [{ type: 'x', title: 'x' }], '/actionCardWidgets/0/logos'],
       ['actionCardWidgets', [{ type: '', title: 'x', logos: [] }], '/actionCardWidgets/0/type'],
       ['actionCardWidgets', [{ type: 'x', title: 'x', logos: [{}] }], '/actionCardWidgets/0/logos/0/image'],
-      ['actionCardWidgets', [{ type: 'x', title: 'x', logos: [{ image: { altText: 'a', url: 'u', fileId: 'f' } }] }], '/actionCardWidgets/0/logos/0/image/assetId'],
-      ['actionCardWidgets', [{ type: 'x', title: 'x', logos: [{ image: { url: 'u', fileId: 'f', assetId: 'a' } }] }], '/actionCardWidgets/0/logos/0/image/altText'],
+      [
+        'actionCardWidgets',
+        [{ type: 'x', title: 'x', logos: [{ image: { altText: 'a', url: 'u', fileId: 'f' } }] }],
+        '/actionCardWidgets/0/logos/0/image/assetId',
+      ],
+      [
+        'actionCardWidgets',
+        [{ type: 'x', title: 'x', logos: [{ image: { url: 'u', fileId: 'f', assetId: 'a' } }] }],
+        '/actionCardWidgets/0/logos/0/image/altText',
+      ],
       ['footerLinks', [{ title: 'x', links: [] }], '/footerLinks/0/id'],
       ['footerLinks', [{ id: 'x', links: [] }], '/footerLinks/0/title'],
       ['footerLinks', [{ id: 'x', title: 'x' }], '/footerLinks/0/links'],
@@ -317,9 +379,23 @@ describe('POST /v0/pages (extension)', () => {
     const some = await create({ metadata: { description: 'D', keywords: ['k'] } });
     assert.deepEqual(some.metadata, { ...EMPTY_METADATA, description: 'D', keywords: ['k'] });
     const all = {
-      title: 't', description: 'd', keywords: ['k1', 'k2'], author: 'a', robots: ['index'], canonicalUrl: 'https://c',
-      ogTitle: 'ot', ogDescription: 'od', ogImageAlt: 'oia', ogSiteName: 'osn', ogUrl: 'https://o',
-      twitterTitle: 'tt', twitterDescription: 'td', twitterImageAlt: 'tia', twitterSite: '@s', twitterCreator: '@c', themeColor: '#000',
+      title: 't',
+      description: 'd',
+      keywords: ['k1', 'k2'],
+      author: 'a',
+      robots: ['index'],
+      canonicalUrl: 'https://c',
+      ogTitle: 'ot',
+      ogDescription: 'od',
+      ogImageAlt: 'oia',
+      ogSiteName: 'osn',
+      ogUrl: 'https://o',
+      twitterTitle: 'tt',
+      twitterDescription: 'td',
+      twitterImageAlt: 'tia',
+      twitterSite: '@s',
+      twitterCreator: '@c',
+      themeColor: '#000',
     };
     const full = await create({ metadata: all });
     assert.deepEqual(full.metadata, { ...EMPTY_METADATA, ...all });
@@ -332,11 +408,18 @@ describe('POST /v0/pages (extension)', () => {
       expectProblem(res, 400, 'validation_failed', [`/metadata/${field}`]);
     }
     const all = Object.fromEntries(IMAGE_FIELDS.map((f) => [f, '']));
-    expectProblem(await t.req('POST', '/v0/pages', { ...MINIMAL, metadata: all }), 400, 'validation_failed', IMAGE_FIELDS.map((f) => `/metadata/${f}`));
+    expectProblem(
+      await t.req('POST', '/v0/pages', { ...MINIMAL, metadata: all }),
+      400,
+      'validation_failed',
+      IMAGE_FIELDS.map((f) => `/metadata/${f}`),
+    );
   });
 
   test('metadata fields of the wrong type are 400 at their path', async () => {
-    expectProblem(await t.req('POST', '/v0/pages', { ...MINIMAL, metadata: { keywords: 'a' } }), 400, 'validation_failed', ['/metadata/keywords']);
+    expectProblem(await t.req('POST', '/v0/pages', { ...MINIMAL, metadata: { keywords: 'a' } }), 400, 'validation_failed', [
+      '/metadata/keywords',
+    ]);
     expectProblem(await t.req('POST', '/v0/pages', { ...MINIMAL, metadata: { title: 1 } }), 400, 'validation_failed', ['/metadata/title']);
     expectProblem(await t.req('POST', '/v0/pages', { ...MINIMAL, metadata: null }), 400, 'validation_failed', ['/metadata']);
   });
@@ -350,7 +433,10 @@ describe('POST /v0/pages (extension)', () => {
       [{ actions: [{ ...ACTION_A, foo: 1 }] }, '/actions/0/foo'],
       [{ scripts: [{ ...SCRIPT, foo: 1 }] }, '/scripts/0/foo'],
       [{ actionCardWidgets: [{ ...WIDGET, foo: 1 }] }, '/actionCardWidgets/0/foo'],
-      [{ actionCardWidgets: [{ ...WIDGET, logos: [{ image: { ...WIDGET.logos[0]!.image, foo: 1 } }] }] }, '/actionCardWidgets/0/logos/0/image/foo'],
+      [
+        { actionCardWidgets: [{ ...WIDGET, logos: [{ image: { ...WIDGET.logos[0]!.image, foo: 1 } }] }] },
+        '/actionCardWidgets/0/logos/0/image/foo',
+      ],
       [{ actionCardWidgets: [{ ...WIDGET, logos: [{ ...WIDGET.logos[0], foo: 1 }] }] }, '/actionCardWidgets/0/logos/0/foo'],
       [{ footerLinks: [{ ...FOOTER, foo: 1 }] }, '/footerLinks/0/foo'],
       [{ footerLinks: [{ ...FOOTER, links: [{ ...FOOTER.links[0], foo: 1 }] }] }, '/footerLinks/0/links/0/foo'],
@@ -363,16 +449,34 @@ describe('POST /v0/pages (extension)', () => {
 
   test('every offending field is named at once', async () => {
     const res = await t.req('POST', '/v0/pages', {
-      name: '', pageType: 'nope', status: 'gone', extra: 1, actions: [{ ...ACTION_A, actionIndex: 0 }], metadata: { ogImageUrl: 'x' },
+      name: '',
+      pageType: 'nope',
+      status: 'gone',
+      extra: 1,
+      actions: [{ ...ACTION_A, actionIndex: 0 }],
+      metadata: { ogImageUrl: 'x' },
     });
-    expectProblem(res, 400, 'validation_failed', ['/name', '/title', '/pageContext', '/pageType', '/status', '/extra', '/actions/0/actionIndex', '/metadata/ogImageUrl']);
+    expectProblem(res, 400, 'validation_failed', [
+      '/name',
+      '/title',
+      '/pageContext',
+      '/pageType',
+      '/status',
+      '/extra',
+      '/actions/0/actionIndex',
+      '/metadata/ogImageUrl',
+    ]);
   });
 
   test('bad JSON, a non-object body and a non-JSON content type are rejected', async () => {
     expectProblem(await t.req('POST', '/v0/pages', '{"name": '), 400, 'validation_failed');
     for (const body of ['[]', '"x"', '5', 'null']) expectProblem(await t.req('POST', '/v0/pages', body), 400, 'validation_failed');
     expectProblem(await t.req('POST', '/v0/pages'), 400, 'validation_failed');
-    expectProblem(await t.req('POST', '/v0/pages', JSON.stringify(MINIMAL), { headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+    expectProblem(
+      await t.req('POST', '/v0/pages', JSON.stringify(MINIMAL), { headers: { 'content-type': 'text/plain' } }),
+      415,
+      'unsupported_media_type',
+    );
   });
 
   test('without an API key: 401', async () => {
@@ -388,7 +492,7 @@ describe('GET /v0/pages/{page_id} (extension)', () => {
     assert.deepEqual(res.body, p);
   });
 
-  test('unknown, malformed and another tenant\'s page are 404', async () => {
+  test("unknown, malformed and another tenant's page are 404", async () => {
     expectProblem(await get(UNKNOWN_PAGE), 404, 'not_found');
     for (const id of ['nope', 'page_', 'page_NOTLOWERCASE0000000000000', 'person_01h0000000000000000000000a', `${UNKNOWN_PAGE}x`]) {
       expectProblem(await get(id), 404, 'not_found');
@@ -403,7 +507,11 @@ describe('GET /v0/pages/{page_id} (extension)', () => {
 describe('PATCH /v0/pages/{page_id}', () => {
   test('each field replaces the stored value on its own; updatedAt moves later, createdAt stays', async () => {
     const p = await create({
-      actionCardWidgets: [WIDGET], footerLinks: [FOOTER], scripts: [SCRIPT], brandId: 'b0', metadata: { title: 'm0' },
+      actionCardWidgets: [WIDGET],
+      footerLinks: [FOOTER],
+      scripts: [SCRIPT],
+      brandId: 'b0',
+      metadata: { title: 'm0' },
     });
     const changes: Record<string, Json> = {
       name: 'Renamed',
@@ -411,7 +519,16 @@ describe('PATCH /v0/pages/{page_id}', () => {
       pageType: 'call_followup',
       brandId: 'brand_new',
       actionCardWidgets: [{ type: 'quote', title: 'Q', logos: [] }],
-      footerLinks: [{ id: 'g2', title: 'Legal', links: [{ id: 'l2', text: 'Terms', url: '/terms' }, { id: 'l3', text: 'Privacy', url: '/privacy' }] }],
+      footerLinks: [
+        {
+          id: 'g2',
+          title: 'Legal',
+          links: [
+            { id: 'l2', text: 'Terms', url: '/terms' },
+            { id: 'l3', text: 'Privacy', url: '/privacy' },
+          ],
+        },
+      ],
       scripts: [{ name: 's2', description: 'd2', content: 'c2', enabled: false }],
       status: 'published',
     };
@@ -429,7 +546,12 @@ describe('PATCH /v0/pages/{page_id}', () => {
   });
 
   test('arrays are replaced whole, also by []', async () => {
-    const p = await create({ actionCardWidgets: [WIDGET, WIDGET], footerLinks: [FOOTER, FOOTER], scripts: [SCRIPT, SCRIPT], actions: [ACTION_A, ACTION_B] });
+    const p = await create({
+      actionCardWidgets: [WIDGET, WIDGET],
+      footerLinks: [FOOTER, FOOTER],
+      scripts: [SCRIPT, SCRIPT],
+      actions: [ACTION_A, ACTION_B],
+    });
     const one = await patchOk(p.pageId, { scripts: [{ ...SCRIPT, name: 'only' }] });
     assert.deepEqual(one.scripts, [{ ...SCRIPT, name: 'only' }]);
     const none = await patchOk(p.pageId, { actionCardWidgets: [], footerLinks: [], scripts: [], actions: [] });
@@ -504,7 +626,18 @@ describe('PATCH /v0/pages/{page_id}', () => {
 
   test('null is 400 for every field but headerActionId', async () => {
     const p = await create();
-    for (const f of ['name', 'pageContext', 'pageType', 'brandId', 'actions', 'actionCardWidgets', 'footerLinks', 'scripts', 'metadata', 'status']) {
+    for (const f of [
+      'name',
+      'pageContext',
+      'pageType',
+      'brandId',
+      'actions',
+      'actionCardWidgets',
+      'footerLinks',
+      'scripts',
+      'metadata',
+      'status',
+    ]) {
       expectProblem(await patch(p.pageId, { [f]: null }), 400, 'validation_failed', [`/${f}`]);
     }
     await expectUnchanged(p);
@@ -518,8 +651,15 @@ describe('PATCH /v0/pages/{page_id}', () => {
     expectProblem(await patch(p.pageId, { audiencesCount: 1 }), 400, 'validation_failed', ['/audiencesCount']);
     expectProblem(await patch(p.pageId, { actions: [{ ...ACTION_B, foo: 1 }] }), 400, 'validation_failed', ['/actions/0/foo']);
     expectProblem(await patch(p.pageId, { scripts: [{ ...SCRIPT, foo: 1 }] }), 400, 'validation_failed', ['/scripts/0/foo']);
-    expectProblem(await patch(p.pageId, { footerLinks: [{ ...FOOTER, links: [{ ...FOOTER.links[0], foo: 1 }] }] }), 400, 'validation_failed', ['/footerLinks/0/links/0/foo']);
-    expectProblem(await patch(p.pageId, { actionCardWidgets: [{ ...WIDGET, type: '' }] }), 400, 'validation_failed', ['/actionCardWidgets/0/type']);
+    expectProblem(
+      await patch(p.pageId, { footerLinks: [{ ...FOOTER, links: [{ ...FOOTER.links[0], foo: 1 }] }] }),
+      400,
+      'validation_failed',
+      ['/footerLinks/0/links/0/foo'],
+    );
+    expectProblem(await patch(p.pageId, { actionCardWidgets: [{ ...WIDGET, type: '' }] }), 400, 'validation_failed', [
+      '/actionCardWidgets/0/type',
+    ]);
     await expectUnchanged(p);
   });
 
@@ -527,7 +667,9 @@ describe('PATCH /v0/pages/{page_id}', () => {
     const p = await create({ actions: [ACTION_A, ACTION_B] });
     const [a, b] = p.actions;
     const edited = { ...ACTION_C, purpose: 'Edited' };
-    const body = await patchOk(p.pageId, { actions: [{ ...ACTION_B, actionId: b.actionId }, ACTION_C, { ...edited, actionId: a.actionId }] });
+    const body = await patchOk(p.pageId, {
+      actions: [{ ...ACTION_B, actionId: b.actionId }, ACTION_C, { ...edited, actionId: a.actionId }],
+    });
     assert.equal(body.actions.length, 3);
     assert.deepEqual(body.actions[0], { ...ACTION_B, actionId: b.actionId, actionIndex: 0 });
     assert.match(body.actions[1].actionId, ACTION_ID);
@@ -543,25 +685,38 @@ describe('PATCH /v0/pages/{page_id}', () => {
     assert.ok(![a.actionId, b.actionId, body.actions[1].actionId].includes(again.actions[0].actionId));
   });
 
-  test('actions: an actionId that is not one of the page\'s actions is 400 at /actions/<i>/actionId', async () => {
+  test("actions: an actionId that is not one of the page's actions is 400 at /actions/<i>/actionId", async () => {
     const p = await create({ actions: [ACTION_A] });
     const other = await create({ actions: [ACTION_B] });
     const keep = { ...ACTION_A, actionId: p.actions[0].actionId };
-    expectProblem(await patch(p.pageId, { actions: [keep, { ...ACTION_B, actionId: UNKNOWN_ACTION }] }), 400, 'validation_failed', ['/actions/1/actionId']);
-    expectProblem(await patch(p.pageId, { actions: [{ ...ACTION_B, actionId: other.actions[0].actionId }] }), 400, 'validation_failed', ['/actions/0/actionId']);
-    expectProblem(await patch(p.pageId, { actions: [{ ...ACTION_B, actionId: 'garbage' }] }), 400, 'validation_failed', ['/actions/0/actionId']);
+    expectProblem(await patch(p.pageId, { actions: [keep, { ...ACTION_B, actionId: UNKNOWN_ACTION }] }), 400, 'validation_failed', [
+      '/actions/1/actionId',
+    ]);
+    expectProblem(await patch(p.pageId, { actions: [{ ...ACTION_B, actionId: other.actions[0].actionId }] }), 400, 'validation_failed', [
+      '/actions/0/actionId',
+    ]);
+    expectProblem(await patch(p.pageId, { actions: [{ ...ACTION_B, actionId: 'garbage' }] }), 400, 'validation_failed', [
+      '/actions/0/actionId',
+    ]);
     await expectUnchanged(p);
 
     // Once removed, an action's id is no longer one of the page's.
     const removed = p.actions[0].actionId;
     await patchOk(p.pageId, { actions: [ACTION_C] });
-    expectProblem(await patch(p.pageId, { actions: [{ ...ACTION_A, actionId: removed }] }), 400, 'validation_failed', ['/actions/0/actionId']);
+    expectProblem(await patch(p.pageId, { actions: [{ ...ACTION_A, actionId: removed }] }), 400, 'validation_failed', [
+      '/actions/0/actionId',
+    ]);
   });
 
   test('actions: the same actionId twice is 400', async () => {
     const p = await create({ actions: [ACTION_A, ACTION_B] });
     const id = p.actions[0].actionId;
-    const res = await patch(p.pageId, { actions: [{ ...ACTION_A, actionId: id }, { ...ACTION_B, actionId: id }] });
+    const res = await patch(p.pageId, {
+      actions: [
+        { ...ACTION_A, actionId: id },
+        { ...ACTION_B, actionId: id },
+      ],
+    });
     expectProblem(res, 400, 'validation_failed');
     const paths = errorPaths(res);
     assert.ok(paths.includes('/actions/1/actionId') || paths.includes('/actions/0/actionId'), paths.join(', '));
@@ -581,7 +736,7 @@ describe('PATCH /v0/pages/{page_id}', () => {
     await expectUnchanged(p);
   });
 
-  test('headerActionId: set to one of the page\'s actions, then null clears it', async () => {
+  test("headerActionId: set to one of the page's actions, then null clears it", async () => {
     const p = await create({ actions: [ACTION_A, ACTION_B] });
     const b = p.actions[1].actionId;
     const set = await patchOk(p.pageId, { headerActionId: b });
@@ -605,7 +760,7 @@ describe('PATCH /v0/pages/{page_id}', () => {
     assert.equal('headerActionId' in (await get(p.pageId)).body, false);
   });
 
-  test('headerActionId: a string that is not one of the page\'s actions after the update is 400', async () => {
+  test("headerActionId: a string that is not one of the page's actions after the update is 400", async () => {
     const p = await create({ actions: [ACTION_A, ACTION_B] });
     const other = await create({ actions: [ACTION_C] });
     const [a, b] = p.actions;
@@ -616,7 +771,9 @@ describe('PATCH /v0/pages/{page_id}', () => {
     // An action that this very update removes.
     expectProblem(
       await patch(p.pageId, { actions: [{ ...ACTION_A, actionId: a.actionId }], headerActionId: b.actionId }),
-      400, 'validation_failed', ['/headerActionId'],
+      400,
+      'validation_failed',
+      ['/headerActionId'],
     );
     await expectUnchanged(p);
     // One that this update keeps.
@@ -625,13 +782,20 @@ describe('PATCH /v0/pages/{page_id}', () => {
     assert.deepEqual(ok.actions, [{ ...ACTION_B, actionId: b.actionId, actionIndex: 0 }]);
   });
 
-  test('an update that removes the header\'s action without setting headerActionId is 400 at /headerActionId; nothing changes', async () => {
+  test("an update that removes the header's action without setting headerActionId is 400 at /headerActionId; nothing changes", async () => {
     const p = await create({ actions: [ACTION_A, ACTION_B] });
     const [a, b] = p.actions;
     const withHeader = await patchOk(p.pageId, { headerActionId: a.actionId });
-    expectProblem(await patch(p.pageId, { actions: [{ ...ACTION_B, actionId: b.actionId }] }), 400, 'validation_failed', ['/headerActionId']);
+    expectProblem(await patch(p.pageId, { actions: [{ ...ACTION_B, actionId: b.actionId }] }), 400, 'validation_failed', [
+      '/headerActionId',
+    ]);
     expectProblem(await patch(p.pageId, { actions: [] }), 400, 'validation_failed', ['/headerActionId']);
-    expectProblem(await patch(p.pageId, { actions: [{ ...ACTION_B, actionId: b.actionId }], name: 'Should not stick' }), 400, 'validation_failed', ['/headerActionId']);
+    expectProblem(
+      await patch(p.pageId, { actions: [{ ...ACTION_B, actionId: b.actionId }], name: 'Should not stick' }),
+      400,
+      'validation_failed',
+      ['/headerActionId'],
+    );
     await expectUnchanged(withHeader);
 
     // Removing it while clearing the header in the same request is fine.
@@ -641,7 +805,7 @@ describe('PATCH /v0/pages/{page_id}', () => {
     assert.ok(Date.parse(cleared.updatedAt) > Date.parse(withHeader.updatedAt));
   });
 
-  test('removing the header\'s action while pointing the header at a kept action is 200', async () => {
+  test("removing the header's action while pointing the header at a kept action is 200", async () => {
     const p = await create({ actions: [ACTION_A, ACTION_B] });
     const [a, b] = p.actions;
     await patchOk(p.pageId, { headerActionId: a.actionId });
@@ -693,7 +857,7 @@ describe('PATCH /v0/pages/{page_id}', () => {
     }
   });
 
-  test('unknown page, malformed id and another tenant\'s page are 404; theirs stays unchanged', async () => {
+  test("unknown page, malformed id and another tenant's page are 404; theirs stays unchanged", async () => {
     expectProblem(await patch(UNKNOWN_PAGE, { name: 'x' }), 404, 'not_found');
     expectProblem(await patch(UNKNOWN_PAGE, {}), 404, 'not_found');
     for (const id of ['nope', 'page_', 'person_01h0000000000000000000000a', `${UNKNOWN_PAGE}x`]) {
@@ -726,7 +890,17 @@ describe('GET /v0/pages', () => {
 
   test('items are the whole pages, as GET and PATCH return them', async () => {
     const { key } = await t.newTenant('List full');
-    const p = await create({ actions: [ACTION_A], actionCardWidgets: [WIDGET], footerLinks: [FOOTER], scripts: [SCRIPT], metadata: { title: 'm' }, flags: ['home_page'] }, key);
+    const p = await create(
+      {
+        actions: [ACTION_A],
+        actionCardWidgets: [WIDGET],
+        footerLinks: [FOOTER],
+        scripts: [SCRIPT],
+        metadata: { title: 'm' },
+        flags: ['home_page'],
+      },
+      key,
+    );
     const patched = await patchOk(p.pageId, { headerActionId: p.actions[0].actionId, status: 'archived' }, key);
     const res = await list('', key);
     assert.deepEqual(res.body.items, [patched]);
@@ -787,24 +961,36 @@ describe('GET /v0/pages', () => {
     for (let i = 0; i < 6; i++) made.push((await create({ name: `D${i}` }, key)).pageId);
     // Newest first: D5 D4 | D3 D2 | D1 D0
     const first = await list('?limit=2', key);
-    assert.deepEqual(first.body.items.map((i: Json) => i.pageId), [made[5], made[4]]);
+    assert.deepEqual(
+      first.body.items.map((i: Json) => i.pageId),
+      [made[5], made[4]],
+    );
     assert.equal((await t.req('DELETE', `/v0/pages/${made[2]}`, undefined, { key })).status, 204);
     assert.equal((await t.req('DELETE', `/v0/pages/${made[5]}`, undefined, { key })).status, 204);
     const second = await list(`?limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`, key);
     assertJson(second, 200);
-    assert.deepEqual(second.body.items.map((i: Json) => i.pageId), [made[3], made[1]]);
+    assert.deepEqual(
+      second.body.items.map((i: Json) => i.pageId),
+      [made[3], made[1]],
+    );
     assert.equal(second.body.totalCount, 4);
     assert.equal(second.body.hasMore, true);
     const third = await list(`?limit=2&cursor=${encodeURIComponent(second.body.nextCursor)}`, key);
-    assert.deepEqual(third.body.items.map((i: Json) => i.pageId), [made[0]]);
+    assert.deepEqual(
+      third.body.items.map((i: Json) => i.pageId),
+      [made[0]],
+    );
     assert.equal(third.body.hasMore, false);
     assert.equal(third.body.nextCursor, null);
     const all = await list('?limit=100', key);
-    assert.deepEqual(all.body.items.map((i: Json) => i.pageId), [made[4], made[3], made[1], made[0]]);
+    assert.deepEqual(
+      all.body.items.map((i: Json) => i.pageId),
+      [made[4], made[3], made[1], made[0]],
+    );
     assert.equal(all.body.totalCount, 4);
   });
 
-  test('another tenant\'s pages are absent', async () => {
+  test("another tenant's pages are absent", async () => {
     const a = await t.newTenant('Iso A');
     const b = await t.newTenant('Iso B');
     const mine = await create({ name: 'Mine' }, a.key);
@@ -875,7 +1061,7 @@ describe('DELETE /v0/pages/{page_id} (extension)', () => {
 });
 
 describe('audiencesCount', () => {
-  test('counts the page\'s audiences, and only its own', async () => {
+  test("counts the page's audiences, and only its own", async () => {
     const { key } = await t.newTenant('Counts');
     const p = await create({ name: 'Counted' }, key);
     const q = await create({ name: 'Other' }, key);
@@ -889,7 +1075,13 @@ describe('audiencesCount', () => {
     assert.equal((await get(p.pageId, key)).body.audiencesCount, 3);
     assert.equal((await get(q.pageId, key)).body.audiencesCount, 1);
     const listed = (await list('', key)).body.items;
-    assert.deepEqual(listed.map((i: Json) => [i.pageId, i.audiencesCount]), [[q.pageId, 1], [p.pageId, 3]]);
+    assert.deepEqual(
+      listed.map((i: Json) => [i.pageId, i.audiencesCount]),
+      [
+        [q.pageId, 1],
+        [p.pageId, 3],
+      ],
+    );
     const patched = await patchOk(p.pageId, { name: 'Counted still' }, key);
     assert.equal(patched.audiencesCount, 3);
     const unchanged = await patch(p.pageId, {}, key);

@@ -6,8 +6,12 @@ import { expectProblem, ISO_MS, startApp, type Json, type Res, type TestApp } fr
 // GET /v0/persons extension list, through HTTP only.
 
 let t: TestApp;
-before(async () => { t = await startApp(); });
-after(async () => { await t.close(); });
+before(async () => {
+  t = await startApp();
+});
+after(async () => {
+  await t.close();
+});
 
 const PERSON_ID = /^person_[0-9a-z]{26}$/;
 const PERSON_FIELDS = ['createdAt', 'domain', 'email', 'linkedinProfileUrl', 'name', 'personId', 'phoneNumber', 'slug', 'updatedAt'];
@@ -110,7 +114,9 @@ describe('POST /v0/persons', () => {
 
   test('linkedinProfileUrl "a" is accepted, "" is 400 at /linkedinProfileUrl', async () => {
     assert.equal((await create({ name: 'L', linkedinProfileUrl: 'a' })).linkedinProfileUrl, 'a');
-    expectProblem(await t.req('POST', '/v0/persons', { name: 'L', linkedinProfileUrl: '' }), 400, 'validation_failed', ['/linkedinProfileUrl']);
+    expectProblem(await t.req('POST', '/v0/persons', { name: 'L', linkedinProfileUrl: '' }), 400, 'validation_failed', [
+      '/linkedinProfileUrl',
+    ]);
   });
 
   test('phoneNumber pattern ^\\+[1-9]\\d{1,14}$: bounds inside and outside', async () => {
@@ -123,7 +129,8 @@ describe('POST /v0/persons', () => {
       '+0123', // first digit 1-9
       '+1' + '2'.repeat(15), // 16 digits after +
       '14155550100', // no +
-      '+', '',
+      '+',
+      '',
       '+1415555 0100',
       '+1-415-555-0100',
       '+14155550100\n', // $ is the end of the string, not of a line
@@ -169,7 +176,9 @@ describe('POST /v0/persons', () => {
     expectProblem(await t.req('POST', '/v0/persons', { name: 'W', email: 1 }), 400, 'validation_failed', ['/email']);
     expectProblem(await t.req('POST', '/v0/persons', { name: 'W', phoneNumber: 14155550100 }), 400, 'validation_failed', ['/phoneNumber']);
     expectProblem(await t.req('POST', '/v0/persons', { name: 'W', domain: true }), 400, 'validation_failed', ['/domain']);
-    expectProblem(await t.req('POST', '/v0/persons', { name: 'W', linkedinProfileUrl: {} }), 400, 'validation_failed', ['/linkedinProfileUrl']);
+    expectProblem(await t.req('POST', '/v0/persons', { name: 'W', linkedinProfileUrl: {} }), 400, 'validation_failed', [
+      '/linkedinProfileUrl',
+    ]);
   });
 
   test('bad JSON is 400', async () => {
@@ -206,7 +215,9 @@ describe('POST /v0/persons', () => {
   });
 
   test('application/json with a charset is accepted', async () => {
-    const res = await t.req('POST', '/v0/persons', '{"name":"Charset Person"}', { headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const res = await t.req('POST', '/v0/persons', '{"name":"Charset Person"}', {
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
     assertJson(res, 201);
     assert.equal(res.body.name, 'Charset Person');
   });
@@ -248,7 +259,7 @@ describe('slug', () => {
   test('derived from the name: lowercase ASCII words joined by -, accents dropped', async () => {
     const { key } = await t.newTenant('Slugs');
     assert.equal((await create({ name: 'José Doe' }, key)).slug, 'jose-doe');
-    assert.equal((await create({ name: '  Mary-Ann   O\'Brien!! ' }, key)).slug, 'mary-ann-o-brien');
+    assert.equal((await create({ name: "  Mary-Ann   O'Brien!! " }, key)).slug, 'mary-ann-o-brien');
     assert.equal((await create({ name: 'ÉLODIE Ça Va' }, key)).slug, 'elodie-ca-va');
     assert.equal((await create({ name: 'Agent 007' }, key)).slug, 'agent-007');
   });
@@ -317,7 +328,13 @@ describe('slug', () => {
 
 describe('GET /v0/persons/{person_id}', () => {
   test('200 with the person exactly as created', async () => {
-    const p = await create({ name: 'Get Me', email: 'get@example.com', domain: 'example.com', phoneNumber: '+442071838750', linkedinProfileUrl: 'li' });
+    const p = await create({
+      name: 'Get Me',
+      email: 'get@example.com',
+      domain: 'example.com',
+      phoneNumber: '+442071838750',
+      linkedinProfileUrl: 'li',
+    });
     const res = await t.req('GET', `/v0/persons/${p.personId}`);
     assertJson(res, 200);
     assert.deepEqual(res.body, p);
@@ -328,7 +345,14 @@ describe('GET /v0/persons/{person_id}', () => {
   });
 
   test('a malformed id is 404', async () => {
-    for (const id of ['nope', 'person_', 'person_NOTLOWERCASE0000000000000', 'account_01h0000000000000000000000a', `${UNKNOWN_ID}x`, '%20']) {
+    for (const id of [
+      'nope',
+      'person_',
+      'person_NOTLOWERCASE0000000000000',
+      'account_01h0000000000000000000000a',
+      `${UNKNOWN_ID}x`,
+      '%20',
+    ]) {
       expectProblem(await t.req('GET', `/v0/persons/${id}`), 404, 'not_found');
     }
   });
@@ -413,7 +437,12 @@ describe('PATCH /v0/persons/{person_id}', () => {
       assert.equal((await t.req('GET', `/v0/persons/${p.personId}`)).body[field], null, `${field} stays cleared`);
     }
     const p = await create(full);
-    const all = await t.req('PATCH', `/v0/persons/${p.personId}`, { email: null, domain: null, phoneNumber: null, linkedinProfileUrl: null });
+    const all = await t.req('PATCH', `/v0/persons/${p.personId}`, {
+      email: null,
+      domain: null,
+      phoneNumber: null,
+      linkedinProfileUrl: null,
+    });
     assertJson(all, 200);
     assert.deepEqual(
       [all.body.name, all.body.email, all.body.domain, all.body.phoneNumber, all.body.linkedinProfileUrl],
@@ -449,7 +478,14 @@ describe('PATCH /v0/persons/{person_id}', () => {
 
   test('bounds as on create; a rejected patch changes nothing', async () => {
     const p = await create(full);
-    const ok: Json[] = [{ name: 'x' }, { name: 'y'.repeat(255) }, { domain: 'a' }, { linkedinProfileUrl: 'a' }, { phoneNumber: '+12' }, { phoneNumber: '+1' + '2'.repeat(14) }];
+    const ok: Json[] = [
+      { name: 'x' },
+      { name: 'y'.repeat(255) },
+      { domain: 'a' },
+      { linkedinProfileUrl: 'a' },
+      { phoneNumber: '+12' },
+      { phoneNumber: '+1' + '2'.repeat(14) },
+    ];
     for (const body of ok) {
       const res = await t.req('PATCH', `/v0/persons/${p.personId}`, body);
       assertJson(res, 200);
@@ -476,7 +512,9 @@ describe('PATCH /v0/persons/{person_id}', () => {
       expectProblem(await t.req('PATCH', `/v0/persons/${p.personId}`, body), 400, 'validation_failed', [path]);
     }
     // A valid field next to an invalid one is not applied either.
-    expectProblem(await t.req('PATCH', `/v0/persons/${p.personId}`, { name: 'Half', phoneNumber: 'bad' }), 400, 'validation_failed', ['/phoneNumber']);
+    expectProblem(await t.req('PATCH', `/v0/persons/${p.personId}`, { name: 'Half', phoneNumber: 'bad' }), 400, 'validation_failed', [
+      '/phoneNumber',
+    ]);
     assert.deepEqual((await t.req('GET', `/v0/persons/${p.personId}`)).body, before);
   });
 
@@ -551,7 +589,10 @@ describe('GET /v0/persons (extension list)', () => {
     const b = await create({ name: 'New' }, key);
     await t.req('PATCH', `/v0/persons/${a.personId}`, { name: 'Old renamed' }, { key });
     const res = await t.req('GET', '/v0/persons', undefined, { key });
-    assert.deepEqual(res.body.items.map((p: Json) => p.personId), [b.personId, a.personId]);
+    assert.deepEqual(
+      res.body.items.map((p: Json) => p.personId),
+      [b.personId, a.personId],
+    );
     assert.equal(res.body.items[1].name, 'Old renamed');
   });
 
@@ -564,25 +605,37 @@ describe('GET /v0/persons (extension list)', () => {
     const def = await t.req('GET', '/v0/persons', undefined, { key });
     assertJson(def, 200);
     assert.equal(def.body.items.length, 20);
-    assert.deepEqual(def.body.items.map((p: Json) => p.personId), newestFirst.slice(0, 20));
+    assert.deepEqual(
+      def.body.items.map((p: Json) => p.personId),
+      newestFirst.slice(0, 20),
+    );
     assert.equal(def.body.hasMore, true);
     assert.equal(typeof def.body.nextCursor, 'string');
     assert.equal(def.body.totalCount, 101);
 
     const one = await t.req('GET', '/v0/persons?limit=1', undefined, { key });
     assertJson(one, 200);
-    assert.deepEqual(one.body.items.map((p: Json) => p.personId), [newestFirst[0]]);
+    assert.deepEqual(
+      one.body.items.map((p: Json) => p.personId),
+      [newestFirst[0]],
+    );
     assert.equal(one.body.hasMore, true);
     assert.equal(one.body.totalCount, 101);
 
     const hundred = await t.req('GET', '/v0/persons?limit=100', undefined, { key });
     assertJson(hundred, 200);
-    assert.deepEqual(hundred.body.items.map((p: Json) => p.personId), newestFirst.slice(0, 100));
+    assert.deepEqual(
+      hundred.body.items.map((p: Json) => p.personId),
+      newestFirst.slice(0, 100),
+    );
     assert.equal(hundred.body.hasMore, true);
 
     const last = await t.req('GET', `/v0/persons?limit=100&cursor=${encodeURIComponent(hundred.body.nextCursor)}`, undefined, { key });
     assertJson(last, 200);
-    assert.deepEqual(last.body.items.map((p: Json) => p.personId), [newestFirst[100]]);
+    assert.deepEqual(
+      last.body.items.map((p: Json) => p.personId),
+      [newestFirst[100]],
+    );
     assert.equal(last.body.hasMore, false);
     assert.equal(last.body.nextCursor, null);
     assert.equal(last.body.totalCount, 101);
@@ -662,7 +715,10 @@ describe('GET /v0/persons (extension list)', () => {
 
   test('a cursor from another list is 400 at /cursor', async () => {
     const { key } = await t.newTenant('Cursors');
-    for (const [name, domain] of [['Acc One', 'one.example'], ['Acc Two', 'two.example']]) {
+    for (const [name, domain] of [
+      ['Acc One', 'one.example'],
+      ['Acc Two', 'two.example'],
+    ]) {
       const res = await t.req('POST', '/v0/accounts', { name, domain }, { key });
       assert.equal(res.status, 201, res.text);
     }
@@ -694,7 +750,10 @@ describe('concurrent updates', () => {
     );
     // The last email and the last phone number written must both survive, whatever the interleaving.
     const results = await Promise.all(patches.map((p) => t.req('PATCH', `/v0/persons/${person.personId}`, p)));
-    assert.deepEqual(results.map((r) => r.status), results.map(() => 200));
+    assert.deepEqual(
+      results.map((r) => r.status),
+      results.map(() => 200),
+    );
     const final = (await t.req('GET', `/v0/persons/${person.personId}`)).body;
     assert.match(final.email, /^racy\d+@example\.com$/);
     assert.match(final.phoneNumber, /^\+1415555\d{4}$/);

@@ -19,7 +19,14 @@ export interface CallOptions {
 }
 
 /** One request with the API key; rejects only when no HTTP answer arrived (connection refused, reset, timeout). */
-export async function call(base: string, key: string, method: string, path: string, body?: unknown, opts: CallOptions = {}): Promise<Answer> {
+export async function call(
+  base: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  opts: CallOptions = {},
+): Promise<Answer> {
   const started = performance.now();
   const res = await fetch(`${base}${path}`, {
     method,
@@ -70,7 +77,12 @@ export async function walk(base: string, key: string, path: string): Promise<Wal
   }
 }
 
-export async function waitFor(what: string, timeoutMs: number, check: () => boolean | Promise<boolean>, detail: () => string = () => ''): Promise<void> {
+export async function waitFor(
+  what: string,
+  timeoutMs: number,
+  check: () => boolean | Promise<boolean>,
+  detail: () => string = () => '',
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail() ? `: ${detail()}` : ''}`);

@@ -69,7 +69,9 @@ describe('crash safety: SIGKILL mid-stream of concurrent writes, restart on the 
     await database?.drop();
   });
 
-  test(`${WRITERS} writers, killed ${ROUNDS} times: every 2xx write is present and intact, nothing half-written`, { timeout: 120_000 }, async (t) => {
+  test(`${WRITERS} writers, killed ${ROUNDS} times: every 2xx write is present and intact, nothing half-written`, {
+    timeout: 120_000,
+  }, async (t) => {
     database = await freshDatabase();
     const persons = new Map<string, PersonModel>();
     const logs = new Map<string, LogModel>();
@@ -88,7 +90,14 @@ describe('crash safety: SIGKILL mid-stream of concurrent writes, restart on the 
       const base = server.url;
 
       /** Sends one write; false when it got no answer (recorded as unanswered) or a wrong one (recorded). */
-      const send = async (what: Unanswered, method: string, path: string, body: unknown, expected: number, check: (res: Answer) => void): Promise<Answer | undefined> => {
+      const send = async (
+        what: Unanswered,
+        method: string,
+        path: string,
+        body: unknown,
+        expected: number,
+        check: (res: Answer) => void,
+      ): Promise<Answer | undefined> => {
         let res: Answer;
         try {
           res = await call(base, KEY, method, path, body);
@@ -117,7 +126,12 @@ describe('crash safety: SIGKILL mid-stream of concurrent writes, restart on the 
         for (let i = 0; writing; i++) {
           const tag = `r${round}c${c}i${i}`;
 
-          const personReq = { name: `Crash ${tag}`, domain: `${tag}.persons.example.com`, email: `${tag}@example.com`, phoneNumber: nextPhone() };
+          const personReq = {
+            name: `Crash ${tag}`,
+            domain: `${tag}.persons.example.com`,
+            email: `${tag}@example.com`,
+            phoneNumber: nextPhone(),
+          };
           const created = await send({ kind: 'createPerson', request: personReq }, 'POST', '/v0/persons', personReq, 201, (res) => {
             for (const [k, v] of Object.entries(personReq)) assert.equal(res.body[k], v, k);
           });
@@ -133,10 +147,17 @@ describe('crash safety: SIGKILL mid-stream of concurrent writes, restart on the 
             payload: { tag, client: c, n: i, text: `écrit ✓ ${tag}`, nested: { list: [1, 2, 3], ok: true, none: null } },
             idempotencyKey: `log-${tag}`,
           };
-          const log = await send({ kind: 'createLog', personId, request: logReq }, 'POST', `/v0/persons/${personId}/logs`, logReq, 201, (res) => {
-            assert.equal(res.headers.get('idempotent-replayed'), null);
-            assert.deepEqual(res.body.payload, logReq.payload);
-          });
+          const log = await send(
+            { kind: 'createLog', personId, request: logReq },
+            'POST',
+            `/v0/persons/${personId}/logs`,
+            logReq,
+            201,
+            (res) => {
+              assert.equal(res.headers.get('idempotent-replayed'), null);
+              assert.deepEqual(res.body.payload, logReq.payload);
+            },
+          );
           if (!log) return;
           logs.set(log.body.personLogId, { request: logReq, body: log.body, owner: c });
           if (!writing) return;
@@ -145,13 +166,23 @@ describe('crash safety: SIGKILL mid-stream of concurrent writes, restart on the 
           const targets = [personId];
           if (i % 2 === 1 && mine.length > 1) targets.push(mine[Math.floor(Math.random() * (mine.length - 1))]!);
           for (const [j, target] of targets.entries()) {
-            const patch = j === 0 ? { name: `Renamed ${tag}`, phoneNumber: nextPhone() } : { email: `${tag}.again@example.com`, phoneNumber: nextPhone(), domain: null };
+            const patch =
+              j === 0
+                ? { name: `Renamed ${tag}`, phoneNumber: nextPhone() }
+                : { email: `${tag}.again@example.com`, phoneNumber: nextPhone(), domain: null };
             const model = persons.get(target)!;
             model.pending = patch;
-            const patched = await send({ kind: 'patchPerson', personId: target, patch }, 'PATCH', `/v0/persons/${target}`, patch, 200, (res) => {
-              assert.deepEqual(res.body, { ...model.state, ...patch, updatedAt: res.body.updatedAt });
-              assert.ok(res.body.updatedAt > model.state.updatedAt, 'updatedAt did not move');
-            });
+            const patched = await send(
+              { kind: 'patchPerson', personId: target, patch },
+              'PATCH',
+              `/v0/persons/${target}`,
+              patch,
+              200,
+              (res) => {
+                assert.deepEqual(res.body, { ...model.state, ...patch, updatedAt: res.body.updatedAt });
+                assert.ok(res.body.updatedAt > model.state.updatedAt, 'updatedAt did not move');
+              },
+            );
             if (!patched) return;
             model.state = patched.body;
             delete model.pending;
@@ -175,10 +206,17 @@ describe('crash safety: SIGKILL mid-stream of concurrent writes, restart on the 
           if (i % 4 === 3 && earlier.length > 0) {
             const logId = earlier[Math.floor(Math.random() * earlier.length)]!;
             const stored = logs.get(logId)!;
-            const replay = await send({ kind: 'replayLog', personLogId: logId }, 'POST', `/v0/persons/${stored.body.personId}/logs`, stored.request, 201, (res) => {
-              assert.equal(res.headers.get('idempotent-replayed'), 'true');
-              assert.deepEqual(res.body, stored.body);
-            });
+            const replay = await send(
+              { kind: 'replayLog', personLogId: logId },
+              'POST',
+              `/v0/persons/${stored.body.personId}/logs`,
+              stored.request,
+              201,
+              (res) => {
+                assert.equal(res.headers.get('idempotent-replayed'), 'true');
+                assert.deepEqual(res.body, stored.body);
+              },
+            );
             if (!replay) return;
           }
         }
@@ -194,7 +232,9 @@ describe('crash safety: SIGKILL mid-stream of concurrent writes, restart on the 
       assert.deepEqual(unexpected, [], 'a write got an unexpected answer before the kill');
       // Mid-stream: the kill left requests unanswered (at most one per writer).
       assert.ok(unanswered.length >= 1 && unanswered.length <= WRITERS, `unanswered writes: ${unanswered.length}`);
-      t.diagnostic(`round ${round}: ${answered} writes answered 2xx (${answeredAtKill} when the kill was sent), ${unanswered.length} unanswered: ${unanswered.map((u) => u.kind).join(', ')}`);
+      t.diagnostic(
+        `round ${round}: ${answered} writes answered 2xx (${answeredAtKill} when the kill was sent), ${unanswered.length} unanswered: ${unanswered.map((u) => u.kind).join(', ')}`,
+      );
 
       server = await startServer(serverEnv(database));
       servers.push(server);
@@ -223,10 +263,18 @@ async function verify(
 
   // Persons: the list walked to its end agrees with the counter, and holds every person answered 201.
   const listed = await walk(base, KEY, '/v0/persons');
-  assert.deepEqual(listed.totalCounts, listed.totalCounts.map(() => listed.items.length), 'totalCount differs from the persons listed');
+  assert.deepEqual(
+    listed.totalCounts,
+    listed.totalCounts.map(() => listed.items.length),
+    'totalCount differs from the persons listed',
+  );
   const byId = new Map<string, Json>(listed.items.map((p) => [p.personId, p]));
   assert.equal(byId.size, listed.items.length, 'a person is listed twice');
-  assert.deepEqual([...persons.keys()].filter((id) => !byId.has(id)), [], 'a person answered 201 is missing');
+  assert.deepEqual(
+    [...persons.keys()].filter((id) => !byId.has(id)),
+    [],
+    'a person answered 201 is missing',
+  );
 
   // A person nobody was answered for must be an unanswered create, committed whole.
   const unansweredCreates = unanswered.filter((u): u is Extract<Unanswered, { kind: 'createPerson' }> => u.kind === 'createPerson');
@@ -288,7 +336,10 @@ async function verify(
 
   // Accounts: the search walked to its end agrees with its count, holds every account answered 201, equal.
   const listedAccounts = await walk(base, KEY, '/v0/accounts/search');
-  assert.deepEqual(listedAccounts.totalCounts, listedAccounts.totalCounts.map(() => listedAccounts.items.length));
+  assert.deepEqual(
+    listedAccounts.totalCounts,
+    listedAccounts.totalCounts.map(() => listedAccounts.items.length),
+  );
   const accountsById = new Map<string, Json>(listedAccounts.items.map((a) => [a.accountId, a]));
   assert.equal(accountsById.size, listedAccounts.items.length, 'an account is listed twice');
   for (const [id, account] of accounts) assert.deepEqual(accountsById.get(id), account, `account ${id} is missing or not as answered`);
@@ -303,11 +354,12 @@ async function verify(
   }
 
   // The outbox: exactly one event per committed change, written in its transaction.
-  const events = async (type: string) => (await walk(base, KEY, `/v0/events?type=${type}`)).items.map((e) => {
-    assert.equal(e.type, type);
-    assert.equal(e.payload.type, type);
-    return e.payload.data as Json;
-  });
+  const events = async (type: string) =>
+    (await walk(base, KEY, `/v0/events?type=${type}`)).items.map((e) => {
+      assert.equal(e.type, type);
+      assert.equal(e.payload.type, type);
+      return e.payload.data as Json;
+    });
   const createdEvents = await events('person.created');
   assert.deepEqual(createdEvents.map((d) => d.personId).sort(), [...persons.keys()].sort(), 'person.created events and persons differ');
   for (const data of createdEvents) assert.deepEqual(data, persons.get(data.personId)!.created);

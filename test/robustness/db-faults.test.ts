@@ -56,7 +56,15 @@ function mixedRequests(base: string, personId: string, n: number): (() => Promis
     () => call(base, KEY, 'GET', '/v0/persons', undefined, { timeoutMs: HANG_MS }),
     () => call(base, KEY, 'GET', '/v0/accounts/search?query=fault', undefined, { timeoutMs: HANG_MS }),
     (i) => call(base, KEY, 'POST', '/v0/accounts', { name: `Fault ${i}`, domain: `fault${i}.example.org` }, { timeoutMs: HANG_MS }),
-    (i) => call(base, KEY, 'POST', `/v0/persons/${personId}/logs`, { source: 'faults', type: 'note', payload: { i }, idempotencyKey: `fault-${i}` }, { timeoutMs: HANG_MS }),
+    (i) =>
+      call(
+        base,
+        KEY,
+        'POST',
+        `/v0/persons/${personId}/logs`,
+        { source: 'faults', type: 'note', payload: { i }, idempotencyKey: `fault-${i}` },
+        { timeoutMs: HANG_MS },
+      ),
     () => call(base, KEY, 'GET', '/v0/pages', undefined, { timeoutMs: HANG_MS }),
   ];
   return Array.from({ length: n }, (_, i) => () => kinds[i % kinds.length]!(seq++));
@@ -70,7 +78,10 @@ async function outcome(send: () => Promise<Answer>): Promise<{ res?: Answer; fai
   } catch (err) {
     const e = err as Error & { cause?: { code?: string } };
     const ms = performance.now() - started;
-    return { failure: e.name === 'TimeoutError' ? `no answer after ${Math.round(ms)} ms (hung)` : `socket error: ${e.cause?.code ?? e.message}`, ms };
+    return {
+      failure: e.name === 'TimeoutError' ? `no answer after ${Math.round(ms)} ms (hung)` : `socket error: ${e.cause?.code ?? e.message}`,
+      ms,
+    };
   }
 }
 
@@ -93,15 +104,28 @@ function problemIfNotUnavailable(o: { res?: Answer; failure?: string; ms: number
 async function expectUnavailable(t: TestContext, server: ServerProcess, personId: string, label: string): Promise<void> {
   const base = server.url;
   const requests = mixedRequests(base, personId, 12); // more than the pool's 5 connections
-  const health = () => fetch(`${base}/healthz`, { signal: AbortSignal.timeout(HANG_MS) }).then(async (r) => ({ status: r.status, headers: r.headers, text: await r.text(), body: undefined as Json, ms: 0 }));
+  const health = () =>
+    fetch(`${base}/healthz`, { signal: AbortSignal.timeout(HANG_MS) }).then(async (r) => ({
+      status: r.status,
+      headers: r.headers,
+      text: await r.text(),
+      body: undefined as Json,
+      ms: 0,
+    }));
   const [healthz, ...results] = await Promise.all([outcome(health), ...requests.map(outcome)]);
   expectAlive(server);
   const wrong = results.map((o, i) => problemIfNotUnavailable(o, `request ${i}`)).filter((w) => w !== undefined);
-  assert.deepEqual(wrong, [], `${label}: every request must be answered 503 unavailable with Retry-After within ${UNAVAILABLE_WITHIN_MS} ms`);
+  assert.deepEqual(
+    wrong,
+    [],
+    `${label}: every request must be answered 503 unavailable with Retry-After within ${UNAVAILABLE_WITHIN_MS} ms`,
+  );
   assert.ok(healthz!.res, `${label}: /healthz: ${healthz!.failure}`);
   assert.equal(healthz!.res.status, 503, `${label}: /healthz answered ${show(healthz!.res)}`);
   assert.ok(healthz!.ms < UNAVAILABLE_WITHIN_MS, `${label}: /healthz took ${Math.round(healthz!.ms)} ms`);
-  t.diagnostic(`${label}: ${results.length} requests answered 503 in ${Math.round(Math.min(...results.map((o) => o.ms)))}-${Math.round(Math.max(...results.map((o) => o.ms)))} ms; /healthz 503 in ${Math.round(healthz!.ms)} ms`);
+  t.diagnostic(
+    `${label}: ${results.length} requests answered 503 in ${Math.round(Math.min(...results.map((o) => o.ms)))}-${Math.round(Math.max(...results.map((o) => o.ms)))} ms; /healthz 503 in ${Math.round(healthz!.ms)} ms`,
+  );
 }
 
 /** Polls until a read succeeds; every answer on the way is 200 or 503 unavailable. Returns the ms it took. */
@@ -114,7 +138,10 @@ async function expectRecovery(server: ServerProcess, personId: string): Promise<
     expectAlive(server);
     const wrong = problemIfNotUnavailable(o, 'while recovering');
     assert.equal(wrong, undefined);
-    assert.ok(performance.now() - started < RECOVERY_MS, `not serving ${RECOVERY_MS} ms after the database returned: ${o.res ? show(o.res) : o.failure}`);
+    assert.ok(
+      performance.now() - started < RECOVERY_MS,
+      `not serving ${RECOVERY_MS} ms after the database returned: ${o.res ? show(o.res) : o.failure}`,
+    );
     await sleep(100);
   }
 }
@@ -154,7 +181,11 @@ async function expectServing(base: string, personId: string): Promise<Json[]> {
       call(base, KEY, 'GET', '/v0/pages'),
       call(base, KEY, 'GET', `/v0/persons/${personId}`),
     ]);
-    assert.deepEqual(results.map((r) => r.status), [200, 201, 200, 200, 201, 200, 200], results.map(show).join('\n'));
+    assert.deepEqual(
+      results.map((r) => r.status),
+      [200, 201, 200, 200, 201, 200, 200],
+      results.map(show).join('\n'),
+    );
     created.push(results[1]!.body);
   }
   const health = await fetch(`${base}/healthz`);
@@ -168,7 +199,10 @@ async function seedPerson(base: string): Promise<Json> {
   assert.equal(res.status, 201, show(res));
   // Fill the pool with open connections (more concurrent requests than its size).
   const warm = await Promise.all(Array.from({ length: 12 }, () => call(base, KEY, 'GET', `/v0/persons/${res.body.personId}`)));
-  assert.deepEqual(warm.map((r) => r.status), warm.map(() => 200));
+  assert.deepEqual(
+    warm.map((r) => r.status),
+    warm.map(() => 200),
+  );
   return res.body;
 }
 
@@ -182,12 +216,16 @@ async function expectNothingWrittenDuringFault(base: string, before: Json, after
   assert.deepEqual(accounts.items.map((a) => a.name).sort(), ['After 0', 'After 1', 'After 2', 'After 3']);
 }
 
-describe('database faults: 503 unavailable while PostgreSQL is gone, recovery without a restart', { skip: !onPostgres && 'PostgreSQL only' }, () => {
+describe('database faults: 503 unavailable while PostgreSQL is gone, recovery without a restart', {
+  skip: !onPostgres && 'PostgreSQL only',
+}, () => {
   after(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
   });
 
-  test('connections reset and refused: 503 unavailable with Retry-After within 6 s, /healthz 503; restored: serving again, same process', { timeout: 60_000 }, async (t) => {
+  test('connections reset and refused: 503 unavailable with Retry-After within 6 s, /healthz 503; restored: serving again, same process', {
+    timeout: 60_000,
+  }, async (t) => {
     const { server, proxy } = await setup();
     const base = server.url;
     const person = await seedPerson(base);
@@ -210,7 +248,9 @@ describe('database faults: 503 unavailable while PostgreSQL is gone, recovery wi
     await expectNothingWrittenDuringFault(base, person, created);
   });
 
-  test('in flight when the database goes away: every request is answered 2xx or 503 unavailable, never 500, never a hang', { timeout: 60_000 }, async (t) => {
+  test('in flight when the database goes away: every request is answered 2xx or 503 unavailable, never 500, never a hang', {
+    timeout: 60_000,
+  }, async (t) => {
     const { server, proxy } = await setup();
     const base = server.url;
     const person = await seedPerson(base);
@@ -224,7 +264,13 @@ describe('database faults: 503 unavailable while PostgreSQL is gone, recovery wi
         const send = mixedRequests(base, person.personId, 8)[(c + i) % 8]!;
         const at = phase;
         const o = await outcome(send);
-        seen.push({ phase: at, status: o.res?.status ?? o.failure!, ms: o.ms, text: o.res?.text.slice(0, 200) ?? '', retryAfter: o.res?.headers.get('retry-after') ?? null });
+        seen.push({
+          phase: at,
+          status: o.res?.status ?? o.failure!,
+          ms: o.ms,
+          text: o.res?.text.slice(0, 200) ?? '',
+          retryAfter: o.res?.headers.get('retry-after') ?? null,
+        });
         // Continuous traffic, not a busy loop: test files share the machine (and a dead server refuses at once).
         await sleep(o.res ? 5 : 100);
       }
@@ -251,15 +297,25 @@ describe('database faults: 503 unavailable while PostgreSQL is gone, recovery wi
         `restored ${count('restored', () => true)} (${count('restored', (s) => s.status === 503)} x 503); serving again ${Math.round(recoveredMs)} ms after the return`,
     );
     const is2xx = (s: number | string) => typeof s === 'number' && s >= 200 && s < 300;
-    const wrong = seen.filter((s) => !(is2xx(s.status) || (s.status === 503 && /"code":"unavailable"/.test(s.text) && s.retryAfter === '5')) || s.ms >= UNAVAILABLE_WITHIN_MS);
-    assert.deepEqual(wrong.map((s) => `${s.phase}: ${s.status} after ${Math.round(s.ms)} ms ${s.text}`), [], `the server logged: ${serverErrors(server)}`);
+    const wrong = seen.filter(
+      (s) =>
+        !(is2xx(s.status) || (s.status === 503 && /"code":"unavailable"/.test(s.text) && s.retryAfter === '5')) ||
+        s.ms >= UNAVAILABLE_WITHIN_MS,
+    );
+    assert.deepEqual(
+      wrong.map((s) => `${s.phase}: ${s.status} after ${Math.round(s.ms)} ms ${s.text}`),
+      [],
+      `the server logged: ${serverErrors(server)}`,
+    );
     assert.ok(count('up', (s) => is2xx(s.status)) > 0);
     assert.ok(count('down', (s) => s.status === 503) > 0, 'no request was refused while the database was down');
     assert.ok(count('restored', (s) => is2xx(s.status)) > 0);
     await expectServing(base, person.personId);
   });
 
-  test('unreachable (packets dropped, nothing answers): 503 unavailable within 6 s, not a hang; reachable again: serving again', { timeout: 60_000 }, async (t) => {
+  test('unreachable (packets dropped, nothing answers): 503 unavailable within 6 s, not a hang; reachable again: serving again', {
+    timeout: 60_000,
+  }, async (t) => {
     const { server, proxy } = await setup();
     const base = server.url;
     const person = await seedPerson(base);

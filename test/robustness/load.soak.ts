@@ -41,7 +41,9 @@ const RSS_SLACK_MB = 30;
 const SEED = { persons: 200, accounts: 50, pages: 20, audiencesPerPage: 2 };
 
 if (!Number.isInteger(SECONDS) || SECONDS < WARM_UP_S + 2 * WINDOW_S) {
-  throw new Error(`LOAD_SECONDS must be an integer of at least ${WARM_UP_S + 2 * WINDOW_S} (warm-up, then two windows that do not overlap), got "${process.env.LOAD_SECONDS}"`);
+  throw new Error(
+    `LOAD_SECONDS must be an integer of at least ${WARM_UP_S + 2 * WINDOW_S} (warm-up, then two windows that do not overlap), got "${process.env.LOAD_SECONDS}"`,
+  );
 }
 
 /** The server process's resident set, in MB, from /proc. */
@@ -59,9 +61,11 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 /** Runs `fn` on every item, at most `limit` at a time. */
 async function eachLimit<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
 interface Dataset {
@@ -80,31 +84,47 @@ async function seed(base: string): Promise<Dataset> {
   };
   const data: Dataset = { persons: [], accounts: [], pages: [], audiences: [] };
   const domains = Array.from({ length: SEED.accounts }, (_, i) => `company${i}.example.com`);
-  await eachLimit(Array.from({ length: SEED.accounts }, (_, i) => i), 10, async (i) => {
-    data.accounts.push(await ok('POST', '/v0/accounts', { name: `Company ${i} ${['Alpha', 'Beta', 'Gamma', 'Delta'][i % 4]}`, domain: domains[i] }));
-  });
-  await eachLimit(Array.from({ length: SEED.persons }, (_, i) => i), 10, async (i) => {
-    data.persons.push(await ok('POST', '/v0/persons', {
-      name: `Seed Person ${i}`,
-      domain: domains[i % domains.length],
-      email: `seed${i}@company${i % domains.length}.example.com`,
-      phoneNumber: `+1415555${String(i).padStart(4, '0')}`,
-    }));
-  });
-  await eachLimit(Array.from({ length: SEED.pages }, (_, i) => i), 10, async (i) => {
-    const page = await ok('POST', '/v0/pages', {
-      name: `Seed page ${i}`,
-      title: `Welcome ${i}`,
-      pageContext: `Context of seed page ${i}`,
-      pageType: ['inbound', 'outbound', 'sales_deck'][i % 3],
-      actions: [{ purpose: 'book', buttonTitle: 'Book a demo', actionType: 'link', url: 'https://example.com/demo' }],
-    });
-    data.pages.push(page);
-    for (let j = 0; j < SEED.audiencesPerPage; j++) {
-      const body = j === 0 ? { personId: data.persons[(i * 7) % data.persons.length].personId } : { customName: `Audience ${i}-${j}` };
-      data.audiences.push(await ok('POST', `/v0/pages/${page.pageId}/audiences`, body));
-    }
-  });
+  await eachLimit(
+    Array.from({ length: SEED.accounts }, (_, i) => i),
+    10,
+    async (i) => {
+      data.accounts.push(
+        await ok('POST', '/v0/accounts', { name: `Company ${i} ${['Alpha', 'Beta', 'Gamma', 'Delta'][i % 4]}`, domain: domains[i] }),
+      );
+    },
+  );
+  await eachLimit(
+    Array.from({ length: SEED.persons }, (_, i) => i),
+    10,
+    async (i) => {
+      data.persons.push(
+        await ok('POST', '/v0/persons', {
+          name: `Seed Person ${i}`,
+          domain: domains[i % domains.length],
+          email: `seed${i}@company${i % domains.length}.example.com`,
+          phoneNumber: `+1415555${String(i).padStart(4, '0')}`,
+        }),
+      );
+    },
+  );
+  await eachLimit(
+    Array.from({ length: SEED.pages }, (_, i) => i),
+    10,
+    async (i) => {
+      const page = await ok('POST', '/v0/pages', {
+        name: `Seed page ${i}`,
+        title: `Welcome ${i}`,
+        pageContext: `Context of seed page ${i}`,
+        pageType: ['inbound', 'outbound', 'sales_deck'][i % 3],
+        actions: [{ purpose: 'book', buttonTitle: 'Book a demo', actionType: 'link', url: 'https://example.com/demo' }],
+      });
+      data.pages.push(page);
+      for (let j = 0; j < SEED.audiencesPerPage; j++) {
+        const body = j === 0 ? { personId: data.persons[(i * 7) % data.persons.length].personId } : { customName: `Audience ${i}-${j}` };
+        data.audiences.push(await ok('POST', `/v0/pages/${page.pageId}/audiences`, body));
+      }
+    },
+  );
   return data;
 }
 
@@ -116,15 +136,57 @@ function workload(data: Dataset): Op[] {
   return [
     { name: 'get-person', weight: 25, build: () => ({ method: 'GET', path: `/v0/persons/${pick(data.persons).personId}` }) },
     { name: 'list-persons', weight: 8, build: () => ({ method: 'GET', path: '/v0/persons?limit=20' }) },
-    { name: 'search-accounts', weight: 10, build: () => ({ method: 'GET', path: `/v0/accounts/search?query=${q(pick(['company1', 'beta', 'ALPHA', 'example', 'gamma', 'pany4']))}` }) },
+    {
+      name: 'search-accounts',
+      weight: 10,
+      build: () => ({
+        method: 'GET',
+        path: `/v0/accounts/search?query=${q(pick(['company1', 'beta', 'ALPHA', 'example', 'gamma', 'pany4']))}`,
+      }),
+    },
     { name: 'get-page', weight: 8, build: () => ({ method: 'GET', path: `/v0/pages/${pick(data.pages).pageId}` }) },
     { name: 'list-pages', weight: 4, build: () => ({ method: 'GET', path: '/v0/pages' }) },
-    { name: 'get-audience', weight: 8, build: () => { const a = pick(data.audiences); return { method: 'GET', path: `/v0/pages/${a.pageId}/audiences/${a.audienceId}` }; } },
-    { name: 'search-audiences', weight: 5, build: () => ({ method: 'GET', path: `/v0/audiences/search?query=${q(pick(['seed', 'audience', 'person 1', 'page 2']))}` }) },
-    { name: 'create-person', weight: 12, build: (n) => ({ method: 'POST', path: '/v0/persons', body: { name: `Load Person ${n}`, domain: 'load.example.com', phoneNumber: '+14155550100' } }) },
-    { name: 'patch-page', weight: 6, build: (n) => ({ method: 'PATCH', path: `/v0/pages/${pick(data.pages).pageId}`, body: { name: `Renamed page ${n}` } }) },
-    { name: 'patch-person', weight: 6, build: (n) => ({ method: 'PATCH', path: `/v0/persons/${pick(data.persons).personId}`, body: { email: `load${n}@example.com` } }) },
-    { name: 'create-log', weight: 8, build: (n) => ({ method: 'POST', path: `/v0/persons/${pick(data.persons).personId}/logs`, body: { source: 'load-test', type: 'visit', payload: { n, url: 'https://example.com/x' }, idempotencyKey: `load-${n}` } }) },
+    {
+      name: 'get-audience',
+      weight: 8,
+      build: () => {
+        const a = pick(data.audiences);
+        return { method: 'GET', path: `/v0/pages/${a.pageId}/audiences/${a.audienceId}` };
+      },
+    },
+    {
+      name: 'search-audiences',
+      weight: 5,
+      build: () => ({ method: 'GET', path: `/v0/audiences/search?query=${q(pick(['seed', 'audience', 'person 1', 'page 2']))}` }),
+    },
+    {
+      name: 'create-person',
+      weight: 12,
+      build: (n) => ({
+        method: 'POST',
+        path: '/v0/persons',
+        body: { name: `Load Person ${n}`, domain: 'load.example.com', phoneNumber: '+14155550100' },
+      }),
+    },
+    {
+      name: 'patch-page',
+      weight: 6,
+      build: (n) => ({ method: 'PATCH', path: `/v0/pages/${pick(data.pages).pageId}`, body: { name: `Renamed page ${n}` } }),
+    },
+    {
+      name: 'patch-person',
+      weight: 6,
+      build: (n) => ({ method: 'PATCH', path: `/v0/persons/${pick(data.persons).personId}`, body: { email: `load${n}@example.com` } }),
+    },
+    {
+      name: 'create-log',
+      weight: 8,
+      build: (n) => ({
+        method: 'POST',
+        path: `/v0/persons/${pick(data.persons).personId}/logs`,
+        body: { source: 'load-test', type: 'visit', payload: { n, url: 'https://example.com/x' }, idempotencyKey: `load-${n}` },
+      }),
+    },
   ];
 }
 
@@ -137,7 +199,9 @@ describe(`load: ${CONNECTIONS} connections for ${SECONDS} s, mixed read/write wo
     await database?.drop();
   });
 
-  test(`zero 5xx, zero socket errors, p99 < ${P99_BOUND_MS} ms, RSS flat (last ${WINDOW_S} s <= first ${WINDOW_S} s x ${RSS_GROWTH} + ${RSS_SLACK_MB} MB)`, { timeout: Math.max(120_000, (SECONDS + 60) * 1000) }, async (t) => {
+  test(`zero 5xx, zero socket errors, p99 < ${P99_BOUND_MS} ms, RSS flat (last ${WINDOW_S} s <= first ${WINDOW_S} s x ${RSS_GROWTH} + ${RSS_SLACK_MB} MB)`, {
+    timeout: Math.max(120_000, (SECONDS + 60) * 1000),
+  }, async (t) => {
     database = await freshDatabase();
     // The default pool size (10) on PostgreSQL: the service as configured out of the box.
     server = await startServer({ DATABASE_URL: database.url, BOOTSTRAP_API_KEY: KEY });
@@ -175,37 +239,41 @@ describe(`load: ${CONNECTIONS} connections for ${SECONDS} s, mixed read/write wo
     let result: autocannon.Result;
     try {
       result = await new Promise<autocannon.Result>((resolve, reject) => {
-        const instance = autocannon({
-          url: server!.url,
-          connections: CONNECTIONS,
-          duration: SECONDS,
-          // The server's own request timeout (30 s): an answer later than that is a hang.
-          timeout: 30,
-          requests: [
-            {
-              setupRequest: (request, context) => {
-                const op = draw();
-                const { method, path, body } = op.build(n++);
-                Object.assign(context, { op: op.name });
-                return {
-                  ...request,
-                  method,
-                  path,
-                  headers: { 'x-api-key': KEY, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-                  body: body !== undefined ? JSON.stringify(body) : '',
-                };
+        const instance = autocannon(
+          {
+            url: server!.url,
+            connections: CONNECTIONS,
+            duration: SECONDS,
+            // The server's own request timeout (30 s): an answer later than that is a hang.
+            timeout: 30,
+            requests: [
+              {
+                setupRequest: (request, context) => {
+                  const op = draw();
+                  const { method, path, body } = op.build(n++);
+                  Object.assign(context, { op: op.name });
+                  return {
+                    ...request,
+                    method,
+                    path,
+                    headers: { 'x-api-key': KEY, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+                    body: body !== undefined ? JSON.stringify(body) : '',
+                  };
+                },
+                onResponse: (status, body, context) => {
+                  const op = (context as { op?: string }).op ?? '?';
+                  lastOp = op;
+                  const counts = byOp.get(op) ?? new Map<number, number>();
+                  counts.set(status, (counts.get(status) ?? 0) + 1);
+                  byOp.set(op, counts);
+                  if ((status < 200 || status >= 300) && oddAnswers.length < 10)
+                    oddAnswers.push(`${op}: ${status} ${String(body).slice(0, 300)}`);
+                },
               },
-              onResponse: (status, body, context) => {
-                const op = (context as { op?: string }).op ?? '?';
-                lastOp = op;
-                const counts = byOp.get(op) ?? new Map<number, number>();
-                counts.set(status, (counts.get(status) ?? 0) + 1);
-                byOp.set(op, counts);
-                if ((status < 200 || status >= 300) && oddAnswers.length < 10) oddAnswers.push(`${op}: ${status} ${String(body).slice(0, 300)}`);
-              },
-            },
-          ],
-        }, (err, res) => (err ? reject(err) : resolve(res)));
+            ],
+          },
+          (err, res) => (err ? reject(err) : resolve(res)),
+        );
         // autocannon emits (client, statusCode, resBytes, responseTime), right after onResponse of the same answer.
         (instance as unknown as NodeJS.EventEmitter).on('response', (client: unknown, _status: number, _bytes: number, ms: number) => {
           if (!served.has(client)) {
@@ -240,7 +308,9 @@ describe(`load: ${CONNECTIONS} connections for ${SECONDS} s, mixed read/write wo
     );
     t.diagnostic(`by operation: ${statusSummary}`);
     t.diagnostic(`slowest steady-state answer by operation (ms): ${[...slowest].map(([op, ms]) => `${op} ${Math.round(ms)}`).join(', ')}`);
-    t.diagnostic(`RSS MB: first window mean ${mean(first).toFixed(1)} (${first.length} samples), last window mean ${mean(last).toFixed(1)} (${last.length} samples), peak ${Math.max(...rss.map((r) => r.mb)).toFixed(1)}`);
+    t.diagnostic(
+      `RSS MB: first window mean ${mean(first).toFixed(1)} (${first.length} samples), last window mean ${mean(last).toFixed(1)} (${last.length} samples), peak ${Math.max(...rss.map((r) => r.mb)).toFixed(1)}`,
+    );
 
     // The server stayed up through it all.
     assert.equal(server.child.exitCode, null, `the server exited: ${server.stderr().slice(-2000)}`);
@@ -251,21 +321,32 @@ describe(`load: ${CONNECTIONS} connections for ${SECONDS} s, mixed read/write wo
     // Every request of the workload is valid: anything but 2xx is a fault too.
     assert.equal(result.non2xx, 0, `non-2xx answers: ${oddAnswers.join('\n')}`);
     // All 200 connections were in use for at least half the run, and their answers' p99 is bounded.
-    assert.ok(steadyAt !== undefined && steadyAt <= SECONDS / 2, `all ${CONNECTIONS} connections served only ${steadyAt ?? 'never'} s into a ${SECONDS} s run`);
+    assert.ok(
+      steadyAt !== undefined && steadyAt <= SECONDS / 2,
+      `all ${CONNECTIONS} connections served only ${steadyAt ?? 'never'} s into a ${SECONDS} s run`,
+    );
     assert.ok(p99 < P99_BOUND_MS, `steady-state p99 latency ${Math.round(p99)} ms >= ${P99_BOUND_MS} ms`);
 
     // Memory flat: enough samples in both windows, and no growth beyond noise.
-    assert.ok(first.length >= WINDOW_S - 2 && last.length >= WINDOW_S - 2, `RSS samples: ${first.length} in the first window, ${last.length} in the last`);
+    assert.ok(
+      first.length >= WINDOW_S - 2 && last.length >= WINDOW_S - 2,
+      `RSS samples: ${first.length} in the first window, ${last.length} in the last`,
+    );
     const bound = mean(first) * RSS_GROWTH + RSS_SLACK_MB;
-    assert.ok(mean(last) <= bound, `RSS grew: last ${WINDOW_S} s mean ${mean(last).toFixed(1)} MB > first ${WINDOW_S} s mean ${mean(first).toFixed(1)} MB x ${RSS_GROWTH} + ${RSS_SLACK_MB} MB = ${bound.toFixed(1)} MB`);
+    assert.ok(
+      mean(last) <= bound,
+      `RSS grew: last ${WINDOW_S} s mean ${mean(last).toFixed(1)} MB > first ${WINDOW_S} s mean ${mean(first).toFixed(1)} MB x ${RSS_GROWTH} + ${RSS_SLACK_MB} MB = ${bound.toFixed(1)} MB`,
+    );
 
     // The writes answered 201 are all there: the person counter moved by the creates (+ those still in
     // flight when autocannon stopped, at most one per connection).
     const created = byOp.get('create-person')?.get(201) ?? 0;
     const listed = await call(server.url, KEY, 'GET', '/v0/persons?limit=1');
     assert.equal(listed.status, 200, show(listed));
-    assert.ok(listed.body.totalCount >= SEED.persons + created && listed.body.totalCount <= SEED.persons + created + CONNECTIONS,
-      `totalCount ${listed.body.totalCount}, expected ${SEED.persons + created} (+ at most ${CONNECTIONS} in flight at the end)`);
+    assert.ok(
+      listed.body.totalCount >= SEED.persons + created && listed.body.totalCount <= SEED.persons + created + CONNECTIONS,
+      `totalCount ${listed.body.totalCount}, expected ${SEED.persons + created} (+ at most ${CONNECTIONS} in flight at the end)`,
+    );
     const health = await fetch(`${server.url}/healthz`);
     assert.equal(health.status, 200);
   });

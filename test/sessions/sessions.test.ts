@@ -6,20 +6,50 @@ import { expectProblem, ISO_MS, startApp, type Json, type Res, type TestApp } fr
 // POST /v0/pages/{page_id}/audience_sessions extension, through HTTP only.
 
 let t: TestApp;
-before(async () => { t = await startApp(); });
-after(async () => { await t.close(); });
+before(async () => {
+  t = await startApp();
+});
+after(async () => {
+  await t.close();
+});
 
 const SESSION_ID = /^session_[0-9a-z]{26}$/;
 const SESSION_FIELDS = [
-  'analyticsSessionId', 'audienceId', 'audienceSessionId', 'formSubmissionEmail', 'formSubmissionId',
-  'formSubmissionIdentifier', 'formSubmissionPhone', 'hasConversion', 'hasFormSubmit', 'isBounce',
-  'maxScrollDepthPercentage', 'pageId', 'pageTitle', 'pageUrl', 'questionsAskedCount', 'sessionEndedAt',
-  'sessionStartedAt', 'timeSpentSeconds', 'totalClicksCount', 'utmCampaign', 'utmContent', 'utmMedium',
-  'utmSource', 'utmTerm',
+  'analyticsSessionId',
+  'audienceId',
+  'audienceSessionId',
+  'formSubmissionEmail',
+  'formSubmissionId',
+  'formSubmissionIdentifier',
+  'formSubmissionPhone',
+  'hasConversion',
+  'hasFormSubmit',
+  'isBounce',
+  'maxScrollDepthPercentage',
+  'pageId',
+  'pageTitle',
+  'pageUrl',
+  'questionsAskedCount',
+  'sessionEndedAt',
+  'sessionStartedAt',
+  'timeSpentSeconds',
+  'totalClicksCount',
+  'utmCampaign',
+  'utmContent',
+  'utmMedium',
+  'utmSource',
+  'utmTerm',
 ];
 const STRING_FIELDS = [
-  'formSubmissionId', 'formSubmissionIdentifier', 'formSubmissionEmail', 'formSubmissionPhone',
-  'utmCampaign', 'utmContent', 'utmMedium', 'utmSource', 'utmTerm',
+  'formSubmissionId',
+  'formSubmissionIdentifier',
+  'formSubmissionEmail',
+  'formSubmissionPhone',
+  'utmCampaign',
+  'utmContent',
+  'utmMedium',
+  'utmSource',
+  'utmTerm',
 ];
 const BOOLEAN_FIELDS = ['isBounce', 'hasFormSubmit', 'hasConversion'];
 const COUNT_FIELDS = ['totalClicksCount', 'questionsAskedCount'];
@@ -77,7 +107,9 @@ const at = (pageId: string, audienceId: string, start: string, extra: Json = {})
   record(pageId, audienceId, { sessionStartedAt: start, sessionEndedAt: new Date(Date.parse(start) + 60_000).toISOString(), ...extra });
 
 function list(pageId: string, query: Record<string, string | number> = {}, opts: Opts = {}): Promise<Res> {
-  const qs = Object.entries(query).map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`).join('&');
+  const qs = Object.entries(query)
+    .map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`)
+    .join('&');
   return t.req('GET', `/v0/pages/${pageId}/audience_sessions${qs ? `?${qs}` : ''}`, undefined, withKey(opts.key));
 }
 
@@ -89,7 +121,12 @@ async function listOk(pageId: string, query: Record<string, string | number> = {
 }
 
 /** Every page of a list, walked with `limit`; checks the envelope of each page on the way. */
-async function walk(pageId: string, query: Record<string, string | number>, limit: number, opts: Opts = {}): Promise<{ ids: string[]; pages: number }> {
+async function walk(
+  pageId: string,
+  query: Record<string, string | number>,
+  limit: number,
+  opts: Opts = {},
+): Promise<{ ids: string[]; pages: number }> {
   const ids: string[] = [];
   let cursor: string | null = null;
   let pages = 0;
@@ -132,7 +169,15 @@ function assertSessionShape(s: Json): void {
 /** Newest sessionStartedAt first, ties by id (newest id first). */
 const expectedOrder = (sessions: Json[]): string[] =>
   [...sessions]
-    .sort((a, b) => (a.sessionStartedAt === b.sessionStartedAt ? (a.audienceSessionId < b.audienceSessionId ? 1 : -1) : a.sessionStartedAt < b.sessionStartedAt ? 1 : -1))
+    .sort((a, b) =>
+      a.sessionStartedAt === b.sessionStartedAt
+        ? a.audienceSessionId < b.audienceSessionId
+          ? 1
+          : -1
+        : a.sessionStartedAt < b.sessionStartedAt
+          ? 1
+          : -1,
+    )
     .map((s) => s.audienceSessionId);
 
 describe('POST /v0/pages/{page_id}/audience_sessions', () => {
@@ -241,25 +286,40 @@ describe('POST /v0/pages/{page_id}/audience_sessions', () => {
     assert.equal(ok.sessionEndedAt, '2026-03-01T09:00:00.000Z');
     assert.equal(ok.timeSpentSeconds, 3600);
     // 09:00+02:00 is 07:00Z: before a start of 08:00Z although "09" > "08".
-    const res = await postSession(pageId, baseBody(audienceId, { sessionStartedAt: '2026-03-01T08:00:00Z', sessionEndedAt: '2026-03-01T09:00:00+02:00' }));
+    const res = await postSession(
+      pageId,
+      baseBody(audienceId, { sessionStartedAt: '2026-03-01T08:00:00Z', sessionEndedAt: '2026-03-01T09:00:00+02:00' }),
+    );
     expectProblem(res, 400, 'validation_failed', ['/sessionEndedAt']);
   });
 
   test('instants with an offset are returned in UTC with milliseconds', async () => {
     const { pageId, audienceId } = await setup();
-    const s = await record(pageId, audienceId, { sessionStartedAt: '2026-03-01T10:00:00+02:00', sessionEndedAt: '2026-03-01T09:01:30.5+01:00' });
+    const s = await record(pageId, audienceId, {
+      sessionStartedAt: '2026-03-01T10:00:00+02:00',
+      sessionEndedAt: '2026-03-01T09:01:30.5+01:00',
+    });
     assert.equal(s.sessionStartedAt, '2026-03-01T08:00:00.000Z');
     assert.equal(s.sessionEndedAt, '2026-03-01T08:01:30.500Z');
     assert.equal(s.timeSpentSeconds, 90.5);
-    const west = await record(pageId, audienceId, { sessionStartedAt: '2026-12-31T23:30:00-05:30', sessionEndedAt: '2027-01-01T05:00:00.25Z' });
+    const west = await record(pageId, audienceId, {
+      sessionStartedAt: '2026-12-31T23:30:00-05:30',
+      sessionEndedAt: '2027-01-01T05:00:00.25Z',
+    });
     assert.equal(west.sessionStartedAt, '2027-01-01T05:00:00.000Z');
     assert.equal(west.sessionEndedAt, '2027-01-01T05:00:00.250Z');
     assert.equal(west.timeSpentSeconds, 0.25);
-    const zero = await record(pageId, audienceId, { sessionStartedAt: '2026-03-01T08:00:00+00:00', sessionEndedAt: '2026-03-01T08:00:01-00:00' });
+    const zero = await record(pageId, audienceId, {
+      sessionStartedAt: '2026-03-01T08:00:00+00:00',
+      sessionEndedAt: '2026-03-01T08:00:01-00:00',
+    });
     assert.equal(zero.sessionStartedAt, '2026-03-01T08:00:00.000Z');
     assert.equal(zero.sessionEndedAt, '2026-03-01T08:00:01.000Z');
     // More than three fractional digits: still returned with exactly three.
-    const fine = await record(pageId, audienceId, { sessionStartedAt: '2026-03-01T08:00:00.123456Z', sessionEndedAt: '2026-03-01T08:00:01.5Z' });
+    const fine = await record(pageId, audienceId, {
+      sessionStartedAt: '2026-03-01T08:00:00.123456Z',
+      sessionEndedAt: '2026-03-01T08:00:01.5Z',
+    });
     assert.equal(fine.sessionStartedAt, '2026-03-01T08:00:00.123Z');
     assert.equal(fine.sessionEndedAt, '2026-03-01T08:00:01.500Z');
     // The list answers the same normalised values.
@@ -268,7 +328,10 @@ describe('POST /v0/pages/{page_id}/audience_sessions', () => {
       assert.match(item.sessionStartedAt, ISO_MS);
       assert.match(item.sessionEndedAt, ISO_MS);
     }
-    assert.deepEqual(listed.items.find((i: Json) => i.audienceSessionId === s.audienceSessionId), s);
+    assert.deepEqual(
+      listed.items.find((i: Json) => i.audienceSessionId === s.audienceSessionId),
+      s,
+    );
   });
 
   for (const [label, instant] of [
@@ -296,13 +359,20 @@ describe('POST /v0/pages/{page_id}/audience_sessions', () => {
       expectProblem(await postSession(pageId, body), 400, 'validation_failed', [`/${field}`]);
     }
     const res = await postSession(pageId, {});
-    expectProblem(res, 400, 'validation_failed', REQUIRED_FIELDS.map((f) => `/${f}`));
+    expectProblem(
+      res,
+      400,
+      'validation_failed',
+      REQUIRED_FIELDS.map((f) => `/${f}`),
+    );
     assert.equal((await listOk(pageId)).totalCount, 0);
   });
 
   test('analyticsSessionId and pageUrl must be non-empty', async () => {
     const { pageId, audienceId } = await setup();
-    expectProblem(await postSession(pageId, baseBody(audienceId, { analyticsSessionId: '' })), 400, 'validation_failed', ['/analyticsSessionId']);
+    expectProblem(await postSession(pageId, baseBody(audienceId, { analyticsSessionId: '' })), 400, 'validation_failed', [
+      '/analyticsSessionId',
+    ]);
     expectProblem(await postSession(pageId, baseBody(audienceId, { pageUrl: '' })), 400, 'validation_failed', ['/pageUrl']);
     const one = await record(pageId, audienceId, { analyticsSessionId: 'a', pageUrl: 'b' });
     assert.equal(one.analyticsSessionId, 'a');
@@ -326,11 +396,20 @@ describe('POST /v0/pages/{page_id}/audience_sessions', () => {
       '',
     ];
     for (const value of bad) {
-      expectProblem(await postSession(pageId, baseBody(audienceId, { sessionStartedAt: value, sessionEndedAt: '2027-01-01T00:00:00Z' })), 400, 'validation_failed', ['/sessionStartedAt']);
-      expectProblem(await postSession(pageId, baseBody(audienceId, { sessionEndedAt: value })), 400, 'validation_failed', ['/sessionEndedAt']);
+      expectProblem(
+        await postSession(pageId, baseBody(audienceId, { sessionStartedAt: value, sessionEndedAt: '2027-01-01T00:00:00Z' })),
+        400,
+        'validation_failed',
+        ['/sessionStartedAt'],
+      );
+      expectProblem(await postSession(pageId, baseBody(audienceId, { sessionEndedAt: value })), 400, 'validation_failed', [
+        '/sessionEndedAt',
+      ]);
     }
     // Not a string at all.
-    expectProblem(await postSession(pageId, baseBody(audienceId, { sessionStartedAt: 1772352000000 })), 400, 'validation_failed', ['/sessionStartedAt']);
+    expectProblem(await postSession(pageId, baseBody(audienceId, { sessionStartedAt: 1772352000000 })), 400, 'validation_failed', [
+      '/sessionStartedAt',
+    ]);
     expectProblem(await postSession(pageId, baseBody(audienceId, { sessionEndedAt: null })), 400, 'validation_failed', ['/sessionEndedAt']);
     // A leap day of a leap year is fine.
     const leap = await record(pageId, audienceId, { sessionStartedAt: '2028-02-29T12:00:00Z', sessionEndedAt: '2028-02-29T12:00:00Z' });
@@ -344,7 +423,9 @@ describe('POST /v0/pages/{page_id}/audience_sessions', () => {
       assert.equal((await record(pageId, audienceId, { maxScrollDepthPercentage: v })).maxScrollDepthPercentage, v);
     }
     for (const v of [-0.1, 100.1, -1, 101, '50', null, true]) {
-      expectProblem(await postSession(pageId, baseBody(audienceId, { maxScrollDepthPercentage: v })), 400, 'validation_failed', ['/maxScrollDepthPercentage']);
+      expectProblem(await postSession(pageId, baseBody(audienceId, { maxScrollDepthPercentage: v })), 400, 'validation_failed', [
+        '/maxScrollDepthPercentage',
+      ]);
     }
   });
 
@@ -364,7 +445,9 @@ describe('POST /v0/pages/{page_id}/audience_sessions', () => {
     const { pageId, audienceId } = await setup();
     assert.equal((await record(pageId, audienceId, { timeSpentSeconds: 0.001 })).timeSpentSeconds, 0.001);
     for (const v of [-0.001, -1, '5', null]) {
-      expectProblem(await postSession(pageId, baseBody(audienceId, { timeSpentSeconds: v })), 400, 'validation_failed', ['/timeSpentSeconds']);
+      expectProblem(await postSession(pageId, baseBody(audienceId, { timeSpentSeconds: v })), 400, 'validation_failed', [
+        '/timeSpentSeconds',
+      ]);
     }
   });
 
@@ -388,7 +471,12 @@ describe('POST /v0/pages/{page_id}/audience_sessions', () => {
     expectProblem(await postSession(pageId, baseBody(audienceId, { referrer: 'x' })), 400, 'validation_failed', ['/referrer']);
     expectProblem(await postSession(pageId, baseBody(audienceId, { pageTitle: 'Mine' })), 400, 'validation_failed', ['/pageTitle']);
     expectProblem(await postSession(pageId, baseBody(audienceId, { pageId })), 400, 'validation_failed', ['/pageId']);
-    expectProblem(await postSession(pageId, baseBody(audienceId, { audienceSessionId: 'session_01h0000000000000000000000a' })), 400, 'validation_failed', ['/audienceSessionId']);
+    expectProblem(
+      await postSession(pageId, baseBody(audienceId, { audienceSessionId: 'session_01h0000000000000000000000a' })),
+      400,
+      'validation_failed',
+      ['/audienceSessionId'],
+    );
     assert.equal((await listOk(pageId)).totalCount, 0);
   });
 
@@ -396,7 +484,9 @@ describe('POST /v0/pages/{page_id}/audience_sessions', () => {
     const { pageId, audienceId } = await setup();
     expectProblem(await postSession(pageId, '{"audienceId": '), 400, 'validation_failed');
     expectProblem(await postSession(pageId, '[]'), 400, 'validation_failed');
-    const res = await t.req('POST', `/v0/pages/${pageId}/audience_sessions`, JSON.stringify(baseBody(audienceId)), { headers: { 'content-type': 'text/plain' } });
+    const res = await t.req('POST', `/v0/pages/${pageId}/audience_sessions`, JSON.stringify(baseBody(audienceId)), {
+      headers: { 'content-type': 'text/plain' },
+    });
     expectProblem(res, 415, 'unsupported_media_type');
   });
 
@@ -431,7 +521,10 @@ describe('POST /v0/pages/{page_id}/audience_sessions', () => {
     const c = await record(first.pageId, first.audienceId);
     assert.equal(c.pageTitle, 'First title');
     const listed = await listOk(first.pageId);
-    assert.deepEqual(listed.items.map((s: Json) => s.pageTitle), ['First title', 'First title']);
+    assert.deepEqual(
+      listed.items.map((s: Json) => s.pageTitle),
+      ['First title', 'First title'],
+    );
   });
 
   test('unknown, malformed or deleted page is 404', async () => {
@@ -459,7 +552,10 @@ describe('POST /v0/pages/{page_id}/audience_sessions', () => {
     const theirs = await setup('Theirs', key);
     const s = await record(theirs.pageId, theirs.audienceId, {}, { key });
     const listed = await listOk(theirs.pageId, {}, { key });
-    assert.deepEqual(listed.items.map((i: Json) => i.audienceSessionId), [s.audienceSessionId]);
+    assert.deepEqual(
+      listed.items.map((i: Json) => i.audienceSessionId),
+      [s.audienceSessionId],
+    );
     expectProblem(await list(theirs.pageId), 404, 'not_found');
     expectProblem(await postSession(theirs.pageId, baseBody(theirs.audienceId)), 404, 'not_found');
   });
@@ -486,7 +582,10 @@ describe('GET /v0/pages/{page_id}/audience_sessions', () => {
     const c1 = await at(pageId, audienceId, '2026-04-03T00:00:00.000Z');
     const c2 = await at(pageId, audienceId, '2026-04-03T00:00:00.000Z');
     // Ordered by the instant, not by the text sent: 10:00+05:00 is 05:00Z, before 06:00Z.
-    const e = await record(pageId, audienceId, { sessionStartedAt: '2026-04-05T10:00:00+05:00', sessionEndedAt: '2026-04-05T10:00:00+05:00' });
+    const e = await record(pageId, audienceId, {
+      sessionStartedAt: '2026-04-05T10:00:00+05:00',
+      sessionEndedAt: '2026-04-05T10:00:00+05:00',
+    });
     const f = await record(pageId, audienceId, { sessionStartedAt: '2026-04-05T06:00:00Z', sessionEndedAt: '2026-04-05T06:00:00Z' });
     const body = await listOk(pageId);
     assert.equal(body.totalCount, 7);
@@ -506,7 +605,10 @@ describe('GET /v0/pages/{page_id}/audience_sessions', () => {
     await at(other.pageId, other.audienceId, '2026-05-02T00:00:00Z');
     await at(other.pageId, other.audienceId, '2026-05-01T00:00:00Z');
     const body = await listOk(mine.pageId, { startDate: '2026-01-01T00:00:00Z', endDate: '2027-01-01T00:00:00Z' });
-    assert.deepEqual(body.items.map((s: Json) => s.audienceSessionId), [s1.audienceSessionId]);
+    assert.deepEqual(
+      body.items.map((s: Json) => s.audienceSessionId),
+      [s1.audienceSessionId],
+    );
     assert.equal(body.totalCount, 1);
     assert.equal((await listOk(other.pageId)).totalCount, 2);
   });
@@ -591,10 +693,18 @@ describe('GET /v0/pages/{page_id}/audience_sessions', () => {
     });
 
     test('startDate after endDate is 400', async () => {
-      expectProblem(await list(pageId, { startDate: '2026-06-01T12:00:00.001Z', endDate: '2026-06-01T12:00:00Z' }), 400, 'validation_failed');
+      expectProblem(
+        await list(pageId, { startDate: '2026-06-01T12:00:00.001Z', endDate: '2026-06-01T12:00:00Z' }),
+        400,
+        'validation_failed',
+      );
       expectProblem(await list(pageId, { startDate: '2027-01-01T00:00:00Z', endDate: '2026-01-01T00:00:00Z' }), 400, 'validation_failed');
       // Judged on the instants: 11:00Z is after 12:00+02:00 (10:00Z).
-      expectProblem(await list(pageId, { startDate: '2026-06-01T11:00:00Z', endDate: '2026-06-01T12:00:00+02:00' }), 400, 'validation_failed');
+      expectProblem(
+        await list(pageId, { startDate: '2026-06-01T11:00:00Z', endDate: '2026-06-01T12:00:00+02:00' }),
+        400,
+        'validation_failed',
+      );
       // And the other way round: 12:00+02:00 (10:00Z) is before 11:00Z.
       const ok = await listOk(pageId, { startDate: '2026-06-01T12:00:00+02:00', endDate: '2026-06-01T11:00:00Z' });
       assert.deepEqual(ids(ok), of('atStart'));
@@ -607,7 +717,12 @@ describe('GET /v0/pages/{page_id}/audience_sessions', () => {
         expectProblem(await list(pageId, { endDate: value }), 400, 'validation_failed', ['/endDate']);
       }
       // An unencoded "+" arrives as a space: not a date-time.
-      expectProblem(await t.req('GET', `/v0/pages/${pageId}/audience_sessions?startDate=2026-06-01T12:00:00+02:00`), 400, 'validation_failed', ['/startDate']);
+      expectProblem(
+        await t.req('GET', `/v0/pages/${pageId}/audience_sessions?startDate=2026-06-01T12:00:00+02:00`),
+        400,
+        'validation_failed',
+        ['/startDate'],
+      );
     });
   });
 
@@ -620,14 +735,23 @@ describe('GET /v0/pages/{page_id}/audience_sessions', () => {
       const y1 = await at(pageId, a2, '2026-07-02T00:00:00Z');
       const x2 = await at(pageId, a1, '2026-07-03T00:00:00Z');
       const body = await listOk(pageId, { audienceId: a1 });
-      assert.deepEqual(body.items.map((s: Json) => s.audienceSessionId), [x2.audienceSessionId, x1.audienceSessionId]);
+      assert.deepEqual(
+        body.items.map((s: Json) => s.audienceSessionId),
+        [x2.audienceSessionId, x1.audienceSessionId],
+      );
       assert.equal(body.totalCount, 2);
       for (const s of body.items) assert.equal(s.audienceId, a1);
       const other = await listOk(pageId, { audienceId: a2 });
-      assert.deepEqual(other.items.map((s: Json) => s.audienceSessionId), [y1.audienceSessionId]);
+      assert.deepEqual(
+        other.items.map((s: Json) => s.audienceSessionId),
+        [y1.audienceSessionId],
+      );
       // Combined with dates.
       const both = await listOk(pageId, { audienceId: a1, startDate: '2026-07-01T00:00:00Z', endDate: '2026-07-03T00:00:00Z' });
-      assert.deepEqual(both.items.map((s: Json) => s.audienceSessionId), [x1.audienceSessionId]);
+      assert.deepEqual(
+        both.items.map((s: Json) => s.audienceSessionId),
+        [x1.audienceSessionId],
+      );
       assert.equal(both.totalCount, 1);
     });
 
@@ -665,7 +789,10 @@ describe('GET /v0/pages/{page_id}/audience_sessions', () => {
       assert.equal(new Set(ids).size, 7);
       assert.deepEqual(ids, expectedOrder(sessions));
       // One page holding everything gives the same order.
-      assert.deepEqual((await listOk(pageId, { limit: 100 })).items.map((s: Json) => s.audienceSessionId), ids);
+      assert.deepEqual(
+        (await listOk(pageId, { limit: 100 })).items.map((s: Json) => s.audienceSessionId),
+        ids,
+      );
     });
 
     test('a walk whose length is a multiple of the limit ends without an empty page', async () => {
@@ -682,7 +809,14 @@ describe('GET /v0/pages/{page_id}/audience_sessions', () => {
       const a1 = await newAudience(pageId);
       const a2 = await newAudience(pageId);
       const mine: Json[] = [];
-      const starts = ['2026-09-01T00:00:00Z', '2026-09-02T00:00:00Z', '2026-09-02T00:00:00Z', '2026-09-02T00:00:00Z', '2026-09-03T00:00:00Z', '2026-09-04T00:00:00Z'];
+      const starts = [
+        '2026-09-01T00:00:00Z',
+        '2026-09-02T00:00:00Z',
+        '2026-09-02T00:00:00Z',
+        '2026-09-02T00:00:00Z',
+        '2026-09-03T00:00:00Z',
+        '2026-09-04T00:00:00Z',
+      ];
       for (const [i, start] of starts.entries()) {
         const s = await at(pageId, a1, start);
         if (start >= '2026-09-02' && start < '2026-09-04') mine.push(s);
@@ -728,7 +862,10 @@ describe('GET /v0/pages/{page_id}/audience_sessions', () => {
       for (let i = 1; i <= 5; i++) sessions.push(await at(pageId, audienceId, `2026-10-0${i}T00:00:00Z`));
       const first = await listOk(pageId, { limit: 1 });
       const rest = await listOk(pageId, { limit: 10, cursor: first.nextCursor });
-      assert.deepEqual([...first.items, ...rest.items].map((s: Json) => s.audienceSessionId), expectedOrder(sessions));
+      assert.deepEqual(
+        [...first.items, ...rest.items].map((s: Json) => s.audienceSessionId),
+        expectedOrder(sessions),
+      );
       assert.equal(rest.hasMore, false);
       assert.equal(rest.nextCursor, null);
     });
@@ -752,8 +889,15 @@ describe('GET /v0/pages/{page_id}/audience_sessions', () => {
       expectProblem(await list(pageId, { limit: 1, cursor: filtered.nextCursor }), 400, 'validation_failed', ['/cursor']);
       expectProblem(await list(pageId, { limit: 1, cursor: filtered.nextCursor, audienceId: a2 }), 400, 'validation_failed', ['/cursor']);
       expectProblem(await list(pageId, { limit: 1, cursor: dated.nextCursor }), 400, 'validation_failed', ['/cursor']);
-      expectProblem(await list(pageId, { limit: 1, cursor: dated.nextCursor, startDate: '2026-11-02T00:00:00Z' }), 400, 'validation_failed', ['/cursor']);
-      expectProblem(await list(pageId, { limit: 1, cursor: plain.nextCursor, endDate: '2027-01-01T00:00:00Z' }), 400, 'validation_failed', ['/cursor']);
+      expectProblem(
+        await list(pageId, { limit: 1, cursor: dated.nextCursor, startDate: '2026-11-02T00:00:00Z' }),
+        400,
+        'validation_failed',
+        ['/cursor'],
+      );
+      expectProblem(await list(pageId, { limit: 1, cursor: plain.nextCursor, endDate: '2027-01-01T00:00:00Z' }), 400, 'validation_failed', [
+        '/cursor',
+      ]);
       // The same filters work (the cursor itself is fine).
       assert.equal((await listOk(pageId, { limit: 1, cursor: filtered.nextCursor, audienceId: a1 })).items[0].audienceId, a1);
       assert.equal((await listOk(pageId, { limit: 1, cursor: dated.nextCursor, startDate: '2026-11-01T00:00:00Z' })).items.length, 1);
@@ -771,7 +915,14 @@ describe('GET /v0/pages/{page_id}/audience_sessions', () => {
       const { pageId, audienceId } = await setup('Garbage');
       await record(pageId, audienceId);
       const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
-      for (const cursor of ['x', '!!!', b64([]), b64({}), b64(['sessions', 'x', '2026-01-01T00:00:00.000Z', 'session_01h0000000000000000000000a']), '']) {
+      for (const cursor of [
+        'x',
+        '!!!',
+        b64([]),
+        b64({}),
+        b64(['sessions', 'x', '2026-01-01T00:00:00.000Z', 'session_01h0000000000000000000000a']),
+        '',
+      ]) {
         expectProblem(await list(pageId, { cursor }), 400, 'validation_failed', ['/cursor']);
       }
       await t.req('POST', '/v0/persons', { name: 'Cursor One' });

@@ -6,8 +6,12 @@ import { expectProblem, ISO_MS, startApp, type Json, type Res, type TestApp } fr
 // entries) and the POST /v0/topics/{topic_id}/entries extension, through HTTP only.
 
 let t: TestApp;
-before(async () => { t = await startApp(); });
-after(async () => { await t.close(); });
+before(async () => {
+  t = await startApp();
+});
+after(async () => {
+  await t.close();
+});
 
 const TOPIC_ID = /^topic_[0-9a-z]{26}$/;
 const ENTRY_ID = /^entry_[0-9a-z]{26}$/;
@@ -85,7 +89,12 @@ async function walk(url: string, limit: number, key: string | undefined, between
   let cursor: string | null = null;
   for (let i = 0; i < 100; i++) {
     const sep = url.includes('?') ? '&' : '?';
-    const res = await t.req('GET', `${url}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, undefined, as(key));
+    const res = await t.req(
+      'GET',
+      `${url}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      undefined,
+      as(key),
+    );
     assertJson(res, 200);
     assert.deepEqual(Object.keys(res.body).sort(), ENVELOPE_FIELDS);
     pages.push(res.body);
@@ -123,8 +132,14 @@ describe('POST /v0/topics', () => {
     const { key } = await t.newTenant('Topics Defaults');
     const created: Json[] = [];
     for (let i = 0; i < 5; i++) created.push(await createTopic({ title: `T${i}` }, key));
-    assert.deepEqual(created.map((x) => x.sortOrder), [0, 1, 2, 3, 4]);
-    assert.deepEqual(created.map((x) => x.isDefault), [true, false, false, false, false]);
+    assert.deepEqual(
+      created.map((x) => x.sortOrder),
+      [0, 1, 2, 3, 4],
+    );
+    assert.deepEqual(
+      created.map((x) => x.isDefault),
+      [true, false, false, false, false],
+    );
     const ids = created.map((x) => x.topicId);
     assert.equal(new Set(ids).size, 5);
     assert.deepEqual([...ids].sort(), ids, 'ids are time-ordered');
@@ -161,7 +176,13 @@ describe('POST /v0/topics', () => {
     assert.equal(max.sortOrder, MAX);
     assert.equal(max.isDefault, false);
     const list = await listTopics('', { key });
-    assert.deepEqual(list.body.items.map((x: Json) => [x.title, x.sortOrder]), [['Zero', 0], ['Max', MAX]]);
+    assert.deepEqual(
+      list.body.items.map((x: Json) => [x.title, x.sortOrder]),
+      [
+        ['Zero', 0],
+        ['Max', MAX],
+      ],
+    );
   });
 
   test('after a topic at sortOrder 9007199254740991, a default sortOrder never leaves the range 0..9007199254740991', async () => {
@@ -188,7 +209,9 @@ describe('POST /v0/topics', () => {
       expectProblem(res, 400, 'validation_failed', ['/sortOrder']);
     }
     // The raw text too, so that no JSON round-trip in the test hides the digit.
-    expectProblem(await t.req('POST', '/v0/topics', '{"title":"Bad","sortOrder":9007199254740992}', { key }), 400, 'validation_failed', ['/sortOrder']);
+    expectProblem(await t.req('POST', '/v0/topics', '{"title":"Bad","sortOrder":9007199254740992}', { key }), 400, 'validation_failed', [
+      '/sortOrder',
+    ]);
     assert.equal((await listTopics('', { key })).body.totalCount, 0);
   });
 
@@ -203,7 +226,13 @@ describe('POST /v0/topics', () => {
 
   test('an unknown field is 400 at its own path (purpose, isDefault and entries are not inputs)', async () => {
     const { key } = await t.newTenant('Topics Unknown');
-    for (const [field, value] of [['color', 'red'], ['purpose', 'p'], ['isDefault', true], ['entries', []], ['topicId', UNKNOWN_TOPIC]] as const) {
+    for (const [field, value] of [
+      ['color', 'red'],
+      ['purpose', 'p'],
+      ['isDefault', true],
+      ['entries', []],
+      ['topicId', UNKNOWN_TOPIC],
+    ] as const) {
       expectProblem(await t.req('POST', '/v0/topics', { title: 'U', [field]: value }, { key }), 400, 'validation_failed', [`/${field}`]);
     }
     const all = await t.req('POST', '/v0/topics', { title: '', sortOrder: -1, extra: 1 }, { key });
@@ -214,7 +243,11 @@ describe('POST /v0/topics', () => {
   test('bad JSON, a non-object body and a non-JSON content type are refused', async () => {
     expectProblem(await t.req('POST', '/v0/topics', '{"title": '), 400, 'validation_failed');
     expectProblem(await t.req('POST', '/v0/topics', '[]'), 400, 'validation_failed');
-    expectProblem(await t.req('POST', '/v0/topics', '{"title":"x"}', { headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+    expectProblem(
+      await t.req('POST', '/v0/topics', '{"title":"x"}', { headers: { 'content-type': 'text/plain' } }),
+      415,
+      'unsupported_media_type',
+    );
   });
 
   test('an explicit sortOrder lower than the others moves the topic up the list', async () => {
@@ -229,9 +262,18 @@ describe('POST /v0/topics', () => {
     assert.equal(next.sortOrder, 3);
     const res = await listTopics('', { key });
     assertJson(res, 200);
-    assert.deepEqual(res.body.items.map((x: Json) => x.title), ['A', 'First', 'B', 'Mid', 'C', 'Next']);
-    assert.deepEqual(res.body.items.map((x: Json) => x.topicId), [a, first, b, mid, c, next].map((x) => x.topicId));
-    assert.deepEqual(res.body.items.map((x: Json) => x.isDefault), [true, false, false, false, false, false]);
+    assert.deepEqual(
+      res.body.items.map((x: Json) => x.title),
+      ['A', 'First', 'B', 'Mid', 'C', 'Next'],
+    );
+    assert.deepEqual(
+      res.body.items.map((x: Json) => x.topicId),
+      [a, first, b, mid, c, next].map((x) => x.topicId),
+    );
+    assert.deepEqual(
+      res.body.items.map((x: Json) => x.isDefault),
+      [true, false, false, false, false, false],
+    );
   });
 
   test('10 concurrent creates on a fresh tenant: exactly one default, sortOrders 0..9', async () => {
@@ -239,7 +281,10 @@ describe('POST /v0/topics', () => {
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => t.req('POST', '/v0/topics', { title: `Race ${i}` }, { key })));
     for (const r of results) assertJson(r, 201);
     assert.equal(results.filter((r) => r.body.isDefault === true).length, 1);
-    assert.deepEqual(results.map((r) => r.body.sortOrder).sort((x, y) => x - y), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    assert.deepEqual(
+      results.map((r) => r.body.sortOrder).sort((x, y) => x - y),
+      [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    );
     const list = await listTopics('limit=100', { key });
     assert.equal(list.body.totalCount, 10);
     assert.equal(list.body.items.filter((x: Json) => x.isDefault).length, 1);
@@ -258,7 +303,10 @@ describe('POST /v0/topics', () => {
       const list = await listTopics('', { key });
       assert.equal(list.body.totalCount, 5);
       assert.equal(list.body.items.filter((x: Json) => x.isDefault).length, 1);
-      assert.deepEqual(list.body.items.map((x: Json) => x.sortOrder), [0, 1, 2, 3, 4]);
+      assert.deepEqual(
+        list.body.items.map((x: Json) => x.sortOrder),
+        [0, 1, 2, 3, 4],
+      );
     }
   });
 });
@@ -286,19 +334,22 @@ describe('GET /v0/topics', () => {
     assert.equal(e1[2].sortOrder, 10);
     const e2 = [await createEntry(t2.topicId, entry('text', 'only'), key)];
     assert.equal(e2[0].sortOrder, 0);
-    const e3 = [
-      await createEntry(t3.topicId, entry('a', 'x', 0), key),
-      await createEntry(t3.topicId, entry('b', 'y', MAX), key),
-    ];
+    const e3 = [await createEntry(t3.topicId, entry('a', 'x', 0), key), await createEntry(t3.topicId, entry('b', 'y', MAX), key)];
     const res = await listTopics('', { key });
     assertJson(res, 200);
     const items = res.body.items;
     for (const item of items) assertTopicShape(item);
-    assert.deepEqual(items.map((x: Json) => x.topicId), [t4, t2, t1, t3].map((x) => x.topicId));
+    assert.deepEqual(
+      items.map((x: Json) => x.topicId),
+      [t4, t2, t1, t3].map((x) => x.topicId),
+    );
     const byId = new Map(items.map((x: Json) => [x.topicId, x]));
     const ent = (id: string) => (byId.get(id) as Json).entries;
     assert.deepEqual(ent(t1.topicId), [e1[1], e1[3], e1[0], e1[2]]);
-    assert.deepEqual(ent(t1.topicId).map((e: Json) => e.content.content), ['early', 'tie', 'late', 'default']);
+    assert.deepEqual(
+      ent(t1.topicId).map((e: Json) => e.content.content),
+      ['early', 'tie', 'late', 'default'],
+    );
     assert.deepEqual(ent(t2.topicId), e2);
     assert.deepEqual(ent(t3.topicId), e3);
     assert.deepEqual(ent(t4.topicId), []);
@@ -329,12 +380,18 @@ describe('GET /v0/topics', () => {
     await createEntry(made[0].topicId, entry('text', 'with entry'), key);
     const expected = [...made].sort(bySortOrderThenId('topicId')).map((x) => x.topicId);
     const pages = await walk('/v0/topics', 2, key);
-    assert.deepEqual(pages.map((p) => p.items.length), [2, 2, 2, 1]);
+    assert.deepEqual(
+      pages.map((p) => p.items.length),
+      [2, 2, 2, 1],
+    );
     for (const p of pages) assert.equal(p.totalCount, 7);
     const seen = pages.flatMap((p) => p.items.map((x: Json) => x.topicId));
     assert.deepEqual(seen, expected);
     const withEntry = pages.flatMap((p) => p.items).find((x: Json) => x.topicId === made[0].topicId);
-    assert.deepEqual(withEntry.entries.map((e: Json) => e.content.content), ['with entry']);
+    assert.deepEqual(
+      withEntry.entries.map((e: Json) => e.content.content),
+      ['with entry'],
+    );
   });
 
   test('topics created between pages: one after the cursor shows up, one before it does not, nothing twice', async () => {
@@ -381,7 +438,10 @@ describe('GET /v0/topics', () => {
     assert.equal(res.body.hasMore, true);
     assert.equal(res.body.totalCount, 21);
     const rest = await listTopics(`cursor=${encodeURIComponent(res.body.nextCursor)}`, { key });
-    assert.deepEqual(rest.body.items.map((x: Json) => x.title), ['D20']);
+    assert.deepEqual(
+      rest.body.items.map((x: Json) => x.title),
+      ['D20'],
+    );
     assert.equal(rest.body.hasMore, false);
     assert.equal(rest.body.nextCursor, null);
   });
@@ -403,7 +463,14 @@ describe('GET /v0/topics', () => {
     assertJson(await listTopics(`limit=1&cursor=${encodeURIComponent(topicsCursor)}`, { key }), 200);
     assertJson(await listEntries(topic.topicId, `limit=1&cursor=${encodeURIComponent(entriesCursor)}`, { key }), 200);
 
-    for (const c of [entriesCursor, personsCursor, 'not-a-cursor', '', 'W10', Buffer.from('["topics",null,"x","y"]').toString('base64url')]) {
+    for (const c of [
+      entriesCursor,
+      personsCursor,
+      'not-a-cursor',
+      '',
+      'W10',
+      Buffer.from('["topics",null,"x","y"]').toString('base64url'),
+    ]) {
       expectProblem(await listTopics(`cursor=${encodeURIComponent(c)}`, { key }), 400, 'validation_failed', ['/cursor']);
     }
     for (const c of [topicsCursor, personsCursor, 'not-a-cursor']) {
@@ -412,7 +479,9 @@ describe('GET /v0/topics', () => {
     // The entries cursor of one topic is not a cursor of another topic's entries.
     const other = await createTopic({ title: 'C2' }, key);
     await createEntry(other.topicId, entry('text', 'o'), key);
-    expectProblem(await listEntries(other.topicId, `cursor=${encodeURIComponent(entriesCursor)}`, { key }), 400, 'validation_failed', ['/cursor']);
+    expectProblem(await listEntries(other.topicId, `cursor=${encodeURIComponent(entriesCursor)}`, { key }), 400, 'validation_failed', [
+      '/cursor',
+    ]);
   });
 });
 
@@ -420,7 +489,12 @@ describe('POST /v0/topics/{topic_id}/entries (extension)', () => {
   test('201 TopicEntry with exactly the reference fields', async () => {
     const { key } = await t.newTenant('Entries Shape');
     const topic = await createTopic({ title: 'Topic' }, key);
-    const res = await t.req('POST', `/v0/topics/${topic.topicId}/entries`, { content: { type: 'markdown', content: '# Hello\nworld' } }, { key });
+    const res = await t.req(
+      'POST',
+      `/v0/topics/${topic.topicId}/entries`,
+      { content: { type: 'markdown', content: '# Hello\nworld' } },
+      { key },
+    );
     assertJson(res, 201);
     const e = res.body;
     assertEntryShape(e);
@@ -456,7 +530,13 @@ describe('POST /v0/topics/{topic_id}/entries (extension)', () => {
       expectProblem(res, 400, 'validation_failed', ['/sortOrder']);
     }
     const list = await listEntries(topic.topicId, '', { key });
-    assert.deepEqual(list.body.items.map((e: Json) => [e.content.content, e.sortOrder]), [['zero', 0], ['max', MAX]]);
+    assert.deepEqual(
+      list.body.items.map((e: Json) => [e.content.content, e.sortOrder]),
+      [
+        ['zero', 0],
+        ['max', MAX],
+      ],
+    );
   });
 
   test('after an entry at sortOrder 9007199254740991, a default sortOrder never leaves the range', async () => {
@@ -524,7 +604,12 @@ describe('POST /v0/topics/{topic_id}/entries (extension)', () => {
     assert.ok(Date.parse(after2.updatedAt) > Date.parse(after1.updatedAt), `${after2.updatedAt} > ${after1.updatedAt}`);
     assert.equal(after2.createdAt, topic.createdAt);
     // A refused entry does not move it.
-    expectProblem(await t.req('POST', `/v0/topics/${topic.topicId}/entries`, { content: { type: '', content: 'x' } }, { key }), 400, 'validation_failed', ['/content/type']);
+    expectProblem(
+      await t.req('POST', `/v0/topics/${topic.topicId}/entries`, { content: { type: '', content: 'x' } }, { key }),
+      400,
+      'validation_failed',
+      ['/content/type'],
+    );
     assert.equal((await listTopics('', { key })).body.items[0].updatedAt, after2.updatedAt);
   });
 
@@ -537,14 +622,19 @@ describe('POST /v0/topics/{topic_id}/entries (extension)', () => {
   test('10 concurrent entries on one topic get distinct default sortOrders 0..9', async () => {
     const { key } = await t.newTenant('Entries Race');
     const topic = await createTopic({ title: 'Race' }, key);
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => t.req('POST', `/v0/topics/${topic.topicId}/entries`, entry('t', `r${i}`), { key })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => t.req('POST', `/v0/topics/${topic.topicId}/entries`, entry('t', `r${i}`), { key })),
+    );
     for (const r of results) assertJson(r, 201);
-    assert.deepEqual(results.map((r) => r.body.sortOrder).sort((x, y) => x - y), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    assert.deepEqual(
+      results.map((r) => r.body.sortOrder).sort((x, y) => x - y),
+      [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+    );
   });
 });
 
 describe('GET /v0/topics/{topic_id}/entries', () => {
-  test('envelope of the topic\'s entries in sortOrder then id order', async () => {
+  test("envelope of the topic's entries in sortOrder then id order", async () => {
     const { key } = await t.newTenant('Entries List');
     const topic = await createTopic({ title: 'List' }, key);
     const other = await createTopic({ title: 'Other' }, key);
@@ -590,9 +680,15 @@ describe('GET /v0/topics/{topic_id}/entries', () => {
     const made: Json[] = [];
     for (let i = 0; i < 5; i++) made.push(await createEntry(topic.topicId, entry('t', `${i}`), key));
     const pages = await walk(`/v0/topics/${topic.topicId}/entries`, 2, key);
-    assert.deepEqual(pages.map((p) => p.items.length), [2, 2, 1]);
+    assert.deepEqual(
+      pages.map((p) => p.items.length),
+      [2, 2, 1],
+    );
     for (const p of pages) assert.equal(p.totalCount, 5);
-    assert.deepEqual(pages.flatMap((p) => p.items), made);
+    assert.deepEqual(
+      pages.flatMap((p) => p.items),
+      made,
+    );
   });
 
   test('limit bounds and unknown parameters', async () => {
@@ -621,14 +717,21 @@ describe('tenant isolation', () => {
     const before = (await listTopics('', { key: owner.key })).body;
 
     expectProblem(await listEntries(theirs.topicId, '', { key: intruder.key }), 404, 'not_found');
-    expectProblem(await t.req('POST', `/v0/topics/${theirs.topicId}/entries`, entry('t', 'injected'), { key: intruder.key }), 404, 'not_found');
+    expectProblem(
+      await t.req('POST', `/v0/topics/${theirs.topicId}/entries`, entry('t', 'injected'), { key: intruder.key }),
+      404,
+      'not_found',
+    );
 
     const intruderList = await listTopics('', { key: intruder.key });
     assert.deepEqual(intruderList.body, { items: [], hasMore: false, nextCursor: null, totalCount: 0 });
     const mine = await createTopic({ title: 'Mine' }, intruder.key);
     assert.equal(mine.isDefault, true, "another tenant's topic does not take this tenant's default");
     assert.equal(mine.sortOrder, 0);
-    assert.deepEqual((await listTopics('', { key: intruder.key })).body.items.map((x: Json) => x.topicId), [mine.topicId]);
+    assert.deepEqual(
+      (await listTopics('', { key: intruder.key })).body.items.map((x: Json) => x.topicId),
+      [mine.topicId],
+    );
 
     // The owner's topic is unchanged: no entry added, updatedAt not moved.
     assert.deepEqual((await listTopics('', { key: owner.key })).body, before);

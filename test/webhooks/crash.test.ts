@@ -120,7 +120,12 @@ async function subscribe(server: ServerProcess, receiver: Receiver): Promise<Jso
   return res.body;
 }
 
-async function waitFor(what: string, timeoutMs: number, check: () => boolean | Promise<boolean>, detail: () => string = () => ''): Promise<void> {
+async function waitFor(
+  what: string,
+  timeoutMs: number,
+  check: () => boolean | Promise<boolean>,
+  detail: () => string = () => '',
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail() ? `: ${detail()}` : ''}`);
@@ -159,7 +164,9 @@ describe('webhook delivery survives SIGKILL of the server', () => {
     await database?.drop();
   });
 
-  test('killed with events pending and in flight, restarted on the same database: every event arrives, duplicates only under one webhook-id', { timeout: 90_000 }, async (t) => {
+  test('killed with events pending and in flight, restarted on the same database: every event arrives, duplicates only under one webhook-id', {
+    timeout: 90_000,
+  }, async (t) => {
     database = await freshDatabase();
     receiver = await startReceiver(HOLD_MS);
     const rx = receiver;
@@ -204,7 +211,9 @@ describe('webhook delivery survives SIGKILL of the server', () => {
     assert.ok(inFlightAtKill > 0);
     assert.ok(seenBeforeKill < createdAtKill, 'every event had already arrived before the kill: nothing was pending');
     const receivedBeforeRestart = rx.received.length;
-    t.diagnostic(`at the kill: ${created.length} persons created (${cutOff} writes cut off), ${inFlightAtKill} deliveries in flight, ${seenBeforeKill} events seen`);
+    t.diagnostic(
+      `at the kill: ${created.length} persons created (${cutOff} writes cut off), ${inFlightAtKill} deliveries in flight, ${seenBeforeKill} events seen`,
+    );
 
     const b = await startServer(serverEnv(database));
     servers.push(b);
@@ -214,7 +223,11 @@ describe('webhook delivery survives SIGKILL of the server', () => {
     assert.equal(listed.status, 200);
     assert.equal(listed.body.hasMore, false);
     const persons: string[] = listed.body.items.map((p: Json) => p.personId);
-    assert.deepEqual(created.filter((id) => !persons.includes(id)), [], 'a person answered with 201 is missing');
+    assert.deepEqual(
+      created.filter((id) => !persons.includes(id)),
+      [],
+      'a person answered with 201 is missing',
+    );
     assert.ok(persons.length <= created.length + cutOff);
 
     await waitFor(
@@ -229,14 +242,17 @@ describe('webhook delivery survives SIGKILL of the server', () => {
     // The restarted server records every outcome. Once all deliveries are settled no attempt is left to
     // make, so what the receiver holds then is final (the copies in flight at the kill are sent again
     // only when their leases expire, after the last event first arrived).
-    const deliveries = async () => (await call(b, 'GET', `/v0/webhook_subscriptions/${subscription.subscriptionId}/deliveries?limit=100`)).body;
+    const deliveries = async () =>
+      (await call(b, 'GET', `/v0/webhook_subscriptions/${subscription.subscriptionId}/deliveries?limit=100`)).body;
     let last: Json;
     await waitFor(
       'every delivery to be recorded as succeeded',
       20_000,
       async () => {
         last = await deliveries();
-        return Array.isArray(last?.items) && last.items.length === persons.length && last.items.every((d: Json) => d.status === 'succeeded');
+        return (
+          Array.isArray(last?.items) && last.items.length === persons.length && last.items.every((d: Json) => d.status === 'succeeded')
+        );
       },
       () => JSON.stringify(last?.items?.filter((d: Json) => d.status !== 'succeeded')),
     );
@@ -244,7 +260,10 @@ describe('webhook delivery survives SIGKILL of the server', () => {
 
     // None lost.
     const groups = idsByPerson(rx.received);
-    assert.deepEqual(persons.filter((id) => !groups.has(id)), []);
+    assert.deepEqual(
+      persons.filter((id) => !groups.has(id)),
+      [],
+    );
     // Nothing else: each copy is a signed person.created of an existing person.
     for (const r of rx.received) {
       assert.equal(r.body?.type, 'person.created', JSON.stringify(r.body));
@@ -292,9 +311,14 @@ describe('two server processes on one database deliver each attempt once', { ski
     const subscription = await subscribe(a, rx);
 
     const results = await Promise.all(
-      Array.from({ length: PERSONS }, (_, i) => call(i % 2 ? b : a, 'POST', '/v0/persons', { name: `Twin Person ${i}`, domain: `twin${i}.example.com` })),
+      Array.from({ length: PERSONS }, (_, i) =>
+        call(i % 2 ? b : a, 'POST', '/v0/persons', { name: `Twin Person ${i}`, domain: `twin${i}.example.com` }),
+      ),
     );
-    assert.deepEqual(results.map((r) => r.status), results.map(() => 201));
+    assert.deepEqual(
+      results.map((r) => r.status),
+      results.map(() => 201),
+    );
     const created = results.map((r) => r.body.personId as string);
     assert.equal(new Set(created).size, PERSONS);
 
@@ -331,6 +355,9 @@ describe('two server processes on one database deliver each attempt once', { ski
     const listed = await call(b, 'GET', `/v0/webhook_subscriptions/${subscription.subscriptionId}/deliveries?limit=100`);
     assert.equal(listed.status, 200);
     assert.deepEqual(new Set(listed.body.items.map((d: Json) => d.deliveryId)), new Set(byId.keys()));
-    assert.deepEqual(listed.body.items.map((d: Json) => [d.status, d.attempts]), listed.body.items.map(() => ['succeeded', 1]));
+    assert.deepEqual(
+      listed.body.items.map((d: Json) => [d.status, d.attempts]),
+      listed.body.items.map(() => ['succeeded', 1]),
+    );
   });
 });

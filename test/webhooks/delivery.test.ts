@@ -15,7 +15,16 @@ const DELIVERY_ID = /^delivery_[0-9a-z]{26}$/;
 const EVENT_ID = /^event_[0-9a-z]{26}$/;
 const SIGNATURE = /^v1,[A-Za-z0-9+/]{43}=$/;
 const DELIVERY_FIELDS = [
-  'attempts', 'createdAt', 'deliveryId', 'eventId', 'eventType', 'lastAttemptAt', 'lastError', 'lastResponseStatus', 'nextAttemptAt', 'status',
+  'attempts',
+  'createdAt',
+  'deliveryId',
+  'eventId',
+  'eventType',
+  'lastAttemptAt',
+  'lastError',
+  'lastResponseStatus',
+  'nextAttemptAt',
+  'status',
 ];
 const EVENT_FIELDS = ['createdAt', 'eventId', 'payload', 'type'];
 const ENVELOPE_FIELDS = ['hasMore', 'items', 'nextCursor', 'totalCount'];
@@ -130,7 +139,11 @@ async function startReceiver(reply: (hit: Hit, n: number) => Reply = () => ({ st
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `probe` until it returns something truthy, or fails after `timeoutMs`. */
-async function waitFor<T>(what: string, probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -141,7 +154,11 @@ async function waitFor<T>(what: string, probe: () => T | undefined | null | fals
 }
 
 const waitHits = (r: Receiver, n: number, timeoutMs = 10_000, path?: string) =>
-  waitFor(`${n} request(s) at ${r.url}${path ? ` on ${path}` : ''} (have ${(path ? r.on(path) : r.hits).length})`, () => ((path ? r.on(path) : r.hits).length >= n ? true : undefined), timeoutMs);
+  waitFor(
+    `${n} request(s) at ${r.url}${path ? ` on ${path}` : ''} (have ${(path ? r.on(path) : r.hits).length})`,
+    () => ((path ? r.on(path) : r.hits).length >= n ? true : undefined),
+    timeoutMs,
+  );
 
 function ok(res: Res, status: number): Json {
   assert.equal(res.status, status, `${status} expected, got ${res.status} ${res.text}`);
@@ -158,16 +175,28 @@ async function deliveries(app: TestApp, key: string, subscriptionId: string): Pr
 }
 
 /** Waits until the subscription's only delivery (or the one named) satisfies `done`. */
-async function waitDelivery(app: TestApp, key: string, subscriptionId: string, done: (d: Json) => boolean, what: string, deliveryId?: string, timeoutMs = 10_000): Promise<Json> {
+async function waitDelivery(
+  app: TestApp,
+  key: string,
+  subscriptionId: string,
+  done: (d: Json) => boolean,
+  what: string,
+  deliveryId?: string,
+  timeoutMs = 10_000,
+): Promise<Json> {
   let last: Json;
   try {
-    return await waitFor(what, async () => {
-      const items = await deliveries(app, key, subscriptionId);
-      last = deliveryId === undefined ? items : items.filter((d: Json) => d.deliveryId === deliveryId);
-      if (deliveryId === undefined && items.length !== 1) return undefined;
-      const d = deliveryId === undefined ? items[0] : items.find((i: Json) => i.deliveryId === deliveryId);
-      return d && done(d) ? d : undefined;
-    }, timeoutMs);
+    return await waitFor(
+      what,
+      async () => {
+        const items = await deliveries(app, key, subscriptionId);
+        last = deliveryId === undefined ? items : items.filter((d: Json) => d.deliveryId === deliveryId);
+        if (deliveryId === undefined && items.length !== 1) return undefined;
+        const d = deliveryId === undefined ? items[0] : items.find((i: Json) => i.deliveryId === deliveryId);
+        return d && done(d) ? d : undefined;
+      },
+      timeoutMs,
+    );
   } catch (err) {
     throw new Error(`${(err as Error).message}; last seen: ${JSON.stringify(last)}`);
   }
@@ -202,10 +231,12 @@ function assertSigned(hit: Hit, secret: string): void {
 function unsigned(value: Json): Json {
   if (Array.isArray(value)) return value.map(unsigned);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [
-    k,
-    (k === 'downloadUrl' || k === 'previewDownloadUrl') && typeof v === 'string' ? v.split('?')[0] : unsigned(v),
-  ]));
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [
+      k,
+      (k === 'downloadUrl' || k === 'previewDownloadUrl') && typeof v === 'string' ? v.split('?')[0] : unsigned(v),
+    ]),
+  );
 }
 
 async function png(): Promise<Buffer> {
@@ -219,26 +250,39 @@ const settle = () => sleep(1500);
 // The main app: private receivers allowed, schedule 0.2,0.2,0.2 (4 attempts in all).
 
 let t: TestApp;
-before(async () => { t = await startApp(BASE_ENV); });
-after(async () => { await t.close(); });
+before(async () => {
+  t = await startApp(BASE_ENV);
+});
+after(async () => {
+  await t.close();
+});
 
 describe('every catalogue event reaches a "*" subscription, signed, with the documented payload', () => {
-  test('each change through the API arrives once, its data exactly the API representation after the change', { timeout: 60_000 }, async () => {
+  test('each change through the API arrives once, its data exactly the API representation after the change', {
+    timeout: 60_000,
+  }, async () => {
     const { key } = await t.newTenant('Catalogue');
     const r = await startReceiver();
     const sub = await subscribe(t, key, r.url, ['*']);
     const expected: { type: string; data: Json; previousStatus?: string }[] = [];
-    const expect = (type: string, data: Json, previousStatus?: string) => expected.push({ type, data, ...(previousStatus ? { previousStatus } : {}) });
+    const expect = (type: string, data: Json, previousStatus?: string) =>
+      expected.push({ type, data, ...(previousStatus ? { previousStatus } : {}) });
     const call = async (method: string, url: string, body: unknown, status: number) => ok(await t.req(method, url, body, { key }), status);
 
     // Persons, accounts and their logs.
     const person = await call('POST', '/v0/persons', { name: 'Ada', email: 'ada@example.com' }, 201);
     expect('person.created', person);
     expect('person.updated', await call('PATCH', `/v0/persons/${person.personId}`, { name: 'Ada Lovelace' }, 200));
-    expect('person_log.created', await call('POST', `/v0/persons/${person.personId}/logs`, { source: 'crm-sync', type: 'call-note', payload: { minutes: 5 } }, 201));
+    expect(
+      'person_log.created',
+      await call('POST', `/v0/persons/${person.personId}/logs`, { source: 'crm-sync', type: 'call-note', payload: { minutes: 5 } }, 201),
+    );
     const account = await call('POST', '/v0/accounts', { name: 'Acme', domain: 'acme.example' }, 201);
     expect('account.created', account);
-    expect('account_log.created', await call('POST', `/v0/accounts/${account.accountId}/logs`, { source: 'web', type: 'visit', payload: { path: '/' } }, 201));
+    expect(
+      'account_log.created',
+      await call('POST', `/v0/accounts/${account.accountId}/logs`, { source: 'web', type: 'visit', payload: { path: '/' } }, 201),
+    );
 
     // Pages, audiences, versions, sessions.
     const page = await call('POST', '/v0/pages', PAGE, 201);
@@ -261,13 +305,29 @@ describe('every catalogue event reaches a "*" subscription, signed, with the doc
     const v3 = await call('POST', versions, null, 201);
     expect('audience_version.created', v3);
     expect('audience_version.status_changed', await call('POST', `${versions}/${v3.versionId}/cancel`, undefined, 200), 'draft');
-    expect('audience_session.created', await call('POST', `/v0/pages/${page.pageId}/audience_sessions`, {
-      audienceId: audience.audienceId, analyticsSessionId: 'analytics-1', pageUrl: 'https://example.com/landing',
-      sessionStartedAt: '2026-03-01T08:00:00.000Z', sessionEndedAt: '2026-03-01T08:01:30.000Z',
-    }, 201));
+    expect(
+      'audience_session.created',
+      await call(
+        'POST',
+        `/v0/pages/${page.pageId}/audience_sessions`,
+        {
+          audienceId: audience.audienceId,
+          analyticsSessionId: 'analytics-1',
+          pageUrl: 'https://example.com/landing',
+          sessionStartedAt: '2026-03-01T08:00:00.000Z',
+          sessionEndedAt: '2026-03-01T08:01:30.000Z',
+        },
+        201,
+      ),
+    );
 
     // Files and assets.
-    const upload = await t.app.inject({ method: 'POST', url: '/v0/files', headers: { 'x-api-key': key, 'content-type': 'image/png' }, payload: await png() });
+    const upload = await t.app.inject({
+      method: 'POST',
+      url: '/v0/files',
+      headers: { 'x-api-key': key, 'content-type': 'image/png' },
+      payload: await png(),
+    });
     assert.equal(upload.statusCode, 201, upload.body);
     const file = JSON.parse(upload.body);
     const asset = await call('POST', '/v0/assets', { assetType: 'image', name: 'Logo', fileId: file.fileId }, 201);
@@ -281,20 +341,31 @@ describe('every catalogue event reaches a "*" subscription, signed, with the doc
     // Topics and entries.
     const topic = await call('POST', '/v0/topics', { title: 'Pricing' }, 201);
     expect('topic.created', topic);
-    expect('topic_entry.created', await call('POST', `/v0/topics/${topic.topicId}/entries`, { content: { type: 'text', content: 'Cheap.' } }, 201));
+    expect(
+      'topic_entry.created',
+      await call('POST', `/v0/topics/${topic.topicId}/entries`, { content: { type: 'text', content: 'Cheap.' } }, 201),
+    );
 
     // Page links: one deleted directly, one deleted with its page.
     const link = await call('POST', '/v0/page_links', { path: '/offer', target: { targetType: 'page', pageId: page.pageId } }, 201);
     expect('page_link.created', link);
     assert.equal((await t.req('DELETE', `/v0/page_links/${link.pageLinkId}`, undefined, { key })).status, 204);
-    const link2 = await call('POST', '/v0/page_links', { path: '/buyers', target: { targetType: 'audience', audienceId: audience.audienceId } }, 201);
+    const link2 = await call(
+      'POST',
+      '/v0/page_links',
+      { path: '/buyers', target: { targetType: 'audience', audienceId: audience.audienceId } },
+      201,
+    );
     expect('page_link.created', link2);
 
     const pageBefore = await call('GET', `/v0/pages/${page.pageId}`, undefined, 200);
     assert.equal((await t.req('DELETE', `/v0/pages/${page.pageId}`, undefined, { key })).status, 204);
 
     // The test itself covers the whole catalogue.
-    assert.deepEqual([...new Set([...expected.map((e) => e.type), 'page.deleted', 'page_link.deleted'])].sort(), [...EVENT_CATALOGUE].sort());
+    assert.deepEqual(
+      [...new Set([...expected.map((e) => e.type), 'page.deleted', 'page_link.deleted'])].sort(),
+      [...EVENT_CATALOGUE].sort(),
+    );
     const total = expected.length + 3; // + page_link.deleted twice, page.deleted
     await waitHits(r, total, 20_000);
     await settle();
@@ -302,7 +373,10 @@ describe('every catalogue event reaches a "*" subscription, signed, with the doc
 
     for (const hit of r.hits) {
       assertSigned(hit, sub.secret);
-      const keys = hit.body.type === 'audience_version.status_changed' ? ['data', 'previousStatus', 'timestamp', 'type'] : ['data', 'timestamp', 'type'];
+      const keys =
+        hit.body.type === 'audience_version.status_changed'
+          ? ['data', 'previousStatus', 'timestamp', 'type']
+          : ['data', 'timestamp', 'type'];
       assert.deepEqual(Object.keys(hit.body).sort(), keys, hit.raw);
       assert.match(hit.body.timestamp, ISO_MS);
       assert.ok(Math.abs(Date.parse(hit.body.timestamp) - hit.at) < 15_000, 'payload timestamp is the time of the change');
@@ -313,7 +387,14 @@ describe('every catalogue event reaches a "*" subscription, signed, with the doc
     const left = [...r.hits];
     const take = (type: string, match: (body: Json) => boolean): Json => {
       const i = left.findIndex((h) => h.body.type === type && match(h.body));
-      assert.notEqual(i, -1, `no ${type} request matches; ${type} requests left: ${left.filter((h) => h.body.type === type).map((h) => h.raw).join('\n')}`);
+      assert.notEqual(
+        i,
+        -1,
+        `no ${type} request matches; ${type} requests left: ${left
+          .filter((h) => h.body.type === type)
+          .map((h) => h.raw)
+          .join('\n')}`,
+      );
       return left.splice(i, 1)[0]!.body;
     };
     for (const e of expected) {
@@ -322,7 +403,10 @@ describe('every catalogue event reaches a "*" subscription, signed, with the doc
     // Deleted resources: the resource as last seen, with its deleted state.
     const deletedLink = take('page_link.deleted', (b) => b.data.pageLinkId === link.pageLinkId).data;
     const deletedLink2 = take('page_link.deleted', (b) => b.data.pageLinkId === link2.pageLinkId).data;
-    for (const [deleted, live] of [[deletedLink, link], [deletedLink2, link2]]) {
+    for (const [deleted, live] of [
+      [deletedLink, link],
+      [deletedLink2, link2],
+    ]) {
       assert.match(deleted.deletedAt, ISO_MS);
       assert.equal(deleted.updatedAt, deleted.deletedAt);
       assert.ok(deleted.deletedAt >= live.createdAt);
@@ -379,7 +463,9 @@ describe('every catalogue event reaches a "*" subscription, signed, with the doc
 });
 
 describe('who receives what', () => {
-  test('a subscription for specific events gets only those; an inactive one and another tenant\'s get nothing of this tenant', { timeout: 30_000 }, async () => {
+  test("a subscription for specific events gets only those; an inactive one and another tenant's get nothing of this tenant", {
+    timeout: 30_000,
+  }, async () => {
     const mine = await t.newTenant('Routing');
     const theirs = await t.newTenant('Routing other');
     const all = await startReceiver();
@@ -403,12 +489,18 @@ describe('who receives what', () => {
     await waitHits(other, 1);
     await settle();
     assert.deepEqual(all.hits.map((h) => h.body.type).sort(), ['account.created', 'page.created', 'person.created', 'person.updated']);
-    assert.deepEqual(some.hits.map((h) => h.body.type), ['person.created']);
+    assert.deepEqual(
+      some.hits.map((h) => h.body.type),
+      ['person.created'],
+    );
     assert.deepEqual(some.hits[0]!.body.data, person);
     assertSigned(some.hits[0]!, someSub.secret);
     assert.equal(off.hits.length, 0);
     assert.deepEqual(await deliveries(t, mine.key, offSub.subscriptionId), []);
-    assert.deepEqual(other.hits.map((h) => h.body.type), ['person.created']);
+    assert.deepEqual(
+      other.hits.map((h) => h.body.type),
+      ['person.created'],
+    );
     assert.deepEqual(other.hits[0]!.body.data, theirPerson);
     assertSigned(other.hits[0]!, otherSub.secret);
     assert.equal((await deliveries(t, theirs.key, otherSub.subscriptionId)).length, 1);
@@ -417,7 +509,9 @@ describe('who receives what', () => {
 });
 
 describe('retries', () => {
-  test('500, 500, then 200: three attempts under one webhook-id and body, ending succeeded with attempts 3', { timeout: 30_000 }, async () => {
+  test('500, 500, then 200: three attempts under one webhook-id and body, ending succeeded with attempts 3', {
+    timeout: 30_000,
+  }, async () => {
     const { key } = await t.newTenant('Flaky');
     const r = await startReceiver((_hit, n) => ({ status: n < 2 ? 500 : 200 }));
     const sub = await subscribe(t, key, r.url, ['person.created']);
@@ -466,7 +560,9 @@ describe('retries', () => {
   });
 
   for (const status of [429, 503]) {
-    test(`${status} with Retry-After: 2 -> the next attempt comes about 2 s later, not after the 0.2 s schedule`, { timeout: 30_000 }, async () => {
+    test(`${status} with Retry-After: 2 -> the next attempt comes about 2 s later, not after the 0.2 s schedule`, {
+      timeout: 30_000,
+    }, async () => {
       const { key } = await t.newTenant(`Retry-After ${status}`);
       const r = await startReceiver((_hit, n) => (n === 0 ? { status, headers: { 'retry-after': '2' } } : { status: 200 }));
       const sub = await subscribe(t, key, r.url, ['person.created']);
@@ -531,7 +627,9 @@ describe('a rolled-back change emits nothing', () => {
     const sub = await subscribe(t, key, r.url, ['person_log.created']);
     const person = await createPerson(t, key);
     const body = { source: 'crm-sync', type: 'call-note', payload: { n: 1 }, idempotencyKey: 'one-key' };
-    const results = await Promise.all(Array.from({ length: 10 }, () => t.req('POST', `/v0/persons/${person.personId}/logs`, body, { key })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => t.req('POST', `/v0/persons/${person.personId}/logs`, body, { key })),
+    );
     const created = results.filter((x) => x.status === 201);
     for (const x of results) {
       if (x.status !== 201) expectProblem(x, 409, 'idempotency_key_in_progress');
@@ -553,7 +651,7 @@ describe('a rolled-back change emits nothing', () => {
 });
 
 describe('GET /v0/events', () => {
-  test('newest first, filter by type, get one; another tenant\'s event is 404', { timeout: 30_000 }, async () => {
+  test("newest first, filter by type, get one; another tenant's event is 404", { timeout: 30_000 }, async () => {
     const { key } = await t.newTenant('Events');
     const other = await t.newTenant('Events other');
     const person = await createPerson(t, key, 'Eve');
@@ -565,7 +663,10 @@ describe('GET /v0/events', () => {
     const list = ok(res, 200);
     assert.match(String(res.headers['content-type']), /^application\/json/);
     assert.deepEqual(Object.keys(list).sort(), ENVELOPE_FIELDS);
-    assert.deepEqual(list.items.map((e: Json) => e.type), ['person.updated', 'account.created', 'person.created']);
+    assert.deepEqual(
+      list.items.map((e: Json) => e.type),
+      ['person.updated', 'account.created', 'person.created'],
+    );
     assert.equal(list.totalCount, 3);
     assert.equal(list.hasMore, false);
     assert.equal(list.nextCursor, null);
@@ -576,13 +677,21 @@ describe('GET /v0/events', () => {
       assert.equal(e.payload.type, e.type);
       assert.deepEqual(Object.keys(e.payload).sort(), ['data', 'timestamp', 'type']);
     }
-    assert.deepEqual(list.items.map((e: Json) => e.payload.data), [updated, account, person]);
+    assert.deepEqual(
+      list.items.map((e: Json) => e.payload.data),
+      [updated, account, person],
+    );
     assert.ok(list.items[0].eventId > list.items[1].eventId && list.items[1].eventId > list.items[2].eventId);
 
     const filtered = ok(await t.req('GET', '/v0/events?type=person.created', undefined, { key }), 200);
     assert.deepEqual(filtered.items, [list.items[2]]);
     assert.equal(filtered.totalCount, 1);
-    assert.deepEqual(ok(await t.req('GET', '/v0/events?type=page.created', undefined, { key }), 200), { items: [], hasMore: false, nextCursor: null, totalCount: 0 });
+    assert.deepEqual(ok(await t.req('GET', '/v0/events?type=page.created', undefined, { key }), 200), {
+      items: [],
+      hasMore: false,
+      nextCursor: null,
+      totalCount: 0,
+    });
 
     const p1 = ok(await t.req('GET', '/v0/events?limit=2', undefined, { key }), 200);
     assert.deepEqual(p1.items, list.items.slice(0, 2));
@@ -595,12 +704,17 @@ describe('GET /v0/events', () => {
     expectProblem(await t.req('GET', `/v0/events/${list.items[0].eventId}`, undefined, { key: other.key }), 404, 'not_found');
     expectProblem(await t.req('GET', `/v0/events/${UNKNOWN_EVENT}`, undefined, { key }), 404, 'not_found');
     const theirs = ok(await t.req('GET', '/v0/events', undefined, { key: other.key }), 200);
-    assert.deepEqual(theirs.items.map((e: Json) => e.type), ['person.created']);
+    assert.deepEqual(
+      theirs.items.map((e: Json) => e.type),
+      ['person.created'],
+    );
   });
 });
 
 describe('deliveries: list, retry, test', () => {
-  test('retry of a succeeded delivery sends it again under the same webhook-id; unknown or foreign delivery is 404', { timeout: 30_000 }, async () => {
+  test('retry of a succeeded delivery sends it again under the same webhook-id; unknown or foreign delivery is 404', {
+    timeout: 30_000,
+  }, async () => {
     const { key } = await t.newTenant('Retry');
     const r = await startReceiver();
     const sub = await subscribe(t, key, r.url, ['person.created']);
@@ -618,16 +732,40 @@ describe('deliveries: list, retry, test', () => {
     assert.equal(second.headers['webhook-id'], d.deliveryId);
     assert.equal(second.raw, first.raw);
     assertSigned(second, sub.secret);
-    const done = await waitDelivery(t, key, sub.subscriptionId, (x) => x.status === 'succeeded' && x.attempts === 2, 'the retried delivery succeeded');
+    const done = await waitDelivery(
+      t,
+      key,
+      sub.subscriptionId,
+      (x) => x.status === 'succeeded' && x.attempts === 2,
+      'the retried delivery succeeded',
+    );
     assert.equal(done.lastResponseStatus, 200);
     await settle();
     assert.equal(r.hits.length, 2);
 
-    expectProblem(await t.req('POST', `/v0/webhook_subscriptions/${sub.subscriptionId}/deliveries/${UNKNOWN_DELIVERY}/retry`, undefined, { key }), 404, 'not_found');
-    expectProblem(await t.req('POST', `/v0/webhook_subscriptions/${otherSub.subscriptionId}/deliveries/${d.deliveryId}/retry`, undefined, { key }), 404, 'not_found');
+    expectProblem(
+      await t.req('POST', `/v0/webhook_subscriptions/${sub.subscriptionId}/deliveries/${UNKNOWN_DELIVERY}/retry`, undefined, { key }),
+      404,
+      'not_found',
+    );
+    expectProblem(
+      await t.req('POST', `/v0/webhook_subscriptions/${otherSub.subscriptionId}/deliveries/${d.deliveryId}/retry`, undefined, { key }),
+      404,
+      'not_found',
+    );
     const stranger = await t.newTenant('Retry stranger');
-    expectProblem(await t.req('POST', `/v0/webhook_subscriptions/${sub.subscriptionId}/deliveries/${d.deliveryId}/retry`, undefined, { key: stranger.key }), 404, 'not_found');
-    expectProblem(await t.req('GET', `/v0/webhook_subscriptions/${sub.subscriptionId}/deliveries`, undefined, { key: stranger.key }), 404, 'not_found');
+    expectProblem(
+      await t.req('POST', `/v0/webhook_subscriptions/${sub.subscriptionId}/deliveries/${d.deliveryId}/retry`, undefined, {
+        key: stranger.key,
+      }),
+      404,
+      'not_found',
+    );
+    expectProblem(
+      await t.req('GET', `/v0/webhook_subscriptions/${sub.subscriptionId}/deliveries`, undefined, { key: stranger.key }),
+      404,
+      'not_found',
+    );
   });
 
   test('while a delivery is pending (its attempt in flight), the list shows it pending and retry is 409', { timeout: 30_000 }, async () => {
@@ -643,14 +781,20 @@ describe('deliveries: list, retry, test', () => {
     assert.equal(d.lastResponseStatus, null);
     assert.equal(d.lastError, null);
     assert.equal(d.deliveryId, r.hits[0]!.headers['webhook-id']);
-    expectProblem(await t.req('POST', `/v0/webhook_subscriptions/${sub.subscriptionId}/deliveries/${d.deliveryId}/retry`, undefined, { key }), 409, 'conflict');
+    expectProblem(
+      await t.req('POST', `/v0/webhook_subscriptions/${sub.subscriptionId}/deliveries/${d.deliveryId}/retry`, undefined, { key }),
+      409,
+      'conflict',
+    );
     const done = await waitDelivery(t, key, sub.subscriptionId, (x) => x.status === 'succeeded', 'a succeeded delivery');
     assert.equal(done.attempts, 1);
     await settle();
     assert.equal(r.hits.length, 1, 'the refused retry sent nothing');
   });
 
-  test('POST .../test delivers a webhook.test event now, even to a subscription for other events; 409 when inactive', { timeout: 30_000 }, async () => {
+  test('POST .../test delivers a webhook.test event now, even to a subscription for other events; 409 when inactive', {
+    timeout: 30_000,
+  }, async () => {
     const { key } = await t.newTenant('Test event');
     const r = await startReceiver();
     const sub = await subscribe(t, key, r.url, ['page.created']);
@@ -666,13 +810,24 @@ describe('deliveries: list, retry, test', () => {
     assert.equal(hit.body.type, 'webhook.test');
     assert.match(hit.body.timestamp, ISO_MS);
     assert.ok(hit.body.data && typeof hit.body.data === 'object');
-    const done = await waitDelivery(t, key, sub.subscriptionId, (x) => x.status === 'succeeded', 'the test delivery succeeded', d.deliveryId);
+    const done = await waitDelivery(
+      t,
+      key,
+      sub.subscriptionId,
+      (x) => x.status === 'succeeded',
+      'the test delivery succeeded',
+      d.deliveryId,
+    );
     assert.equal(done.attempts, 1);
 
     const inactive = await subscribe(t, key, r.url, ['*'], false);
     expectProblem(await t.req('POST', `/v0/webhook_subscriptions/${inactive.subscriptionId}/test`, undefined, { key }), 409, 'conflict');
     const stranger = await t.newTenant('Test stranger');
-    expectProblem(await t.req('POST', `/v0/webhook_subscriptions/${sub.subscriptionId}/test`, undefined, { key: stranger.key }), 404, 'not_found');
+    expectProblem(
+      await t.req('POST', `/v0/webhook_subscriptions/${sub.subscriptionId}/test`, undefined, { key: stranger.key }),
+      404,
+      'not_found',
+    );
     await settle();
     assert.equal(r.hits.length, 1);
   });
@@ -683,8 +838,12 @@ describe('deliveries: list, retry, test', () => {
 
 describe('schedule exhausted', () => {
   let s: TestApp;
-  before(async () => { s = await startApp({ ...BASE_ENV, WEBHOOK_RETRY_SCHEDULE: '0.2,0.2', WEBHOOK_TIMEOUT_MS: '1000' }); });
-  after(async () => { await s.close(); });
+  before(async () => {
+    s = await startApp({ ...BASE_ENV, WEBHOOK_RETRY_SCHEDULE: '0.2,0.2', WEBHOOK_TIMEOUT_MS: '1000' });
+  });
+  after(async () => {
+    await s.close();
+  });
 
   test('always 500: exactly 3 attempts, then failed; a retry of the failed delivery sends it again', { timeout: 30_000 }, async () => {
     const { key } = await s.newTenant('Always 500');
@@ -733,10 +892,16 @@ describe('schedule exhausted', () => {
 
 describe('server-side request forgery guard', () => {
   let p: TestApp;
-  before(async () => { p = await startApp({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_RETRY_SCHEDULE: '0.2,0.2' }); });
-  after(async () => { await p.close(); });
+  before(async () => {
+    p = await startApp({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_RETRY_SCHEDULE: '0.2,0.2' });
+  });
+  after(async () => {
+    await p.close();
+  });
 
-  test('127.0.0.1, localhost and [::1] are refused: nothing arrives, each attempt is recorded as refused and the schedule runs out', { timeout: 30_000 }, async () => {
+  test('127.0.0.1, localhost and [::1] are refused: nothing arrives, each attempt is recorded as refused and the schedule runs out', {
+    timeout: 30_000,
+  }, async () => {
     const { key } = await p.newTenant('Private');
     const r = await startReceiver();
     const urls = [r.url, `http://localhost:${r.port}/hook`, `http://[::1]:${r.port}/hook`];
@@ -761,10 +926,16 @@ describe('server-side request forgery guard', () => {
 
 describe('in-flight limit per subscription', () => {
   let f: TestApp;
-  before(async () => { f = await startApp({ ...BASE_ENV, WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION: '2' }); });
-  after(async () => { await f.close(); });
+  before(async () => {
+    f = await startApp({ ...BASE_ENV, WEBHOOK_MAX_IN_FLIGHT_PER_SUBSCRIPTION: '2' });
+  });
+  after(async () => {
+    await f.close();
+  });
 
-  test('a receiver holding each request 1 s never sees more than 2 at once; another subscription is not held up', { timeout: 60_000 }, async () => {
+  test('a receiver holding each request 1 s never sees more than 2 at once; another subscription is not held up', {
+    timeout: 60_000,
+  }, async () => {
     const { key } = await f.newTenant('Slow endpoint');
     const slow = await startReceiver(() => ({ status: 200, delayMs: 1000 }));
     const fast = await startReceiver();
@@ -782,6 +953,8 @@ describe('in-flight limit per subscription', () => {
     assert.equal(new Set(slow.hits.map((h) => h.headers['webhook-id'])).size, 6);
     const list = await deliveries(f, key, slowSub.subscriptionId);
     assert.equal(list.length, 6);
-    await waitFor('all 6 recorded succeeded', async () => (await deliveries(f, key, slowSub.subscriptionId)).every((d: Json) => d.status === 'succeeded' && d.attempts === 1));
+    await waitFor('all 6 recorded succeeded', async () =>
+      (await deliveries(f, key, slowSub.subscriptionId)).every((d: Json) => d.status === 'succeeded' && d.attempts === 1),
+    );
   });
 });

@@ -7,8 +7,12 @@ import { expectProblem, ISO_MS, startApp, type Json, type Res, type TestApp } fr
 // subscription extensions (create, get, update, delete, rotate_secret), through HTTP only.
 
 let t: TestApp;
-before(async () => { t = await startApp(); });
-after(async () => { await t.close(); });
+before(async () => {
+  t = await startApp();
+});
+after(async () => {
+  await t.close();
+});
 
 const BASE = '/v0/webhook_subscriptions';
 const SUB_ID = /^whsub_[0-9a-z]{26}$/;
@@ -147,7 +151,9 @@ describe('POST /v0/webhook_subscriptions', () => {
   });
 
   test('duplicate events are 400 at /events', async () => {
-    expectProblem(await t.req('POST', BASE, { url: HOOK, events: ['page.created', 'page.created'] }), 400, 'validation_failed', ['/events']);
+    expectProblem(await t.req('POST', BASE, { url: HOOK, events: ['page.created', 'page.created'] }), 400, 'validation_failed', [
+      '/events',
+    ]);
     expectProblem(await t.req('POST', BASE, { url: HOOK, events: ['*', 'asset.created', '*'] }), 400, 'validation_failed', ['/events']);
   });
 
@@ -165,12 +171,24 @@ describe('POST /v0/webhook_subscriptions', () => {
   });
 
   test('http:// is 400 at /url by default', async () => {
-    expectProblem(await t.req('POST', BASE, { url: 'http://hooks.example.com/receive', events: ['*'] }), 400, 'validation_failed', ['/url']);
+    expectProblem(await t.req('POST', BASE, { url: 'http://hooks.example.com/receive', events: ['*'] }), 400, 'validation_failed', [
+      '/url',
+    ]);
     expectProblem(await t.req('POST', BASE, { url: 'http://127.0.0.1:8080/hook', events: ['*'] }), 400, 'validation_failed', ['/url']);
   });
 
   test('ftp://, "not a url", a bare scheme, a relative path and "" are 400 at /url', async () => {
-    for (const url of ['ftp://hooks.example.com/receive', 'not a url', 'https://', 'https:', '/relative/hook', 'hooks.example.com/receive', '', 'javascript:alert(1)', 'file:///etc/passwd']) {
+    for (const url of [
+      'ftp://hooks.example.com/receive',
+      'not a url',
+      'https://',
+      'https:',
+      '/relative/hook',
+      'hooks.example.com/receive',
+      '',
+      'javascript:alert(1)',
+      'file:///etc/passwd',
+    ]) {
       expectProblem(await t.req('POST', BASE, { url, events: ['*'] }), 400, 'validation_failed', ['/url']);
     }
   });
@@ -192,7 +210,11 @@ describe('POST /v0/webhook_subscriptions', () => {
   });
 
   test('a url with credentials is 400 at /url', async () => {
-    for (const url of ['https://user:pass@hooks.example.com/receive', 'https://user@hooks.example.com/receive', 'https://:pass@hooks.example.com/receive']) {
+    for (const url of [
+      'https://user:pass@hooks.example.com/receive',
+      'https://user@hooks.example.com/receive',
+      'https://:pass@hooks.example.com/receive',
+    ]) {
       expectProblem(await t.req('POST', BASE, { url, events: ['*'] }), 400, 'validation_failed', ['/url']);
     }
   });
@@ -213,15 +235,23 @@ describe('POST /v0/webhook_subscriptions', () => {
 
   test('an unknown field is 400 at its own path and creates nothing', async () => {
     const key = (await t.newTenant('Unknown field')).key;
-    expectProblem(await t.req('POST', BASE, { url: HOOK, events: ['*'], secret: 'whsec_mine' }, { key }), 400, 'validation_failed', ['/secret']);
+    expectProblem(await t.req('POST', BASE, { url: HOOK, events: ['*'], secret: 'whsec_mine' }, { key }), 400, 'validation_failed', [
+      '/secret',
+    ]);
     expectProblem(await t.req('POST', BASE, { url: HOOK, events: ['*'], nope: 1 }, { key }), 400, 'validation_failed', ['/nope']);
-    expectProblem(await t.req('POST', BASE, { url: HOOK, events: ['*'], subscriptionId: UNKNOWN_ID }, { key }), 400, 'validation_failed', ['/subscriptionId']);
+    expectProblem(await t.req('POST', BASE, { url: HOOK, events: ['*'], subscriptionId: UNKNOWN_ID }, { key }), 400, 'validation_failed', [
+      '/subscriptionId',
+    ]);
     assert.equal((await list('', key)).body.items.length, 0);
   });
 
   test('bad JSON is 400, a non-JSON content type is 415', async () => {
     expectProblem(await t.req('POST', BASE, '{"url":'), 400, 'validation_failed');
-    expectProblem(await t.req('POST', BASE, 'url=x', { headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'unsupported_media_type');
+    expectProblem(
+      await t.req('POST', BASE, 'url=x', { headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+      415,
+      'unsupported_media_type',
+    );
   });
 
   test('without an API key every operation is 401', async () => {
@@ -241,8 +271,12 @@ describe('POST /v0/webhook_subscriptions', () => {
 
 describe('WEBHOOK_ALLOW_HTTP=true', () => {
   let h: TestApp;
-  before(async () => { h = await startApp({ WEBHOOK_ALLOW_HTTP: 'true' }); });
-  after(async () => { await h.close(); });
+  before(async () => {
+    h = await startApp({ WEBHOOK_ALLOW_HTTP: 'true' });
+  });
+  after(async () => {
+    await h.close();
+  });
 
   test('http:// is accepted on create and update; https:// still is', async () => {
     const url = 'http://127.0.0.1:8080/hook';
@@ -256,7 +290,12 @@ describe('WEBHOOK_ALLOW_HTTP=true', () => {
   });
 
   test('other schemes and credentials are still 400 at /url', async () => {
-    for (const url of ['ftp://hooks.example.com/receive', 'not a url', 'http://user:pass@hooks.example.com/x', 'ws://hooks.example.com/x']) {
+    for (const url of [
+      'ftp://hooks.example.com/receive',
+      'not a url',
+      'http://user:pass@hooks.example.com/x',
+      'ws://hooks.example.com/x',
+    ]) {
       expectProblem(await h.req('POST', BASE, { url, events: ['*'] }), 400, 'validation_failed', ['/url']);
     }
   });
@@ -304,7 +343,7 @@ describe('GET /v0/webhook_subscriptions/{subscription_id}', () => {
     assert.deepEqual(res.body, withoutSecret(s));
   });
 
-  test('an unknown id, a malformed id and another tenant\'s subscription are 404', async () => {
+  test("an unknown id, a malformed id and another tenant's subscription are 404", async () => {
     expectProblem(await get(UNKNOWN_ID), 404, 'not_found');
     expectProblem(await get('nope'), 404, 'not_found');
     const other = await t.newTenant('Other tenant get');
@@ -427,7 +466,7 @@ describe('PATCH /v0/webhook_subscriptions/{subscription_id}', () => {
     assert.equal(res.body.url, url);
   });
 
-  test('unknown id, malformed id and another tenant\'s subscription are 404 and change nothing', async () => {
+  test("unknown id, malformed id and another tenant's subscription are 404 and change nothing", async () => {
     expectProblem(await patch(UNKNOWN_ID, { active: false }), 404, 'not_found');
     expectProblem(await patch(UNKNOWN_ID, {}), 404, 'not_found');
     expectProblem(await patch('nope', { active: false }), 404, 'not_found');
@@ -447,10 +486,7 @@ describe('POST /v0/webhook_subscriptions/{subscription_id}/rotate_secret', () =>
     assert.deepEqual(Object.keys(res.body).sort(), SUB_FIELDS_WITH_SECRET);
     assertSecret(res.body.secret);
     assert.notEqual(res.body.secret, s.secret);
-    assert.deepEqual(
-      { ...withoutSecret(res.body), updatedAt: undefined },
-      { ...withoutSecret(s), updatedAt: undefined },
-    );
+    assert.deepEqual({ ...withoutSecret(res.body), updatedAt: undefined }, { ...withoutSecret(s), updatedAt: undefined });
     assert.match(res.body.updatedAt, ISO_MS);
     assert.ok(res.body.updatedAt > s.updatedAt, 'updatedAt moves');
     // GET shows the rotated subscription, still without a secret.
@@ -480,7 +516,7 @@ describe('POST /v0/webhook_subscriptions/{subscription_id}/rotate_secret', () =>
     assert.deepEqual((await get(s.subscriptionId)).body, before);
   });
 
-  test('unknown id, malformed id and another tenant\'s subscription are 404', async () => {
+  test("unknown id, malformed id and another tenant's subscription are 404", async () => {
     expectProblem(await rotate(UNKNOWN_ID), 404, 'not_found');
     expectProblem(await rotate('nope'), 404, 'not_found');
     const other = await t.newTenant('Other tenant rotate');
@@ -503,7 +539,10 @@ describe('DELETE /v0/webhook_subscriptions/{subscription_id}', () => {
     expectProblem(await rotate(s.subscriptionId, key), 404, 'not_found');
     expectProblem(await del(s.subscriptionId, key), 404, 'not_found');
     const all = await list('', key);
-    assert.deepEqual(all.body.items.map((i: Json) => i.subscriptionId), [keep.subscriptionId]);
+    assert.deepEqual(
+      all.body.items.map((i: Json) => i.subscriptionId),
+      [keep.subscriptionId],
+    );
     assert.equal(all.body.totalCount, 1);
     // The other one is untouched.
     assert.deepEqual((await get(keep.subscriptionId, key)).body, withoutSecret(keep));
@@ -553,21 +592,30 @@ describe('GET /v0/webhook_subscriptions (endpoint 21)', () => {
 
     const p1 = await list('?limit=2', key);
     assertJson(p1, 200);
-    assert.deepEqual(p1.body.items.map((i: Json) => i.subscriptionId), newestFirst.slice(0, 2));
+    assert.deepEqual(
+      p1.body.items.map((i: Json) => i.subscriptionId),
+      newestFirst.slice(0, 2),
+    );
     assert.equal(p1.body.totalCount, 2);
     assert.equal(p1.body.hasMore, true);
     assert.equal(typeof p1.body.nextCursor, 'string');
 
     const p2 = await list(`?limit=2&cursor=${encodeURIComponent(p1.body.nextCursor)}`, key);
     assertJson(p2, 200);
-    assert.deepEqual(p2.body.items.map((i: Json) => i.subscriptionId), newestFirst.slice(2, 4));
+    assert.deepEqual(
+      p2.body.items.map((i: Json) => i.subscriptionId),
+      newestFirst.slice(2, 4),
+    );
     assert.equal(p2.body.totalCount, 2);
     assert.equal(p2.body.hasMore, true);
     assert.equal(typeof p2.body.nextCursor, 'string');
 
     const p3 = await list(`?limit=2&cursor=${encodeURIComponent(p2.body.nextCursor)}`, key);
     assertJson(p3, 200);
-    assert.deepEqual(p3.body.items.map((i: Json) => i.subscriptionId), newestFirst.slice(4));
+    assert.deepEqual(
+      p3.body.items.map((i: Json) => i.subscriptionId),
+      newestFirst.slice(4),
+    );
     assert.equal(p3.body.totalCount, 1);
     assert.equal(p3.body.hasMore, false);
     assert.equal(p3.body.nextCursor, null);
@@ -637,7 +685,12 @@ describe('GET /v0/webhook_subscriptions (endpoint 21)', () => {
   });
 
   test('a garbage cursor is 400 at /cursor', async () => {
-    const garbage = ['nope', '!!!', Buffer.from('[]').toString('base64url'), Buffer.from(JSON.stringify(['webhook_subscriptions', 'x', 'y', 'z'])).toString('base64url')];
+    const garbage = [
+      'nope',
+      '!!!',
+      Buffer.from('[]').toString('base64url'),
+      Buffer.from(JSON.stringify(['webhook_subscriptions', 'x', 'y', 'z'])).toString('base64url'),
+    ];
     for (const cursor of garbage) {
       expectProblem(await list(`?cursor=${encodeURIComponent(cursor)}`), 400, 'validation_failed', ['/cursor']);
     }
@@ -657,14 +710,17 @@ describe('GET /v0/webhook_subscriptions (endpoint 21)', () => {
     expectProblem(await list('?nope=1'), 400, 'validation_failed', ['/nope']);
   });
 
-  test('another tenant\'s subscriptions are absent', async () => {
+  test("another tenant's subscriptions are absent", async () => {
     const a = await t.newTenant('Isolation A');
     const b = await t.newTenant('Isolation B');
     const mine = await create({ url: HOOK, events: ['*'] }, a.key);
     await create({ url: HOOK, events: ['*'] }, b.key);
     await create({ url: HOOK, events: ['*'] }, b.key);
     const res = await list('', a.key);
-    assert.deepEqual(res.body.items.map((i: Json) => i.subscriptionId), [mine.subscriptionId]);
+    assert.deepEqual(
+      res.body.items.map((i: Json) => i.subscriptionId),
+      [mine.subscriptionId],
+    );
     assert.equal(res.body.totalCount, 1);
     assert.equal((await list('', b.key)).body.items.length, 2);
     // Nor does the first tenant's own list show theirs.
@@ -691,7 +747,10 @@ describe('OpenAPI document', () => {
     const item = doc.paths?.['/v0/webhook_subscriptions/{subscription_id}'];
     assert.ok(collection?.get, 'endpoint 21 is documented');
     assert.ok(doc.paths?.['/v0/webhook_subscriptions/{subscription_id}/rotate_secret']?.post, 'rotate_secret is documented');
-    for (const [name, op] of [['create', collection?.post], ['update', item?.patch]] as const) {
+    for (const [name, op] of [
+      ['create', collection?.post],
+      ['update', item?.patch],
+    ] as const) {
       assert.ok(op, `${name} is documented`);
       const body = resolve(doc, op.requestBody?.content?.['application/json']?.schema);
       const events = resolve(doc, body?.properties?.events);

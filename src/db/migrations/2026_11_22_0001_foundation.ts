@@ -80,7 +80,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('accounts_list_idx').on('accounts').columns(['tenant_id', 'created_at', 'id']).execute();
   await createSubstringIndex(db, 'accounts', ['name_lc', 'domain_lc']);
 
-  for (const [table, owner] of [['person_logs', 'persons'], ['account_logs', 'accounts']] as const) {
+  for (const [table, owner] of [
+    ['person_logs', 'persons'],
+    ['account_logs', 'accounts'],
+  ] as const) {
     await db.schema
       .createTable(table)
       .addColumn('id', id, (c) => c.primaryKey())

@@ -27,7 +27,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', ts, (c) => c.notNull())
     .addColumn('updated_at', ts, (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('pages_list_idx').on('pages').columns(['tenant_id', 'created_at', 'id']).where(sql.ref('deleted_at'), 'is', null).execute();
+  await db.schema
+    .createIndex('pages_list_idx')
+    .on('pages')
+    .columns(['tenant_id', 'created_at', 'id'])
+    .where(sql.ref('deleted_at'), 'is', null)
+    .execute();
 
   await db.schema
     .createTable('audiences')
@@ -117,8 +122,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('utm_term', 'text', (c) => c.notNull())
     .addColumn('created_at', ts, (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('audience_sessions_page_idx').on('audience_sessions').columns(['page_id', 'session_started_at', 'id']).execute();
-  await db.schema.createIndex('audience_sessions_audience_idx').on('audience_sessions').columns(['audience_id', 'session_started_at', 'id']).execute();
+  await db.schema
+    .createIndex('audience_sessions_page_idx')
+    .on('audience_sessions')
+    .columns(['page_id', 'session_started_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('audience_sessions_audience_idx')
+    .on('audience_sessions')
+    .columns(['audience_id', 'session_started_at', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -90,7 +90,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', ts, (c) => c.notNull())
     .execute();
   await db.schema.createIndex('tenant_domains_list_idx').on('tenant_domains').columns(['tenant_id', 'created_at', 'id']).execute();
-  await db.schema.createIndex('tenant_domains_fallback_uq').on('tenant_domains').column('tenant_id').unique().where(sql<boolean>`is_fallback = 1`).execute();
+  await db.schema
+    .createIndex('tenant_domains_fallback_uq')
+    .on('tenant_domains')
+    .column('tenant_id')
+    .unique()
+    .where(sql<boolean>`is_fallback = 1`)
+    .execute();
 
   await db.schema
     .createTable('page_links')
@@ -108,8 +114,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', ts, (c) => c.notNull())
     .addColumn('deleted_at', ts)
     .execute();
-  await db.schema.createIndex('page_links_path_uq').on('page_links').columns(['tenant_domain_id', 'path']).unique().where(sql<boolean>`deleted_at is null`).execute();
-  await db.schema.createIndex('page_links_search_idx').on('page_links').columns(['tenant_domain_id', 'created_at', 'id']).where(sql<boolean>`deleted_at is null`).execute();
+  await db.schema
+    .createIndex('page_links_path_uq')
+    .on('page_links')
+    .columns(['tenant_domain_id', 'path'])
+    .unique()
+    .where(sql<boolean>`deleted_at is null`)
+    .execute();
+  await db.schema
+    .createIndex('page_links_search_idx')
+    .on('page_links')
+    .columns(['tenant_domain_id', 'created_at', 'id'])
+    .where(sql<boolean>`deleted_at is null`)
+    .execute();
   await db.schema.createIndex('page_links_page_idx').on('page_links').columns(['page_id', 'created_at', 'id']).execute();
   await createSubstringIndex(db, 'page_links', ['path_lc']);
 
@@ -126,12 +143,26 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', ts, (c) => c.notNull())
     .addColumn('updated_at', ts, (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('webhook_subscriptions_list_idx').on('webhook_subscriptions').columns(['tenant_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('webhook_subscriptions_list_idx')
+    .on('webhook_subscriptions')
+    .columns(['tenant_id', 'created_at', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`drop table if exists page_links_fts`.execute(db);
-  for (const table of ['webhook_subscriptions', 'page_links', 'tenant_domains', 'topic_entries', 'topics', 'assets', 'file_blobs', 'files', 'service_secrets']) {
+  for (const table of [
+    'webhook_subscriptions',
+    'page_links',
+    'tenant_domains',
+    'topic_entries',
+    'topics',
+    'assets',
+    'file_blobs',
+    'files',
+    'service_secrets',
+  ]) {
     await db.schema.dropTable(table).execute();
   }
 }

@@ -38,8 +38,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('lease_until', ts)
     .addColumn('created_at', ts, (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('webhook_deliveries_due_idx').on('webhook_deliveries').columns(['next_attempt_at']).where(sql<boolean>`status = 'pending'`).execute();
-  await db.schema.createIndex('webhook_deliveries_list_idx').on('webhook_deliveries').columns(['subscription_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_due_idx')
+    .on('webhook_deliveries')
+    .columns(['next_attempt_at'])
+    .where(sql<boolean>`status = 'pending'`)
+    .execute();
+  await db.schema
+    .createIndex('webhook_deliveries_list_idx')
+    .on('webhook_deliveries')
+    .columns(['subscription_id', 'created_at', 'id'])
+    .execute();
   await db.schema.createIndex('webhook_deliveries_event_idx').on('webhook_deliveries').column('event_id').execute();
 
   // Since when every delivery of the subscription has failed; cleared by a success.

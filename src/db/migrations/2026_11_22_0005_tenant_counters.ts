@@ -15,7 +15,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('value', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('tenant_counters_pk', ['tenant_id', 'name'])
     .execute();
-  await sql`insert into tenant_counters (tenant_id, name, value) select tenant_id, 'persons', count(*) from persons group by tenant_id`.execute(db);
+  await sql`insert into tenant_counters (tenant_id, name, value) select tenant_id, 'persons', count(*) from persons group by tenant_id`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -11,7 +11,11 @@ export function isPostgres(db: Kysely<unknown>): boolean {
  * - bytes: bytea on PostgreSQL, blob on SQLite.
  * Everything else (text, integer, bigint, JSON as text, booleans as 0/1) is shared.
  */
-export function columnTypes(db: Kysely<unknown>): { timestamp: 'timestamptz' | 'text'; id: RawBuilder<unknown> | 'text'; bytes: 'bytea' | 'blob' } {
+export function columnTypes(db: Kysely<unknown>): {
+  timestamp: 'timestamptz' | 'text';
+  id: RawBuilder<unknown> | 'text';
+  bytes: 'bytea' | 'blob';
+} {
   return isPostgres(db)
     ? { timestamp: 'timestamptz', id: sql`text collate "C"`, bytes: 'bytea' }
     : { timestamp: 'text', id: 'text', bytes: 'blob' };
@@ -26,7 +30,9 @@ export async function createSubstringIndex(db: Kysely<unknown>, table: string, c
   if (isPostgres(db)) {
     await sql`create extension if not exists pg_trgm`.execute(db);
     for (const column of columns) {
-      await sql`create index ${sql.id(`${table}_${column}_trgm`)} on ${sql.table(table)} using gin (${sql.ref(column)} gin_trgm_ops)`.execute(db);
+      await sql`create index ${sql.id(`${table}_${column}_trgm`)} on ${sql.table(table)} using gin (${sql.ref(column)} gin_trgm_ops)`.execute(
+        db,
+      );
     }
     return;
   }
@@ -34,7 +40,9 @@ export async function createSubstringIndex(db: Kysely<unknown>, table: string, c
   const cols = sql.join(columns.map((c) => sql.ref(c)));
   const newCols = sql.join(columns.map((c) => sql.ref(`new.${c}`)));
   const oldCols = sql.join(columns.map((c) => sql.ref(`old.${c}`)));
-  await sql`create virtual table ${sql.table(fts)} using fts5(${cols}, content=${sql.lit(table)}, content_rowid='rowid', tokenize='trigram')`.execute(db);
+  await sql`create virtual table ${sql.table(fts)} using fts5(${cols}, content=${sql.lit(table)}, content_rowid='rowid', tokenize='trigram')`.execute(
+    db,
+  );
   await sql`create trigger ${sql.id(`${fts}_ai`)} after insert on ${sql.table(table)} begin
     insert into ${sql.table(fts)} (rowid, ${cols}) values (new.rowid, ${newCols}); end`.execute(db);
   await sql`create trigger ${sql.id(`${fts}_ad`)} after delete on ${sql.table(table)} begin
