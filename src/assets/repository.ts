@@ -43,19 +43,27 @@ const toFileInfo = (row: FilesTable): FileInfo => ({
   createdAt: row.created_at,
 });
 
-/** Bytes first, then the row: a crash in between leaves unreferenced bytes, never a row without bytes. */
-export async function saveFile(
-  db: Kysely<Database>,
-  stores: FileStores,
-  tenantId: string,
-  contentType: ImageType,
-  bytes: Buffer,
-  image: InspectedImage,
-): Promise<FileInfo> {
+/**
+ * Bytes first (`storeFileBytes`, outside any transaction: the database store writes on its own),
+ * then the row (`insertFile`): a crash in between leaves unreferenced bytes, never a row without bytes.
+ */
+export async function storeFileBytes(stores: FileStores, bytes: Buffer, image: InspectedImage): Promise<string> {
   const id = newId('file');
   const store = stores.byName[stores.current];
   await store.put(id, bytes);
   if (image.preview) await store.put(`${id}.preview`, image.preview);
+  return id;
+}
+
+export async function insertFile(
+  db: Kysely<Database>,
+  stores: FileStores,
+  tenantId: string,
+  id: string,
+  contentType: ImageType,
+  bytes: Buffer,
+  image: InspectedImage,
+): Promise<FileInfo> {
   const row: FilesTable = {
     id,
     tenant_id: tenantId,

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError, notFound } from '../http/errors.js';
-import { createOnce } from '../http/idempotency.js';
+import { createOnce, fromBodyOrHeader, fromHeader, IdempotencyHeaders, replayIfKnown, sendOnce } from '../http/idempotency.js';
 import { NoContent, responses } from '../http/schemas.js';
 import { IMAGE_TYPES, MAX_FILE_BYTES, inspectImage, sniffImageType, type UrlSigner } from './files.js';
-import { createAsset, deleteAsset, findFile, getAsset, saveFile, updateAsset } from './repository.js';
+import { createAsset, deleteAsset, findFile, getAsset, insertFile, storeFileBytes, updateAsset } from './repository.js';
 import { Asset, AssetCreate, AssetParams, AssetUpdate, DownloadQuery, FileInfo, FileParams } from './schemas.js';
 import type { FileStores } from './store.js';
 
@@ -25,6 +25,7 @@ export const fileUploadRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (
     {
       bodyLimit: MAX_FILE_BYTES,
       schema: {
+        headers: IdempotencyHeaders,
         tags: extension,
         operationId: 'uploadFile',
         summary: 'Upload an image file (extension)',
@@ -51,7 +52,14 @@ export const fileUploadRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (
         throw new AppError('validation_failed', `The ${actual} image cannot be decoded`, [
           { path: '', message: 'must be a decodable image' },
         ]);
-      return reply.code(201).send(await saveFile(app.db, stores, request.tenantId, actual, bytes, image));
+      const once = fromHeader(request);
+      const replayed = await replayIfKnown<FileInfo>(app.db, once);
+      if (replayed) return sendOnce(reply, replayed);
+      const fileId = await storeFileBytes(stores, bytes, image);
+      return sendOnce(
+        reply,
+        await createOnce(app.db, once, (trx) => insertFile(trx, stores, request.tenantId, fileId, actual, bytes, image)),
+      );
     },
   );
 };
@@ -97,19 +105,25 @@ export const assetRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (app, 
   app.post(
     '/v0/assets',
     {
-      schema: { tags, operationId: 'createAsset', summary: 'Create asset', body: AssetCreate, response: responses({ 201: Asset }) },
+      schema: {
+        headers: IdempotencyHeaders,
+        tags,
+        operationId: 'createAsset',
+        summary: 'Create asset',
+        body: AssetCreate,
+        response: responses({ 201: Asset }),
+      },
     },
     async (request, reply) => {
       const { tenantId } = request;
       const result = await createOnce(
         app.db,
-        { tenantId, scope: 'asset', key: request.body.idempotencyKey, request: request.body, ttlMs: DAY_MS },
+        fromBodyOrHeader(request, { tenantId, scope: 'asset', key: request.body.idempotencyKey, request: request.body, ttlMs: DAY_MS }),
         (trx) => createAsset(trx, tenantId, request.body, signer),
         // A replay shows the asset as it is now, with links that are valid from now.
         async (stored) => (await getAsset(app.db, tenantId, stored.assetId, signer)) ?? stored,
       );
-      if (result.replayed) reply.header('idempotent-replayed', 'true');
-      return reply.code(201).send(result.body);
+      return sendOnce(reply, result);
     },
   );
 

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
 import { conflict, notFound } from '../http/errors.js';
@@ -73,6 +74,7 @@ export const audienceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/pages/:page_id/audiences',
     {
       schema: {
+        headers: IdempotencyHeaders,
         tags: extension,
         operationId: 'createAudience',
         summary: 'Create audience (extension)',
@@ -82,10 +84,10 @@ export const audienceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const audience = await app.db
-        .transaction()
-        .execute(async (trx) => createAudience(trx, await livePage(trx, request.tenantId, request.params.page_id), request.body));
-      return reply.code(201).send(audience);
+      const result = await createOnce(app.db, fromHeader(request), async (trx) =>
+        createAudience(trx, await livePage(trx, request.tenantId, request.params.page_id), request.body),
+      );
+      return sendOnce(reply, result);
     },
   );
 
@@ -112,6 +114,7 @@ export const audienceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/pages/:page_id/audiences/:audience_id/versions',
     {
       schema: {
+        headers: IdempotencyHeaders,
         tags: extension,
         operationId: 'createAudienceVersion',
         summary: 'Create a draft audience version (extension)',
@@ -121,11 +124,11 @@ export const audienceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const version = await app.db.transaction().execute(async (trx) => {
+      const result = await createOnce(app.db, fromHeader(request), async (trx) => {
         const { audience } = await audienceOf(trx, request.tenantId, request.params.page_id, request.params.audience_id);
         return createVersion(trx, audience, request.body);
       });
-      return reply.code(201).send(version);
+      return sendOnce(reply, result);
     },
   );
 
@@ -166,6 +169,7 @@ export const audienceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/pages/:page_id/audiences/:audience_id/versions/:version_id/cancel',
     {
       schema: {
+        headers: IdempotencyHeaders,
         tags,
         operationId: 'cancelAudienceVersion',
         summary: 'Cancel audience version',
@@ -174,14 +178,16 @@ export const audienceRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: AudienceVersion }),
       },
     },
-    async (request) =>
-      app.db.transaction().execute(async (trx) => {
+    async (request, reply) => {
+      const result = await createOnce(app.db, fromHeader(request, 200), async (trx) => {
         const { audience, version } = await versionOf(trx, request.tenantId, request.params);
         if (version.status === 'published' || version.status === 'archived') {
           throw conflict(`The version is ${version.status}; only a draft, pending, queued or processing version can be cancelled`);
         }
         return moveVersion(trx, audience, version, 'cancelled');
-      }),
+      });
+      return sendOnce(reply, result);
+    },
   );
 
   app.get(

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Database } from '../db/types.js';
@@ -20,6 +22,8 @@ export interface IdempotentRequest {
   request: unknown;
   /** How long the key is remembered; null keeps it as long as the resource it made. */
   ttlMs: number | null;
+  /** The status of the first answer, which a replay repeats (201 unless given). */
+  status?: number;
 }
 
 /** A replay answers the stored response, or what `render` makes of it (e.g. fresh signed URLs). */
@@ -27,6 +31,7 @@ export type Render<T> = (stored: T) => Promise<T>;
 
 export interface IdempotentResult<T> {
   body: T;
+  status: number;
   replayed: boolean;
 }
 
@@ -38,7 +43,8 @@ export async function createOnce<T>(
   create: (trx: Transaction<Database>) => Promise<T>,
   render: Render<T> = async (stored) => stored,
 ): Promise<IdempotentResult<T>> {
-  if (!req.key) return { body: await db.transaction().execute(create), replayed: false };
+  const status = req.status ?? 201;
+  if (!req.key) return { body: await db.transaction().execute(create), status, replayed: false };
   const key = req.key;
   const hash = requestHash(req.request);
 
@@ -51,7 +57,7 @@ export async function createOnce<T>(
       const createdAt = now();
       const record = {
         request_hash: hash,
-        response_status: 201,
+        response_status: status,
         response_body: JSON.stringify(body),
         created_at: createdAt,
         expires_at: req.ttlMs === null ? null : new Date(Date.now() + req.ttlMs).toISOString(),
@@ -67,7 +73,7 @@ export async function createOnce<T>(
       if (Number(result.numInsertedOrUpdatedRows ?? 0n) === 0) throw new KeyTaken();
       return body;
     });
-    return { body, replayed: false };
+    return { body, status, replayed: false };
   } catch (err) {
     if (!(err instanceof KeyTaken) && !isUniqueViolation(err)) throw err;
     // Read in a transaction: on SQLite's group commit (db/sqlite.ts) the winner may have finished
@@ -87,10 +93,24 @@ export async function createOnce<T>(
   }
 }
 
+/**
+ * The stored answer of a request already made with this key, if any: for a create whose costly
+ * part runs outside the transaction (storing a file's bytes), so a replay never repeats it.
+ */
+export async function replayIfKnown<T>(
+  db: Kysely<Database>,
+  req: IdempotentRequest,
+  render: Render<T> = async (stored) => stored,
+): Promise<IdempotentResult<T> | undefined> {
+  if (!req.key) return undefined;
+  const stored = await findLive(db, req.tenantId, req.scope, req.key);
+  return stored && replay(stored, requestHash(req.request), req.key, render);
+}
+
 async function findLive(db: Kysely<Database>, tenantId: string, scope: string, key: string) {
   return db
     .selectFrom('idempotency_keys')
-    .select(['request_hash', 'response_body'])
+    .select(['request_hash', 'response_status', 'response_body'])
     .where('tenant_id', '=', tenantId)
     .where('scope', '=', scope)
     .where('key', '=', key)
@@ -99,15 +119,15 @@ async function findLive(db: Kysely<Database>, tenantId: string, scope: string, k
 }
 
 async function replay<T>(
-  stored: { request_hash: string; response_body: string },
+  stored: { request_hash: string; response_status: number; response_body: string },
   hash: string,
   key: string,
   render: Render<T>,
 ): Promise<IdempotentResult<T>> {
   if (stored.request_hash !== hash) {
-    throw new AppError('idempotency_key_reused', `idempotencyKey "${key}" was already used with a different request body`);
+    throw new AppError('idempotency_key_reused', `Idempotency key "${key}" was already used with a different request`);
   }
-  return { body: await render(JSON.parse(stored.response_body) as T), replayed: true };
+  return { body: await render(JSON.parse(stored.response_body) as T), status: Number(stored.response_status), replayed: true };
 }
 
 /** SHA-256 of the request with object keys sorted, so key order alone never counts as a difference. */
@@ -118,4 +138,52 @@ function requestHash(request: unknown): string {
 function sortedKeys(_key: string, value: unknown): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
   return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The `Idempotency-Key` request header (the IETF httpapi draft's name), accepted by every POST of
+ * the API: one key per tenant, remembered 24 hours, bound to the method, path and body it first came
+ * with (the same key on another request is a 422, as the draft and Stripe do).
+ */
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[\\x21-\\x7E]+$',
+      description:
+        'Makes a retried POST safe: the same key with the same request replays the first answer (`idempotent-replayed: true`) for 24 hours; with another request, 422 `idempotency_key_reused`; while the first is in flight, 409 with Retry-After',
+    }),
+  ),
+});
+
+/** The idempotency of a request by its `Idempotency-Key` header (none without the header). */
+export function fromHeader(request: FastifyRequest, status = 201): IdempotentRequest {
+  const key = request.headers['idempotency-key'];
+  // An uploaded file is hashed once here rather than serialized byte by byte into the request hash.
+  const body = Buffer.isBuffer(request.body) ? { sha256: createHash('sha256').update(request.body).digest('hex') } : (request.body ?? null);
+  return {
+    tenantId: request.tenantId,
+    scope: 'header',
+    key: typeof key === 'string' ? key : undefined,
+    request: { method: request.method, path: request.url.split('?', 1)[0], body },
+    ttlMs: DAY_MS,
+    status,
+  };
+}
+
+/**
+ * For the endpoints whose body carries the reference's own `idempotencyKey`: that key governs
+ * when given (its scope and lifetime are the reference's); the header otherwise.
+ */
+export function fromBodyOrHeader(request: FastifyRequest, byBody: IdempotentRequest): IdempotentRequest {
+  return byBody.key ? byBody : fromHeader(request, byBody.status);
+}
+
+/** Answers a create (or action) made once: its status, and `idempotent-replayed: true` on a replay. */
+export function sendOnce<T>(reply: FastifyReply, result: IdempotentResult<T>): FastifyReply {
+  if (result.replayed) reply.header('idempotent-replayed', 'true');
+  return reply.code(result.status).send(result.body);
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { notFound } from '../http/errors.js';
-import { createOnce } from '../http/idempotency.js';
+import { createOnce, fromBodyOrHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
 import { emit } from '../events/outbox.js';
 import { responses } from '../http/schemas.js';
 import { createLog, findLog, ownerExists, toAccountLog, toPersonLog, type LogOwner } from './repository.js';
@@ -25,21 +25,27 @@ export const logRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (!(await ownerExists(app.db, owner, request.tenantId, ownerId))) throw notFound(WHO[owner]);
     const result = await createOnce(
       app.db,
-      { tenantId: request.tenantId, scope: `${owner}_log:${ownerId}`, key: body.idempotencyKey, request: body, ttlMs: null },
+      fromBodyOrHeader(request, {
+        tenantId: request.tenantId,
+        scope: `${owner}_log:${ownerId}`,
+        key: body.idempotencyKey,
+        request: body,
+        ttlMs: null,
+      }),
       async (trx) => {
         const log = map(await createLog(trx, owner, request.tenantId, ownerId, body));
         await emit(trx, request.tenantId, `${owner}_log.created`, log);
         return log;
       },
     );
-    if (result.replayed) reply.header('idempotent-replayed', 'true');
-    return reply.code(201).send(result.body);
+    return sendOnce(reply, result);
   }
 
   app.post(
     '/v0/persons/:person_id/logs',
     {
       schema: {
+        headers: IdempotencyHeaders,
         tags: ['persons', 'extension'],
         operationId: 'createPersonLog',
         summary: 'Create person log (extension)',
@@ -73,6 +79,7 @@ export const logRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/accounts/:account_id/logs',
     {
       schema: {
+        headers: IdempotencyHeaders,
         tags: ['accounts', 'extension'],
         operationId: 'createAccountLog',
         summary: 'Create account log (extension)',

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
 import { notFound } from '../http/errors.js';
 import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
 import { createPage, deletePage, getPage, listPages, updatePage } from './repository.js';
@@ -26,6 +27,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/pages',
     {
       schema: {
+        headers: IdempotencyHeaders,
         tags: extension,
         operationId: 'createPage',
         summary: 'Create page (extension)',
@@ -34,8 +36,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const page = await app.db.transaction().execute((trx) => createPage(trx, request.tenantId, request.body));
-      return reply.code(201).send(page);
+      return sendOnce(reply, await createOnce(app.db, fromHeader(request), (trx) => createPage(trx, request.tenantId, request.body)));
     },
   );
 

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
 import { notFound } from '../http/errors.js';
 import { ListEnvelope, responses } from '../http/schemas.js';
 import { createPerson, getPerson, listPersons, updatePerson } from './repository.js';
@@ -10,11 +11,17 @@ export const personRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v0/persons',
     {
-      schema: { tags, operationId: 'createPerson', summary: 'Create person', body: PersonCreate, response: responses({ 201: Person }) },
+      schema: {
+        headers: IdempotencyHeaders,
+        tags,
+        operationId: 'createPerson',
+        summary: 'Create person',
+        body: PersonCreate,
+        response: responses({ 201: Person }),
+      },
     },
     async (request, reply) => {
-      const person = await app.db.transaction().execute((trx) => createPerson(trx, request.tenantId, request.body));
-      return reply.code(201).send(person);
+      return sendOnce(reply, await createOnce(app.db, fromHeader(request), (trx) => createPerson(trx, request.tenantId, request.body)));
     },
   );
 

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
 import { notFound } from '../http/errors.js';
 import { ListEnvelope, responses } from '../http/schemas.js';
 import { findAudience } from '../audiences/repository.js';
@@ -36,6 +37,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/pages/:page_id/audience_sessions',
     {
       schema: {
+        headers: IdempotencyHeaders,
         tags: [...tags, 'extension'],
         operationId: 'createAudienceSession',
         summary: 'Record an audience session (extension)',
@@ -45,12 +47,12 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const session = await app.db.transaction().execute(async (trx) => {
+      const result = await createOnce(app.db, fromHeader(request), async (trx) => {
         const page = await findPage(trx, request.tenantId, request.params.page_id);
         if (!page) throw notFound('Page');
         return createSession(trx, page, request.body);
       });
-      return reply.code(201).send(session);
+      return sendOnce(reply, result);
     },
   );
 };

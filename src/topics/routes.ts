@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
 import { notFound } from '../http/errors.js';
 import { ListEnvelope, responses } from '../http/schemas.js';
 import { createEntry, createTopic, findTopic, listEntries, listTopics } from './repository.js';
@@ -24,11 +25,17 @@ export const topicRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v0/topics',
     {
-      schema: { tags, operationId: 'createTopic', summary: 'Create topic', body: TopicCreate, response: responses({ 201: Topic }) },
+      schema: {
+        headers: IdempotencyHeaders,
+        tags,
+        operationId: 'createTopic',
+        summary: 'Create topic',
+        body: TopicCreate,
+        response: responses({ 201: Topic }),
+      },
     },
     async (request, reply) => {
-      const topic = await app.db.transaction().execute((trx) => createTopic(trx, request.tenantId, request.body));
-      return reply.code(201).send(topic);
+      return sendOnce(reply, await createOnce(app.db, fromHeader(request), (trx) => createTopic(trx, request.tenantId, request.body)));
     },
   );
 
@@ -55,6 +62,7 @@ export const topicRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/topics/:topic_id/entries',
     {
       schema: {
+        headers: IdempotencyHeaders,
         tags: [...tags, 'extension'],
         operationId: 'createTopicEntry',
         summary: 'Create topic entry (extension)',
@@ -64,12 +72,12 @@ export const topicRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const entry = await app.db.transaction().execute(async (trx) => {
+      const result = await createOnce(app.db, fromHeader(request), async (trx) => {
         const topic = await findTopic(trx, request.tenantId, request.params.topic_id);
         if (!topic) throw notFound('Topic');
         return createEntry(trx, topic, request.body);
       });
-      return reply.code(201).send(entry);
+      return sendOnce(reply, result);
     },
   );
 };

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
 import { notFound } from '../http/errors.js';
 import { EmptyBody, ListEnvelope, NoContent, responses } from '../http/schemas.js';
 import {
@@ -48,6 +49,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/webhook_subscriptions',
     {
       schema: {
+        headers: IdempotencyHeaders,
         tags: extension,
         operationId: 'createWebhookSubscription',
         summary: 'Create webhook subscription (extension)',
@@ -55,7 +57,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 201: WebhookSubscriptionWithSecret }),
       },
     },
-    async (request, reply) => reply.code(201).send(await createSubscription(app.db, request.tenantId, request.body, allowHttp)),
+    async (request, reply) =>
+      sendOnce(
+        reply,
+        await createOnce(app.db, fromHeader(request), (trx) => createSubscription(trx, request.tenantId, request.body, allowHttp)),
+      ),
   );
 
   app.get(
@@ -118,6 +124,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/webhook_subscriptions/:subscription_id/rotate_secret',
     {
       schema: {
+        headers: IdempotencyHeaders,
         tags: extension,
         operationId: 'rotateWebhookSecret',
         summary: 'Rotate the signing secret (extension)',
@@ -126,10 +133,13 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: WebhookSubscriptionWithSecret }),
       },
     },
-    async (request) => {
-      const rotated = await app.db.transaction().execute((trx) => rotateSecret(trx, request.tenantId, request.params.subscription_id));
-      if (!rotated) throw notFound('Webhook subscription');
-      return rotated;
+    async (request, reply) => {
+      const result = await createOnce(app.db, fromHeader(request, 200), async (trx) => {
+        const rotated = await rotateSecret(trx, request.tenantId, request.params.subscription_id);
+        if (!rotated) throw notFound('Webhook subscription');
+        return rotated;
+      });
+      return sendOnce(reply, result);
     },
   );
 
@@ -158,6 +168,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/webhook_subscriptions/:subscription_id/deliveries/:delivery_id/retry',
     {
       schema: {
+        headers: IdempotencyHeaders,
         tags: extension,
         operationId: 'retryWebhookDelivery',
         summary: 'Send a finished delivery again now (extension)',
@@ -166,14 +177,14 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: Delivery }),
       },
     },
-    async (request) => {
-      const delivery = await retryDelivery(
-        app.db,
-        await subscriptionOf(request.tenantId, request.params.subscription_id),
-        request.params.delivery_id,
-      );
-      if (!delivery) throw notFound('Delivery');
-      return delivery;
+    async (request, reply) => {
+      const subscription = await subscriptionOf(request.tenantId, request.params.subscription_id);
+      const result = await createOnce(app.db, fromHeader(request, 200), async (trx) => {
+        const delivery = await retryDelivery(trx, subscription, request.params.delivery_id);
+        if (!delivery) throw notFound('Delivery');
+        return delivery;
+      });
+      return sendOnce(reply, result);
     },
   );
 
@@ -181,6 +192,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/webhook_subscriptions/:subscription_id/test',
     {
       schema: {
+        headers: IdempotencyHeaders,
         tags: extension,
         operationId: 'testWebhookSubscription',
         summary: 'Send a webhook.test event now (extension)',
@@ -189,9 +201,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: Delivery }),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const subscription = await subscriptionOf(request.tenantId, request.params.subscription_id);
-      return app.db.transaction().execute((trx) => sendTest(trx, subscription));
+      return sendOnce(reply, await createOnce(app.db, fromHeader(request, 200), (trx) => sendTest(trx, subscription)));
     },
   );
 };
