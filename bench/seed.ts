@@ -344,6 +344,7 @@ export async function seed(db: Kysely<Database>, scale: Scale, seedValue = 42): 
       page_deleted: 0,
       person_id: person.id,
       person_route_key: null,
+      home_page: 0,
       flags: '[]',
       action_form_id_override: null,
       action_form_instructions_override: null,

@@ -1,15 +1,24 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { indexable, scopeEquals, startsWith, substringMatch } from '../db/search.js';
 import type { AudiencesTable, AudienceVersionsTable, Database, PagesTable } from '../db/types.js';
-import { conflict, invalidField } from '../http/errors.js';
+import { isUniqueViolation } from '../db/errors.js';
+import { AppError, conflict, invalidField } from '../http/errors.js';
 import { olderThan, pageRequest, toPage } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { emit } from '../events/outbox.js';
 import { fullMetadata, parseMetadata } from '../pages/metadata.js';
-import { now } from '../time.js';
+import { after, now } from '../time.js';
 import { canMove, timesOfMove, type VersionStatus } from './lifecycle.js';
 import { computedName } from './names.js';
-import type { Audience, AudienceCreate, AudienceListQuery, AudienceSearchQuery, AudienceVersion, VersionCreate } from './schemas.js';
+import type {
+  Audience,
+  AudienceCreate,
+  AudienceListQuery,
+  AudienceSearchQuery,
+  AudienceUpdate,
+  AudienceVersion,
+  VersionCreate,
+} from './schemas.js';
 
 export function toVersion(row: AudienceVersionsTable): AudienceVersion {
   return {
@@ -89,16 +98,11 @@ export async function getAudience(db: Kysely<Database>, page: PagesTable, audien
 
 /** An audience starts with version 1, already published: an audience always has a published version. */
 export async function createAudience(trx: Transaction<Database>, page: PagesTable, input: AudienceCreate): Promise<Audience> {
-  let person: { name: string; domain: string | null } | undefined;
-  if (input.personId !== undefined && input.personId !== null) {
-    person = await trx
-      .selectFrom('persons')
-      .select(['name', 'domain'])
-      .where('id', '=', input.personId)
-      .where('tenant_id', '=', page.tenant_id)
-      .executeTakeFirst();
-    if (!person) throw invalidField('/personId', 'is not a person of this tenant');
-  }
+  const person = input.personId ? await personOf(trx, page.tenant_id, input.personId) : undefined;
+  const routeKey = input.personRouteKey ?? null;
+  if (routeKey !== null) await checkRouteKeyFree(trx, page, routeKey, null);
+  const homePage = (input.flags ?? []).includes('home_page');
+  if (homePage) await takeHomePage(trx, page, null);
   const { audience_seq: number } = await trx
     .updateTable('pages')
     .set({ audience_seq: sql<number>`audience_seq + 1` })
@@ -139,8 +143,9 @@ export async function createAudience(trx: Transaction<Database>, page: PagesTabl
     page_name_lc: page.name.toLowerCase(),
     page_deleted: 0,
     person_id: input.personId ?? null,
-    person_route_key: input.personRouteKey ?? null,
+    person_route_key: routeKey,
     flags: JSON.stringify(input.flags ?? []),
+    home_page: homePage ? 1 : 0,
     action_form_id_override: input.actionFormIdOverride ?? null,
     action_form_instructions_override: input.actionFormInstructionsOverride ?? null,
     action_url_override: input.actionUrlOverride ?? null,
@@ -160,21 +165,38 @@ export async function createAudience(trx: Transaction<Database>, page: PagesTabl
 }
 
 export async function listAudiences(db: Kysely<Database>, page: PagesTable, query: AudienceListQuery) {
-  const request = pageRequest(`audiences:${page.id}`, null, query);
-  const ofPage = db.selectFrom('audiences').where('page_id', '=', page.id).where('tenant_id', '=', page.tenant_id);
+  const filters = { status: query.status ?? null };
+  const request = pageRequest(`audiences:${page.id}`, filters, query);
+  // Without a status, the live audiences; `archived`, the archived ones; any other, the live ones whose latest version has it.
+  const ofPage = db
+    .selectFrom('audiences')
+    .where('audiences.page_id', '=', page.id)
+    .where('audiences.tenant_id', '=', page.tenant_id)
+    .where('audiences.archived_at', query.status === 'archived' ? 'is not' : 'is', null)
+    .$if(query.status !== undefined && query.status !== 'archived', (q) =>
+      q.where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('audience_versions')
+            .select('audience_versions.id')
+            .whereRef('audience_versions.id', '=', 'audiences.latest_version_id')
+            .where('audience_versions.status', '=', query.status as string),
+        ),
+      ),
+    );
   const [rows, count] = await Promise.all([
     ofPage
-      .selectAll()
+      .selectAll('audiences')
       .$if(request.after !== null, (q) => q.where(olderThan('audiences', request.after!)))
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
+      .orderBy('audiences.created_at', 'desc')
+      .orderBy('audiences.id', 'desc')
       .limit(request.limit + 1)
       .execute(),
     ofPage.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
   ]);
   const result = toPage(
     `audiences:${page.id}`,
-    null,
+    filters,
     request,
     rows,
     Number(count.n),
@@ -182,6 +204,181 @@ export async function listAudiences(db: Kysely<Database>, page: PagesTable, quer
     (r) => r,
   );
   return { ...result, items: await withVersions(db, result.items, page.metadata) };
+}
+
+async function personOf(db: Kysely<Database>, tenantId: string, personId: string) {
+  const person = await db
+    .selectFrom('persons')
+    .select(['name', 'domain'])
+    .where('id', '=', personId)
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+  if (!person) throw invalidField('/personId', 'is not a person of this tenant');
+  return person;
+}
+
+const routeKeyTaken = (key: string) =>
+  new AppError('conflict', `Another live audience of this page has personRouteKey "${key}"`, [
+    { path: '/personRouteKey', message: 'is already the route key of another live audience of this page' },
+  ]);
+
+/**
+ * Route keys are unique among a page's live audiences. Checked here for a clear answer; the
+ * partial unique index `audiences_route_key_uq` is what holds under concurrent writers.
+ */
+async function checkRouteKeyFree(db: Kysely<Database>, page: PagesTable, key: string, audienceId: string | null) {
+  const holder = await db
+    .selectFrom('audiences')
+    .select('id')
+    .where('page_id', '=', page.id)
+    .where('person_route_key', '=', key)
+    .where('archived_at', 'is', null)
+    .$if(audienceId !== null, (q) => q.where('id', '!=', audienceId as string))
+    .executeTakeFirst();
+  if (holder) throw routeKeyTaken(key);
+}
+
+/** At most one live audience of a page carries `home_page`: whoever takes it, takes it from the other. */
+async function takeHomePage(trx: Transaction<Database>, page: PagesTable, audienceId: string | null) {
+  const at = now();
+  const others = await trx
+    .updateTable('audiences')
+    .set({ home_page: 0, flags: '[]', updated_at: at })
+    .where('page_id', '=', page.id)
+    .where('home_page', '=', 1)
+    .where('archived_at', 'is', null)
+    .$if(audienceId !== null, (q) => q.where('id', '!=', audienceId as string))
+    .returningAll()
+    .execute();
+  for (const audience of await withVersions(trx, others, page.metadata)) {
+    await emit(trx, page.tenant_id, 'audience.updated', audience);
+  }
+}
+
+/** A unique index refused the write: which rule, by the index's name (PostgreSQL) or the columns SQLite names. */
+function audienceConflict(err: unknown, routeKey: string | null): AppError | undefined {
+  if (!isUniqueViolation(err)) return undefined;
+  const text = `${(err as { constraint?: string }).constraint ?? ''} ${(err as Error).message}`;
+  if (/route_key/.test(text) && routeKey !== null) return routeKeyTaken(routeKey);
+  return new AppError('conflict', 'A concurrent request changed the home page of this page; read the audiences again and retry', [
+    { path: '/flags', message: 'was changed by a concurrent request' },
+  ]);
+}
+
+/**
+ * Only the fields present change. A new person or custom name recomputes the names; a metadata
+ * override is merged field by field into the stored one (null clears it).
+ */
+export async function updateAudience(
+  trx: Transaction<Database>,
+  page: PagesTable,
+  current: AudiencesTable,
+  patch: AudienceUpdate,
+): Promise<Audience> {
+  const changes: Partial<AudiencesTable> = {};
+  if (patch.personId !== undefined) {
+    const person = patch.personId === null ? undefined : await personOf(trx, page.tenant_id, patch.personId);
+    changes.person_id = patch.personId;
+    changes.computed_name = computedName(current.number, person);
+  }
+  if (patch.customName !== undefined) changes.custom_name = patch.customName;
+  if (patch.personId !== undefined || patch.customName !== undefined) {
+    const effective =
+      (patch.customName !== undefined ? patch.customName : current.custom_name) ?? changes.computed_name ?? current.computed_name;
+    changes.effective_name = effective;
+    changes.effective_name_lc = effective.toLowerCase();
+  }
+  const routeKey = patch.personRouteKey !== undefined ? patch.personRouteKey : current.person_route_key;
+  if (patch.personRouteKey !== undefined) {
+    if (patch.personRouteKey !== null && current.archived_at === null) await checkRouteKeyFree(trx, page, patch.personRouteKey, current.id);
+    changes.person_route_key = patch.personRouteKey;
+  }
+  if (patch.flags !== undefined) {
+    const homePage = patch.flags.includes('home_page');
+    if (homePage && current.archived_at === null) await takeHomePage(trx, page, current.id);
+    changes.flags = JSON.stringify(patch.flags);
+    changes.home_page = homePage ? 1 : 0;
+  }
+  if (patch.actionFormIdOverride !== undefined) changes.action_form_id_override = patch.actionFormIdOverride;
+  if (patch.actionFormInstructionsOverride !== undefined) changes.action_form_instructions_override = patch.actionFormInstructionsOverride;
+  if (patch.actionUrlOverride !== undefined) changes.action_url_override = patch.actionUrlOverride;
+  if (patch.metadataOverride !== undefined) {
+    changes.metadata_override =
+      patch.metadataOverride === null ? null : JSON.stringify({ ...parseMetadata(current.metadata_override), ...patch.metadataOverride });
+  }
+  if (Object.keys(changes).length === 0) return toAudienceWithVersions(trx, current, page);
+  changes.updated_at = after(current.updated_at);
+  let row: AudiencesTable;
+  try {
+    row = await trx
+      .updateTable('audiences')
+      .set(changes)
+      .where('id', '=', current.id)
+      .where('tenant_id', '=', page.tenant_id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  } catch (err) {
+    throw audienceConflict(err, routeKey) ?? err;
+  }
+  const audience = await toAudienceWithVersions(trx, row, page);
+  await emit(trx, page.tenant_id, 'audience.updated', audience);
+  return audience;
+}
+
+async function toAudienceWithVersions(db: Kysely<Database>, row: AudiencesTable, page: PagesTable): Promise<Audience> {
+  const [audience] = await withVersions(db, [row], page.metadata);
+  if (!audience) throw new Error('an audience maps to itself');
+  return audience;
+}
+
+/** Archiving frees the route key and the home page flag for the page's other audiences; the values stay on it. */
+export async function archiveAudience(trx: Transaction<Database>, page: PagesTable, current: AudiencesTable): Promise<Audience> {
+  if (current.archived_at !== null) return toAudienceWithVersions(trx, current, page);
+  const at = now();
+  const row = await trx
+    .updateTable('audiences')
+    .set({ archived_at: at, updated_at: after(current.updated_at) })
+    .where('id', '=', current.id)
+    .where('archived_at', 'is', null)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const audience = await toAudienceWithVersions(trx, row, page);
+  await emit(trx, page.tenant_id, 'audience.archived', audience);
+  return audience;
+}
+
+/**
+ * Back to live, with its route key if no live audience took it meanwhile (409 otherwise). Its
+ * home page flag comes back only if no other live audience holds the page's home page now: a
+ * restore never takes it from another audience silently.
+ */
+export async function restoreAudience(trx: Transaction<Database>, page: PagesTable, current: AudiencesTable): Promise<Audience> {
+  if (current.archived_at === null) return toAudienceWithVersions(trx, current, page);
+  if (current.person_route_key !== null) await checkRouteKeyFree(trx, page, current.person_route_key, current.id);
+  const changes: Partial<AudiencesTable> = { archived_at: null, updated_at: after(current.updated_at) };
+  if (current.home_page === 1) {
+    const holder = await trx
+      .selectFrom('audiences')
+      .select('id')
+      .where('page_id', '=', page.id)
+      .where('home_page', '=', 1)
+      .where('archived_at', 'is', null)
+      .executeTakeFirst();
+    if (holder) {
+      const flags = (JSON.parse(current.flags) as string[]).filter((f) => f !== 'home_page');
+      changes.flags = JSON.stringify(flags);
+      changes.home_page = 0;
+    }
+  }
+  let row: AudiencesTable;
+  try {
+    row = await trx.updateTable('audiences').set(changes).where('id', '=', current.id).returningAll().executeTakeFirstOrThrow();
+  } catch (err) {
+    throw audienceConflict(err, current.person_route_key) ?? err;
+  }
+  const audience = await toAudienceWithVersions(trx, row, page);
+  await emit(trx, page.tenant_id, 'audience.restored', audience);
+  return audience;
 }
 
 /** A new draft with the next number; fields not given are carried over from the latest version. */

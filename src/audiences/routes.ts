@@ -1,12 +1,16 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
 import { conflict, notFound } from '../http/errors.js';
 import { EmptyBody, ListEnvelope, responses } from '../http/schemas.js';
 import { findPage } from '../pages/repository.js';
 import {
+  archiveAudience,
   createAudience,
+  restoreAudience,
+  updateAudience,
   createVersion,
   findAudience,
   findVersion,
@@ -22,6 +26,7 @@ import {
   AudienceListQuery,
   AudienceSearchPage,
   AudienceSearchQuery,
+  AudienceUpdate,
   AudienceVersion,
   PageAudienceParams,
   VersionCreate,
@@ -109,6 +114,52 @@ export const audienceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return audience;
     },
   );
+
+  app.patch(
+    '/v0/pages/:page_id/audiences/:audience_id',
+    {
+      schema: {
+        tags: extension,
+        operationId: 'updateAudience',
+        summary: 'Update audience (extension)',
+        params: PageAudienceParams,
+        body: AudienceUpdate,
+        response: responses({ 200: Audience }),
+      },
+    },
+    async (request) =>
+      app.db.transaction().execute(async (trx) => {
+        const { page, audience } = await audienceOf(trx, request.tenantId, request.params.page_id, request.params.audience_id);
+        return updateAudience(trx, page, audience, request.body);
+      }),
+  );
+
+  for (const [action, apply, summary] of [
+    ['archive', archiveAudience, 'Archive audience: it leaves lists, search and its route key (extension)'],
+    ['restore', restoreAudience, 'Restore an archived audience (extension)'],
+  ] as const) {
+    app.post(
+      `/v0/pages/:page_id/audiences/:audience_id/${action}`,
+      {
+        schema: {
+          headers: IdempotencyHeaders,
+          tags: extension,
+          operationId: `${action}Audience`,
+          summary,
+          params: PageAudienceParams,
+          body: EmptyBody,
+          response: responses({ 200: Audience }),
+        },
+      },
+      async (request, reply) => {
+        const result = await createOnce(app.db, fromHeader(request, 200), async (trx) => {
+          const { page, audience } = await audienceOf(trx, request.tenantId, request.params.page_id, request.params.audience_id);
+          return apply(trx, page, audience);
+        });
+        return sendOnce(reply, result);
+      },
+    );
+  }
 
   app.post(
     '/v0/pages/:page_id/audiences/:audience_id/versions',

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { LimitParam, ListQuery, MAX_SAFE_INTEGER, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.js';
+import { HttpUrl, LimitParam, ListQuery, MAX_SAFE_INTEGER, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.js';
 import { Flags, Metadata, MetadataPartial } from '../pages/schemas.js';
 import { VERSION_STATUSES } from './lifecycle.js';
 
@@ -47,22 +47,51 @@ export const Audience = Type.Object({
 });
 export type Audience = Static<typeof Audience>;
 
+const CustomName = Type.String({ minLength: 1, maxLength: 255 });
+/** A path segment of the page's `page_routing` links; unique among the page's live audiences. */
+export const PersonRouteKey = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*$',
+  description: "Unique among the page's audiences that are not archived",
+});
+
+const audienceFields = {
+  customName: Type.Optional(Nullable(CustomName)),
+  personId: Type.Optional(Nullable(Type.String({ minLength: 1, description: 'A person of the tenant' }))),
+  personRouteKey: Type.Optional(Nullable(PersonRouteKey)),
+  flags: Type.Optional(Flags),
+  actionFormIdOverride: Type.Optional(Nullable(Type.String())),
+  actionFormInstructionsOverride: Type.Optional(Nullable(Type.String())),
+  actionUrlOverride: Type.Optional(Nullable(HttpUrl)),
+};
+
 export const AudienceCreate = Type.Object(
   {
-    customName: Type.Optional(Nullable(Type.String({ minLength: 1 }))),
-    personId: Type.Optional(Nullable(Type.String({ minLength: 1, description: 'A person of the tenant' }))),
-    personRouteKey: Type.Optional(Nullable(Type.String())),
-    flags: Type.Optional(Flags),
+    ...audienceFields,
     isNewPageAgent: Type.Optional(Type.Boolean()),
     supplementaryContext: Type.Optional(Nullable(Type.String())),
-    actionFormIdOverride: Type.Optional(Nullable(Type.String())),
-    actionFormInstructionsOverride: Type.Optional(Nullable(Type.String())),
-    actionUrlOverride: Type.Optional(Nullable(Type.String())),
     metadataOverride: Type.Optional(MetadataPartial),
   },
   { additionalProperties: false },
 );
 export type AudienceCreate = Static<typeof AudienceCreate>;
+
+export const AudienceUpdate = Type.Object(
+  {
+    ...audienceFields,
+    metadataOverride: Type.Optional(
+      Nullable(
+        Type.Object(MetadataPartial.properties, {
+          additionalProperties: false,
+          description: 'Merged field by field into the stored override (fields absent keep their value); null clears it',
+        }),
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type AudienceUpdate = Static<typeof AudienceUpdate>;
 
 export const VersionCreate = Nullable(
   Type.Object(
@@ -108,5 +137,11 @@ export const AudienceSearchPage = Type.Object({
 
 export const PageAudienceParams = Type.Object({ page_id: Type.String(), audience_id: Type.String() });
 export const VersionParams = Type.Object({ page_id: Type.String(), audience_id: Type.String(), version_id: Type.String() });
-export const AudienceListQuery = ListQuery({});
+export const AudienceListQuery = ListQuery({
+  status: Type.Optional(
+    StringEnum(VERSION_STATUSES, {
+      description: 'Only audiences of this status (`archived`: only archived ones); without it, every audience that is not archived',
+    }),
+  ),
+});
 export type AudienceListQuery = Static<typeof AudienceListQuery>;

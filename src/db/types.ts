@@ -165,6 +165,8 @@ export interface AudiencesTable {
   person_id: string | null;
   person_route_key: string | null;
   flags: string;
+  /** 1 when `flags` holds `home_page` (a column of its own so a partial unique index can hold it). */
+  home_page: number;
   action_form_id_override: string | null;
   action_form_instructions_override: string | null;
   action_url_override: string | null;

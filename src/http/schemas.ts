@@ -58,6 +58,14 @@ export function responses<S extends Record<number, TSchema>>(success: S) {
   };
 }
 
+/** An absolute `http:` or `https:` URL. */
+export const HttpUrl = Type.String({
+  maxLength: 2048,
+  format: 'uri',
+  pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]',
+  description: 'An absolute http(s) URL',
+});
+
 /** The body of an action that takes none: `{}` or no body at all; any field is a 400. */
 export const EmptyBody = Nullable(Type.Object({}, { additionalProperties: false }));
 

@@ -1666,15 +1666,13 @@ function fileMutations(): fc.Arbitrary<Body & { label: string; expect?: number[]
     fc
       .constantFrom(...Object.values(IMAGE_MIME))
       .map((ct) => ({ kind: 'text' as const, text: Buffer.alloc(0), contentType: ct, label: `empty ${ct}`, expect: [400] })),
-    fc
-      .constantFrom('image/svg+xml', 'text/plain', 'application/json', 'application/pdf', 'image/bmp')
-      .map((ct) => ({
-        kind: 'text' as const,
-        text: ct === 'application/json' ? '{}' : '<svg/>',
-        contentType: ct,
-        label: `Content-Type ${ct}`,
-        expect: [415],
-      })),
+    fc.constantFrom('image/svg+xml', 'text/plain', 'application/json', 'application/pdf', 'image/bmp').map((ct) => ({
+      kind: 'text' as const,
+      text: ct === 'application/json' ? '{}' : '<svg/>',
+      contentType: ct,
+      label: `Content-Type ${ct}`,
+      expect: [415],
+    })),
     fc.constant<Body & { label: string; expect?: number[] }>({
       kind: 'text',
       text: Buffer.alloc(0),

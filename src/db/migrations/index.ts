@@ -6,6 +6,7 @@ import * as eventsDeliveries from './2026_11_22_0004_events_deliveries.js';
 import * as tenantCounters from './2026_11_22_0005_tenant_counters.js';
 import * as apiKeyLimits from './2026_11_22_0006_api_key_limits.js';
 import * as pageCounters from './2026_11_22_0007_page_counters.js';
+import * as audienceKeys from './2026_11_23_0008_audience_keys.js';
 
 /** Every migration, by name; names sort in the order they must run. Add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0005_tenant_counters': tenantCounters,
   '2026_11_22_0006_api_key_limits': apiKeyLimits,
   '2026_11_22_0007_page_counters': pageCounters,
+  '2026_11_23_0008_audience_keys': audienceKeys,
 };
