@@ -820,7 +820,18 @@ describe('GET /v0/audiences/search (endpoint 8)', () => {
     assert.deepEqual(names(await found('?query=versioned', k)), [a.audienceId]);
   });
 
-  test.todo('archived audiences are excluded (no endpoint archives an audience yet)');
+  test('archived audiences are excluded, and found again once restored', async () => {
+    const k = (await t.newTenant('Search archive tenant')).key;
+    const a = await newAudience(undefined, { customName: 'Shelved' }, k);
+    const base = `/v0/pages/${a.pageId}/audiences/${a.audienceId}`;
+    assert.deepEqual(names(await found('?query=shelved', k)), [a.audienceId]);
+    assert.equal((await t.req('POST', `${base}/archive`, {}, opts(k))).status, 200);
+    const gone = await found('?query=shelved', k);
+    assert.deepEqual(names(gone), []);
+    assert.equal(gone.totalCount, 0);
+    assert.equal((await t.req('POST', `${base}/restore`, {}, opts(k))).status, 200);
+    assert.deepEqual(names(await found('?query=shelved', k)), [a.audienceId]);
+  });
 
   test("another tenant's audiences never appear", async () => {
     const body = await found('?query=alpha', t.key);
