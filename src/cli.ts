@@ -11,6 +11,7 @@ import {
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
+import { erasePerson } from './persons/erasure.js';
 
 const USAGE = `Usage: npm run admin -- <command>
   migrate                    apply pending migrations
@@ -20,6 +21,7 @@ const USAGE = `Usage: npm run admin -- <command>
                              create an API key for a tenant
   keys list TENANT_ID        list a tenant's keys (prefix, scopes, expiry, limits, last use)
   keys revoke KEY_ID         revoke an API key at once
+  persons erase PERSON_ID    erase a person and their data, as DELETE /v0/persons/{id} does
 Uses the same DATABASE_URL as the server. Prints JSON on stdout.`;
 
 class UsageError extends Error {}
@@ -76,6 +78,15 @@ async function main(args: string[]): Promise<unknown> {
         if (!arg) throw new UsageError('keys revoke needs a KEY_ID');
         if (!(await revokeApiKey(db.kysely, arg))) throw new Error(`No API key ${arg}`);
         return { apiKeyId: arg, revoked: true };
+      }
+      case 'persons erase': {
+        if (!arg) throw new UsageError('persons erase needs a PERSON_ID');
+        const erased = await db.kysely.transaction().execute(async (trx) => {
+          const owner = await trx.selectFrom('persons').select('tenant_id').where('id', '=', arg).executeTakeFirst();
+          return owner !== undefined && (await erasePerson(trx, owner.tenant_id, arg));
+        });
+        if (!erased) throw new Error(`No person ${arg}`);
+        return { personId: arg, erased: true };
       }
       default:
         throw new UsageError(command ? `Unknown command: ${command}` : 'No command given');

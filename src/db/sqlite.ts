@@ -64,6 +64,8 @@ export function groupCommitSqlite(file: string): Dialect {
   // NORMAL in WAL mode survives a process crash (kill -9); only a power loss can drop the last commits.
   writer.pragma('synchronous = NORMAL');
   writer.pragma('foreign_keys = ON');
+  // Erased and deleted values are overwritten on disk, not left readable in free pages (docs/privacy.md).
+  writer.pragma('secure_delete = ON');
   // The CLI may write while a server runs on the same file: wait for the lock instead of failing.
   writer.pragma('busy_timeout = 5000');
   // An in-memory database cannot be shared with a second connection: its reads take the write path.

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
 import { notFound } from '../http/errors.js';
-import { ListEnvelope, responses } from '../http/schemas.js';
+import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
+import { erasePerson } from './erasure.js';
 import { createPerson, getPerson, listPersons, updatePerson } from './repository.js';
 import { Person, PersonCreate, PersonListQuery, PersonParams, PersonUpdate } from './schemas.js';
 
@@ -55,6 +56,25 @@ export const personRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .execute((trx) => updatePerson(trx, request.tenantId, request.params.person_id, request.body));
       if (!person) throw notFound('Person');
       return person;
+    },
+  );
+
+  app.delete(
+    '/v0/persons/:person_id',
+    {
+      schema: {
+        tags: [...tags, 'extension'],
+        operationId: 'erasePerson',
+        summary: 'Erase person: their data, logs, form submissions and events (extension)',
+        description: 'What erasure removes and what it cannot recall: docs/privacy.md.',
+        params: PersonParams,
+        response: responses({ 204: NoContent }),
+      },
+    },
+    async (request, reply) => {
+      const erased = await app.db.transaction().execute((trx) => erasePerson(trx, request.tenantId, request.params.person_id));
+      if (!erased) throw notFound('Person');
+      return reply.code(204).send(null);
     },
   );
 
