@@ -6,7 +6,8 @@ import { MAX_SAFE_INTEGER } from '../http/schemas.js';
 import { newId } from '../ids.js';
 import { emit } from '../events/outbox.js';
 import { after, now } from '../time.js';
-import type { Topic, TopicCreate, TopicEntry, TopicEntryCreate, TopicListQuery } from './schemas.js';
+import { conflict } from '../http/errors.js';
+import type { Topic, TopicCreate, TopicEntry, TopicEntryCreate, TopicEntryUpdate, TopicListQuery, TopicUpdate } from './schemas.js';
 
 /** Topics and entries are listed by `sortOrder`, ties broken by id. */
 const BY_POSITION: readonly KeyKind[] = ['integer', 'id'];
@@ -119,15 +120,108 @@ export async function createEntry(trx: Transaction<Database>, topic: TopicsTable
     updated_at: at,
   };
   await trx.insertInto('topic_entries').values(row).execute();
-  // A new entry changes the topic.
+  await touchTopic(trx, topic);
+  const entry = toEntry(row);
+  await emit(trx, topic.tenant_id, 'topic_entry.created', entry);
+  return entry;
+}
+
+/** A topic with all its entries, in sortOrder order. */
+export async function getTopic(db: Kysely<Database>, row: TopicsTable): Promise<Topic> {
+  const entries = await db
+    .selectFrom('topic_entries')
+    .selectAll()
+    .where('topic_id', '=', row.id)
+    .orderBy('sort_order')
+    .orderBy('id')
+    .execute();
+  return toTopic(row, entries);
+}
+
+/**
+ * Only the fields present change. `isDefault: true` takes the default from the former default
+ * topic in the same transaction (the partial unique index holds one per tenant).
+ */
+export async function updateTopic(trx: Transaction<Database>, current: TopicsTable, patch: TopicUpdate): Promise<Topic> {
+  const changes: Partial<TopicsTable> = {};
+  if (patch.title !== undefined) changes.title = patch.title;
+  if (patch.purpose !== undefined) changes.purpose = patch.purpose;
+  if (patch.sortOrder !== undefined) changes.sort_order = patch.sortOrder;
+  if (patch.isDefault === true && current.is_default !== 1) {
+    await lockExclusive(trx, `topics:${current.tenant_id}`);
+    const former = await trx
+      .updateTable('topics')
+      .set({ is_default: 0, updated_at: now() })
+      .where('tenant_id', '=', current.tenant_id)
+      .where('is_default', '=', 1)
+      .returningAll()
+      .execute();
+    for (const row of former) await emit(trx, current.tenant_id, 'topic.updated', await getTopic(trx, row));
+    changes.is_default = 1;
+  }
+  if (Object.keys(changes).length === 0) return getTopic(trx, current);
+  changes.updated_at = after(current.updated_at);
+  const row = await trx.updateTable('topics').set(changes).where('id', '=', current.id).returningAll().executeTakeFirstOrThrow();
+  const topic = await getTopic(trx, row);
+  await emit(trx, current.tenant_id, 'topic.updated', topic);
+  return topic;
+}
+
+/** The default topic stays (409): a tenant always has one. Its entries go with it. */
+export async function deleteTopic(trx: Transaction<Database>, current: TopicsTable): Promise<void> {
+  if (current.is_default === 1) {
+    throw conflict("The tenant's default topic cannot be deleted; make another topic the default first");
+  }
+  const topic = await getTopic(trx, current);
+  await trx.deleteFrom('topic_entries').where('topic_id', '=', current.id).execute();
+  await trx.deleteFrom('topics').where('id', '=', current.id).execute();
+  await emit(trx, current.tenant_id, 'topic.deleted', topic);
+}
+
+export function findEntry(db: Kysely<Database>, topic: TopicsTable, entryId: string) {
+  return db
+    .selectFrom('topic_entries')
+    .selectAll()
+    .where('id', '=', entryId)
+    .where('topic_id', '=', topic.id)
+    .where('tenant_id', '=', topic.tenant_id)
+    .executeTakeFirst();
+}
+
+/** An entry's change is its topic's change too: the topic's `updatedAt` moves. */
+async function touchTopic(trx: Transaction<Database>, topic: TopicsTable): Promise<void> {
   await trx
     .updateTable('topics')
     .set({ updated_at: after(topic.updated_at) })
     .where('id', '=', topic.id)
     .execute();
+}
+
+export async function updateEntry(
+  trx: Transaction<Database>,
+  topic: TopicsTable,
+  current: TopicEntriesTable,
+  patch: TopicEntryUpdate,
+): Promise<TopicEntry> {
+  const changes: Partial<TopicEntriesTable> = {};
+  if (patch.content !== undefined) {
+    changes.content_type = patch.content.type;
+    changes.content = patch.content.content;
+  }
+  if (patch.sortOrder !== undefined) changes.sort_order = patch.sortOrder;
+  if (Object.keys(changes).length === 0) return toEntry(current);
+  changes.updated_at = after(current.updated_at);
+  const row = await trx.updateTable('topic_entries').set(changes).where('id', '=', current.id).returningAll().executeTakeFirstOrThrow();
+  await touchTopic(trx, topic);
   const entry = toEntry(row);
-  await emit(trx, topic.tenant_id, 'topic_entry.created', entry);
+  await emit(trx, topic.tenant_id, 'topic_entry.updated', entry);
   return entry;
+}
+
+export async function deleteEntry(trx: Transaction<Database>, topic: TopicsTable, current: TopicEntriesTable): Promise<void> {
+  await trx.deleteFrom('topic_entries').where('id', '=', current.id).execute();
+  await touchTopic(trx, topic);
+  await emit(trx, topic.tenant_id, 'topic_entry.deleted', toEntry(current));
 }
 
 export async function listEntries(db: Kysely<Database>, topic: TopicsTable, query: TopicListQuery) {

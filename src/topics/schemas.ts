@@ -47,6 +47,29 @@ export const TopicEntryCreate = Type.Object(
 );
 export type TopicEntryCreate = Static<typeof TopicEntryCreate>;
 
+export const TopicUpdate = Type.Object(
+  {
+    title: Type.Optional(Type.String({ minLength: 1 })),
+    purpose: Type.Optional(Nullable(Type.String())),
+    sortOrder: Type.Optional(SortOrder),
+    isDefault: Type.Optional(
+      Type.Literal(true, {
+        description:
+          "true makes it the tenant's default topic (the former default stops being it); false is refused: a tenant always has one",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type TopicUpdate = Static<typeof TopicUpdate>;
+
+export const TopicEntryUpdate = Type.Object(
+  { content: Type.Optional(TopicEntryCreate.properties.content), sortOrder: Type.Optional(SortOrder) },
+  { additionalProperties: false },
+);
+export type TopicEntryUpdate = Static<typeof TopicEntryUpdate>;
+
 export const TopicParams = Type.Object({ topic_id: Type.String() });
+export const TopicEntryParams = Type.Object({ topic_id: Type.String(), topic_entry_id: Type.String() });
 export const TopicListQuery = ListQuery({});
 export type TopicListQuery = Static<typeof TopicListQuery>;
