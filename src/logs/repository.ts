@@ -1,8 +1,10 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, LogsTable } from '../db/types.js';
 import { newId } from '../ids.js';
-import { now } from '../time.js';
-import type { AccountLog, LogCreate, PersonLog } from './schemas.js';
+import { conflict, invalidField } from '../http/errors.js';
+import { olderThan, pageRequest, toPage } from '../http/pagination.js';
+import { after, now, toInstant } from '../time.js';
+import type { AccountLog, LogCreate, LogListQuery, PersonLog } from './schemas.js';
 
 /** Person logs and account logs: one shape, two tables, one code path. */
 export type LogOwner = 'person' | 'account';
@@ -60,6 +62,81 @@ export async function findLog(db: Kysely<Database>, owner: LogOwner, tenantId: s
     .where('owner_id', '=', ownerId)
     .where('tenant_id', '=', tenantId)
     .executeTakeFirst();
+}
+
+/** The payload is replaced whole; a deleted entry is kept as it was (409). */
+export async function updateLog(
+  trx: Transaction<Database>,
+  owner: LogOwner,
+  current: LogsTable,
+  payload: Record<string, unknown>,
+): Promise<LogsTable> {
+  if (current.deleted_at !== null) throw conflict('The log entry is deleted; it can no longer be changed');
+  const row = await trx
+    .updateTable(LOGS[owner])
+    .set({ payload: JSON.stringify(payload), updated_at: after(current.updated_at ?? current.created_at) })
+    .where('id', '=', current.id)
+    .where('deleted_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw conflict('The log entry was deleted meanwhile; it can no longer be changed');
+  return row;
+}
+
+/** Soft: the entry stays readable with `deletedAt` set. Undefined when it was already deleted (no second event). */
+export async function deleteLog(trx: Transaction<Database>, owner: LogOwner, current: LogsTable): Promise<LogsTable | undefined> {
+  if (current.deleted_at !== null) return undefined;
+  return trx
+    .updateTable(LOGS[owner])
+    .set({ deleted_at: now() })
+    .where('id', '=', current.id)
+    .where('deleted_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** The owner's entries, newest first, filtered; `createdAt` in [since, until). */
+export async function listLogs<Item>(
+  db: Kysely<Database>,
+  owner: LogOwner,
+  tenantId: string,
+  ownerId: string,
+  query: LogListQuery,
+  map: (row: LogsTable) => Item,
+) {
+  const since = query.since === undefined ? undefined : toInstant(query.since, true);
+  const until = query.until === undefined ? undefined : toInstant(query.until, true);
+  if (query.since !== undefined && since === undefined) throw invalidField('/since', 'is not an instant of the years 0000-9999');
+  if (query.until !== undefined && until === undefined) throw invalidField('/until', 'is not an instant of the years 0000-9999');
+  const filters = {
+    source: query.source ?? null,
+    type: query.type ?? null,
+    since: since ?? null,
+    until: until ?? null,
+    deleted: query.includeDeleted === true,
+  };
+  const table = LOGS[owner];
+  const page = pageRequest(`${table}:${ownerId}`, filters, query);
+  const rows = db
+    .selectFrom(table)
+    .where('tenant_id', '=', tenantId)
+    .where('owner_id', '=', ownerId)
+    .$if(query.source !== undefined, (q) => q.where('source', '=', query.source as string))
+    .$if(query.type !== undefined, (q) => q.where('type', '=', query.type as string))
+    .$if(since !== undefined, (q) => q.where('created_at', '>=', since as string))
+    .$if(until !== undefined, (q) => q.where('created_at', '<', until as string))
+    .$if(query.includeDeleted !== true, (q) => q.where('deleted_at', 'is', null));
+  const [found, count] = await Promise.all([
+    rows
+      .selectAll()
+      .$if(page.after !== null, (q) => q.where(olderThan(table, page.after ?? [])))
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit + 1)
+      .execute(),
+    rows.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return toPage(`${table}:${ownerId}`, filters, page, found, Number(count.n), (r) => [r.created_at, r.id], map);
 }
 
 const common = (row: LogsTable) => ({

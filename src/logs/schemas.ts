@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AccountId } from '../accounts/schemas.js';
-import { Nullable, NullableTimestamp, Timestamp } from '../http/schemas.js';
+import { ListQuery, Nullable, NullableTimestamp, Timestamp } from '../http/schemas.js';
 
 const Kebab = Type.String({ minLength: 1, maxLength: 100, pattern: '^[a-z0-9]+(-[a-z0-9]+)*$' });
 const IdempotencyKey = Type.String({ minLength: 1, maxLength: 255 });
@@ -40,6 +40,18 @@ export const AccountLog = Type.Object({
   ...logFields,
 });
 export type AccountLog = Static<typeof AccountLog>;
+
+export const LogUpdate = Type.Object({ payload: Payload }, { additionalProperties: false });
+export type LogUpdate = Static<typeof LogUpdate>;
+
+export const LogListQuery = ListQuery({
+  source: Type.Optional(Kebab),
+  type: Type.Optional(Kebab),
+  since: Type.Optional(Type.String({ format: 'date-time', description: 'Entries created at or after this instant (RFC 3339)' })),
+  until: Type.Optional(Type.String({ format: 'date-time', description: 'Entries created before this instant (RFC 3339)' })),
+  includeDeleted: Type.Optional(Type.Boolean({ default: false, description: 'Deleted entries too' })),
+});
+export type LogListQuery = Static<typeof LogListQuery>;
 
 export const PersonLogParams = Type.Object({ person_id: Type.String(), person_log_id: Type.String() });
 export const AccountLogParams = Type.Object({ account_id: AccountId, account_log_id: Type.String() });
