@@ -2,7 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { indexable, scopeEquals, startsWith, substringMatch } from '../db/search.js';
 import type { AudiencesTable, AudienceVersionsTable, Database, PagesTable } from '../db/types.js';
 import { conflict, invalidField } from '../http/errors.js';
-import { olderThan, pageRequest, toPage } from '../http/pagination.js';
+import { countRows, keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { emit } from '../events/outbox.js';
 import { fullMetadata, parseMetadata } from '../pages/metadata.js';
@@ -159,28 +159,11 @@ export async function createAudience(trx: Transaction<Database>, page: PagesTabl
   return audience;
 }
 
+const audiencesList = keysetList({ name: 'audiences', table: 'audiences', ...NEWEST_FIRST });
+
 export async function listAudiences(db: Kysely<Database>, page: PagesTable, query: AudienceListQuery) {
-  const request = pageRequest(`audiences:${page.id}`, null, query);
   const ofPage = db.selectFrom('audiences').where('page_id', '=', page.id).where('tenant_id', '=', page.tenant_id);
-  const [rows, count] = await Promise.all([
-    ofPage
-      .selectAll()
-      .$if(request.after !== null, (q) => q.where(olderThan('audiences', request.after!)))
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(request.limit + 1)
-      .execute(),
-    ofPage.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  const result = toPage(
-    `audiences:${page.id}`,
-    null,
-    request,
-    rows,
-    Number(count.n),
-    (r) => [r.created_at, r.id],
-    (r) => r,
-  );
+  const result = await audiencesList.read({ query, within: page.id, rows: ofPage.selectAll(), count: ofPage, map: (r) => r });
   return { ...result, items: await withVersions(db, result.items, page.metadata) };
 }
 
@@ -297,7 +280,7 @@ export async function searchAudiences(db: Kysely<Database>, tenantId: string, qu
     .where('audiences.page_deleted', '=', 0)
     .$if(text !== '', (q) => q.where(substringMatch(db, 'audiences', ['effective_name_lc', 'page_name_lc'], text)));
   const prefixFirst = sql<number>`case when ${startsWith('audiences.effective_name_lc', text)} or ${startsWith('audiences.page_name_lc', text)} then 0 else 1 end`;
-  const [rows, count] = await Promise.all([
+  const [rows, totalCount] = await Promise.all([
     matching
       .select(['audiences.id', 'audiences.effective_name', 'audiences.page_id', 'audiences.page_name'])
       .$if(text !== '', (q) => q.orderBy(prefixFirst))
@@ -305,7 +288,7 @@ export async function searchAudiences(db: Kysely<Database>, tenantId: string, qu
       .orderBy('audiences.id', 'desc')
       .limit(limit + 1)
       .execute(),
-    matching.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+    countRows(matching),
   ]);
   return {
     items: rows
@@ -313,6 +296,6 @@ export async function searchAudiences(db: Kysely<Database>, tenantId: string, qu
       .map((r) => ({ audienceId: r.id, effectiveName: r.effective_name, pageId: r.page_id, pageName: r.page_name })),
     hasMore: rows.length > limit,
     nextCursor: null,
-    totalCount: Number(count.n),
+    totalCount,
   };
 }
