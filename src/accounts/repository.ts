@@ -2,7 +2,7 @@ import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import { indexable, scopeEquals, searchWithTotal, substringMatch, type SearchPlan } from '../db/search.js';
 import { emit } from '../events/outbox.js';
 import type { AccountsTable, Database } from '../db/types.js';
-import { olderThan, pageRequest, toPage } from '../http/pagination.js';
+import { countRows, keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { now } from '../time.js';
 import type { Account, AccountCreate, AccountSearchQuery } from './schemas.js';
@@ -58,11 +58,13 @@ export async function accountExists(db: Kysely<Database>, tenantId: string, acco
   );
 }
 
+const accountsList = keysetList({ name: 'accounts', table: 'accounts', ...NEWEST_FIRST });
+
 export async function searchAccounts(db: Kysely<Database>, tenantId: string, query: AccountSearchQuery) {
   const text = (query.query ?? '').toLowerCase();
   const emptyOnly = query.includeEmptyOnly === 'true';
   const filters = { text, emptyOnly };
-  const page = pageRequest('accounts', filters, query);
+  const request = accountsList.request(query, { filters });
 
   const matching = (plan: SearchPlan) =>
     db
@@ -71,7 +73,7 @@ export async function searchAccounts(db: Kysely<Database>, tenantId: string, que
       .$if(text !== '', (q) => q.where(substringMatch(db, 'accounts', ['name_lc', 'domain_lc'], text, plan.substringIndex)))
       .$if(emptyOnly, (q) => q.where((eb) => eb.not(eb.exists(linkedPersons(eb).select('persons.id')))));
 
-  const [rows, count] = await searchWithTotal(
+  const [rows, totalCount] = await searchWithTotal(
     db,
     indexable(text),
     (plan) =>
@@ -82,19 +84,9 @@ export async function searchAccounts(db: Kysely<Database>, tenantId: string, que
             .select((p) => p.fn.countAll().as('n'))
             .as('linked_persons_count'),
         )
-        .$if(page.after !== null, (q) => q.where(olderThan('accounts', page.after!)))
-        .orderBy('accounts.created_at', 'desc')
-        .orderBy('accounts.id', 'desc')
-        .limit(page.limit + 1)
+        .$call(accountsList.apply(request))
         .execute(),
-    async (plan) =>
-      Number(
-        (
-          await matching(plan)
-            .select((eb) => eb.fn.countAll().as('n'))
-            .executeTakeFirstOrThrow()
-        ).n,
-      ),
+    (plan) => countRows(matching(plan)),
   );
-  return toPage('accounts', filters, page, rows, count, (r) => [r.created_at, r.id], toAccount);
+  return accountsList.toListPage({ request, rows, totalCount, map: toAccount });
 }

@@ -4,7 +4,7 @@ import { allocateSlug, slugify } from '../db/slugs.js';
 import { createFallbackDomain } from '../domains/repository.js';
 import type { ApiKeysTable, Database, TenantsTable } from '../db/types.js';
 import { hashApiKey } from '../http/auth.js';
-import { olderThan, pageRequest, toPage, type PageRequest } from '../http/pagination.js';
+import { keysetList, NEWEST_FIRST, type ListQueryParams } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { now, toInstant } from '../time.js';
 import { invalidField } from '../http/errors.js';
@@ -101,26 +101,12 @@ const toApiKey = (row: ApiKeysTable): ApiKey => ({
   lastUsedAt: row.last_used_at,
 });
 
+const apiKeysList = keysetList({ name: 'api_keys', table: 'api_keys', ...NEWEST_FIRST });
+
 /** A tenant's keys, revoked ones included, newest first. */
-export async function listApiKeys(db: Kysely<Database>, tenantId: string, query: { cursor?: string; limit?: number }) {
-  const page: PageRequest = pageRequest('api_keys', tenantId, query);
-  const [rows, count] = await Promise.all([
-    db
-      .selectFrom('api_keys')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .$if(page.after !== null, (q) => q.where(olderThan('api_keys', page.after!)))
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit + 1)
-      .execute(),
-    db
-      .selectFrom('api_keys')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .where('tenant_id', '=', tenantId)
-      .executeTakeFirstOrThrow(),
-  ]);
-  return toPage('api_keys', tenantId, page, rows, Number(count.n), (r) => [r.created_at, r.id], toApiKey);
+export async function listApiKeys(db: Kysely<Database>, tenantId: string, query: ListQueryParams) {
+  const ofTenant = db.selectFrom('api_keys').where('tenant_id', '=', tenantId);
+  return apiKeysList.read({ query, within: tenantId, rows: ofTenant.selectAll(), count: ofTenant, map: toApiKey });
 }
 
 /** Revoking twice is harmless; false when no such key exists. */
@@ -133,21 +119,9 @@ export async function revokeApiKey(db: Kysely<Database>, apiKeyId: string): Prom
   return true;
 }
 
-export async function listTenants(db: Kysely<Database>, query: { cursor?: string; limit?: number }) {
-  const page: PageRequest = pageRequest('tenants', null, query);
-  const [rows, count] = await Promise.all([
-    db
-      .selectFrom('tenants')
-      .selectAll()
-      .$if(page.after !== null, (q) => q.where(olderThan('tenants', page.after!)))
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit + 1)
-      .execute(),
-    db
-      .selectFrom('tenants')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .executeTakeFirstOrThrow(),
-  ]);
-  return toPage('tenants', null, page, rows, Number(count.n), (r) => [r.created_at, r.id], toTenant);
+const tenantsList = keysetList({ name: 'tenants', table: 'tenants', ...NEWEST_FIRST });
+
+export async function listTenants(db: Kysely<Database>, query: ListQueryParams) {
+  const all = db.selectFrom('tenants');
+  return tenantsList.read({ query, rows: all.selectAll(), count: all, map: toTenant });
 }

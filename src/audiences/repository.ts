@@ -3,7 +3,7 @@ import { indexable, scopeEquals, startsWith, substringMatch } from '../db/search
 import type { AudiencesTable, AudienceVersionsTable, Database, PagesTable } from '../db/types.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { AppError, conflict, invalidField } from '../http/errors.js';
-import { olderThan, pageRequest, toPage } from '../http/pagination.js';
+import { countRows, keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { emit } from '../events/outbox.js';
 import { fullMetadata, parseMetadata } from '../pages/metadata.js';
@@ -164,9 +164,10 @@ export async function createAudience(trx: Transaction<Database>, page: PagesTabl
   return audience;
 }
 
+const audiencesList = keysetList({ name: 'audiences', table: 'audiences', ...NEWEST_FIRST });
+
 export async function listAudiences(db: Kysely<Database>, page: PagesTable, query: AudienceListQuery) {
   const filters = { status: query.status ?? null };
-  const request = pageRequest(`audiences:${page.id}`, filters, query);
   // Without a status, the live audiences; `archived`, the archived ones; any other, the live ones whose latest version has it.
   const ofPage = db
     .selectFrom('audiences')
@@ -180,29 +181,18 @@ export async function listAudiences(db: Kysely<Database>, page: PagesTable, quer
             .selectFrom('audience_versions')
             .select('audience_versions.id')
             .whereRef('audience_versions.id', '=', 'audiences.latest_version_id')
-            .where('audience_versions.status', '=', query.status as string),
+            .where('audience_versions.status', '=', query.status ?? ''),
         ),
       ),
     );
-  const [rows, count] = await Promise.all([
-    ofPage
-      .selectAll('audiences')
-      .$if(request.after !== null, (q) => q.where(olderThan('audiences', request.after!)))
-      .orderBy('audiences.created_at', 'desc')
-      .orderBy('audiences.id', 'desc')
-      .limit(request.limit + 1)
-      .execute(),
-    ofPage.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  const result = toPage(
-    `audiences:${page.id}`,
+  const result = await audiencesList.read({
+    query,
+    within: page.id,
     filters,
-    request,
-    rows,
-    Number(count.n),
-    (r) => [r.created_at, r.id],
-    (r) => r,
-  );
+    rows: ofPage.selectAll('audiences'),
+    count: ofPage,
+    map: (r) => r,
+  });
   return { ...result, items: await withVersions(db, result.items, page.metadata) };
 }
 
@@ -494,7 +484,7 @@ export async function searchAudiences(db: Kysely<Database>, tenantId: string, qu
     .where('audiences.page_deleted', '=', 0)
     .$if(text !== '', (q) => q.where(substringMatch(db, 'audiences', ['effective_name_lc', 'page_name_lc'], text)));
   const prefixFirst = sql<number>`case when ${startsWith('audiences.effective_name_lc', text)} or ${startsWith('audiences.page_name_lc', text)} then 0 else 1 end`;
-  const [rows, count] = await Promise.all([
+  const [rows, totalCount] = await Promise.all([
     matching
       .select(['audiences.id', 'audiences.effective_name', 'audiences.page_id', 'audiences.page_name'])
       .$if(text !== '', (q) => q.orderBy(prefixFirst))
@@ -502,7 +492,7 @@ export async function searchAudiences(db: Kysely<Database>, tenantId: string, qu
       .orderBy('audiences.id', 'desc')
       .limit(limit + 1)
       .execute(),
-    matching.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+    countRows(matching),
   ]);
   return {
     items: rows
@@ -510,6 +500,6 @@ export async function searchAudiences(db: Kysely<Database>, tenantId: string, qu
       .map((r) => ({ audienceId: r.id, effectiveName: r.effective_name, pageId: r.page_id, pageName: r.page_name })),
     hasMore: rows.length > limit,
     nextCursor: null,
-    totalCount: Number(count.n),
+    totalCount,
   };
 }

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { isHostname } from '../config.js';
 import type { Database, TenantDomainsTable } from '../db/types.js';
 import { invalidField } from '../http/errors.js';
-import { olderThan, pageRequest, toPage } from '../http/pagination.js';
+import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { now } from '../time.js';
 import type { TenantDomain, TenantDomainListQuery } from './schemas.js';
@@ -44,18 +44,9 @@ export function findFallbackDomain(db: Kysely<Database>, tenantId: string) {
   return db.selectFrom('tenant_domains').selectAll().where('tenant_id', '=', tenantId).where('is_fallback', '=', 1).executeTakeFirst();
 }
 
+const domainsList = keysetList({ name: 'tenant_domains', table: 'tenant_domains', ...NEWEST_FIRST });
+
 export async function listDomains(db: Kysely<Database>, tenantId: string, query: TenantDomainListQuery) {
-  const page = pageRequest('tenant_domains', null, query);
   const ofTenant = db.selectFrom('tenant_domains').where('tenant_id', '=', tenantId);
-  const [rows, count] = await Promise.all([
-    ofTenant
-      .selectAll()
-      .$if(page.after !== null, (q) => q.where(olderThan('tenant_domains', page.after!)))
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit + 1)
-      .execute(),
-    ofTenant.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return toPage('tenant_domains', null, page, rows, Number(count.n), (r) => [r.created_at, r.id], toTenantDomain);
+  return domainsList.read({ query, rows: ofTenant.selectAll(), count: ofTenant, map: toTenantDomain });
 }

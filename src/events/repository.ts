@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, EventsTable } from '../db/types.js';
-import { olderThan, pageRequest, toPage } from '../http/pagination.js';
+import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import type { Event, EventListQuery } from './schemas.js';
 
 const toEvent = (row: Pick<EventsTable, 'id' | 'type' | 'created_at' | 'payload'>): Event => ({
@@ -20,23 +20,15 @@ export async function getEvent(db: Kysely<Database>, tenantId: string, eventId: 
   return row && toEvent(row);
 }
 
+const eventsList = keysetList({ name: 'events', table: 'events', ...NEWEST_FIRST });
+
 /** The tenant's events, newest first (kept 30 days). */
 export async function listEvents(db: Kysely<Database>, tenantId: string, query: EventListQuery) {
   const filters = { type: query.type };
-  const page = pageRequest('events', filters, query);
   const matching = db
     .selectFrom('events')
     .where('tenant_id', '=', tenantId)
     .$if(query.type !== undefined, (q) => q.where('type', '=', query.type!));
-  const [rows, count] = await Promise.all([
-    matching
-      .select(['id', 'type', 'created_at', 'payload'])
-      .$if(page.after !== null, (q) => q.where(olderThan('events', page.after!)))
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit + 1)
-      .execute(),
-    matching.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return toPage('events', filters, page, rows, Number(count.n), (r) => [r.created_at, r.id], toEvent);
+  const rows = matching.select(['id', 'type', 'created_at', 'payload']);
+  return eventsList.read({ query, filters, rows, count: matching, map: toEvent });
 }

@@ -1,19 +1,17 @@
-import { sql, type RawBuilder } from 'kysely';
+import type { Static } from '@sinclair/typebox';
+import { sql, type SelectQueryBuilder } from 'kysely';
+import type { Database } from '../db/types.js';
 import { invalidField } from './errors.js';
-import type { ListPage } from './schemas.js';
+import type { ListPage, ListQuery } from './schemas.js';
 
 /**
- * Keyset pagination. A cursor is base64url(JSON) of `[list, filtersHash, ...sortKey]` where the
- * sort key is the last row's `(createdAt, id)` (or an endpoint's own key). The list name and the
- * hash of the filters make a cursor from another list, or from other filters, a 400.
+ * Keyset pagination. A list declares its sort key once (`keysetList`); the key gives the query its
+ * `ORDER BY` and the row comparison that starts a page after a cursor, and gives each page its next
+ * cursor from the last row, so the two cannot disagree. A cursor is base64url(JSON) of
+ * `[list, filtersHash, ...sortKey]`: the list name and the hash of the filters make a cursor from
+ * another list, or from other filters, a 400.
  */
 export type SortKey = readonly (string | number)[];
-
-export interface PageRequest {
-  limit: number;
-  /** Sort key of the last row already seen; null on the first page. */
-  after: SortKey | null;
-}
 
 /** What each part of a sort key must be: nothing else may reach a query from a cursor. */
 export type KeyKind = 'timestamp' | 'id' | 'integer';
@@ -23,18 +21,130 @@ const KEY_CHECKS: Record<KeyKind, (v: unknown) => boolean> = {
   integer: (v) => Number.isSafeInteger(v),
 };
 
-/** The default order of every list: newest first, ties broken by id. */
-export const NEWEST_FIRST: readonly KeyKind[] = ['timestamp', 'id'];
+export interface KeyColumn<C extends string> {
+  readonly column: C;
+  readonly kind: KeyKind;
+}
 
-export function pageRequest(
-  list: string,
-  filters: unknown,
-  query: { cursor?: string; limit?: number },
-  kinds: readonly KeyKind[] = NEWEST_FIRST,
-): PageRequest {
-  const limit = query.limit ?? 20;
-  if (query.cursor === undefined) return { limit, after: null };
-  return { limit, after: decodeCursor(list, filters, query.cursor, kinds) };
+/** The order of most lists: newest first, ties broken by id. */
+export const NEWEST_FIRST = {
+  key: [
+    { column: 'created_at', kind: 'timestamp' },
+    { column: 'id', kind: 'id' },
+  ],
+  direction: 'desc',
+} as const;
+
+export interface ListRequest {
+  /** The list's name (with the id it is scoped to, if any): a cursor is bound to it and to the filters. */
+  readonly list: string;
+  readonly filters: unknown;
+  readonly limit: number;
+  /** Sort key of the last row already seen; null on the first page. */
+  readonly after: SortKey | null;
+}
+
+/** `cursor` and `limit`, the query parameters every list has. */
+export type ListQueryParams = Static<ReturnType<typeof ListQuery<Record<never, never>>>>;
+
+type Table = keyof Database & string;
+
+/** A row that holds its sort key, from which its cursor is made. */
+type KeyRow<C extends string> = Readonly<Record<C, string | number>>;
+
+export interface KeysetListSpec<T extends Table, C extends keyof Database[T] & string> {
+  /** What cursors are bound to; a list scoped to a parent adds the parent's id in `request`. */
+  name: string;
+  table: T;
+  /** Columns of `table`, the last one unique (the id), so that the order is total. */
+  key: readonly KeyColumn<C>[];
+  direction: 'asc' | 'desc';
+}
+
+export interface ListBinding {
+  /** The id of the parent a list is scoped to (a page's audiences): a cursor of another parent is a 400. */
+  within?: string;
+  filters?: unknown;
+}
+
+export function keysetList<T extends Table, C extends keyof Database[T] & string>(spec: KeysetListSpec<T, C>) {
+  const { name, table, key, direction } = spec;
+  const kinds = key.map((k) => k.kind);
+  const columns = key.map((k) => sql.ref(`${table}.${k.column}`));
+  // The list index serves the row comparison in the direction it walks.
+  const beyond = sql.raw(direction === 'desc' ? '<' : '>');
+  const sortKey = (row: KeyRow<C>): SortKey => key.map((k) => (k.kind === 'integer' ? Number(row[k.column]) : String(row[k.column])));
+
+  /** The page asked for; a cursor that is not of this list (of this parent, with these filters) is a 400. */
+  function request(query: ListQueryParams, binding: ListBinding = {}): ListRequest {
+    const list = binding.within === undefined ? name : `${name}:${binding.within}`;
+    const filters = binding.filters ?? null;
+    const limit = query.limit ?? 20;
+    const after = query.cursor === undefined ? null : decodeCursor(list, filters, query.cursor, kinds);
+    return { list, filters, limit, after };
+  }
+
+  /** For `$call`: the rows after the cursor, in the list's order, one more than the limit. */
+  function apply(request: ListRequest) {
+    return <DB, TB extends keyof DB, O>(qb: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> => {
+      const after = request.after;
+      let q = after === null ? qb : qb.where(sql<boolean>`(${sql.join(columns)}) ${beyond} (${sql.join(after)})`);
+      for (const column of columns) q = q.orderBy(column, direction);
+      return q.limit(request.limit + 1);
+    };
+  }
+
+  /** The envelope of rows read through `apply`: the extra row only tells that more exist; the last kept row gives the cursor. */
+  function toListPage<Row extends KeyRow<C>, Item>(page: {
+    request: ListRequest;
+    rows: readonly Row[];
+    totalCount: number;
+    map: (row: Row) => Item;
+  }): ListPage<Item> {
+    const { request, rows, totalCount, map } = page;
+    const hasMore = rows.length > request.limit;
+    const kept = hasMore ? rows.slice(0, request.limit) : rows;
+    const last = kept[kept.length - 1];
+    return {
+      items: kept.map(map),
+      hasMore,
+      nextCursor: hasMore && last !== undefined ? encodeCursor(request.list, request.filters, sortKey(last)) : null,
+      totalCount,
+    };
+  }
+
+  /**
+   * The usual list in one call: the cursor is checked first, then the page of `rows` and the total
+   * are read at once. `count` is the same rows' query, to be counted, or reads the total from elsewhere.
+   */
+  async function read<DB, TB extends keyof DB, Row extends KeyRow<C>, Item>(
+    options: ListBinding & {
+      query: ListQueryParams;
+      rows: SelectQueryBuilder<DB, TB, Row>;
+      count: SelectQueryBuilder<DB, TB, object> | (() => Promise<number>);
+      map: (row: Row) => Item;
+    },
+  ): Promise<ListPage<Item>> {
+    const { query, within, filters, rows, count, map } = options;
+    const listRequest = request(query, { within, filters });
+    const [found, totalCount] = await Promise.all([
+      rows.$call(apply(listRequest)).execute(),
+      typeof count === 'function' ? count() : countRows(count),
+    ]);
+    return toListPage({ request: listRequest, rows: found, totalCount, map });
+  }
+
+  return { request, apply, toListPage, read };
+}
+
+/** How many rows `qb` selects: a list's `totalCount`. */
+export async function countRows<DB, TB extends keyof DB>(qb: SelectQueryBuilder<DB, TB, object>): Promise<number> {
+  // Kysely cannot name the selection of a builder generic in its tables; count(*) is all it holds.
+  const { n } = await qb
+    .select((eb) => eb.fn.countAll().as('n'))
+    .$castTo<{ n: string | number | bigint }>()
+    .executeTakeFirstOrThrow();
+  return Number(n);
 }
 
 function decodeCursor(list: string, filters: unknown, cursor: string, kinds: readonly KeyKind[]): SortKey {
@@ -56,16 +166,6 @@ function decodeCursor(list: string, filters: unknown, cursor: string, kinds: rea
   return decoded.slice(2) as SortKey;
 }
 
-/** Rows after `after` in ascending order: `(column, id) > (?, ?)`, for lists ordered by a position. */
-export function laterThan(table: string, after: SortKey, column: string): RawBuilder<boolean> {
-  return sql<boolean>`(${sql.ref(`${table}.${column}`)}, ${sql.ref(`${table}.id`)}) > (${after[0]}, ${after[1]})`;
-}
-
-/** Rows after `after` in newest-first order: `(column, id) < (?, ?)`, which the list index serves. */
-export function olderThan(table: string, after: SortKey, column = 'created_at'): RawBuilder<boolean> {
-  return sql<boolean>`(${sql.ref(`${table}.${column}`)}, ${sql.ref(`${table}.id`)}) < (${after[0]}, ${after[1]})`;
-}
-
 export function encodeCursor(list: string, filters: unknown, key: SortKey): string {
   return Buffer.from(JSON.stringify([list, hashFilters(filters), ...key])).toString('base64url');
 }
@@ -79,28 +179,4 @@ function hashFilters(filters: unknown): string {
     h = Math.imul(h, 0x01000193);
   }
   return (h >>> 0).toString(36);
-}
-
-/**
- * Rows were fetched with `limit + 1`: the extra row only tells that more exist.
- * `keyOf` gives a row's sort key, which becomes the next cursor.
- */
-export function toPage<Row, Item>(
-  list: string,
-  filters: unknown,
-  page: PageRequest,
-  rows: Row[],
-  totalCount: number,
-  keyOf: (row: Row) => SortKey,
-  map: (row: Row) => Item,
-): ListPage<Item> {
-  const hasMore = rows.length > page.limit;
-  const kept = hasMore ? rows.slice(0, page.limit) : rows;
-  const last = kept[kept.length - 1];
-  return {
-    items: kept.map(map),
-    hasMore,
-    nextCursor: hasMore && last !== undefined ? encodeCursor(list, filters, keyOf(last)) : null,
-    totalCount,
-  };
 }

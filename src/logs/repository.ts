@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database, LogsTable } from '../db/types.js';
 import { newId } from '../ids.js';
 import { conflict, invalidField } from '../http/errors.js';
-import { olderThan, pageRequest, toPage } from '../http/pagination.js';
+import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { after, now, toInstant } from '../time.js';
 import type { AccountLog, LogCreate, LogListQuery, PersonLog } from './schemas.js';
 
@@ -115,29 +115,22 @@ export async function listLogs<Item>(
     until: until ?? null,
     deleted: query.includeDeleted === true,
   };
-  const table = LOGS[owner];
-  const page = pageRequest(`${table}:${ownerId}`, filters, query);
   const rows = db
-    .selectFrom(table)
+    .selectFrom(LOGS[owner])
     .where('tenant_id', '=', tenantId)
     .where('owner_id', '=', ownerId)
-    .$if(query.source !== undefined, (q) => q.where('source', '=', query.source as string))
-    .$if(query.type !== undefined, (q) => q.where('type', '=', query.type as string))
-    .$if(since !== undefined, (q) => q.where('created_at', '>=', since as string))
-    .$if(until !== undefined, (q) => q.where('created_at', '<', until as string))
+    .$if(query.source !== undefined, (q) => q.where('source', '=', query.source ?? ''))
+    .$if(query.type !== undefined, (q) => q.where('type', '=', query.type ?? ''))
+    .$if(since !== undefined, (q) => q.where('created_at', '>=', since ?? ''))
+    .$if(until !== undefined, (q) => q.where('created_at', '<', until ?? ''))
     .$if(query.includeDeleted !== true, (q) => q.where('deleted_at', 'is', null));
-  const [found, count] = await Promise.all([
-    rows
-      .selectAll()
-      .$if(page.after !== null, (q) => q.where(olderThan(table, page.after ?? [])))
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit + 1)
-      .execute(),
-    rows.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return toPage(`${table}:${ownerId}`, filters, page, found, Number(count.n), (r) => [r.created_at, r.id], map);
+  return TIMELINES[owner].read({ query, within: ownerId, filters, rows: rows.selectAll(), count: rows, map });
 }
+
+const TIMELINES = {
+  person: keysetList({ name: 'person_logs', table: 'person_logs', ...NEWEST_FIRST }),
+  account: keysetList({ name: 'account_logs', table: 'account_logs', ...NEWEST_FIRST }),
+};
 
 const common = (row: LogsTable) => ({
   source: row.source,

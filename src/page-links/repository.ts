@@ -3,7 +3,7 @@ import { indexable, scopeEquals, searchWithTotal, substringMatch, type SearchPla
 import type { Database, PageLinksTable } from '../db/types.js';
 import { findDomain, findFallbackDomain } from '../domains/repository.js';
 import { AppError, notFound, type FieldError } from '../http/errors.js';
-import { olderThan, pageRequest, toPage } from '../http/pagination.js';
+import { countRows, keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { emit } from '../events/outbox.js';
 import { now } from '../time.js';
@@ -117,6 +117,8 @@ export async function deletePageLink(trx: Transaction<Database>, tenantId: strin
   return true;
 }
 
+const pageLinksList = keysetList({ name: 'page_links', table: 'page_links', ...NEWEST_FIRST });
+
 /** Live links of one domain (the fallback one unless named), newest first. */
 export async function searchPageLinks(db: Kysely<Database>, tenantId: string, query: PageLinkSearchQuery) {
   const domain =
@@ -124,7 +126,7 @@ export async function searchPageLinks(db: Kysely<Database>, tenantId: string, qu
   if (!domain) throw notFound('Tenant domain');
   const text = (query.query ?? '').toLowerCase();
   const filters = { domain: domain.id, text, pageId: query.pageId, targetType: query.targetType };
-  const page = pageRequest('page_links', filters, query);
+  const request = pageLinksList.request(query, { filters });
   const matching = (plan: SearchPlan) =>
     db
       .selectFrom('page_links')
@@ -134,25 +136,11 @@ export async function searchPageLinks(db: Kysely<Database>, tenantId: string, qu
       .$if(text !== '', (q) => q.where(substringMatch(db, 'page_links', ['path_lc'], text, plan.substringIndex)))
       .$if(query.pageId !== undefined, (q) => q.where('page_links.page_id', '=', query.pageId!))
       .$if(query.targetType !== undefined, (q) => q.where('page_links.target_type', '=', query.targetType!));
-  const [rows, count] = await searchWithTotal(
+  const [rows, totalCount] = await searchWithTotal(
     db,
     indexable(text),
-    (plan) =>
-      matching(plan)
-        .selectAll()
-        .$if(page.after !== null, (q) => q.where(olderThan('page_links', page.after!)))
-        .orderBy('page_links.created_at', 'desc')
-        .orderBy('page_links.id', 'desc')
-        .limit(page.limit + 1)
-        .execute(),
-    async (plan) =>
-      Number(
-        (
-          await matching(plan)
-            .select((eb) => eb.fn.countAll().as('n'))
-            .executeTakeFirstOrThrow()
-        ).n,
-      ),
+    (plan) => matching(plan).selectAll().$call(pageLinksList.apply(request)).execute(),
+    (plan) => countRows(matching(plan)),
   );
-  return toPage('page_links', filters, page, rows, count, (r) => [r.created_at, r.id], toPageLink);
+  return pageLinksList.toListPage({ request, rows, totalCount, map: toPageLink });
 }

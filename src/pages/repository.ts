@@ -1,7 +1,7 @@
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import { bump, counter } from '../db/counters.js';
 import type { Database, PagesTable } from '../db/types.js';
-import { olderThan, pageRequest, toPage } from '../http/pagination.js';
+import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { emit } from '../events/outbox.js';
 import { after, now } from '../time.js';
@@ -12,7 +12,7 @@ import type { Page, PageCreate, PageListQuery, PageUpdate } from './schemas.js';
 
 type PageRow = PagesTable & { audiences_count: number | string | bigint | null };
 
-export function toPageResource(row: PageRow): Page {
+export function toPage(row: PageRow): Page {
   const actions = JSON.parse(row.actions) as StoredAction[];
   const metadata = parseMetadata(row.metadata);
   return {
@@ -67,7 +67,7 @@ export async function getPage(db: Kysely<Database>, tenantId: string, pageId: st
     .where('tenant_id', '=', tenantId)
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
-  return row && toPageResource(row);
+  return row && toPage(row);
 }
 
 export async function createPage(trx: Transaction<Database>, tenantId: string, input: PageCreate): Promise<Page> {
@@ -98,7 +98,7 @@ export async function createPage(trx: Transaction<Database>, tenantId: string, i
   };
   await trx.insertInto('pages').values(row).execute();
   await bump(trx, tenantId, 'pages');
-  const page = toPageResource({ ...row, audiences_count: 0 });
+  const page = toPage({ ...row, audiences_count: 0 });
   await emit(trx, tenantId, 'page.created', page);
   return page;
 }
@@ -177,19 +177,10 @@ export async function deletePage(trx: Transaction<Database>, tenantId: string, p
   return true;
 }
 
+const pagesList = keysetList({ name: 'pages', table: 'pages', ...NEWEST_FIRST });
+
 export async function listPages(db: Kysely<Database>, tenantId: string, query: PageListQuery) {
-  const page = pageRequest('pages', null, query);
   const live = db.selectFrom('pages').where('tenant_id', '=', tenantId).where('deleted_at', 'is', null);
-  const [rows, count] = await Promise.all([
-    live
-      .selectAll()
-      .select(audiencesCount)
-      .$if(page.after !== null, (q) => q.where(olderThan('pages', page.after!)))
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit + 1)
-      .execute(),
-    counter(db, tenantId, 'pages'),
-  ]);
-  return toPage('pages', null, page, rows, count, (r) => [r.created_at, r.id], toPageResource);
+  const rows = live.selectAll().select(audiencesCount);
+  return pagesList.read({ query, rows, count: () => counter(db, tenantId, 'pages'), map: toPage });
 }

@@ -5,7 +5,7 @@ import { prepared } from '../db/prepared.js';
 import { allocateSlug, slugify } from '../db/slugs.js';
 import { emit } from '../events/outbox.js';
 import type { Database, PersonsTable } from '../db/types.js';
-import { olderThan, pageRequest, toPage } from '../http/pagination.js';
+import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { after, now } from '../time.js';
 import type { Person, PersonCreate, PersonListQuery, PersonUpdate } from './schemas.js';
@@ -119,19 +119,9 @@ export async function updatePerson(
   return person;
 }
 
+const personsList = keysetList({ name: 'persons', table: 'persons', ...NEWEST_FIRST });
+
 export async function listPersons(db: Kysely<Database>, tenantId: string, query: PersonListQuery) {
-  const page = pageRequest('persons', null, query);
-  const [rows, count] = await Promise.all([
-    db
-      .selectFrom('persons')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .$if(page.after !== null, (q) => q.where(olderThan('persons', page.after!)))
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit + 1)
-      .execute(),
-    counter(db, tenantId, 'persons'),
-  ]);
-  return toPage('persons', null, page, rows, count, (r) => [r.created_at, r.id], toPerson);
+  const rows = db.selectFrom('persons').selectAll().where('tenant_id', '=', tenantId);
+  return personsList.read({ query, rows, count: () => counter(db, tenantId, 'persons'), map: toPerson });
 }

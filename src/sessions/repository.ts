@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { AudienceSessionsTable, Database, PagesTable } from '../db/types.js';
 import { invalidField } from '../http/errors.js';
-import { olderThan, pageRequest, toPage } from '../http/pagination.js';
+import { keysetList } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { emit } from '../events/outbox.js';
 import { now, toInstant } from '../time.js';
@@ -86,13 +86,22 @@ export async function createSession(trx: Transaction<Database>, page: PagesTable
   return session;
 }
 
+const sessionsList = keysetList({
+  name: 'sessions',
+  table: 'audience_sessions',
+  key: [
+    { column: 'session_started_at', kind: 'timestamp' },
+    { column: 'id', kind: 'id' },
+  ],
+  direction: 'desc',
+});
+
 /** Newest visit first; `startDate` inclusive, `endDate` exclusive. The caller has checked `audienceId`. */
 export async function listSessions(db: Kysely<Database>, page: PagesTable, query: SessionListQuery) {
   const start = query.startDate === undefined ? undefined : instant(query.startDate, '/startDate', true);
   const end = query.endDate === undefined ? undefined : instant(query.endDate, '/endDate', true);
   if (start !== undefined && end !== undefined && start > end) throw invalidField('/startDate', 'is after endDate');
   const filters = { start, end, audienceId: query.audienceId };
-  const request = pageRequest(`sessions:${page.id}`, filters, query);
   const matching = db
     .selectFrom('audience_sessions')
     .where('page_id', '=', page.id)
@@ -100,15 +109,5 @@ export async function listSessions(db: Kysely<Database>, page: PagesTable, query
     .$if(query.audienceId !== undefined, (q) => q.where('audience_id', '=', query.audienceId!))
     .$if(start !== undefined, (q) => q.where('session_started_at', '>=', start!))
     .$if(end !== undefined, (q) => q.where('session_started_at', '<', end!));
-  const [rows, count] = await Promise.all([
-    matching
-      .selectAll()
-      .$if(request.after !== null, (q) => q.where(olderThan('audience_sessions', request.after!, 'session_started_at')))
-      .orderBy('session_started_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(request.limit + 1)
-      .execute(),
-    matching.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return toPage(`sessions:${page.id}`, filters, request, rows, Number(count.n), (r) => [r.session_started_at, r.id], toSession);
+  return sessionsList.read({ query, within: page.id, filters, rows: matching.selectAll(), count: matching, map: toSession });
 }

@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { lockExclusive } from '../db/locks.js';
 import type { Database, TopicEntriesTable, TopicsTable } from '../db/types.js';
-import { laterThan, pageRequest, toPage, type KeyKind } from '../http/pagination.js';
+import { keysetList } from '../http/pagination.js';
 import { MAX_SAFE_INTEGER } from '../http/schemas.js';
 import { newId } from '../ids.js';
 import { emit } from '../events/outbox.js';
@@ -10,7 +10,15 @@ import { conflict } from '../http/errors.js';
 import type { Topic, TopicCreate, TopicEntry, TopicEntryCreate, TopicEntryUpdate, TopicListQuery, TopicUpdate } from './schemas.js';
 
 /** Topics and entries are listed by `sortOrder`, ties broken by id. */
-const BY_POSITION: readonly KeyKind[] = ['integer', 'id'];
+const BY_POSITION = {
+  key: [
+    { column: 'sort_order', kind: 'integer' },
+    { column: 'id', kind: 'id' },
+  ],
+  direction: 'asc',
+} as const;
+const topicsList = keysetList({ name: 'topics', table: 'topics', ...BY_POSITION });
+const entriesList = keysetList({ name: 'topic_entries', table: 'topic_entries', ...BY_POSITION });
 
 /** One more than the highest, 0 for the first; at the top of the range, the top again (ties go by id). */
 const nextPosition = (highest: unknown) => (highest === null ? 0 : Math.min(Number(highest) + 1, MAX_SAFE_INTEGER));
@@ -66,27 +74,8 @@ export async function createTopic(trx: Transaction<Database>, tenantId: string, 
 
 /** A page of topics with all their entries, read in one query for the whole page. */
 export async function listTopics(db: Kysely<Database>, tenantId: string, query: TopicListQuery) {
-  const page = pageRequest('topics', null, query, BY_POSITION);
   const ofTenant = db.selectFrom('topics').where('tenant_id', '=', tenantId);
-  const [rows, count] = await Promise.all([
-    ofTenant
-      .selectAll()
-      .$if(page.after !== null, (q) => q.where(laterThan('topics', page.after!, 'sort_order')))
-      .orderBy('sort_order')
-      .orderBy('id')
-      .limit(page.limit + 1)
-      .execute(),
-    ofTenant.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  const result = toPage(
-    'topics',
-    null,
-    page,
-    rows,
-    Number(count.n),
-    (r) => [Number(r.sort_order), r.id],
-    (r) => r,
-  );
+  const result = await topicsList.read({ query, rows: ofTenant.selectAll(), count: ofTenant, map: (r) => r });
   const ids = result.items.map((t) => t.id);
   const entries =
     ids.length === 0
@@ -225,18 +214,6 @@ export async function deleteEntry(trx: Transaction<Database>, topic: TopicsTable
 }
 
 export async function listEntries(db: Kysely<Database>, topic: TopicsTable, query: TopicListQuery) {
-  const list = `topic_entries:${topic.id}`;
-  const page = pageRequest(list, null, query, BY_POSITION);
   const ofTopic = db.selectFrom('topic_entries').where('topic_id', '=', topic.id);
-  const [rows, count] = await Promise.all([
-    ofTopic
-      .selectAll()
-      .$if(page.after !== null, (q) => q.where(laterThan('topic_entries', page.after!, 'sort_order')))
-      .orderBy('sort_order')
-      .orderBy('id')
-      .limit(page.limit + 1)
-      .execute(),
-    ofTopic.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return toPage(list, null, page, rows, Number(count.n), (r) => [Number(r.sort_order), r.id], toEntry);
+  return entriesList.read({ query, within: topic.id, rows: ofTopic.selectAll(), count: ofTopic, map: toEntry });
 }

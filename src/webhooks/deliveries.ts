@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database, WebhookDeliveriesTable, WebhookSubscriptionsTable } from '../db/types.js';
 import { emit } from '../events/outbox.js';
 import { conflict } from '../http/errors.js';
-import { olderThan, pageRequest, toPage } from '../http/pagination.js';
+import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { now } from '../time.js';
 import { newDelivery } from './dispatcher.js';
 import type { Delivery, DeliveryListQuery } from './schemas.js';
@@ -20,21 +20,11 @@ export const toDelivery = (row: WebhookDeliveriesTable): Delivery => ({
   createdAt: row.created_at,
 });
 
+const deliveriesList = keysetList({ name: 'deliveries', table: 'webhook_deliveries', ...NEWEST_FIRST });
+
 export async function listDeliveries(db: Kysely<Database>, subscription: WebhookSubscriptionsTable, query: DeliveryListQuery) {
-  const list = `deliveries:${subscription.id}`;
-  const page = pageRequest(list, null, query);
   const ofSubscription = db.selectFrom('webhook_deliveries').where('subscription_id', '=', subscription.id);
-  const [rows, count] = await Promise.all([
-    ofSubscription
-      .selectAll()
-      .$if(page.after !== null, (q) => q.where(olderThan('webhook_deliveries', page.after!)))
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit + 1)
-      .execute(),
-    ofSubscription.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return toPage(list, null, page, rows, Number(count.n), (r) => [r.created_at, r.id], toDelivery);
+  return deliveriesList.read({ query, within: subscription.id, rows: ofSubscription.selectAll(), count: ofSubscription, map: toDelivery });
 }
 
 /** A finished delivery (succeeded or failed) is sent again now; a pending one is still in hand (409). */

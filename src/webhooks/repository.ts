@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, WebhookSubscriptionsTable } from '../db/types.js';
 import { invalidField } from '../http/errors.js';
-import { olderThan, pageRequest, toPage } from '../http/pagination.js';
+import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { after, now } from '../time.js';
 import type {
@@ -134,18 +134,17 @@ export async function deleteSubscription(db: Kysely<Database>, tenantId: string,
   return Number(result.numDeletedRows) > 0;
 }
 
+const subscriptionsList = keysetList({ name: 'webhook_subscriptions', table: 'webhook_subscriptions', ...NEWEST_FIRST });
+
 /** As the reference says: `totalCount` is the number of subscriptions in this response. */
 export async function listSubscriptions(db: Kysely<Database>, tenantId: string, query: WebhookSubscriptionListQuery) {
-  const page = pageRequest('webhook_subscriptions', null, query);
+  const request = subscriptionsList.request(query);
   const rows = await db
     .selectFrom('webhook_subscriptions')
     .selectAll()
     .where('tenant_id', '=', tenantId)
-    .$if(page.after !== null, (q) => q.where(olderThan('webhook_subscriptions', page.after!)))
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(page.limit + 1)
+    .$call(subscriptionsList.apply(request))
     .execute();
-  const result = toPage('webhook_subscriptions', null, page, rows, 0, (r) => [r.created_at, r.id], toSubscription);
+  const result = subscriptionsList.toListPage({ request, rows, totalCount: 0, map: toSubscription });
   return { ...result, totalCount: result.items.length };
 }

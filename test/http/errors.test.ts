@@ -82,7 +82,7 @@ describe('problem details', () => {
       { res: await t.req('GET', '/v0/persons', undefined, { key: 'pak_nope' }), status: 401, code: 'unauthorized' },
       { res: await t.req('GET', `/v0/persons/${WELL_FORMED_PERSON_ID}`), status: 404, code: 'not_found' },
       { res: await t.req('GET', '/v0/no-such-thing'), status: 404, code: 'not_found' },
-      { res: await t.req('DELETE', `/v0/persons/${personId}`), status: 405, code: 'method_not_allowed' },
+      { res: await t.req('PUT', `/v0/persons/${personId}`, {}), status: 405, code: 'method_not_allowed' },
       { res: await t.req('POST', '/v0/persons', '{"name":'), status: 400, code: 'validation_failed' },
       { res: await t.req('POST', '/v0/persons', { name: '' }), status: 400, code: 'validation_failed' },
       {

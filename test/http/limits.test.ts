@@ -1034,7 +1034,7 @@ describe('security headers', () => {
       ['401', await t.req('GET', '/v0/persons', undefined, { key: null })],
       ['404', await t.req('GET', `/v0/persons/${UNKNOWN_PERSON}`)],
       ['404 route', await t.req('GET', '/v0/nothing-here')],
-      ['405', await t.req('DELETE', `/v0/persons/${personId}`)],
+      ['405', await t.req('PUT', `/v0/persons/${personId}`, {})],
       ['415', await t.req('POST', '/v0/persons', 'x', { headers: { 'content-type': 'text/plain' } })],
     ];
     for (const [label, res] of v0) {
