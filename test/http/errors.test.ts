@@ -192,14 +192,15 @@ describe('routing', () => {
     }
   });
 
-  test('DELETE /v0/persons/{person_id} is 405 with Allow: GET, PATCH', async () => {
+  // DELETE erases a person since issue 14: PUT is the method the path lacks.
+  test('PUT /v0/persons/{person_id} is 405 with Allow: GET, PATCH, DELETE', async () => {
     const personId = await createPerson('Allow Person');
-    const res = await t.req('DELETE', `/v0/persons/${personId}`);
+    const res = await t.req('PUT', `/v0/persons/${personId}`, {});
     assertProblemShape(res, 405, 'method_not_allowed');
     const allow = allowOf(res);
     assert.ok(allow.includes('GET'), `Allow: ${allow.join(', ')}`);
     assert.ok(allow.includes('PATCH'), `Allow: ${allow.join(', ')}`);
-    assert.deepEqual(allow.filter((m) => m !== 'HEAD').sort(), ['GET', 'PATCH']);
+    assert.deepEqual(allow.filter((m) => m !== 'HEAD').sort(), ['DELETE', 'GET', 'PATCH']);
     // The person is untouched.
     assert.equal((await t.req('GET', `/v0/persons/${personId}`)).status, 200);
   });

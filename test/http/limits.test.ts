@@ -623,7 +623,7 @@ describe('API key scopes', () => {
       expectProblem(res, 404, 'not_found');
       limits(res);
     }
-    const wrong = await t.req('DELETE', `/v0/persons/${personId}`, undefined, { key: readKey });
+    const wrong = await t.req('PUT', `/v0/persons/${personId}`, {}, { key: readKey });
     expectProblem(wrong, 405, 'method_not_allowed');
     limits(wrong);
     assert.ok(String(wrong.headers.allow).includes('GET'), `Allow: ${String(wrong.headers.allow)}`);
@@ -1171,7 +1171,7 @@ describe('CORS with CORS_ORIGINS=https://app.example.com', () => {
   test('with CORS on, an unknown route is still 404 and a wrong method still 405', T(20), async () => {
     expectProblem(await t.req('GET', '/v0/nothing-here', undefined, { headers: { origin: ALLOWED } }), 404, 'not_found');
     expectProblem(await t.req('GET', '/nothing-at-all'), 404, 'not_found');
-    const wrong = await t.req('DELETE', `/v0/persons/${personId}`);
+    const wrong = await t.req('PUT', `/v0/persons/${personId}`, {});
     expectProblem(wrong, 405, 'method_not_allowed');
   });
 });
