@@ -245,14 +245,21 @@ async function takeHomePage(trx: Transaction<Database>, page: PagesTable, audien
   }
 }
 
-/** A unique index refused the write: which rule, by the index's name (PostgreSQL) or the columns SQLite names. */
+/**
+ * A unique index refused the write: a concurrent request took the route key or the home page
+ * between the check and the write (PostgreSQL only; SQLite's writes are serialized). PostgreSQL
+ * names the index that refused.
+ */
 function audienceConflict(err: unknown, routeKey: string | null): AppError | undefined {
   if (!isUniqueViolation(err)) return undefined;
-  const text = `${(err as { constraint?: string }).constraint ?? ''} ${(err as Error).message}`;
-  if (/route_key/.test(text) && routeKey !== null) return routeKeyTaken(routeKey);
-  return new AppError('conflict', 'A concurrent request changed the home page of this page; read the audiences again and retry', [
-    { path: '/flags', message: 'was changed by a concurrent request' },
-  ]);
+  const index = (err as { constraint?: unknown }).constraint;
+  if (index === 'audiences_route_key_uq' && routeKey !== null) return routeKeyTaken(routeKey);
+  if (index === 'audiences_home_page_uq') {
+    return new AppError('conflict', 'A concurrent request changed the home page of this page; read the audiences again and retry', [
+      { path: '/flags', message: 'was changed by a concurrent request' },
+    ]);
+  }
+  return undefined;
 }
 
 /**
