@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
+import type { FileStoreName } from '../config.js';
 import type { Database } from '../db/types.js';
 
 /**
@@ -71,10 +72,10 @@ function safe(key: string): string {
 
 export interface FileStores {
   /** Where new files are written. */
-  current: 'disk' | 'database';
-  byName: Record<'disk' | 'database', FileStore>;
+  current: FileStoreName;
+  byName: Record<FileStoreName, FileStore>;
 }
 
-export function fileStores(db: Kysely<Database>, dataDir: string, current: 'disk' | 'database'): FileStores {
+export function fileStores(db: Kysely<Database>, dataDir: string, current: FileStoreName): FileStores {
   return { current, byName: { disk: diskStore(path.join(dataDir, 'files')), database: databaseStore(db) } };
 }

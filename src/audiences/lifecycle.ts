@@ -1,3 +1,6 @@
+import type { VersionStatus } from '../db/enums.js';
+import type { AudienceVersionsTable } from '../db/types.js';
+
 /**
  * The audience version state machine (the table is in docs/decisions.md):
  *
@@ -7,11 +10,6 @@
  *
  * Nothing leaves cancelled or archived. Pure functions: the repository applies what they decide.
  */
-import type { AudienceVersionsTable } from '../db/types.js';
-
-export const VERSION_STATUSES = ['archived', 'cancelled', 'draft', 'pending', 'processing', 'published', 'queued'] as const;
-export type VersionStatus = (typeof VERSION_STATUSES)[number];
-
 const FORWARD: readonly VersionStatus[] = ['draft', 'pending', 'queued', 'processing', 'published'];
 const CANCELLABLE: readonly VersionStatus[] = ['draft', 'pending', 'queued', 'processing'];
 

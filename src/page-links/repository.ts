@@ -14,7 +14,7 @@ export const toPageLink = (row: PageLinksTable): PageLink => ({
   tenantDomainId: row.tenant_domain_id,
   path: row.path,
   target: {
-    targetType: row.target_type as PageLink['target']['targetType'],
+    targetType: row.target_type,
     ...(row.target_audience_id !== null ? { audienceId: row.target_audience_id } : {}),
     ...(row.target_page_id !== null ? { pageId: row.target_page_id } : {}),
   },

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { DELIVERY_STATUSES } from '../db/enums.js';
 import { SUBSCRIBABLE_EVENTS } from '../events/catalogue.js';
 import { CursorParam, LimitParam, ListQuery, Nullable, StringEnum, Timestamp } from '../http/schemas.js';
 
@@ -57,7 +58,7 @@ export const Delivery = Type.Object({
   deliveryId: Type.String({ description: 'Also the webhook-id header, the same on every attempt' }),
   eventId: Type.String(),
   eventType: Type.String(),
-  status: StringEnum(['pending', 'succeeded', 'failed']),
+  status: StringEnum(DELIVERY_STATUSES),
   attempts: Type.Integer({ minimum: 0 }),
   lastAttemptAt: Nullable(Timestamp),
   nextAttemptAt: Nullable(Timestamp),
