@@ -81,12 +81,17 @@ export function ListQuery<P extends TProperties>(filters: P) {
   return Type.Object({ ...filters, cursor: Type.Optional(CursorParam), limit: Type.Optional(LimitParam) }, { additionalProperties: false });
 }
 
-export function ListEnvelope<T extends TSchema>(item: T) {
+/** `totalCount` counts every match unless a list says otherwise, in its own description. */
+export function ListEnvelope<T extends TSchema>(item: T, about: { totalCount?: string } = {}) {
   return Type.Object({
     items: Type.Array(item),
     hasMore: Type.Boolean(),
     nextCursor: Nullable(Type.String()),
-    totalCount: Type.Integer({ minimum: 0, maximum: MAX_SAFE_INTEGER }),
+    totalCount: Type.Integer({
+      minimum: 0,
+      maximum: MAX_SAFE_INTEGER,
+      ...(about.totalCount === undefined ? {} : { description: about.totalCount }),
+    }),
   });
 }
 /** A list's response as the code builds it: the envelope's type, over items of any type. */
