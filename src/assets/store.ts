@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { FileStoreName } from '../config.js';
 import type { Database } from '../db/types.js';
+import { isIdShaped } from '../ids.js';
 
 /**
  * Where the bytes of uploaded files live, behind one interface so that an object store can be
@@ -66,7 +67,7 @@ export function databaseStore(db: Kysely<Database>): FileStore {
 
 /** Keys are file ids (with a `.preview` suffix); anything else must never reach the file system. */
 function safe(key: string): string {
-  if (!/^[a-z]+_[0-9a-z]{26}(\.preview)?$/.test(key)) throw new Error(`Invalid file store key: ${key}`);
+  if (!isIdShaped(key.replace(/\.preview$/, ''))) throw new Error(`Invalid file store key: ${key}`);
   return key;
 }
 

@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import { isIdShaped } from '../ids.js';
 import { invalidField } from './errors.js';
 import type { ListPage } from './schemas.js';
 
@@ -19,7 +20,7 @@ export interface PageRequest {
 export type KeyKind = 'timestamp' | 'id' | 'integer';
 const KEY_CHECKS: Record<KeyKind, (v: unknown) => boolean> = {
   timestamp: (v) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(v) && !Number.isNaN(Date.parse(v)),
-  id: (v) => typeof v === 'string' && /^[a-z]{1,16}_[0-9a-z]{26}$/.test(v),
+  id: (v) => typeof v === 'string' && isIdShaped(v),
   integer: (v) => Number.isSafeInteger(v),
 };
 
