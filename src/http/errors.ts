@@ -58,6 +58,20 @@ export const conflict = (detail: string) => new AppError('conflict', detail);
 /** A 400 naming one field, for rules a schema cannot express (a reference to nothing, ...). */
 export const invalidField = (path: string, message: string) => new AppError('validation_failed', `${path} ${message}`, [{ path, message }]);
 
+/**
+ * Runs a write that a unique rule guards on a client's value (a domain, a path): the database, not
+ * a read before the write, decides who holds the value, so a race has one winner. Its refusal is
+ * 409 naming the field; a unique violation nowhere expected is a lost race (see toAppError).
+ */
+export async function conflictIfTaken<T>(write: Promise<T>, taken: FieldError & { detail: string }): Promise<T> {
+  try {
+    return await write;
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+    throw new AppError('conflict', taken.detail, [{ path: taken.path, message: taken.message }]);
+  }
+}
+
 /** The body every error answers with; its `code` is one of the ErrorCodes. */
 export type Problem = Static<typeof ProblemSchema> & { code: ErrorCode };
 
