@@ -1,7 +1,8 @@
 /**
- * The values of every column that holds one of a fixed set. The table types take their column
- * types from these lists and the schemas build their enums from them, so a value the API speaks
- * and a value a row holds cannot drift apart, and the row mappers need no casts.
+ * The values of the columns that hold one of a fixed set (the file stores are in config.ts, which
+ * picks one). The table types take their column types from these lists and the schemas build
+ * their enums from them, so what the API speaks and what a row holds cannot drift apart, and the
+ * row mappers need no casts.
  */
 export const PAGE_TYPES = ['inbound', 'outbound', 'call_followup', 'sales_deck', 'custom'] as const;
 export const PAGE_STATUSES = ['archived', 'draft', 'published'] as const;
