@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { indexable, scopeEquals, startsWith, substringMatch } from '../db/search.js';
+import type { VersionStatus } from '../db/enums.js';
 import type { AudiencesTable, AudienceVersionsTable, Database, PagesTable } from '../db/types.js';
 import { conflict, invalidField } from '../http/errors.js';
 import { countRows, keysetList, NEWEST_FIRST } from '../http/pagination.js';
@@ -7,7 +8,7 @@ import { newId } from '../ids.js';
 import { emit } from '../events/outbox.js';
 import { fullMetadata, parseMetadata } from '../pages/metadata.js';
 import { now } from '../time.js';
-import { canMove, timesOfMove, type VersionStatus } from './lifecycle.js';
+import { canMove, timesOfMove } from './lifecycle.js';
 import { computedName } from './names.js';
 import type { Audience, AudienceCreate, AudienceListQuery, AudienceSearchQuery, AudienceVersion, VersionCreate } from './schemas.js';
 
@@ -16,7 +17,7 @@ export function toVersion(row: AudienceVersionsTable): AudienceVersion {
     versionId: row.id,
     audienceId: row.audience_id,
     versionNumber: Number(row.version_number),
-    status: row.status as VersionStatus,
+    status: row.status,
     isNewPageAgent: row.is_new_page_agent === 1,
     supplementaryContext: row.supplementary_context,
     queueDurationMs: row.queue_duration_ms === null ? null : Number(row.queue_duration_ms),
@@ -45,7 +46,7 @@ function toAudience(
     computedName: row.computed_name,
     customName: row.custom_name,
     effectiveName: row.effective_name,
-    status: row.archived_at !== null ? 'archived' : (latest.status as VersionStatus),
+    status: row.archived_at !== null ? 'archived' : latest.status,
     flags: JSON.parse(row.flags) as Audience['flags'],
     isNewPageAgent: published.is_new_page_agent === 1,
     latestVersion: toVersion(latest),
@@ -227,7 +228,7 @@ export async function moveVersion(
   version: AudienceVersionsTable,
   to: VersionStatus,
 ): Promise<AudienceVersion> {
-  const from = version.status as VersionStatus;
+  const from = version.status;
   if (from === to) return toVersion(version);
   if (!canMove(from, to)) throw conflict(`A ${from} version cannot become ${to}`);
   const at = now();
