@@ -8,6 +8,7 @@ import {
   revokeApiKey,
   type KeyOptions,
 } from './admin/repository.js';
+import { isScope } from './admin/schemas.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -28,16 +29,20 @@ class UsageError extends Error {}
 
 function keyFlags(flags: string[]): KeyOptions {
   const options: KeyOptions = {};
+  let scopes: string[] | undefined;
   for (let i = 0; i < flags.length; i += 2) {
     const [flag, value] = [flags[i], flags[i + 1]];
     if (value === undefined) throw new UsageError(`${flag} needs a value`);
-    if (flag === '--scopes') options.scopes = value.split(',').map((s) => s.trim()) as ('read' | 'write')[];
+    if (flag === '--scopes') scopes = value.split(',').map((s) => s.trim());
     else if (flag === '--expires-at') options.expiresAt = value;
     else if (flag === '--rate' && /^\d+$/.test(value)) options.rateLimitPerSecond = Number(value);
     else if (flag === '--burst' && /^\d+$/.test(value)) options.rateLimitBurst = Number(value);
     else throw new UsageError(`Unknown or invalid option ${flag} ${value}`);
   }
-  if (options.scopes?.some((s) => s !== 'read' && s !== 'write')) throw new UsageError('--scopes takes read or read,write');
+  if (scopes !== undefined) {
+    if (!scopes.every(isScope)) throw new UsageError('--scopes takes read or read,write');
+    options.scopes = scopes;
+  }
   return options;
 }
 

@@ -19,7 +19,7 @@ export interface Config {
   /** Key of the download links' signatures; unset: generated once and kept in the database. */
   fileUrlSecret: string | undefined;
   /** Where uploaded bytes are kept: the data folder, or the database (shared by every instance). */
-  fileStore: 'disk' | 'database';
+  fileStore: FileStoreName;
   /** Each tenant's fallback hostname is `<tenant slug>.<suffix>`. */
   fallbackDomainSuffix: string;
   /** Allow http:// webhook URLs (for local receivers); https:// only otherwise. */
@@ -43,6 +43,11 @@ export interface WebhookDelivery {
   maxInFlight: number;
   maxInFlightPerSubscription: number;
 }
+
+/** Where uploaded bytes may be kept; each file row names the one that holds its bytes. */
+export const FILE_STORES = ['disk', 'database'] as const;
+export type FileStoreName = (typeof FILE_STORES)[number];
+const isFileStore = (value: string): value is FileStoreName => (FILE_STORES as readonly string[]).includes(value);
 
 const DEFAULT_RETRY_SCHEDULE_S = [5, 300, 1800, 7200, 18000, 36000, 36000];
 
@@ -157,10 +162,10 @@ function readFileUrlSecret(env: Env): string | undefined {
   return raw;
 }
 
-function readFileStore(env: Env, kind: DatabaseConfig['kind']): 'disk' | 'database' {
+function readFileStore(env: Env, kind: DatabaseConfig['kind']): FileStoreName {
   const raw = readString(env, 'FILE_STORE');
   if (raw === undefined) return kind === 'sqlite' ? 'disk' : 'database';
-  if (raw !== 'disk' && raw !== 'database') throw new ConfigError(`FILE_STORE must be disk or database, got "${raw}"`);
+  if (!isFileStore(raw)) throw new ConfigError(`FILE_STORE must be ${FILE_STORES.join(' or ')}, got "${raw}"`);
   return raw;
 }
 

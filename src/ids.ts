@@ -96,8 +96,17 @@ export function newId<P extends IdPrefix>(prefix: P): `${P}_${string}` {
   return `${prefix}_${encodeBase32(uuidv7Bytes())}`;
 }
 
-/** Whether `value` has the exact shape of an id this service issues with `prefix`. */
-export function isId(prefix: IdPrefix, value: string): boolean {
-  return value.length === prefix.length + 27 && value.startsWith(`${prefix}_`) && ID_BODY.test(value.slice(prefix.length + 1));
+// What follows `<prefix>_`, checked by its shape only, as the reference writes the account id's pattern.
+const ID_BODY = '[a-z0-9]{26}';
+
+/** The JSON Schema `pattern` of the ids with `prefix`, e.g. `^account_[a-z0-9]{26}$`. */
+export function idPattern(prefix: IdPrefix): string {
+  return `^${prefix}_${ID_BODY}$`;
 }
-const ID_BODY = /^[0-7][0-9a-hjkmnp-tv-z]{25}$/;
+
+const ANY_ID = new RegExp(`^[a-z]{1,16}_${ID_BODY}$`);
+
+/** Whether `value` has the shape of an id of any kind: nothing else may reach a query or a file name from outside. */
+export function isIdShaped(value: string): boolean {
+  return ANY_ID.test(value);
+}

@@ -3,6 +3,7 @@ import { indexable, scopeEquals, searchWithTotal, substringMatch, type SearchPla
 import { emit } from '../events/outbox.js';
 import type { AccountsTable, Database } from '../db/types.js';
 import { countRows, keysetList, NEWEST_FIRST } from '../http/pagination.js';
+import { conflictIfTaken } from '../http/errors.js';
 import { newId } from '../ids.js';
 import { now } from '../time.js';
 import type { Account, AccountCreate, AccountSearchQuery } from './schemas.js';
@@ -26,7 +27,7 @@ const linkedPersons = (eb: ExpressionBuilder<Database, 'accounts'>) =>
     .whereRef('persons.tenant_id', '=', 'accounts.tenant_id')
     .whereRef('persons.domain_lc', '=', 'accounts.domain_lc');
 
-/** The caller turns a unique violation (the domain is taken) into a 409. */
+/** A domain another account of the tenant has, in any case, is 409 at `/domain`. */
 export async function createAccount(trx: Transaction<Database>, tenantId: string, input: AccountCreate): Promise<Account> {
   const createdAt = now();
   const row: AccountsTable = {
@@ -40,7 +41,11 @@ export async function createAccount(trx: Transaction<Database>, tenantId: string
     updated_at: createdAt,
     latest_activity_at: createdAt,
   };
-  await trx.insertInto('accounts').values(row).execute();
+  await conflictIfTaken(trx.insertInto('accounts').values(row).execute(), {
+    path: '/domain',
+    message: 'is already the domain of another account',
+    detail: `An account with domain "${input.domain}" already exists`,
+  });
   const count = await trx
     .selectFrom('persons')
     .select((eb) => eb.fn.countAll().as('n'))

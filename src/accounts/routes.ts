@@ -1,6 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { isUniqueViolation } from '../db/errors.js';
-import { AppError } from '../http/errors.js';
 import { ListEnvelope, responses } from '../http/schemas.js';
 import { createAccount, searchAccounts } from './repository.js';
 import { Account, AccountCreate, AccountSearchQuery } from './schemas.js';
@@ -20,17 +18,8 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      try {
-        const account = await app.db.transaction().execute((trx) => createAccount(trx, request.tenantId, request.body));
-        return reply.code(201).send(account);
-      } catch (err) {
-        if (isUniqueViolation(err)) {
-          throw new AppError('conflict', `An account with domain "${request.body.domain}" already exists`, [
-            { path: '/domain', message: 'is already the domain of another account' },
-          ]);
-        }
-        throw err;
-      }
+      const account = await app.db.transaction().execute((trx) => createAccount(trx, request.tenantId, request.body));
+      return reply.code(201).send(account);
     },
   );
 

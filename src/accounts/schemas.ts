@@ -1,8 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ListQuery, MAX_SAFE_INTEGER, StringEnum, Timestamp } from '../http/schemas.js';
+import { idPattern } from '../ids.js';
 
-export const ACCOUNT_ID_PATTERN = '^account_[a-z0-9]{26}$';
-export const AccountId = Type.String({ minLength: 1, pattern: ACCOUNT_ID_PATTERN });
+export const AccountId = Type.String({ minLength: 1, pattern: idPattern('account') });
 
 export const Account = Type.Object({
   accountId: AccountId,

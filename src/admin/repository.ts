@@ -8,7 +8,7 @@ import { keysetList, NEWEST_FIRST, type ListQueryParams } from '../http/paginati
 import { newId } from '../ids.js';
 import { now, toInstant } from '../time.js';
 import { invalidField } from '../http/errors.js';
-import type { ApiKey, Tenant } from './schemas.js';
+import { isScope, type ApiKey, type ApiKeyCreate, type Scope, type Tenant } from './schemas.js';
 
 const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -45,7 +45,7 @@ export async function getTenant(db: Kysely<Database>, tenantId: string): Promise
 /** Checks what the schema cannot: a write key also reads, and an expiry lies ahead. */
 export function checkKeyOptions(options: KeyOptions): KeyOptions {
   if (options.scopes && !options.scopes.includes('read')) throw invalidField('/scopes', 'must include read (a write key reads too)');
-  if (options.expiresAt !== undefined && options.expiresAt !== null) {
+  if (options.expiresAt !== undefined) {
     const at = toInstant(options.expiresAt);
     if (at === undefined || at <= now()) throw invalidField('/expiresAt', 'must be an instant in the future');
     return { ...options, expiresAt: at };
@@ -53,12 +53,7 @@ export function checkKeyOptions(options: KeyOptions): KeyOptions {
   return options;
 }
 
-export interface KeyOptions {
-  scopes?: ('read' | 'write')[];
-  expiresAt?: string | null;
-  rateLimitPerSecond?: number;
-  rateLimitBurst?: number;
-}
+export type KeyOptions = NonNullable<ApiKeyCreate>;
 
 /**
  * Stores the key's hash only; the plain key is returned once and never again. A key given its own
@@ -66,7 +61,7 @@ export interface KeyOptions {
  */
 export async function createApiKey(trx: Kysely<Database>, tenantId: string, options: KeyOptions = {}, apiKey = generateApiKey()) {
   const apiKeyId = newId('key');
-  const scopes: ('read' | 'write')[] = options.scopes?.includes('write') === false ? ['read'] : ['read', 'write'];
+  const scopes: Scope[] = options.scopes?.includes('write') === false ? ['read'] : ['read', 'write'];
   const rate = options.rateLimitPerSecond ?? null;
   const burst = options.rateLimitBurst ?? (rate === null ? null : rate * 2);
   const expiresAt = options.expiresAt ?? null;
@@ -92,7 +87,7 @@ export async function createApiKey(trx: Kysely<Database>, tenantId: string, opti
 const toApiKey = (row: ApiKeysTable): ApiKey => ({
   apiKeyId: row.id,
   keyPrefix: row.key_prefix,
-  scopes: row.scopes.split(',') as ApiKey['scopes'],
+  scopes: row.scopes.split(',').filter(isScope),
   expiresAt: row.expires_at,
   rateLimitPerSecond: row.rate_limit_per_second,
   rateLimitBurst: row.rate_limit_burst,

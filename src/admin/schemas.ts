@@ -12,7 +12,11 @@ export type Tenant = Static<typeof Tenant>;
 export const TenantCreate = Type.Object({ name: Type.String({ minLength: 1, maxLength: 255 }) }, { additionalProperties: false });
 export type TenantCreate = Static<typeof TenantCreate>;
 
-export const Scopes = Type.Array(StringEnum(['read', 'write']), {
+export const SCOPES = ['read', 'write'] as const;
+export type Scope = (typeof SCOPES)[number];
+export const isScope = (value: string): value is Scope => (SCOPES as readonly string[]).includes(value);
+
+export const Scopes = Type.Array(StringEnum(SCOPES), {
   minItems: 1,
   uniqueItems: true,
   description: '["read"]: GET only; ["read", "write"]: everything (the default)',

@@ -1,11 +1,10 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import sharp from 'sharp';
+import type { ImageType } from '../db/enums.js';
 import type { Database } from '../db/types.js';
 import { now } from '../time.js';
 
-export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
-export type ImageType = (typeof IMAGE_TYPES)[number];
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 const PREVIEW_WIDTH = 320;
 

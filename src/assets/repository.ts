@@ -5,7 +5,8 @@ import { conflict, invalidField } from '../http/errors.js';
 import { newId } from '../ids.js';
 import { emit } from '../events/outbox.js';
 import { after, now } from '../time.js';
-import type { ImageType, InspectedImage, UrlSigner } from './files.js';
+import type { ImageType } from '../db/enums.js';
+import type { InspectedImage, UrlSigner } from './files.js';
 import type { Asset, AssetCreate, AssetUpdate, FileInfo } from './schemas.js';
 import type { FileStores } from './store.js';
 
@@ -23,7 +24,7 @@ export function toAsset(row: AssetsTable, file: FileRef, signer: UrlSigner): Ass
     parentAssetId: row.parent_asset_id,
     hidden: row.hidden === 1,
     data: { type: 'image', fileId: row.file_id },
-    lifecycleState: row.lifecycle_state as Asset['lifecycleState'],
+    lifecycleState: row.lifecycle_state,
     downloadUrl: live ? signer.url(file.id, 'original') : null,
     previewDownloadUrl: live && file.preview_content_type !== null ? signer.url(file.id, 'preview') : null,
     createdAt: row.created_at,
@@ -35,7 +36,7 @@ export function toAsset(row: AssetsTable, file: FileRef, signer: UrlSigner): Ass
 
 const toFileInfo = (row: FilesTable): FileInfo => ({
   fileId: row.id,
-  contentType: row.content_type as ImageType,
+  contentType: row.content_type,
   sizeBytes: Number(row.size_bytes),
   sha256: row.sha256,
   width: row.width,

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { IMAGE_TYPES, LIFECYCLE_STATES } from '../db/enums.js';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.js';
-import { IMAGE_TYPES } from './files.js';
 
 export const FileInfo = Type.Object({
   fileId: Type.String(),
@@ -12,8 +12,6 @@ export const FileInfo = Type.Object({
   createdAt: Timestamp,
 });
 export type FileInfo = Static<typeof FileInfo>;
-
-export const LIFECYCLE_STATES = ['active', 'trashed', 'deleted'] as const;
 
 export const Asset = Type.Object({
   assetId: Type.String(),

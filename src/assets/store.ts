@@ -1,7 +1,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
+import type { FileStoreName } from '../config.js';
 import type { Database } from '../db/types.js';
+import { isIdShaped } from '../ids.js';
 
 /**
  * Where the bytes of uploaded files live, behind one interface so that an object store can be
@@ -65,16 +67,16 @@ export function databaseStore(db: Kysely<Database>): FileStore {
 
 /** Keys are file ids (with a `.preview` suffix); anything else must never reach the file system. */
 function safe(key: string): string {
-  if (!/^[a-z]+_[0-9a-z]{26}(\.preview)?$/.test(key)) throw new Error(`Invalid file store key: ${key}`);
+  if (!isIdShaped(key.replace(/\.preview$/, ''))) throw new Error(`Invalid file store key: ${key}`);
   return key;
 }
 
 export interface FileStores {
   /** Where new files are written. */
-  current: 'disk' | 'database';
-  byName: Record<'disk' | 'database', FileStore>;
+  current: FileStoreName;
+  byName: Record<FileStoreName, FileStore>;
 }
 
-export function fileStores(db: Kysely<Database>, dataDir: string, current: 'disk' | 'database'): FileStores {
+export function fileStores(db: Kysely<Database>, dataDir: string, current: FileStoreName): FileStores {
   return { current, byName: { disk: diskStore(path.join(dataDir, 'files')), database: databaseStore(db) } };
 }

@@ -1,3 +1,6 @@
+import type { VersionStatus } from '../db/enums.js';
+import type { AudienceVersionsTable } from '../db/types.js';
+
 /**
  * The audience version state machine (the table is in docs/decisions.md):
  *
@@ -7,9 +10,6 @@
  *
  * Nothing leaves cancelled or archived. Pure functions: the repository applies what they decide.
  */
-export const VERSION_STATUSES = ['archived', 'cancelled', 'draft', 'pending', 'processing', 'published', 'queued'] as const;
-export type VersionStatus = (typeof VERSION_STATUSES)[number];
-
 const FORWARD: readonly VersionStatus[] = ['draft', 'pending', 'queued', 'processing', 'published'];
 const CANCELLABLE: readonly VersionStatus[] = ['draft', 'pending', 'queued', 'processing'];
 
@@ -22,12 +22,7 @@ export function canMove(from: VersionStatus, to: VersionStatus): boolean {
   return i !== -1 && j > i;
 }
 
-export interface VersionTimes {
-  queued_at: string | null;
-  queue_duration_ms: number | null;
-  published_at: string | null;
-  cancelled_at: string | null;
-}
+export type VersionTimes = Pick<AudienceVersionsTable, 'queued_at' | 'queue_duration_ms' | 'published_at' | 'cancelled_at'>;
 
 /** The timestamps a move to `to` at `at` sets; `queueDurationMs` is measured when a version leaves `queued`. */
 export function timesOfMove(from: VersionStatus, to: VersionStatus, current: VersionTimes, at: string): Partial<VersionTimes> {

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { indexable, scopeEquals, startsWith, substringMatch } from '../db/search.js';
+import type { VersionStatus } from '../db/enums.js';
 import type { AudiencesTable, AudienceVersionsTable, Database, PagesTable } from '../db/types.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { AppError, conflict, invalidField } from '../http/errors.js';
@@ -8,7 +9,7 @@ import { newId } from '../ids.js';
 import { emit } from '../events/outbox.js';
 import { fullMetadata, parseMetadata } from '../pages/metadata.js';
 import { after, now } from '../time.js';
-import { canMove, timesOfMove, type VersionStatus } from './lifecycle.js';
+import { canMove, timesOfMove } from './lifecycle.js';
 import { computedName } from './names.js';
 import type {
   Audience,
@@ -25,7 +26,7 @@ export function toVersion(row: AudienceVersionsTable): AudienceVersion {
     versionId: row.id,
     audienceId: row.audience_id,
     versionNumber: Number(row.version_number),
-    status: row.status as VersionStatus,
+    status: row.status,
     isNewPageAgent: row.is_new_page_agent === 1,
     supplementaryContext: row.supplementary_context,
     queueDurationMs: row.queue_duration_ms === null ? null : Number(row.queue_duration_ms),
@@ -54,7 +55,7 @@ function toAudience(
     computedName: row.computed_name,
     customName: row.custom_name,
     effectiveName: row.effective_name,
-    status: row.archived_at !== null ? 'archived' : (latest.status as VersionStatus),
+    status: row.archived_at !== null ? 'archived' : latest.status,
     flags: JSON.parse(row.flags) as Audience['flags'],
     isNewPageAgent: published.is_new_page_agent === 1,
     latestVersion: toVersion(latest),
@@ -167,23 +168,26 @@ export async function createAudience(trx: Transaction<Database>, page: PagesTabl
 const audiencesList = keysetList({ name: 'audiences', table: 'audiences', ...NEWEST_FIRST });
 
 export async function listAudiences(db: Kysely<Database>, page: PagesTable, query: AudienceListQuery) {
-  const filters = { status: query.status ?? null };
+  const status = query.status;
+  const filters = { status: status ?? null };
   // Without a status, the live audiences; `archived`, the archived ones; any other, the live ones whose latest version has it.
   const ofPage = db
     .selectFrom('audiences')
     .where('audiences.page_id', '=', page.id)
     .where('audiences.tenant_id', '=', page.tenant_id)
-    .where('audiences.archived_at', query.status === 'archived' ? 'is not' : 'is', null)
-    .$if(query.status !== undefined && query.status !== 'archived', (q) =>
-      q.where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('audience_versions')
-            .select('audience_versions.id')
-            .whereRef('audience_versions.id', '=', 'audiences.latest_version_id')
-            .where('audience_versions.status', '=', query.status ?? ''),
-        ),
-      ),
+    .where('audiences.archived_at', status === 'archived' ? 'is not' : 'is', null)
+    .$call((q) =>
+      status === undefined || status === 'archived'
+        ? q
+        : q.where((eb) =>
+            eb.exists(
+              eb
+                .selectFrom('audience_versions')
+                .select('audience_versions.id')
+                .whereRef('audience_versions.id', '=', 'audiences.latest_version_id')
+                .where('audience_versions.status', '=', status),
+            ),
+          ),
     );
   const result = await audiencesList.read({
     query,
@@ -438,7 +442,7 @@ export async function moveVersion(
   version: AudienceVersionsTable,
   to: VersionStatus,
 ): Promise<AudienceVersion> {
-  const from = version.status as VersionStatus;
+  const from = version.status;
   if (from === to) return toVersion(version);
   if (!canMove(from, to)) throw conflict(`A ${from} version cannot become ${to}`);
   const at = now();

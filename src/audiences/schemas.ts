@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { VERSION_STATUSES } from '../db/enums.js';
 import { HttpUrl, LimitParam, ListQuery, MAX_SAFE_INTEGER, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.js';
 import { Flags, Metadata, MetadataPartial } from '../pages/schemas.js';
-import { VERSION_STATUSES } from './lifecycle.js';
 
 export const VersionStatus = StringEnum(VERSION_STATUSES);
 

@@ -1,3 +1,17 @@
+import type { FileStoreName } from '../config.js';
+import type {
+  DELIVERY_STATUSES,
+  IMAGE_TYPES,
+  LIFECYCLE_STATES,
+  PAGE_STATUSES,
+  PAGE_TYPES,
+  TARGET_TYPES,
+  VERSION_STATUSES,
+} from './enums.js';
+
+/** One of a const list's values. */
+type OneOf<List extends readonly string[]> = List[number];
+
 /**
  * One table type per table, gathered in `Database`. Timestamps are ISO 8601 strings in UTC with
  * milliseconds (TEXT on SQLite, timestamptz on PostgreSQL); booleans are 0/1 integers on both
@@ -129,8 +143,8 @@ export interface PagesTable {
   name: string;
   title: string;
   page_context: string;
-  page_type: string;
-  status: string;
+  page_type: OneOf<typeof PAGE_TYPES>;
+  status: OneOf<typeof PAGE_STATUSES>;
   flags: string;
   brand_id: string;
   header_action_id: string | null;
@@ -185,7 +199,7 @@ export interface AudienceVersionsTable {
   tenant_id: string;
   audience_id: string;
   version_number: number;
-  status: string;
+  status: OneOf<typeof VERSION_STATUSES>;
   is_new_page_agent: number;
   supplementary_context: string | null;
   queue_duration_ms: number | null;
@@ -236,7 +250,7 @@ export interface ServiceSecretsTable {
 export interface FilesTable {
   id: string;
   tenant_id: string;
-  content_type: string;
+  content_type: OneOf<typeof IMAGE_TYPES>;
   size_bytes: number;
   sha256: string;
   width: number;
@@ -244,7 +258,7 @@ export interface FilesTable {
   /** Null when no preview could be made. */
   preview_content_type: string | null;
   /** Which store holds the bytes: a file keeps the store it was written to. */
-  store: 'disk' | 'database';
+  store: FileStoreName;
   created_at: string;
   /** Set when the last asset using the file was deleted and its bytes removed. */
   deleted_at: string | null;
@@ -265,7 +279,7 @@ export interface AssetsTable {
   parent_asset_id: string | null;
   hidden: number;
   file_id: string;
-  lifecycle_state: string;
+  lifecycle_state: OneOf<typeof LIFECYCLE_STATES>;
   created_at: string;
   updated_at: string;
   trashed_at: string | null;
@@ -308,7 +322,7 @@ export interface PageLinksTable {
   tenant_domain_id: string;
   path: string;
   path_lc: string;
-  target_type: string;
+  target_type: OneOf<typeof TARGET_TYPES>;
   target_audience_id: string | null;
   target_page_id: string | null;
   page_id: string;
@@ -350,7 +364,7 @@ export interface WebhookDeliveriesTable {
   subscription_id: string;
   event_id: string;
   event_type: string;
-  status: 'pending' | 'succeeded' | 'failed';
+  status: OneOf<typeof DELIVERY_STATUSES>;
   attempts: number;
   next_attempt_at: string | null;
   last_attempt_at: string | null;

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { isHostname } from '../config.js';
 import type { Database, TenantDomainsTable } from '../db/types.js';
-import { invalidField } from '../http/errors.js';
+import { conflictIfTaken, invalidField } from '../http/errors.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { now } from '../time.js';
@@ -27,12 +27,16 @@ export async function createFallbackDomain(db: Kysely<Database>, tenantId: strin
   return toTenantDomain(row);
 }
 
-/** The caller turns a unique violation (the hostname is taken, by any tenant) into a 409. */
+/** A hostname taken by any tenant, in any case, is 409 at `/hostname`. */
 export async function createDomain(db: Kysely<Database>, tenantId: string, hostname: string): Promise<TenantDomain> {
   const name = hostname.toLowerCase().replace(/\.$/, '');
   if (!isHostname(name) || !name.includes('.')) throw invalidField('/hostname', 'is not a valid DNS name (e.g. pages.example.com)');
   const row: TenantDomainsTable = { id: newId('domain'), tenant_id: tenantId, hostname: name, is_fallback: 0, created_at: now() };
-  await db.insertInto('tenant_domains').values(row).execute();
+  await conflictIfTaken(db.insertInto('tenant_domains').values(row).execute(), {
+    path: '/hostname',
+    message: 'is already in use',
+    detail: `The hostname ${hostname} is already in use`,
+  });
   return toTenantDomain(row);
 }
 

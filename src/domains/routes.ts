@@ -1,6 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { isUniqueViolation } from '../db/errors.js';
-import { AppError } from '../http/errors.js';
 import { ListEnvelope, responses } from '../http/schemas.js';
 import { createDomain, listDomains } from './repository.js';
 import { TenantDomain, TenantDomainCreate, TenantDomainListQuery } from './schemas.js';
@@ -34,14 +32,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      try {
-        return reply.code(201).send(await createDomain(app.db, request.tenantId, request.body.hostname));
-      } catch (err) {
-        if (!isUniqueViolation(err)) throw err;
-        throw new AppError('conflict', `The hostname ${request.body.hostname} is already in use`, [
-          { path: '/hostname', message: 'is already in use' },
-        ]);
-      }
+      return reply.code(201).send(await createDomain(app.db, request.tenantId, request.body.hostname));
     },
   );
 };

@@ -1,5 +1,7 @@
+import type { Static } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isUnavailable, isUniqueViolation } from '../db/errors.js';
+import type { FieldErrorSchema, ProblemSchema } from './schemas.js';
 
 /** Every error code the API answers with, and its HTTP status. Codes are stable: clients branch on them. */
 export const ERROR_STATUS = {
@@ -35,11 +37,7 @@ const TITLES: Record<ErrorCode, string> = {
   unavailable: 'The service is unavailable',
 };
 
-export interface FieldError {
-  /** JSON Pointer to the offending field, e.g. `/phoneNumber`. */
-  path: string;
-  message: string;
-}
+export type FieldError = Static<typeof FieldErrorSchema>;
 
 /** The one error type services throw; the error handler turns it into problem+json. */
 export class AppError extends Error {
@@ -60,15 +58,22 @@ export const conflict = (detail: string) => new AppError('conflict', detail);
 /** A 400 naming one field, for rules a schema cannot express (a reference to nothing, ...). */
 export const invalidField = (path: string, message: string) => new AppError('validation_failed', `${path} ${message}`, [{ path, message }]);
 
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: ErrorCode;
-  requestId: string;
-  errors?: FieldError[];
+/**
+ * Runs a write that a unique rule guards on a client's value (a domain, a path): the database, not
+ * a read before the write, decides who holds the value, so a race has one winner. Its refusal is
+ * 409 naming the field; a unique violation nowhere expected is a lost race (see toAppError).
+ */
+export async function conflictIfTaken<T>(write: Promise<T>, taken: FieldError & { detail: string }): Promise<T> {
+  try {
+    return await write;
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+    throw new AppError('conflict', taken.detail, [{ path: taken.path, message: taken.message }]);
+  }
 }
+
+/** The body every error answers with; its `code` is one of the ErrorCodes. */
+export type Problem = Static<typeof ProblemSchema> & { code: ErrorCode };
 
 export function problemOf(err: AppError, requestId: string): Problem {
   const problem: Problem = {
@@ -124,10 +129,10 @@ export function fieldErrors(validation: readonly AjvError[]): FieldError[] {
     let path = e.instancePath;
     let message = e.message ?? 'is invalid';
     if (e.keyword === 'required') {
-      path += `/${escapePointer(String(e.params.missingProperty))}`;
+      path += `/${pointerSegment(String(e.params.missingProperty))}`;
       message = 'is required';
     } else if (e.keyword === 'additionalProperties') {
-      path += `/${escapePointer(String(e.params.additionalProperty))}`;
+      path += `/${pointerSegment(String(e.params.additionalProperty))}`;
       message = 'is not an allowed field';
     } else if (e.keyword === 'enum' && Array.isArray(e.params.allowedValues)) {
       message = `must be one of: ${e.params.allowedValues.join(', ')}`;
@@ -141,7 +146,8 @@ export function fieldErrors(validation: readonly AjvError[]): FieldError[] {
   return [...byPath].map(([path, messages]) => ({ path, message: messages.join('; ') }));
 }
 
-function escapePointer(segment: string): string {
+/** A key as one segment of a JSON Pointer (RFC 6901): `~` and `/` escaped. */
+export function pointerSegment(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 

@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../db/types.js';
+import { isIdShaped } from '../ids.js';
 import { invalidField } from './errors.js';
 import type { ListPage, ListQuery } from './schemas.js';
 
@@ -17,7 +18,7 @@ export type SortKey = readonly (string | number)[];
 export type KeyKind = 'timestamp' | 'id' | 'integer';
 const KEY_CHECKS: Record<KeyKind, (v: unknown) => boolean> = {
   timestamp: (v) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(v) && !Number.isNaN(Date.parse(v)),
-  id: (v) => typeof v === 'string' && /^[a-z]{1,16}_[0-9a-z]{26}$/.test(v),
+  id: (v) => typeof v === 'string' && isIdShaped(v),
   integer: (v) => Number.isSafeInteger(v),
 };
 

@@ -7,6 +7,7 @@ import {
   type TProperties,
   type TSchema,
   type TString,
+  type TUnsafe,
 } from '@sinclair/typebox';
 
 /** Shared schema pieces: every resource schema builds on these rather than restating them. */
@@ -31,6 +32,12 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
 export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-22T12:00:00.000Z'] });
 export const NullableTimestamp = Nullable(Timestamp);
 
+export const FieldErrorSchema = Type.Object({
+  /** A JSON Pointer, e.g. `/phoneNumber`: the field itself, even when it is missing. */
+  path: Type.String(),
+  message: Type.String(),
+});
+
 export const ProblemSchema = Type.Object(
   {
     type: Type.String(),
@@ -39,7 +46,7 @@ export const ProblemSchema = Type.Object(
     detail: Type.String(),
     code: Type.String(),
     requestId: Type.String(),
-    errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+    errors: Type.Optional(Type.Array(FieldErrorSchema)),
   },
   { description: 'RFC 9457 problem details' },
 );
@@ -82,17 +89,18 @@ export function ListQuery<P extends TProperties>(filters: P) {
   return Type.Object({ ...filters, cursor: Type.Optional(CursorParam), limit: Type.Optional(LimitParam) }, { additionalProperties: false });
 }
 
-export function ListEnvelope<T extends TSchema>(item: T) {
+/** `totalCount` counts every match unless a list says otherwise, in its own description. */
+export function ListEnvelope<T extends TSchema>(item: T, about: { totalCount?: string } = {}) {
   return Type.Object({
     items: Type.Array(item),
     hasMore: Type.Boolean(),
     nextCursor: Nullable(Type.String()),
-    totalCount: Type.Integer({ minimum: 0, maximum: MAX_SAFE_INTEGER }),
+    totalCount: Type.Integer({
+      minimum: 0,
+      maximum: MAX_SAFE_INTEGER,
+      ...(about.totalCount === undefined ? {} : { description: about.totalCount }),
+    }),
   });
 }
-export interface ListPage<T> {
-  items: T[];
-  hasMore: boolean;
-  nextCursor: string | null;
-  totalCount: number;
-}
+/** A list's response as the code builds it: the envelope's type, over items of any type. */
+export type ListPage<T> = Static<ReturnType<typeof ListEnvelope<TUnsafe<T>>>>;

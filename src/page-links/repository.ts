@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { indexable, scopeEquals, searchWithTotal, substringMatch, type SearchPlan } from '../db/search.js';
 import type { Database, PageLinksTable } from '../db/types.js';
 import { findDomain, findFallbackDomain } from '../domains/repository.js';
-import { AppError, notFound, type FieldError } from '../http/errors.js';
+import { AppError, conflictIfTaken, notFound, type FieldError } from '../http/errors.js';
 import { countRows, keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { emit } from '../events/outbox.js';
@@ -14,7 +14,7 @@ export const toPageLink = (row: PageLinksTable): PageLink => ({
   tenantDomainId: row.tenant_domain_id,
   path: row.path,
   target: {
-    targetType: row.target_type as PageLink['target']['targetType'],
+    targetType: row.target_type,
     ...(row.target_audience_id !== null ? { audienceId: row.target_audience_id } : {}),
     ...(row.target_page_id !== null ? { pageId: row.target_page_id } : {}),
   },
@@ -63,7 +63,7 @@ async function resolveTarget(
   return found?.page_id;
 }
 
-/** The caller turns a unique violation (the path is taken on that domain) into a 409. */
+/** A path a live link of the domain has, in any case, is 409 at `/path`. */
 export async function createPageLink(trx: Transaction<Database>, tenantId: string, input: PageLinkCreate): Promise<PageLink> {
   const errors: FieldError[] = [];
   const domain =
@@ -88,7 +88,11 @@ export async function createPageLink(trx: Transaction<Database>, tenantId: strin
     updated_at: at,
     deleted_at: null,
   };
-  await trx.insertInto('page_links').values(row).execute();
+  await conflictIfTaken(trx.insertInto('page_links').values(row).execute(), {
+    path: '/path',
+    message: 'is already used on this domain',
+    detail: `A live link with path ${input.path} already exists on this domain`,
+  });
   const link = toPageLink(row);
   await emit(trx, tenantId, 'page_link.created', link);
   return link;

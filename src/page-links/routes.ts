@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { isUniqueViolation } from '../db/errors.js';
-import { AppError, notFound } from '../http/errors.js';
+import { notFound } from '../http/errors.js';
 import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
 import { createPageLink, deletePageLink, searchPageLinks } from './repository.js';
 import { PageLink, PageLinkCreate, PageLinkParams, PageLinkSearchQuery } from './schemas.js';
@@ -35,15 +34,8 @@ export const pageLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      try {
-        const link = await app.db.transaction().execute((trx) => createPageLink(trx, request.tenantId, request.body));
-        return reply.code(201).send(link);
-      } catch (err) {
-        if (!isUniqueViolation(err)) throw err;
-        throw new AppError('conflict', `A live link with path ${request.body.path} already exists on this domain`, [
-          { path: '/path', message: 'is already used on this domain' },
-        ]);
-      }
+      const link = await app.db.transaction().execute((trx) => createPageLink(trx, request.tenantId, request.body));
+      return reply.code(201).send(link);
     },
   );
 

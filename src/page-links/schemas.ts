@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { TARGET_TYPES } from '../db/enums.js';
 import { ListQuery, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.js';
 
-export const TARGET_TYPES = ['audience', 'page', 'page_routing'] as const;
 export const TargetType = StringEnum(TARGET_TYPES);
 
 export const PageLink = Type.Object({

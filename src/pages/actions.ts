@@ -1,15 +1,10 @@
+import type { Static } from '@sinclair/typebox';
 import { invalidField } from '../http/errors.js';
 import { newId } from '../ids.js';
-import type { ActionInput } from './schemas.js';
+import type { Action, ActionInput } from './schemas.js';
 
 /** An action as stored; its `actionIndex` is its position, so it is never stored. */
-export interface StoredAction {
-  actionId: string;
-  purpose: string;
-  buttonTitle: string;
-  actionType: string;
-  url: string;
-}
+export type StoredAction = Omit<Static<typeof Action>, 'actionIndex'>;
 
 /**
  * The rules of a page's actions and its header action, on create (no stored actions) and update:

@@ -1,8 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { PAGE_STATUSES, PAGE_TYPES } from '../db/enums.js';
 import { ListQuery, MAX_SAFE_INTEGER, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.js';
 
-export const PAGE_TYPES = ['inbound', 'outbound', 'call_followup', 'sales_deck', 'custom'] as const;
-export const PAGE_STATUSES = ['archived', 'draft', 'published'] as const;
 export const PageType = StringEnum(PAGE_TYPES);
 export const PageStatus = StringEnum(PAGE_STATUSES);
 /** Pages and audiences share the one flag the reference allows. */

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { DELIVERY_STATUSES } from '../db/enums.js';
 import { SUBSCRIBABLE_EVENTS } from '../events/catalogue.js';
-import { CursorParam, LimitParam, ListQuery, Nullable, StringEnum, Timestamp } from '../http/schemas.js';
+import { ListEnvelope, ListQuery, Nullable, StringEnum, Timestamp } from '../http/schemas.js';
 
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'https:// (http:// only when the service allows it)' });
 const Events = Type.Array(StringEnum(SUBSCRIBABLE_EVENTS), {
@@ -38,17 +39,11 @@ export const WebhookSubscriptionUpdate = Type.Object(
 );
 export type WebhookSubscriptionUpdate = Static<typeof WebhookSubscriptionUpdate>;
 
-export const WebhookSubscriptionListQuery = Type.Object(
-  { cursor: Type.Optional(CursorParam), limit: Type.Optional(LimitParam) },
-  { additionalProperties: false },
-);
+export const WebhookSubscriptionListQuery = ListQuery({});
 export type WebhookSubscriptionListQuery = Static<typeof WebhookSubscriptionListQuery>;
 
-export const WebhookSubscriptionPage = Type.Object({
-  items: Type.Array(WebhookSubscription),
-  hasMore: Type.Boolean({ description: 'Whether more subscriptions exist after this page' }),
-  nextCursor: Type.Union([Type.String(), Type.Null()]),
-  totalCount: Type.Integer({ minimum: 0, description: 'The number of subscriptions in this response' }),
+export const WebhookSubscriptionPage = ListEnvelope(WebhookSubscription, {
+  totalCount: 'The number of subscriptions in this response',
 });
 
 export const SubscriptionParams = Type.Object({ subscription_id: Type.String() });
@@ -57,7 +52,7 @@ export const Delivery = Type.Object({
   deliveryId: Type.String({ description: 'Also the webhook-id header, the same on every attempt' }),
   eventId: Type.String(),
   eventType: Type.String(),
-  status: StringEnum(['pending', 'succeeded', 'failed']),
+  status: StringEnum(DELIVERY_STATUSES),
   attempts: Type.Integer({ minimum: 0 }),
   lastAttemptAt: Nullable(Timestamp),
   nextAttemptAt: Nullable(Timestamp),

@@ -1,0 +1,22 @@
+/**
+ * The values of the columns that hold one of a fixed set (the file stores are in config.ts, which
+ * picks one). The table types take their column types from these lists and the schemas build
+ * their enums from them, so what the API speaks and what a row holds cannot drift apart, and the
+ * row mappers need no casts.
+ */
+export const PAGE_TYPES = ['inbound', 'outbound', 'call_followup', 'sales_deck', 'custom'] as const;
+export const PAGE_STATUSES = ['archived', 'draft', 'published'] as const;
+
+/** The audience version's states; the moves between them are in `src/audiences/lifecycle.ts`. */
+export const VERSION_STATUSES = ['archived', 'cancelled', 'draft', 'pending', 'processing', 'published', 'queued'] as const;
+export type VersionStatus = (typeof VERSION_STATUSES)[number];
+
+/** The image types an upload may be, by what its bytes really are. */
+export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
+export type ImageType = (typeof IMAGE_TYPES)[number];
+
+export const LIFECYCLE_STATES = ['active', 'trashed', 'deleted'] as const;
+
+export const TARGET_TYPES = ['audience', 'page', 'page_routing'] as const;
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
