@@ -5,8 +5,8 @@ import type { AccountsTable, Database } from '../db/types.js';
 import { countRows, keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { conflictIfTaken } from '../http/errors.js';
 import { newId } from '../ids.js';
-import { now } from '../time.js';
-import type { Account, AccountCreate, AccountSearchQuery } from './schemas.js';
+import { after, now } from '../time.js';
+import type { Account, AccountCreate, AccountSearchQuery, AccountUpdate } from './schemas.js';
 
 type AccountRow = AccountsTable & { linked_persons_count: number | string | bigint | null };
 
@@ -41,20 +41,69 @@ export async function createAccount(trx: Transaction<Database>, tenantId: string
     updated_at: createdAt,
     latest_activity_at: createdAt,
   };
-  await conflictIfTaken(trx.insertInto('accounts').values(row).execute(), {
-    path: '/domain',
-    message: 'is already the domain of another account',
-    detail: `An account with domain "${input.domain}" already exists`,
-  });
-  const count = await trx
-    .selectFrom('persons')
-    .select((eb) => eb.fn.countAll().as('n'))
-    .where('tenant_id', '=', tenantId)
-    .where('domain_lc', '=', row.domain_lc)
-    .executeTakeFirstOrThrow();
-  const account = toAccount({ ...row, linked_persons_count: count.n });
+  await conflictIfTaken(trx.insertInto('accounts').values(row).execute(), domainTaken(input.domain));
+  const account = await withLinkedCount(trx, row);
   await emit(trx, tenantId, 'account.created', account);
   return account;
+}
+
+const domainTaken = (domain: string) => ({
+  path: '/domain',
+  message: 'is already the domain of another account',
+  detail: `An account with domain "${domain}" already exists`,
+});
+
+async function withLinkedCount(db: Kysely<Database>, row: AccountsTable): Promise<Account> {
+  const count = await db
+    .selectFrom('persons')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('tenant_id', '=', row.tenant_id)
+    .where('domain_lc', '=', row.domain_lc)
+    .executeTakeFirstOrThrow();
+  return toAccount({ ...row, linked_persons_count: count.n });
+}
+
+export function findAccount(db: Kysely<Database>, tenantId: string, accountId: string) {
+  return db.selectFrom('accounts').selectAll().where('id', '=', accountId).where('tenant_id', '=', tenantId).executeTakeFirst();
+}
+
+export async function getAccount(db: Kysely<Database>, tenantId: string, accountId: string): Promise<Account | undefined> {
+  const row = await findAccount(db, tenantId, accountId);
+  return row && withLinkedCount(db, row);
+}
+
+/**
+ * Only the fields present change. Persons link to an account by domain at read time, so a new
+ * domain relinks them at once. An update is activity: `latestActivityAt` moves with `updatedAt`.
+ */
+export async function updateAccount(trx: Transaction<Database>, current: AccountsTable, patch: AccountUpdate): Promise<Account> {
+  const changes: Partial<AccountsTable> = {};
+  if (patch.name !== undefined) {
+    changes.name = patch.name;
+    changes.name_lc = patch.name.toLowerCase();
+  }
+  if (patch.domain !== undefined) {
+    changes.domain = patch.domain;
+    changes.domain_lc = patch.domain.toLowerCase();
+  }
+  if (Object.keys(changes).length === 0) return withLinkedCount(trx, current);
+  changes.updated_at = after(current.updated_at);
+  changes.latest_activity_at = changes.updated_at > current.latest_activity_at ? changes.updated_at : current.latest_activity_at;
+  const row = await conflictIfTaken(
+    trx.updateTable('accounts').set(changes).where('id', '=', current.id).returningAll().executeTakeFirstOrThrow(),
+    domainTaken(patch.domain ?? current.domain),
+  );
+  const account = await withLinkedCount(trx, row);
+  await emit(trx, current.tenant_id, 'account.updated', account);
+  return account;
+}
+
+/** The account and its logs; persons are untouched (they link by domain, not by id). */
+export async function deleteAccount(trx: Transaction<Database>, current: AccountsTable): Promise<void> {
+  const account = await withLinkedCount(trx, current);
+  await trx.deleteFrom('account_logs').where('owner_id', '=', current.id).execute();
+  await trx.deleteFrom('accounts').where('id', '=', current.id).execute();
+  await emit(trx, current.tenant_id, 'account.deleted', account);
 }
 
 export async function accountExists(db: Kysely<Database>, tenantId: string, accountId: string): Promise<boolean> {

@@ -1,25 +1,86 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ListEnvelope, responses } from '../http/schemas.js';
-import { createAccount, searchAccounts } from './repository.js';
-import { Account, AccountCreate, AccountSearchQuery } from './schemas.js';
+import { notFound } from '../http/errors.js';
+import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
+import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
+import { createAccount, deleteAccount, findAccount, getAccount, searchAccounts, updateAccount } from './repository.js';
+import { Account, AccountCreate, AccountParams, AccountSearchQuery, AccountUpdate } from './schemas.js';
 
 const tags = ['accounts'];
+const extension = [...tags, 'extension'];
 
 export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v0/accounts',
     {
       schema: {
-        tags: [...tags, 'extension'],
+        tags: extension,
         operationId: 'createAccount',
+        headers: IdempotencyHeaders,
         summary: 'Create account (extension)',
         body: AccountCreate,
         response: responses({ 201: Account }),
       },
     },
+    async (request, reply) =>
+      sendOnce(reply, await createOnce(app.db, fromHeader(request), (trx) => createAccount(trx, request.tenantId, request.body))),
+  );
+
+  app.get(
+    '/v0/accounts/:account_id',
+    {
+      schema: {
+        tags: extension,
+        operationId: 'getAccount',
+        summary: 'Get account (extension)',
+        params: AccountParams,
+        response: responses({ 200: Account }),
+      },
+    },
+    async (request) => {
+      const account = await getAccount(app.db, request.tenantId, request.params.account_id);
+      if (!account) throw notFound('Account');
+      return account;
+    },
+  );
+
+  app.patch(
+    '/v0/accounts/:account_id',
+    {
+      schema: {
+        tags: extension,
+        operationId: 'updateAccount',
+        summary: 'Update account (extension)',
+        params: AccountParams,
+        body: AccountUpdate,
+        response: responses({ 200: Account }),
+      },
+    },
+    async (request) =>
+      app.db.transaction().execute(async (trx) => {
+        const current = await findAccount(trx, request.tenantId, request.params.account_id);
+        if (!current) throw notFound('Account');
+        return updateAccount(trx, current, request.body);
+      }),
+  );
+
+  app.delete(
+    '/v0/accounts/:account_id',
+    {
+      schema: {
+        tags: extension,
+        operationId: 'deleteAccount',
+        summary: 'Delete account and its logs; persons stay (extension)',
+        params: AccountParams,
+        response: responses({ 204: NoContent }),
+      },
+    },
     async (request, reply) => {
-      const account = await app.db.transaction().execute((trx) => createAccount(trx, request.tenantId, request.body));
-      return reply.code(201).send(account);
+      await app.db.transaction().execute(async (trx) => {
+        const current = await findAccount(trx, request.tenantId, request.params.account_id);
+        if (!current) throw notFound('Account');
+        await deleteAccount(trx, current);
+      });
+      return reply.code(204).send(null);
     },
   );
 

@@ -19,14 +19,17 @@ export const Account = Type.Object({
 });
 export type Account = Static<typeof Account>;
 
-export const AccountCreate = Type.Object(
-  {
-    name: Type.String({ minLength: 1, maxLength: 255 }),
-    domain: Type.String({ minLength: 1, maxLength: 253, pattern: '^\\S+$', description: 'Unique in the tenant, ignoring case' }),
-  },
+const AccountName = Type.String({ minLength: 1, maxLength: 255 });
+const AccountDomain = Type.String({ minLength: 1, maxLength: 253, pattern: '^\\S+$', description: 'Unique in the tenant, ignoring case' });
+
+export const AccountCreate = Type.Object({ name: AccountName, domain: AccountDomain }, { additionalProperties: false });
+export type AccountCreate = Static<typeof AccountCreate>;
+
+export const AccountUpdate = Type.Object(
+  { name: Type.Optional(AccountName), domain: Type.Optional(AccountDomain) },
   { additionalProperties: false },
 );
-export type AccountCreate = Static<typeof AccountCreate>;
+export type AccountUpdate = Static<typeof AccountUpdate>;
 
 export const AccountSearchQuery = ListQuery({
   query: Type.Optional(Type.String({ maxLength: 255, description: 'Case-insensitive substring of the name or the domain' })),

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { isHostname } from '../config.js';
 import type { Database, TenantDomainsTable } from '../db/types.js';
-import { conflictIfTaken, invalidField } from '../http/errors.js';
+import { conflict, conflictIfTaken, invalidField } from '../http/errors.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { now } from '../time.js';
@@ -53,4 +53,10 @@ const domainsList = keysetList({ name: 'tenant_domains', table: 'tenant_domains'
 export async function listDomains(db: Kysely<Database>, tenantId: string, query: TenantDomainListQuery) {
   const ofTenant = db.selectFrom('tenant_domains').where('tenant_id', '=', tenantId);
   return domainsList.read({ query, rows: ofTenant.selectAll(), count: ofTenant, map: toTenantDomain });
+}
+
+/** The row only: the caller deletes the domain's links first. The fallback domain stays (409). */
+export async function deleteDomain(trx: Kysely<Database>, domain: TenantDomainsTable): Promise<void> {
+  if (domain.is_fallback === 1) throw conflict("The tenant's fallback domain cannot be deleted");
+  await trx.deleteFrom('tenant_domains').where('id', '=', domain.id).execute();
 }

@@ -1,7 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ListEnvelope, responses } from '../http/schemas.js';
-import { createDomain, listDomains } from './repository.js';
-import { TenantDomain, TenantDomainCreate, TenantDomainListQuery } from './schemas.js';
+import { notFound } from '../http/errors.js';
+import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
+import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
+import { deleteDomainLinks } from '../page-links/repository.js';
+import { createDomain, deleteDomain, findDomain, listDomains } from './repository.js';
+import { TenantDomain, TenantDomainCreate, TenantDomainListQuery, TenantDomainParams } from './schemas.js';
 
 const tags = ['page links', 'extension'];
 
@@ -26,13 +29,35 @@ export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         operationId: 'createTenantDomain',
+        headers: IdempotencyHeaders,
         summary: 'Add a custom domain (extension)',
         body: TenantDomainCreate,
         response: responses({ 201: TenantDomain }),
       },
     },
+    async (request, reply) =>
+      sendOnce(reply, await createOnce(app.db, fromHeader(request), (trx) => createDomain(trx, request.tenantId, request.body.hostname))),
+  );
+
+  app.delete(
+    '/v0/tenant_domains/:tenant_domain_id',
+    {
+      schema: {
+        tags,
+        operationId: 'deleteTenantDomain',
+        summary: 'Remove a custom domain and its page links (extension)',
+        params: TenantDomainParams,
+        response: responses({ 204: NoContent }),
+      },
+    },
     async (request, reply) => {
-      return reply.code(201).send(await createDomain(app.db, request.tenantId, request.body.hostname));
+      await app.db.transaction().execute(async (trx) => {
+        const domain = await findDomain(trx, request.tenantId, request.params.tenant_domain_id);
+        if (!domain) throw notFound('Tenant domain');
+        if (domain.is_fallback === 0) await deleteDomainLinks(trx, request.tenantId, domain.id);
+        await deleteDomain(trx, domain);
+      });
+      return reply.code(204).send(null);
     },
   );
 };

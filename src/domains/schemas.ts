@@ -17,3 +17,5 @@ export type TenantDomainCreate = Static<typeof TenantDomainCreate>;
 
 export const TenantDomainListQuery = ListQuery({});
 export type TenantDomainListQuery = Static<typeof TenantDomainListQuery>;
+
+export const TenantDomainParams = Type.Object({ tenant_domain_id: Type.String() });

@@ -2,12 +2,12 @@ import type { Kysely, Transaction } from 'kysely';
 import { indexable, scopeEquals, searchWithTotal, substringMatch, type SearchPlan } from '../db/search.js';
 import type { Database, PageLinksTable } from '../db/types.js';
 import { findDomain, findFallbackDomain } from '../domains/repository.js';
-import { AppError, conflictIfTaken, notFound, type FieldError } from '../http/errors.js';
+import { AppError, conflict, conflictIfTaken, notFound, type FieldError } from '../http/errors.js';
 import { countRows, keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { emit } from '../events/outbox.js';
-import { now } from '../time.js';
-import type { PageLink, PageLinkCreate, PageLinkSearchQuery } from './schemas.js';
+import { after, now } from '../time.js';
+import type { PageLink, PageLinkCreate, PageLinkSearchQuery, PageLinkUpdate } from './schemas.js';
 
 export const toPageLink = (row: PageLinksTable): PageLink => ({
   pageLinkId: row.id,
@@ -70,9 +70,7 @@ export async function createPageLink(trx: Transaction<Database>, tenantId: strin
     input.tenantDomainId === undefined ? await findFallbackDomain(trx, tenantId) : await findDomain(trx, tenantId, input.tenantDomainId);
   if (!domain) errors.push({ path: '/tenantDomainId', message: 'is not a domain of this tenant' });
   const pageId = await resolveTarget(trx, tenantId, input.target, errors);
-  if (!domain || pageId === undefined || errors.length > 0) {
-    throw new AppError('validation_failed', `Invalid body: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
-  }
+  if (!domain || pageId === undefined || errors.length > 0) throw invalid(errors);
   const at = now();
   const row: PageLinksTable = {
     id: newId('pagelink'),
@@ -88,14 +86,78 @@ export async function createPageLink(trx: Transaction<Database>, tenantId: strin
     updated_at: at,
     deleted_at: null,
   };
-  await conflictIfTaken(trx.insertInto('page_links').values(row).execute(), {
-    path: '/path',
-    message: 'is already used on this domain',
-    detail: `A live link with path ${input.path} already exists on this domain`,
-  });
+  await conflictIfTaken(trx.insertInto('page_links').values(row).execute(), pathTaken(input.path));
   const link = toPageLink(row);
   await emit(trx, tenantId, 'page_link.created', link);
   return link;
+}
+
+function invalid(errors: FieldError[]): AppError {
+  return new AppError('validation_failed', `Invalid body: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
+}
+
+const pathTaken = (path: string) => ({
+  path: '/path',
+  message: 'is already used on this domain',
+  detail: `A live link with path ${path} already exists on this domain`,
+});
+
+/** Path and target under the rules of creation; a deleted link is 409. Undefined when there is no such link. */
+export async function updatePageLink(
+  trx: Transaction<Database>,
+  tenantId: string,
+  linkId: string,
+  patch: PageLinkUpdate,
+): Promise<PageLink | undefined> {
+  const current = await trx
+    .selectFrom('page_links')
+    .selectAll()
+    .where('id', '=', linkId)
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+  if (!current) return undefined;
+  if (current.deleted_at !== null) throw conflict('The page link is deleted; create a new one instead');
+  const changes: Partial<PageLinksTable> = {};
+  if (patch.target !== undefined) {
+    const errors: FieldError[] = [];
+    const pageId = await resolveTarget(trx, tenantId, patch.target, errors);
+    if (pageId === undefined || errors.length > 0) throw invalid(errors);
+    changes.target_type = patch.target.targetType;
+    changes.target_audience_id = patch.target.audienceId ?? null;
+    changes.target_page_id = patch.target.targetType === 'audience' ? null : pageId;
+    changes.page_id = pageId;
+  }
+  if (patch.path !== undefined) {
+    changes.path = patch.path;
+    changes.path_lc = patch.path.toLowerCase();
+  }
+  if (Object.keys(changes).length === 0) return toPageLink(current);
+  changes.updated_at = after(current.updated_at);
+  const row = await conflictIfTaken(
+    trx.updateTable('page_links').set(changes).where('id', '=', linkId).returningAll().executeTakeFirstOrThrow(),
+    pathTaken(patch.path ?? current.path),
+  );
+  const link = toPageLink(row);
+  await emit(trx, tenantId, 'page_link.updated', link);
+  return link;
+}
+
+/**
+ * For a domain that goes: its live links are deleted, each with its `page_link.deleted` event, and
+ * then every link row of the domain is removed (they name a domain that no longer exists).
+ */
+export async function deleteDomainLinks(trx: Transaction<Database>, tenantId: string, domainId: string): Promise<void> {
+  const at = now();
+  const deleted = await trx
+    .updateTable('page_links')
+    .set({ deleted_at: at, updated_at: at })
+    .where('tenant_id', '=', tenantId)
+    .where('tenant_domain_id', '=', domainId)
+    .where('deleted_at', 'is', null)
+    .returningAll()
+    .execute();
+  for (const row of deleted) await emit(trx, tenantId, 'page_link.deleted', toPageLink(row));
+  await trx.deleteFrom('page_links').where('tenant_id', '=', tenantId).where('tenant_domain_id', '=', domainId).execute();
 }
 
 /** False when there is no such link; deleting a deleted link changes nothing. */

@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { notFound } from '../http/errors.js';
 import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
-import { createPageLink, deletePageLink, searchPageLinks } from './repository.js';
-import { PageLink, PageLinkCreate, PageLinkParams, PageLinkSearchQuery } from './schemas.js';
+import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
+import { createPageLink, deletePageLink, searchPageLinks, updatePageLink } from './repository.js';
+import { PageLink, PageLinkCreate, PageLinkParams, PageLinkSearchQuery, PageLinkUpdate } from './schemas.js';
 
 const tags = ['page links'];
 const extension = [...tags, 'extension'];
@@ -28,14 +29,34 @@ export const pageLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: extension,
         operationId: 'createPageLink',
+        headers: IdempotencyHeaders,
         summary: 'Create page link (extension)',
         body: PageLinkCreate,
         response: responses({ 201: PageLink }),
       },
     },
-    async (request, reply) => {
-      const link = await app.db.transaction().execute((trx) => createPageLink(trx, request.tenantId, request.body));
-      return reply.code(201).send(link);
+    async (request, reply) =>
+      sendOnce(reply, await createOnce(app.db, fromHeader(request), (trx) => createPageLink(trx, request.tenantId, request.body))),
+  );
+
+  app.patch(
+    '/v0/page_links/:page_link_id',
+    {
+      schema: {
+        tags: extension,
+        operationId: 'updatePageLink',
+        summary: 'Move a page link to another path or target (extension)',
+        params: PageLinkParams,
+        body: PageLinkUpdate,
+        response: responses({ 200: PageLink }),
+      },
+    },
+    async (request) => {
+      const link = await app.db
+        .transaction()
+        .execute((trx) => updatePageLink(trx, request.tenantId, request.params.page_link_id, request.body));
+      if (!link) throw notFound('Page link');
+      return link;
     },
   );
 

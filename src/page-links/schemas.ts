@@ -19,27 +19,36 @@ export const PageLink = Type.Object({
 });
 export type PageLink = Static<typeof PageLink>;
 
+const Path = Type.String({
+  minLength: 1,
+  maxLength: 2048,
+  pattern: '^/\\S*$',
+  description: 'Starts with /, no whitespace; unique among the live links of its domain',
+});
+const Target = Type.Object(
+  {
+    targetType: TargetType,
+    audienceId: Type.Optional(Type.String({ description: 'Required for audience targets, refused otherwise' })),
+    pageId: Type.Optional(Type.String({ description: 'Required for page and page_routing targets, refused otherwise' })),
+  },
+  { additionalProperties: false },
+);
+
 export const PageLinkCreate = Type.Object(
   {
-    path: Type.String({
-      minLength: 1,
-      maxLength: 2048,
-      pattern: '^/\\S*$',
-      description: 'Starts with /, no whitespace; unique among the live links of its domain',
-    }),
+    path: Path,
     tenantDomainId: Type.Optional(Type.String({ description: "Defaults to the tenant's fallback domain" })),
-    target: Type.Object(
-      {
-        targetType: TargetType,
-        audienceId: Type.Optional(Type.String({ description: 'Required for audience targets, refused otherwise' })),
-        pageId: Type.Optional(Type.String({ description: 'Required for page and page_routing targets, refused otherwise' })),
-      },
-      { additionalProperties: false },
-    ),
+    target: Target,
   },
   { additionalProperties: false },
 );
 export type PageLinkCreate = Static<typeof PageLinkCreate>;
+
+export const PageLinkUpdate = Type.Object(
+  { path: Type.Optional(Path), target: Type.Optional(Target) },
+  { additionalProperties: false, description: 'The link stays on its domain; a new target replaces the old one whole' },
+);
+export type PageLinkUpdate = Static<typeof PageLinkUpdate>;
 
 export const PageLinkSearchQuery = ListQuery({
   query: Type.Optional(Type.String({ maxLength: 2048, description: 'Case-insensitive substring of the path' })),
