@@ -172,7 +172,7 @@ describe('custom domains: DELETE', () => {
     const hostname = `go.${uniqueDomain()}`;
     const domain = ok(await t.req('POST', '/v0/tenant_domains', { hostname }, { key }), 201);
     const page = ok(await t.req('POST', '/v0/pages', { name: 'P', title: 'T', pageContext: 'c', pageType: 'inbound' }, { key }), 201);
-    const links = [];
+    const links: Json[] = [];
     for (const path of ['/a', '/b']) {
       links.push(
         ok(
