@@ -25,6 +25,7 @@ import { openApiOptions } from './http/openapi.js';
 import { NoQuery } from './http/schemas.js';
 import { validatorCompiler } from './http/validation.js';
 import { eventRoutes } from './events/routes.js';
+import { createMaintenance } from './jobs/maintenance.js';
 import { logRoutes } from './logs/routes.js';
 import { pageLinkRoutes } from './page-links/routes.js';
 import { pageRoutes } from './pages/routes.js';
@@ -36,12 +37,14 @@ import { webhookRoutes } from './webhooks/routes.js';
 
 export interface AppOptions {
   config: Config;
+  /** How often housekeeping runs (an hour by default); tests shorten it. */
+  maintenanceEveryMs?: number;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Builds the whole service; `server.ts` listens on it and every test drives it, with the same options. */
-export async function buildApp({ config }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, maintenanceEveryMs }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -106,6 +109,10 @@ export async function buildApp({ config }: AppOptions): Promise<FastifyInstance>
       if ([route.method].flat().some((m) => m !== 'GET' && m !== 'HEAD')) route.onResponse = [wake, ...[route.onResponse ?? []].flat()];
     });
   }
+  // Housekeeping runs in every process, whether it dispatches or not.
+  const maintenance = createMaintenance(db.kysely, app.log, maintenanceEveryMs);
+  app.addHook('onReady', async () => maintenance.start());
+  app.addHook('preClose', async () => maintenance.stop());
 
   await app.register(swagger, openApiOptions);
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
