@@ -39,7 +39,7 @@ export function registerJsonBody(app: FastifyInstance): void {
 }
 
 /** The deepest nesting of objects and arrays in JSON text, read without parsing it (strings skipped). */
-export function nestingDepth(text: string): number {
+function nestingDepth(text: string): number {
   let depth = 0;
   let deepest = 0;
   let inString = false;
@@ -61,7 +61,7 @@ export function nestingDepth(text: string): number {
  * overflowed to Infinity (`1e400`), or a NUL character (PostgreSQL cannot store one, and it
  * means nothing in text) in any string or key. The first one found, at its JSON Pointer.
  */
-export function bodyProblem(value: unknown, path = ''): FieldError | undefined {
+function bodyProblem(value: unknown, path = ''): FieldError | undefined {
   if (typeof value === 'string') return value.includes('\u0000') ? { path, message: 'must not contain the NUL character' } : undefined;
   if (typeof value === 'number') return Number.isFinite(value) ? undefined : { path, message: 'is too large a number' };
   if (Array.isArray(value)) {
