@@ -61,9 +61,12 @@ test('with WEBHOOK_DISPATCHER=false, events older than 30 days go with their del
   });
   const old = event(ago(31 * DAY_MS));
   const recent = event(ago(29 * DAY_MS));
-  await t.app.db.insertInto('events').values([old, recent]).execute();
   const deliveries = [old, recent].map((e) => newDelivery(t.tenantId, subscription.body.subscriptionId, e.id, e.type, e.created_at));
-  await t.app.db.insertInto('webhook_deliveries').values(deliveries).execute();
+  // Together: a round may run between two statements and prune the old event before its delivery exists.
+  await t.app.db.transaction().execute(async (trx) => {
+    await trx.insertInto('events').values([old, recent]).execute();
+    await trx.insertInto('webhook_deliveries').values(deliveries).execute();
+  });
   const exists = async (table: 'events' | 'webhook_deliveries', id: string) =>
     Boolean(await t.app.db.selectFrom(table).select('id').where('id', '=', id).executeTakeFirst());
   await until(async () => !(await exists('events', old.id)), 'the old event is pruned');
