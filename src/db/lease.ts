@@ -6,7 +6,7 @@ import type { Database } from './types.js';
  * conditional `UPDATE ... RETURNING` that sets when its lease ends, and only where no lease is
  * running, so of several claimers exactly one wins each row, on SQLite and PostgreSQL alike
  * (no `SKIP LOCKED`, which SQLite lacks). A holder that dies leaves a lease that simply ends; the
- * row is then claimed again, so the work it stands for is done at least once, never exactly once.
+ * row is then claimed again, so the work it stands for is done at least once (not exactly once).
  * The lease's end doubles as the holder's token: the outcome is written only while it is unchanged.
  *
  * The statements are written once here for any table, so they are plain SQL around the typed
