@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createApiKey, createTenant } from '../src/admin/repository.js';
-import { buildApp } from '../src/app.js';
+import { buildApp, type AppOptions } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import pg from 'pg';
 
@@ -82,7 +82,7 @@ export function toRes(res: { statusCode: number; headers: Res['headers']; body: 
 }
 
 /** The real app over a fresh database of its own (one per test file, so files run in parallel). */
-export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startApp(env: Record<string, string> = {}, options: Omit<AppOptions, 'config'> = {}): Promise<TestApp> {
   const database = await freshDatabase();
   // Test files run in parallel against one PostgreSQL server: small pools keep them under its connection limit.
   // Suites fire hundreds of requests with one key: the rate limit is tested on its own, with its own settings.
@@ -94,7 +94,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     RATE_LIMIT_PER_SECOND: '1000000',
     ...env,
   });
-  const app = await buildApp({ config });
+  const app = await buildApp({ ...options, config });
 
   const newTenant = async (name = 'Test tenant') =>
     app.db.transaction().execute(async (trx) => {

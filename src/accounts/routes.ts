@@ -5,6 +5,7 @@ import { Account, AccountCreate, AccountSearchQuery } from './schemas.js';
 
 const tags = ['accounts'];
 
+/** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
 export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v0/accounts',

@@ -12,6 +12,7 @@ import type { LogsTable } from '../db/types.js';
 
 const WHO = { person: 'Person', account: 'Account' } as const;
 
+/** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
 export const logRoutes: FastifyPluginAsyncTypebox = async (app) => {
   /** A log key lives as long as its entry: the entry itself records it. */
   async function create<T>(
