@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError, type FieldError } from './errors.js';
+import { AppError, type FieldError, pointerSegment } from './errors.js';
 
 const MAX_JSON_DEPTH = 64;
 const MAX_JSON_ITEMS = 10_000;
@@ -72,7 +72,7 @@ function bodyProblem(value: unknown, path = ''): FieldError | undefined {
     }
   } else if (value !== null && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
-      const at = `${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      const at = `${path}/${pointerSegment(k)}`;
       if (k.includes('\u0000')) return { path: at, message: 'must not contain the NUL character' };
       const found = bodyProblem(v, at);
       if (found) return found;
