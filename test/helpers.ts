@@ -9,7 +9,7 @@ import { loadConfig } from '../src/config.js';
 import pg from 'pg';
 
 /** A parsed JSON response body: tests read fields off it freely. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: test bodies are read field by field, and an assertion fails on any surprise
 export type Json = any;
 
 export interface Res {
@@ -72,7 +72,7 @@ export async function freshDatabase(): Promise<TestDatabase> {
 
 /** An injected response as tests read it: the body parsed when it is JSON, and its text. */
 export function toRes(res: { statusCode: number; headers: Res['headers']; body: string }): Res {
-  let body: Json = undefined;
+  let body: Json;
   try {
     body = res.body ? JSON.parse(res.body) : undefined;
   } catch {

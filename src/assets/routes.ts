@@ -45,7 +45,7 @@ const fileUploadRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (app, { 
       },
     },
     async (request, reply) => {
-      const declared = (request.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+      const declared = ((request.headers['content-type'] ?? '').split(';', 1)[0] ?? '').trim().toLowerCase();
       if (!Buffer.isBuffer(request.body)) {
         throw new AppError('unsupported_media_type', `Send the image bytes with Content-Type ${IMAGE_TYPES.join(', ')}`);
       }
