@@ -55,12 +55,12 @@ export function uuidv7Bytes(nowMs = Date.now()): Uint8Array {
   const rand = randomBytes(10);
   if (nowMs > lastMs) {
     lastMs = nowMs;
-    sequence = ((rand[0]! << 8) | rand[1]!) & 0x7ff; // leave headroom for increments
+    sequence = rand.readUInt16BE(0) & 0x7ff; // leave headroom for increments
   } else if (sequence < 0xfff) {
     sequence++;
   } else {
     lastMs++;
-    sequence = ((rand[0]! << 8) | rand[1]!) & 0x7ff;
+    sequence = rand.readUInt16BE(0) & 0x7ff;
   }
   const b = new Uint8Array(16);
   let ms = lastMs;
@@ -70,7 +70,7 @@ export function uuidv7Bytes(nowMs = Date.now()): Uint8Array {
   }
   b[6] = 0x70 | (sequence >> 8);
   b[7] = sequence & 0xff;
-  b[8] = 0x80 | (rand[2]! & 0x3f);
+  b[8] = 0x80 | (rand.readUInt8(2) & 0x3f);
   b.set(rand.subarray(3, 10), 9);
   return b;
 }

@@ -4,12 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createApiKey, createTenant } from '../src/admin/repository.js';
-import { buildApp } from '../src/app.js';
+import { buildApp, type AppOptions } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import pg from 'pg';
 
 /** A parsed JSON response body: tests read fields off it freely. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: test bodies are read field by field, and an assertion fails on any surprise
 export type Json = any;
 
 export interface Res {
@@ -72,7 +72,7 @@ export async function freshDatabase(): Promise<TestDatabase> {
 
 /** An injected response as tests read it: the body parsed when it is JSON, and its text. */
 export function toRes(res: { statusCode: number; headers: Res['headers']; body: string }): Res {
-  let body: Json = undefined;
+  let body: Json;
   try {
     body = res.body ? JSON.parse(res.body) : undefined;
   } catch {
@@ -82,7 +82,7 @@ export function toRes(res: { statusCode: number; headers: Res['headers']; body: 
 }
 
 /** The real app over a fresh database of its own (one per test file, so files run in parallel). */
-export async function startApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startApp(env: Record<string, string> = {}, options: Omit<AppOptions, 'config'> = {}): Promise<TestApp> {
   const database = await freshDatabase();
   // Test files run in parallel against one PostgreSQL server: small pools keep them under its connection limit.
   // Suites fire hundreds of requests with one key: the rate limit is tested on its own, with its own settings.
@@ -94,7 +94,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<TestAp
     RATE_LIMIT_PER_SECOND: '1000000',
     ...env,
   });
-  const app = await buildApp({ config });
+  const app = await buildApp({ ...options, config });
 
   const newTenant = async (name = 'Test tenant') =>
     app.db.transaction().execute(async (trx) => {

@@ -220,7 +220,7 @@ describe('bootstrap', () => {
       const search = await get(first, '/v0/accounts/search', key);
       assert.equal(search.status, 200, JSON.stringify(search.body));
       assert.deepEqual(search.body, { items: [], hasMore: false, nextCursor: null, totalCount: 0 });
-      assert.equal((await get(first, '/v0/accounts/search', key + 'x')).status, 401);
+      assert.equal((await get(first, '/v0/accounts/search', `${key}x`)).status, 401);
       const afterRequest = first.stdout();
       assert.equal([...afterRequest.matchAll(new RegExp(key, 'g'))].length, keys.length, 'serving a request with the key does not log it');
     } finally {

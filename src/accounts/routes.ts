@@ -8,6 +8,7 @@ import { Account, AccountCreate, AccountParams, AccountSearchQuery, AccountUpdat
 const tags = ['accounts'];
 const extension = [...tags, 'extension'];
 
+/** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
 export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v0/accounts',

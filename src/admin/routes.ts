@@ -8,7 +8,10 @@ import { ApiKey, ApiKeyCreate, ApiKeyCreated, ApiKeyIdParams, Tenant, TenantCrea
 const tags = ['admin'];
 const security = [{ adminToken: [] }];
 
-/** Tenants and API keys; registered only when ADMIN_TOKEN is set. */
+/**
+ * Tenants and API keys; registered only when ADMIN_TOKEN is set. One plugin, listed in app.ts; the
+ * route rules (query parameters, dispatcher wake-ups) are in src/http/route-rules.ts.
+ */
 export const adminRoutes: FastifyPluginAsyncTypebox<{ adminToken: string }> = async (app, { adminToken }) => {
   app.addHook('onRequest', adminAuth(adminToken));
 

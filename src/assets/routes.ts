@@ -17,8 +17,19 @@ const tags = ['assets'];
 const extension = [...tags, 'extension'];
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** `POST /v0/files`: raw image bytes in, file metadata out. Only this route reads image bodies. */
-export const fileUploadRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (app, { stores }) => {
+/**
+ * The assets area, one plugin, listed in app.ts: signed downloads (outside /v0/, so without an API
+ * key), uploads and assets. The route rules (API key, query parameters, dispatcher wake-ups) are
+ * in src/http/route-rules.ts.
+ */
+export const assetRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (app, context) => {
+  await app.register(downloadRoutes, context);
+  await app.register(fileUploadRoutes, context);
+  await app.register(assetResourceRoutes, context);
+};
+
+/** `POST /v0/files`: raw image bytes in, file metadata out. Only this route reads image bodies (the parser stays in this plugin). */
+const fileUploadRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (app, { stores }) => {
   app.addContentTypeParser([...IMAGE_TYPES], { parseAs: 'buffer', bodyLimit: MAX_FILE_BYTES }, (_request, body, done) => done(null, body));
 
   app.post(
@@ -35,7 +46,7 @@ export const fileUploadRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (
       },
     },
     async (request, reply) => {
-      const declared = (request.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+      const declared = ((request.headers['content-type'] ?? '').split(';', 1)[0] ?? '').trim().toLowerCase();
       if (!Buffer.isBuffer(request.body)) {
         throw new AppError('unsupported_media_type', `Send the image bytes with Content-Type ${IMAGE_TYPES.join(', ')}`);
       }
@@ -66,7 +77,7 @@ export const fileUploadRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (
 };
 
 /** Signed download links, served without an API key: the signature is the credential. */
-export const downloadRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (app, { signer, stores }) => {
+const downloadRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (app, { signer, stores }) => {
   for (const variant of ['original', 'preview'] as const) {
     app.get(
       variant === 'original' ? '/files/:fileId' : '/files/:fileId/preview',
@@ -102,7 +113,7 @@ export const downloadRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (ap
   }
 };
 
-export const assetRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (app, { signer, stores }) => {
+const assetResourceRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (app, { signer, stores }) => {
   app.post(
     '/v0/assets',
     {

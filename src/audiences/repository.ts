@@ -79,7 +79,12 @@ async function withVersions(db: Kysely<Database>, rows: AudiencesTable[], pageMe
   const ids = [...new Set(rows.flatMap((r) => [r.latest_version_id, r.published_version_id]))];
   const versions = await db.selectFrom('audience_versions').selectAll().where('id', 'in', ids).execute();
   const byId = new Map(versions.map((v) => [v.id, v]));
-  return rows.map((r) => toAudience(r, byId.get(r.latest_version_id)!, byId.get(r.published_version_id)!, pageMetadata));
+  const version = (id: string) => {
+    const found = byId.get(id);
+    if (!found) throw new Error(`audience version ${id} is missing`);
+    return found;
+  };
+  return rows.map((r) => toAudience(r, version(r.latest_version_id), version(r.published_version_id), pageMetadata));
 }
 
 export function findAudience(db: Kysely<Database>, tenantId: string, pageId: string, audienceId: string) {

@@ -59,6 +59,7 @@ async function versionOf(db: Kysely<Database>, tenantId: string, params: { page_
   return { audience, version };
 }
 
+/** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
 export const audienceRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v0/pages/:page_id/audiences',

@@ -1,5 +1,5 @@
 import SQLite from 'better-sqlite3';
-import { CompiledQuery, SqliteDialect, type DatabaseConnection, type Dialect, type Driver, type QueryResult } from 'kysely';
+import { type CompiledQuery, SqliteDialect, type DatabaseConnection, type Dialect, type Driver, type QueryResult } from 'kysely';
 
 /**
  * SQLite with group commit and a separate reader.
@@ -83,11 +83,11 @@ export function groupCommitSqlite(file: string): Dialect {
   const endSnapshot = () => {
     if (!snapshot) return;
     snapshot = false;
-    if (reader?.inTransaction) read!('commit').run();
+    if (reader?.inTransaction && read) read('commit').run();
   };
   const runRead = (statement: Statement, parameters: readonly unknown[]) => {
-    if (!snapshot) {
-      read!('begin').run();
+    if (!snapshot && read) {
+      read('begin').run();
       snapshot = true;
       setImmediate(endSnapshot);
     }
@@ -101,9 +101,12 @@ export function groupCommitSqlite(file: string): Dialect {
     // A failed statement may have ended the outer transaction (SQLite does so on a full disk or an
     // I/O error): the members that were waiting for it fail with it, and a new group begins.
     group?.reject(new Error('The group transaction was rolled back by SQLite'));
-    let resolve!: () => void;
-    let reject!: (err: unknown) => void;
-    const committed = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+    let resolve: () => void = () => {};
+    let reject: (err: unknown) => void = () => {};
+    const committed = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
     committed.catch(() => {}); // observed by each member; never an unhandled rejection here
     write('begin immediate').run();
     group = { committed, resolve, reject };
@@ -173,7 +176,7 @@ export function groupCommitSqlite(file: string): Dialect {
         if (statement?.readonly) return runRead(statement, parameters) as QueryResult<R>;
         return (await writeAlone(sql, parameters)) as QueryResult<R>;
       },
-      async *streamQuery(): AsyncIterableIterator<QueryResult<never>> {
+      streamQuery(): AsyncIterableIterator<QueryResult<never>> {
         throw new Error('Streaming is not used by this service');
       },
     };
@@ -202,7 +205,8 @@ export function groupCommitSqlite(file: string): Dialect {
       }
     },
     async commitTransaction(conn: Connection) {
-      const joined = group!;
+      const joined = group;
+      if (!joined) throw new Error('A transaction commits only inside its group');
       try {
         write('release tx').run();
       } catch (err) {

@@ -8,6 +8,7 @@ import { TenantDomain, TenantDomainCreate, TenantDomainListQuery, TenantDomainPa
 
 const tags = ['page links', 'extension'];
 
+/** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
 export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v0/tenant_domains',

@@ -28,7 +28,7 @@ export async function listEvents(db: Kysely<Database>, tenantId: string, query: 
   const matching = db
     .selectFrom('events')
     .where('tenant_id', '=', tenantId)
-    .$if(query.type !== undefined, (q) => q.where('type', '=', query.type!));
+    .$call((q) => (query.type === undefined ? q : q.where('type', '=', query.type)));
   const rows = matching.select(['id', 'type', 'created_at', 'payload']);
   return eventsList.read({ query, filters, rows, count: matching, map: toEvent });
 }

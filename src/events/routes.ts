@@ -6,6 +6,7 @@ import { Event, EventListQuery, EventParams } from './schemas.js';
 
 const tags = ['webhooks', 'extension'];
 
+/** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
 export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v0/events',

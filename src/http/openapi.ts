@@ -1,4 +1,6 @@
-import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
+import swagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
 
 /** The OpenAPI 3.1 document is generated from the route schemas; this is only its frame. */
 export const openApiOptions: FastifyDynamicSwaggerOptions = {
@@ -30,3 +32,13 @@ export const openApiOptions: FastifyDynamicSwaggerOptions = {
     ],
   },
 };
+
+/**
+ * The document at /openapi.json and its browser at /docs. Registered before any area, since the
+ * document is made of the routes declared after it.
+ */
+export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, openApiOptions);
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}

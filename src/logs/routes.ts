@@ -42,6 +42,7 @@ const OWNERS = {
 
 type Params = Record<string, string>;
 
+/** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
 export const logRoutes: FastifyPluginAsyncTypebox = async (app) => {
   for (const owner of ['person', 'account'] as const) {
     const o = OWNERS[owner];

@@ -200,8 +200,8 @@ export async function searchPageLinks(db: Kysely<Database>, tenantId: string, qu
       .where('page_links.tenant_id', '=', tenantId)
       .where('page_links.deleted_at', 'is', null)
       .$if(text !== '', (q) => q.where(substringMatch(db, 'page_links', ['path_lc'], text, plan.substringIndex)))
-      .$if(query.pageId !== undefined, (q) => q.where('page_links.page_id', '=', query.pageId!))
-      .$if(query.targetType !== undefined, (q) => q.where('page_links.target_type', '=', query.targetType!));
+      .$call((q) => (query.pageId === undefined ? q : q.where('page_links.page_id', '=', query.pageId)))
+      .$call((q) => (query.targetType === undefined ? q : q.where('page_links.target_type', '=', query.targetType)));
   const [rows, totalCount] = await searchWithTotal(
     db,
     indexable(text),

@@ -8,6 +8,7 @@ import { PageLink, PageLinkCreate, PageLinkParams, PageLinkSearchQuery, PageLink
 const tags = ['page links'];
 const extension = [...tags, 'extension'];
 
+/** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
 export const pageLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v0/page_links/search',

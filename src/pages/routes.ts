@@ -8,6 +8,7 @@ import { Page, PageCreate, PageListQuery, PageParams, PageUpdate } from './schem
 const tags = ['pages'];
 const extension = [...tags, 'extension'];
 
+/** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
 export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v0/pages',

@@ -8,6 +8,7 @@ import { Person, PersonCreate, PersonListQuery, PersonParams, PersonUpdate } fro
 
 const tags = ['persons'];
 
+/** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
 export const personRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v0/persons',

@@ -106,8 +106,8 @@ export async function listSessions(db: Kysely<Database>, page: PagesTable, query
     .selectFrom('audience_sessions')
     .where('page_id', '=', page.id)
     .where('tenant_id', '=', page.tenant_id)
-    .$if(query.audienceId !== undefined, (q) => q.where('audience_id', '=', query.audienceId!))
-    .$if(start !== undefined, (q) => q.where('session_started_at', '>=', start!))
-    .$if(end !== undefined, (q) => q.where('session_started_at', '<', end!));
+    .$call((q) => (query.audienceId === undefined ? q : q.where('audience_id', '=', query.audienceId)))
+    .$call((q) => (start === undefined ? q : q.where('session_started_at', '>=', start)))
+    .$call((q) => (end === undefined ? q : q.where('session_started_at', '<', end)));
   return sessionsList.read({ query, within: page.id, filters, rows: matching.selectAll(), count: matching, map: toSession });
 }

@@ -10,6 +10,7 @@ import { AudienceSession, SessionCreate, SessionListQuery } from './schemas.js';
 
 const tags = ['audience sessions'];
 
+/** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
 export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v0/pages/:page_id/audience_sessions',

@@ -30,6 +30,7 @@ import {
 
 const tags = ['topics'];
 
+/** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
 export const topicRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v0/topics',

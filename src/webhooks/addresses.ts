@@ -39,6 +39,6 @@ export function isForbiddenAddress(address: string): boolean {
   if (family !== 6) return true;
   // An IPv4 address written as IPv6 (::ffff:10.0.0.1) is judged as the IPv4 address it is.
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return blocked.check(mapped[1]!, 'ipv4');
+  if (mapped?.[1]) return blocked.check(mapped[1], 'ipv4');
   return blocked.check(address, 'ipv6');
 }

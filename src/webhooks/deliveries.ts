@@ -1,10 +1,11 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, WebhookDeliveriesTable, WebhookSubscriptionsTable } from '../db/types.js';
+import { claimLeases, releaseLease } from '../db/lease.js';
 import { emit } from '../events/outbox.js';
 import { conflict } from '../http/errors.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { now } from '../time.js';
-import { newDelivery } from './dispatcher.js';
+import { newId } from '../ids.js';
 import type { Delivery, DeliveryListQuery } from './schemas.js';
 
 export const toDelivery = (row: WebhookDeliveriesTable): Delivery => ({
@@ -64,4 +65,155 @@ export async function sendTest(trx: Transaction<Database>, subscription: Webhook
   const delivery = newDelivery(subscription.tenant_id, subscription.id, eventId, 'webhook.test', now());
   await trx.insertInto('webhook_deliveries').values(delivery).execute();
   return toDelivery(delivery);
+}
+
+// What the dispatcher (dispatcher.ts) reads and writes. Claims and outcomes go through db/lease.ts:
+// several instances may dispatch from one database.
+
+export function newDelivery(
+  tenantId: string,
+  subscriptionId: string,
+  eventId: string,
+  eventType: string,
+  at: string,
+): WebhookDeliveriesTable {
+  return {
+    id: newId('delivery'),
+    tenant_id: tenantId,
+    subscription_id: subscriptionId,
+    event_id: eventId,
+    event_type: eventType,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: at,
+    last_attempt_at: null,
+    last_response_status: null,
+    last_error: null,
+    lease_until: null,
+    created_at: at,
+  };
+}
+
+/** Rows per insert statement, well within every dialect's limit on parameters. */
+const INSERT_CHUNK = 100;
+
+/**
+ * Fan-out of up to `batch` new events: each gets one delivery per active subscription of its
+ * tenant that wants its type (or `*`). The events are claimed with a lease first, so two
+ * dispatchers never fan out the same event. Returns how many events were fanned out.
+ */
+export async function fanOut(db: Kysely<Database>, batch: number, until: string): Promise<number> {
+  const events = await claimLeases(db, {
+    table: 'events',
+    lease: 'fan_lease_until',
+    due: (eb) => eb('fanned_out', '=', 0),
+    orderBy: 'created_at',
+    limit: batch,
+    now: now(),
+    until,
+    returning: ['id', 'tenant_id', 'type'],
+  });
+  if (events.length === 0) return 0;
+  // One transaction for the whole batch: one read of the subscriptions, one insert, one update.
+  await db.transaction().execute(async (trx) => {
+    const tenants = [...new Set(events.map((e) => e.tenant_id))];
+    const rows = await trx
+      .selectFrom('webhook_subscriptions')
+      .select(['id', 'tenant_id', 'events'])
+      .where('tenant_id', 'in', tenants)
+      .where('active', '=', 1)
+      .execute();
+    // Each subscription's event list is parsed once per batch, not once per event.
+    const subscriptions = rows.map((s) => ({ id: s.id, tenant_id: s.tenant_id, types: new Set(JSON.parse(s.events) as string[]) }));
+    const created = now();
+    const deliveries = events.flatMap((event) =>
+      subscriptions
+        .filter((s) => s.tenant_id === event.tenant_id && (s.types.has(event.type) || s.types.has('*')))
+        .map((s) => newDelivery(event.tenant_id, s.id, event.id, event.type, created)),
+    );
+    for (let i = 0; i < deliveries.length; i += INSERT_CHUNK) {
+      await trx
+        .insertInto('webhook_deliveries')
+        .values(deliveries.slice(i, i + INSERT_CHUNK))
+        .execute();
+    }
+    await trx
+      .updateTable('events')
+      .set({ fanned_out: 1, fan_lease_until: null })
+      .where(
+        'id',
+        'in',
+        events.map((e) => e.id),
+      )
+      .execute();
+  });
+  return events.length;
+}
+
+/** Up to `limit` pending deliveries whose attempt is due, earliest first, leased until `until`. */
+export async function claimDueDeliveries(db: Kysely<Database>, limit: number, until: string): Promise<WebhookDeliveriesTable[]> {
+  const at = now();
+  return claimLeases(db, {
+    table: 'webhook_deliveries',
+    lease: 'lease_until',
+    due: (eb) => eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', at)]),
+    orderBy: 'next_attempt_at',
+    limit,
+    now: at,
+    until,
+  });
+}
+
+/** What an attempt sends: the subscription (undefined when deleted) and the event's body. */
+export async function deliveryTarget(db: Kysely<Database>, delivery: WebhookDeliveriesTable) {
+  const [subscription, event] = await Promise.all([
+    db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', delivery.subscription_id).executeTakeFirst(),
+    db.selectFrom('events').select('payload').where('id', '=', delivery.event_id).executeTakeFirst(),
+  ]);
+  return { subscription, payload: event?.payload };
+}
+
+/**
+ * Records the outcome of the attempt leased until `until`, and frees the delivery; false when the
+ * lease was lost (the delivery was claimed again meanwhile), and nothing is written.
+ */
+export function recordOutcome(
+  db: Kysely<Database>,
+  delivery: WebhookDeliveriesTable,
+  until: string,
+  changes: Partial<WebhookDeliveriesTable> = {},
+): Promise<boolean> {
+  return releaseLease(db, { table: 'webhook_deliveries', lease: 'lease_until', id: delivery.id, until }, changes);
+}
+
+/** A delivery succeeded: the subscription is no longer failing. */
+export async function markSubscriptionHealthy(db: Kysely<Database>, subscriptionId: string): Promise<void> {
+  await db
+    .updateTable('webhook_subscriptions')
+    .set({ failing_since: null })
+    .where('id', '=', subscriptionId)
+    .where('failing_since', 'is not', null)
+    .execute();
+}
+
+/** A delivery failed: the subscription is failing from `at` on, unless it already was. Its state after that. */
+export async function markSubscriptionFailing(db: Kysely<Database>, subscriptionId: string, at: string) {
+  await db
+    .updateTable('webhook_subscriptions')
+    .set({ failing_since: at })
+    .where('id', '=', subscriptionId)
+    .where('failing_since', 'is', null)
+    .execute();
+  return db.selectFrom('webhook_subscriptions').select(['failing_since', 'active']).where('id', '=', subscriptionId).executeTakeFirst();
+}
+
+/** True when this call disabled the subscription (false when it was inactive or gone already). */
+export async function disableSubscription(db: Kysely<Database>, subscriptionId: string): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_subscriptions')
+    .set({ active: 0, updated_at: now() })
+    .where('id', '=', subscriptionId)
+    .where('active', '=', 1)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }

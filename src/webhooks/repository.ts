@@ -30,6 +30,7 @@ const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 function checkUrl(url: string, allowHttp: boolean): void {
   // Literally the scheme, then no whitespace or control character anywhere: what is stored is
   // exactly where deliveries go, not what a lenient parser makes of it.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what this refuses
   const literal = allowHttp ? /^https?:\/\/[^\s\x00-\x1f\x7f]+$/i : /^https:\/\/[^\s\x00-\x1f\x7f]+$/i;
   if (!literal.test(url)) throw invalidField('/url', allowHttp ? 'must be an http:// or https:// URL' : 'must be an https:// URL');
   let parsed: URL | undefined;

@@ -28,6 +28,7 @@ import {
 const tags = ['webhooks'];
 const extension = [...tags, 'extension'];
 
+/** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
 export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const allowHttp = app.config.webhookAllowHttp;
 

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
-import { IMAGE_MIME, makeImage, type ImageFormat } from '../fixtures.js';
+import { IMAGE_MIME, makeImage } from '../fixtures.js';
 import { expectProblem, ISO_MS, startApp, toRes, type Json, type Res, type TestApp } from '../helpers.js';
 
 // Black-box tests of reference endpoints 9 and 10 (create and get asset) and the extensions around
@@ -575,7 +575,7 @@ describe('signed download links', () => {
     const bad = [
       withParam(link, 'signature', flipped),
       withParam(link, 'signature', sig.slice(0, -1)),
-      withParam(link, 'signature', sig + 'A'),
+      withParam(link, 'signature', `${sig}A`),
       withParam(link, 'signature', ''),
       withParam(link, 'signature', null),
       withParam(link, 'expires', null),

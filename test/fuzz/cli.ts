@@ -47,26 +47,27 @@ function integer(name: string, raw: string | undefined, fallback: number): numbe
   return Number(raw);
 }
 
-let parsed;
-try {
-  parsed = parseArgs({
-    options: {
-      runs: { type: 'string' },
-      seed: { type: 'string' },
-      op: { type: 'string', multiple: true },
-      kind: { type: 'string' },
-      'keep-going': { type: 'boolean', default: false },
-      shrink: { type: 'boolean', default: false },
-      verbose: { type: 'boolean', short: 'v', default: false },
-      timeout: { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-    strict: true,
-  });
-} catch (err) {
-  fail((err as Error).message);
+function readArgs() {
+  try {
+    return parseArgs({
+      options: {
+        runs: { type: 'string' },
+        seed: { type: 'string' },
+        op: { type: 'string', multiple: true },
+        kind: { type: 'string' },
+        'keep-going': { type: 'boolean', default: false },
+        shrink: { type: 'boolean', default: false },
+        verbose: { type: 'boolean', short: 'v', default: false },
+        timeout: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+    });
+  } catch (err) {
+    return fail((err as Error).message);
+  }
 }
-const args = parsed.values;
+const args = readArgs().values;
 if (args.help) {
   console.log(USAGE);
   process.exit(0);

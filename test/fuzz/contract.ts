@@ -1191,11 +1191,11 @@ function slotsOf(schema: Schema, value: unknown, path: Seg[] = []): Slot[] {
   }
   if (value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof RawJson)) {
     for (const [name, ps] of Object.entries((s?.properties ?? {}) as Record<string, Schema>)) {
-      if (Object.prototype.hasOwnProperty.call(value, name)) out.push(...slotsOf(ps, (value as Json)[name], [...path, name]));
+      if (Object.hasOwn(value, name)) out.push(...slotsOf(ps, (value as Json)[name], [...path, name]));
       else out.push({ path: [...path, name], schema: ps, present: false });
     }
   } else if (Array.isArray(value) && s?.items) {
-    value.forEach((v, i) => out.push(...slotsOf(s.items, v, [...path, i])));
+    for (const [i, v] of value.entries()) out.push(...slotsOf(s.items, v, [...path, i]));
   }
   return out;
 }
@@ -1203,7 +1203,7 @@ function slotsOf(schema: Schema, value: unknown, path: Seg[] = []): Slot[] {
 const JSON_TYPE_VALUES: Record<string, fc.Arbitrary<unknown>> = {
   string: fc.oneof(fc.constantFrom('', 'x', '0', '1', 'true', 'null', '[]', '{}', '1e400'), fc.string({ unit: textUnit, maxLength: 8 })),
   integer: fc.oneof(fc.constantFrom(0, -1, 1, 42), fc.constant(new RawJson('9007199254740993'))),
-  number: fc.constantFrom(1.5, -0.25, 3.14159, new RawJson('1e400'), new RawJson('-1e400'), new RawJson('1.5e308')),
+  number: fc.constantFrom(1.5, -0.25, 2.71, new RawJson('1e400'), new RawJson('-1e400'), new RawJson('1.5e308')),
   boolean: fc.boolean(),
   null: fc.constant(null),
   array: fc.constantFrom([], [1], ['x'], [null], [{}]),

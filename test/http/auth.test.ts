@@ -57,9 +57,9 @@ describe('API key on /v0', () => {
     for (const key of [
       '',
       'pak_unknownunknownunknownunknownunknownunknown1',
-      t.key + 'x',
+      `${t.key}x`,
       t.key.slice(0, -1),
-      'pak_' + 'a'.repeat(10 * 1024),
+      `pak_${'a'.repeat(10 * 1024)}`,
     ]) {
       const res = await t.req('GET', '/v0/accounts/search', undefined, { key });
       expectProblem(res, 401, 'unauthorized');
@@ -147,7 +147,7 @@ describe('admin API authentication', () => {
     const wrongHeaders: Record<string, string>[] = [
       {},
       bearer('wrong-token'),
-      bearer(ADMIN_TOKEN + 'x'),
+      bearer(`${ADMIN_TOKEN}x`),
       bearer(ADMIN_TOKEN.slice(0, -1)),
       { authorization: ADMIN_TOKEN },
       { authorization: `Basic ${Buffer.from(`admin:${ADMIN_TOKEN}`).toString('base64')}` },

@@ -314,7 +314,7 @@ describe('POST /v0/page_links (extension)', () => {
   test('path: must start with /, no whitespace, 1 to 2048 characters', async () => {
     const { key } = await t.newTenant('Links Path');
     const pageId = await createPage(key);
-    const ok = ['/', '/a', '/A-b_c.d~e/f?g=h&i=j#k', '/%20encoded', '/ünïcödé', '/' + 'p'.repeat(2047)];
+    const ok = ['/', '/a', '/A-b_c.d~e/f?g=h&i=j#k', '/%20encoded', '/ünïcödé', `/${'p'.repeat(2047)}`];
     for (const path of ok) {
       const link = await createLink({ path, target: pageTarget(pageId) }, key);
       assert.equal(link.path, path);
@@ -331,7 +331,7 @@ describe('POST /v0/page_links (extension)', () => {
       '/a\u00a0b',
       '/a\u2003b',
       '/a\rb',
-      '/' + 'p'.repeat(2048),
+      `/${'p'.repeat(2048)}`,
       'http://example.com/x',
     ];
     for (const path of bad) {

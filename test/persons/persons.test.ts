@@ -120,14 +120,14 @@ describe('POST /v0/persons', () => {
   });
 
   test('phoneNumber pattern ^\\+[1-9]\\d{1,14}$: bounds inside and outside', async () => {
-    const ok = ['+12', '+14155550100', '+1' + '2'.repeat(14), '+9' + '0'.repeat(14)];
+    const ok = ['+12', '+14155550100', `+1${'2'.repeat(14)}`, `+9${'0'.repeat(14)}`];
     for (const phoneNumber of ok) {
       assert.equal((await create({ name: 'Phone', phoneNumber })).phoneNumber, phoneNumber, phoneNumber);
     }
     const bad = [
       '+1', // needs a digit after the country digit
       '+0123', // first digit 1-9
-      '+1' + '2'.repeat(15), // 16 digits after +
+      `+1${'2'.repeat(15)}`, // 16 digits after +
       '14155550100', // no +
       '+',
       '',
@@ -247,12 +247,12 @@ describe('method not allowed', () => {
     // DELETE exists since erasure (issue 14): PUT is the method this path does not have.
     const put1 = await t.req('PUT', `/v0/persons/${UNKNOWN_ID}`, { name: 'x' });
     expectProblem(put1, 405, 'method_not_allowed');
-    const allowOne = String(put1.headers['allow']).split(/,\s*/);
-    assert.ok(allowOne.includes('GET') && allowOne.includes('PATCH') && allowOne.includes('DELETE'), String(put1.headers['allow']));
+    const allowOne = String(put1.headers.allow).split(/,\s*/);
+    assert.ok(allowOne.includes('GET') && allowOne.includes('PATCH') && allowOne.includes('DELETE'), String(put1.headers.allow));
     const put = await t.req('PUT', '/v0/persons', { name: 'x' });
     expectProblem(put, 405, 'method_not_allowed');
-    const allowList = String(put.headers['allow']).split(/,\s*/);
-    assert.ok(allowList.includes('GET') && allowList.includes('POST'), String(put.headers['allow']));
+    const allowList = String(put.headers.allow).split(/,\s*/);
+    assert.ok(allowList.includes('GET') && allowList.includes('POST'), String(put.headers.allow));
   });
 });
 
@@ -485,7 +485,7 @@ describe('PATCH /v0/persons/{person_id}', () => {
       { domain: 'a' },
       { linkedinProfileUrl: 'a' },
       { phoneNumber: '+12' },
-      { phoneNumber: '+1' + '2'.repeat(14) },
+      { phoneNumber: `+1${'2'.repeat(14)}` },
     ];
     for (const body of ok) {
       const res = await t.req('PATCH', `/v0/persons/${p.personId}`, body);
@@ -502,7 +502,7 @@ describe('PATCH /v0/persons/{person_id}', () => {
       [{ linkedinProfileUrl: '' }, '/linkedinProfileUrl'],
       [{ phoneNumber: '+1' }, '/phoneNumber'],
       [{ phoneNumber: '+0123' }, '/phoneNumber'],
-      [{ phoneNumber: '+1' + '2'.repeat(15) }, '/phoneNumber'],
+      [{ phoneNumber: `+1${'2'.repeat(15)}` }, '/phoneNumber'],
       [{ email: 'not-an-email' }, '/email'],
       [{ email: '' }, '/email'],
       [{ nickname: 'x' }, '/nickname'],
@@ -556,12 +556,12 @@ describe('authentication', () => {
 
   test('an unknown key is 401 unauthorized', async () => {
     const p = await create({ name: 'Auth 2' });
-    const key = 'pak_' + 'x'.repeat(43);
+    const key = `pak_${'x'.repeat(43)}`;
     expectProblem(await t.req('GET', `/v0/persons/${p.personId}`, undefined, { key }), 401, 'unauthorized');
     expectProblem(await t.req('POST', '/v0/persons', { name: 'x' }, { key }), 401, 'unauthorized');
     expectProblem(await t.req('PATCH', `/v0/persons/${p.personId}`, { name: 'x' }, { key }), 401, 'unauthorized');
     expectProblem(await t.req('GET', '/v0/persons', undefined, { key }), 401, 'unauthorized');
-    expectProblem(await t.req('GET', '/v0/persons', undefined, { key: t.key + 'x' }), 401, 'unauthorized');
+    expectProblem(await t.req('GET', '/v0/persons', undefined, { key: `${t.key}x` }), 401, 'unauthorized');
   });
 
   test('authentication is checked before the body and the id', async () => {

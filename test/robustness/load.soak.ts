@@ -211,7 +211,10 @@ describe(`load: ${CONNECTIONS} connections for ${SECONDS} s, mixed read/write wo
     const totalWeight = ops.reduce((s, o) => s + o.weight, 0);
     const draw = () => {
       let r = Math.random() * totalWeight;
-      for (const op of ops) if ((r -= op.weight) < 0) return op;
+      for (const op of ops) {
+        r -= op.weight;
+        if (r < 0) return op;
+      }
       return ops[ops.length - 1]!;
     };
 

@@ -748,7 +748,7 @@ describe('tenant isolation', () => {
     ];
     for (const [method, url, body] of calls) {
       expectProblem(await t.req(method, url, body, { key: null }), 401, 'unauthorized');
-      expectProblem(await t.req(method, url, body, { key: 'pak_' + 'x'.repeat(43) }), 401, 'unauthorized');
+      expectProblem(await t.req(method, url, body, { key: `pak_${'x'.repeat(43)}` }), 401, 'unauthorized');
     }
   });
 });

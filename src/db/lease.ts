@@ -1,0 +1,88 @@
+import { expressionBuilder, sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import type { Database } from './types.js';
+
+/**
+ * Work shared by every instance on one database is claimed with a lease: a row is taken by a
+ * conditional `UPDATE ... RETURNING` that sets when its lease ends, and only where no lease is
+ * running, so of several claimers exactly one wins each row, on SQLite and PostgreSQL alike
+ * (no `SKIP LOCKED`, which SQLite lacks). A holder that dies leaves a lease that simply ends; the
+ * row is then claimed again, so the work it stands for is done at least once (not exactly once).
+ * The lease's end doubles as the holder's token: the outcome is written only while it is unchanged.
+ *
+ * The statements are written once here for any table, so they are plain SQL around the typed
+ * pieces the caller gives (its condition and its order).
+ */
+
+/** A table whose rows can be leased: its rows have a string `id`. */
+type Leasable = { [T in keyof Database]: Database[T] extends { id: string } ? T : never }[keyof Database];
+
+/** A nullable text column of `T`: where the row's lease end is kept (null or past: free). */
+type LeaseColumn<T extends Leasable> = {
+  [C in keyof Database[T]]: null extends Database[T][C] ? (Database[T][C] extends string | null ? C : never) : never;
+}[keyof Database[T]] &
+  string;
+
+type Column<T extends Leasable> = keyof Database[T] & string;
+
+export interface Claim<T extends Leasable, R extends Column<T> = Column<T>> {
+  table: T;
+  lease: LeaseColumn<T>;
+  /** The rows waiting for this work, lease aside. Checked again as each row is taken. */
+  due: (eb: ExpressionBuilder<Database, T>) => Expression<SqlBool>;
+  /** Which of the due rows go first: a column, or any expression over the row (a window function, say). */
+  orderBy: Column<T> | Expression<unknown>;
+  limit: number;
+  /** The time of the claim; a lease that ended before it is free. */
+  now: string;
+  /** When the new leases end: beyond the longest the work may take, so a live holder keeps them. */
+  until: string;
+  /** The columns to return of each claimed row; all of them when omitted. */
+  returning?: readonly R[];
+}
+
+/** Up to `limit` due rows that nobody holds, now held until `until`; the rows another claimer won are not among them. */
+export async function claimLeases<T extends Leasable, R extends Column<T> = Column<T>>(
+  db: Kysely<Database>,
+  claim: Claim<T, R>,
+): Promise<Pick<Database[T], R>[]> {
+  if (claim.limit <= 0) return [];
+  const table = sql.table(claim.table);
+  const lease = sql.ref(claim.lease);
+  const due = claim.due(expressionBuilder<Database, T>());
+  const free = sql`(${lease} is null or ${lease} < ${claim.now})`;
+  const order = typeof claim.orderBy === 'string' ? sql.ref(claim.orderBy) : claim.orderBy;
+  const returning = claim.returning ? sql.join(claim.returning.map((column) => sql.ref(column))) : sql`*`;
+  // The condition again outside the subquery: a row changed since the subquery read it is left alone.
+  const { rows } = await sql<Pick<Database[T], R>>`update ${table} set ${lease} = ${claim.until}
+    where ${due} and ${free}
+    and id in (select id from ${table} where ${due} and ${free} order by ${order} limit ${claim.limit})
+    returning ${returning}`.execute(db);
+  return rows;
+}
+
+export interface Held<T extends Leasable> {
+  table: T;
+  lease: LeaseColumn<T>;
+  id: string;
+  /** The lease end the claim returned: the holder's token. */
+  until: string;
+}
+
+/**
+ * Writes `changes` and frees the row, only if the lease is still the caller's; false when it is
+ * not (it ran out and the row was claimed again: the work has moved on, and this outcome is dropped).
+ * With no changes, the row is simply given back for a later claim.
+ */
+export async function releaseLease<T extends Leasable>(
+  db: Kysely<Database>,
+  held: Held<T>,
+  changes: Partial<Database[T]> = {},
+): Promise<boolean> {
+  const lease = sql.ref(held.lease);
+  const assignments = Object.entries(changes)
+    .filter(([column, value]) => value !== undefined && column !== held.lease)
+    .map(([column, value]) => sql`${sql.ref(column)} = ${value}`);
+  const result = await sql`update ${sql.table(held.table)} set ${sql.join([...assignments, sql`${lease} = null`])}
+    where id = ${held.id} and ${lease} = ${held.until}`.execute(db);
+  return Number(result.numAffectedRows ?? 0n) > 0;
+}

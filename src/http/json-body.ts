@@ -1,0 +1,82 @@
+import type { FastifyInstance } from 'fastify';
+import { AppError, type FieldError, pointerSegment } from './errors.js';
+
+const MAX_JSON_DEPTH = 64;
+const MAX_JSON_ITEMS = 10_000;
+
+/**
+ * The JSON body policy. Only application/json bodies are read (anything else is 415); an empty
+ * body is no body, not an error. A body nested deeper than 64 levels, or with an array of more
+ * than 10,000 items, a number beyond the double range or a NUL character, is refused before
+ * anything else looks at it. An area may add a parser for another type on its own routes
+ * (uploads do, for image bytes).
+ */
+export function registerJsonBody(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (text.length === 0) {
+      done(null, undefined);
+      return;
+    }
+    if (nestingDepth(text) > MAX_JSON_DEPTH) {
+      done(
+        new AppError('validation_failed', `The body is nested deeper than ${MAX_JSON_DEPTH} levels`, [
+          { path: '', message: `must not nest deeper than ${MAX_JSON_DEPTH} levels` },
+        ]),
+      );
+      return;
+    }
+    parseJson(request, text, (err, parsed) => {
+      if (err) return done(err);
+      const problem = bodyProblem(parsed);
+      if (problem)
+        return done(new AppError('validation_failed', `Invalid body: ${problem.path || 'the body'} ${problem.message}`, [problem]));
+      done(null, parsed);
+    });
+  });
+}
+
+/** The deepest nesting of objects and arrays in JSON text, read without parsing it (strings skipped). */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92)
+        i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) deepest = Math.max(deepest, ++depth);
+    else if (c === 125 || c === 93) depth--;
+  }
+  return deepest;
+}
+
+/**
+ * What no schema can say about a parsed body: an array longer than the limit, a number that
+ * overflowed to Infinity (`1e400`), or a NUL character (PostgreSQL cannot store one, and it
+ * means nothing in text) in any string or key. The first one found, at its JSON Pointer.
+ */
+function bodyProblem(value: unknown, path = ''): FieldError | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? { path, message: 'must not contain the NUL character' } : undefined;
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : { path, message: 'is too large a number' };
+  if (Array.isArray(value)) {
+    if (value.length > MAX_JSON_ITEMS) return { path, message: `must not hold more than ${MAX_JSON_ITEMS} items` };
+    for (let i = 0; i < value.length; i++) {
+      const found = bodyProblem(value[i], `${path}/${i}`);
+      if (found) return found;
+    }
+  } else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      const at = `${path}/${pointerSegment(k)}`;
+      if (k.includes('\u0000')) return { path: at, message: 'must not contain the NUL character' };
+      const found = bodyProblem(v, at);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}

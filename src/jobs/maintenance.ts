@@ -1,0 +1,69 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/types.js';
+import { now } from '../time.js';
+
+/**
+ * Housekeeping, in every process whatever else it runs (the webhook dispatcher may be off): at
+ * start, then every `everyMs`. Every instance does it; the deletes are idempotent, so instances
+ * doing it at once, or twice in an interval, is harmless.
+ */
+export interface Maintenance {
+  start(): void;
+  /** Waits for a round under way. */
+  stop(): Promise<void>;
+}
+
+const HOUR_MS = 60 * 60 * 1000;
+/** How long events (and their deliveries) are kept: docs/webhooks.md says 30 days. */
+const KEEP_EVENTS_MS = 30 * 24 * HOUR_MS;
+
+const TASKS: Record<string, (db: Kysely<Database>) => Promise<unknown>> = {
+  async 'prune events'(db) {
+    const cutoff = new Date(Date.now() - KEEP_EVENTS_MS).toISOString();
+    await db
+      .deleteFrom('webhook_deliveries')
+      .where('event_id', 'in', (eb) => eb.selectFrom('events').select('id').where('created_at', '<', cutoff))
+      .execute();
+    await db.deleteFrom('events').where('created_at', '<', cutoff).execute();
+  },
+  // An expired key is already ignored (and taken over) by http/idempotency.ts; this only frees the space.
+  'prune idempotency keys': (db) => db.deleteFrom('idempotency_keys').where('expires_at', '<', now()).execute(),
+};
+
+export function createMaintenance(db: Kysely<Database>, log: FastifyBaseLogger, everyMs = HOUR_MS): Maintenance {
+  let timer: NodeJS.Timeout | undefined;
+  let round: Promise<void> | undefined;
+  let stopped = false;
+
+  async function runTasks(): Promise<void> {
+    // One failing task does not hold back the others; each is tried again next round.
+    for (const [task, run] of Object.entries(TASKS)) {
+      try {
+        await run(db);
+      } catch (err) {
+        log.error({ err, task }, 'maintenance task failed');
+      }
+    }
+  }
+
+  function next(): void {
+    timer = undefined;
+    round = runTasks().finally(() => {
+      round = undefined;
+      // Never keeps the process alive on its own.
+      if (!stopped) timer = setTimeout(next, everyMs).unref();
+    });
+  }
+
+  return {
+    start() {
+      if (!stopped && !round && !timer) next();
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await round;
+    },
+  };
+}
