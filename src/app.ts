@@ -28,6 +28,9 @@ import { pageLinkRoutes } from './page-links/routes.js';
 import { pageRoutes } from './pages/routes.js';
 import { personRoutes } from './persons/routes.js';
 import { sessionRoutes } from './sessions/routes.js';
+import { buildSite } from './site/app.js';
+import { dispatchTenantHosts } from './site/dispatch.js';
+import { siteHosts } from './site/hosts.js';
 import { topicRoutes } from './topics/routes.js';
 import { createDispatcher } from './webhooks/dispatcher.js';
 import { webhookRoutes } from './webhooks/routes.js';
@@ -56,6 +59,15 @@ export async function buildApp({ config, maintenanceEveryMs }: AppOptions): Prom
   await limiter.ready();
   app.addHook('onClose', () => limiter.close());
   const keys = apiKeyAuth(app.db, limiter, config.rateLimit);
+
+  // Requests on tenant domains go to the visitor plane (src/site/) before anything of the API runs.
+  const secret = await fileUrlSecret(app.db, config.fileUrlSecret);
+  const stores = fileStores(app.db, config.dataDir, config.fileStore);
+  const hosts = siteHosts(app.db);
+  const site = await buildSite({ db: app.db, config, log: app.log, secret, stores });
+  app.addHook('onRequest', dispatchTenantHosts(hosts, site));
+  app.addHook('onClose', () => site.close());
+  app.decorate('siteHosts', hosts);
 
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandling(app, keys);
@@ -89,10 +101,7 @@ export async function buildApp({ config, maintenanceEveryMs }: AppOptions): Prom
 
   // The areas, each one plugin.
   if (config.adminToken !== undefined) await app.register(adminRoutes, { adminToken: config.adminToken });
-  await app.register(assetRoutes, {
-    signer: urlSigner(config.publicBaseUrl, await fileUrlSecret(app.db, config.fileUrlSecret)),
-    stores: fileStores(app.db, config.dataDir, config.fileStore),
-  });
+  await app.register(assetRoutes, { signer: urlSigner(config.publicBaseUrl, secret), stores });
   await app.register(personRoutes);
   await app.register(accountRoutes);
   await app.register(logRoutes);

@@ -88,7 +88,8 @@ export async function updateAccount(trx: Transaction<Database>, current: Account
   }
   if (Object.keys(changes).length === 0) return withLinkedCount(trx, current);
   changes.updated_at = after(current.updated_at);
-  changes.latest_activity_at = changes.updated_at > current.latest_activity_at ? changes.updated_at : current.latest_activity_at;
+  // ISO timestamps compare as text; the later of the update and the newest log.
+  if (changes.updated_at > current.latest_activity_at) changes.latest_activity_at = changes.updated_at;
   const row = await conflictIfTaken(
     trx.updateTable('accounts').set(changes).where('id', '=', current.id).returningAll().executeTakeFirstOrThrow(),
     domainTaken(patch.domain ?? current.domain),

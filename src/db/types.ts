@@ -239,6 +239,8 @@ export interface AudienceSessionsTable {
   utm_source: string;
   utm_term: string;
   created_at: string;
+  /** The view token's visit id, for a session recorded by the collector on a tenant domain; null otherwise. */
+  visit_id: string | null;
 }
 
 export interface ServiceSecretsTable {

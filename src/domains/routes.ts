@@ -36,8 +36,12 @@ export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 201: TenantDomain }),
       },
     },
-    async (request, reply) =>
-      sendOnce(reply, await createOnce(app.db, fromHeader(request), (trx) => createDomain(trx, request.tenantId, request.body.hostname))),
+    async (request, reply) => {
+      const result = await createOnce(app.db, fromHeader(request), (trx) => createDomain(trx, request.tenantId, request.body.hostname));
+      // Visitors reach the new domain at once in this process (other instances within seconds: site/hosts.ts).
+      app.siteHosts.forget(result.body.hostname);
+      return sendOnce(reply, result);
+    },
   );
 
   app.delete(
@@ -52,12 +56,14 @@ export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await app.db.transaction().execute(async (trx) => {
+      const removed = await app.db.transaction().execute(async (trx) => {
         const domain = await findDomain(trx, request.tenantId, request.params.tenant_domain_id);
         if (!domain) throw notFound('Tenant domain');
         if (domain.is_fallback === 0) await deleteDomainLinks(trx, request.tenantId, domain.id);
         await deleteDomain(trx, domain);
+        return domain;
       });
+      app.siteHosts.forget(removed.hostname);
       return reply.code(204).send(null);
     },
   );

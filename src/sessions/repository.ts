@@ -78,6 +78,7 @@ export async function createSession(trx: Transaction<Database>, page: PagesTable
     utm_medium: input.utmMedium ?? '',
     utm_source: input.utmSource ?? '',
     utm_term: input.utmTerm ?? '',
+    visit_id: null,
     created_at: now(),
   };
   await trx.insertInto('audience_sessions').values(row).execute();
@@ -110,4 +111,88 @@ export async function listSessions(db: Kysely<Database>, page: PagesTable, query
     .$call((q) => (start === undefined ? q : q.where('session_started_at', '>=', start)))
     .$call((q) => (end === undefined ? q : q.where('session_started_at', '<', end)));
   return sessionsList.read({ query, within: page.id, filters, rows: matching.selectAll(), count: matching, map: toSession });
+}
+
+/** What a visit's session holds that the collector and the lead form change. */
+export type VisitFields = Pick<
+  AudienceSessionsTable,
+  | 'session_ended_at'
+  | 'time_spent_seconds'
+  | 'max_scroll_depth_percentage'
+  | 'total_clicks_count'
+  | 'questions_asked_count'
+  | 'is_bounce'
+  | 'has_form_submit'
+  | 'has_conversion'
+  | 'form_submission_id'
+  | 'form_submission_identifier'
+  | 'form_submission_email'
+  | 'form_submission_phone'
+  | 'utm_campaign'
+  | 'utm_content'
+  | 'utm_medium'
+  | 'utm_source'
+  | 'utm_term'
+>;
+
+/** Who and where a visit is: fixed by its first report. */
+export interface Visit {
+  tenantId: string;
+  pageId: string;
+  audienceId: string;
+  visitId: string;
+  pageUrl: string;
+  pageTitle: string;
+  startedAt: string;
+}
+
+/** The session of a visit, as stored; undefined before its first report. */
+export function findVisit(db: Kysely<Database>, tenantId: string, visitId: string) {
+  return db
+    .selectFrom('audience_sessions')
+    .selectAll()
+    .where('visit_id', '=', visitId)
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+}
+
+/**
+ * Creates a visit's session at its first report and updates it at the later ones (the caller
+ * reads it with `findVisit` in the same transaction and decides the new values; this stores them).
+ * `audience_session.created` is emitted once per visit, when the session is created.
+ */
+export async function recordVisit(trx: Transaction<Database>, visit: Visit, fields: VisitFields): Promise<AudienceSession> {
+  const existing = await findVisit(trx, visit.tenantId, visit.visitId);
+  if (existing) {
+    const row = await trx
+      .updateTable('audience_sessions')
+      .set(fields)
+      .where('id', '=', existing.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toSession(row);
+  }
+  const row: AudienceSessionsTable = {
+    id: newId('session'),
+    tenant_id: visit.tenantId,
+    page_id: visit.pageId,
+    audience_id: visit.audienceId,
+    analytics_session_id: visit.visitId,
+    page_title: visit.pageTitle,
+    page_url: visit.pageUrl,
+    session_started_at: visit.startedAt,
+    created_at: now(),
+    visit_id: visit.visitId,
+    ...fields,
+  };
+  // Two first reports racing (two instances): one creates, the other finds it and updates it.
+  const inserted = await trx
+    .insertInto('audience_sessions')
+    .values(row)
+    .onConflict((oc) => oc.column('visit_id').where('visit_id', 'is not', null).doNothing())
+    .executeTakeFirst();
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return recordVisit(trx, visit, fields);
+  const session = toSession(row);
+  await emit(trx, visit.tenantId, 'audience_session.created', session);
+  return session;
 }

@@ -8,6 +8,7 @@ import * as apiKeyLimits from './2026_11_22_0006_api_key_limits.js';
 import * as pageCounters from './2026_11_22_0007_page_counters.js';
 import * as audienceKeys from './2026_11_23_0008_audience_keys.js';
 import * as logTimelines from './2026_11_23_0009_log_timelines.js';
+import * as visits from './2026_11_23_0010_visits.js';
 
 /** Every migration, by name; names sort in the order they must run. Add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_22_0007_page_counters': pageCounters,
   '2026_11_23_0008_audience_keys': audienceKeys,
   '2026_11_23_0009_log_timelines': logTimelines,
+  '2026_11_23_0010_visits': visits,
 };

@@ -1,0 +1,56 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { FileStores } from '../assets/store.js';
+import type { Config } from '../config.js';
+import type { Database } from '../db/types.js';
+import { siteErrorPage, notFoundPage } from './pages.js';
+import { viewTokens, type ViewTokens } from './token.js';
+
+/** What the visitor plane reads and writes through: the areas' repositories over this database. */
+export interface SiteDeps {
+  db: Kysely<Database>;
+  config: Config;
+  log: FastifyBaseLogger;
+  /** The service secret (the one that signs download links); view tokens use a key derived from it. */
+  secret: string;
+  stores: FileStores;
+}
+
+export interface SiteContext extends SiteDeps {
+  tokens: ViewTokens;
+}
+
+/** Visitor bodies are small: a report is at most 2 KB, a lead form a few hundred bytes. */
+const BODY_LIMIT = 16 * 1024;
+
+/**
+ * The visitor plane: its own Fastify instance, which the API app hands requests on tenant domains
+ * to (site/dispatch.ts). HTML errors, never problem+json; no API key; its own parsers and limits.
+ */
+export async function buildSite(deps: SiteDeps): Promise<FastifyInstance> {
+  const site = Fastify({ loggerInstance: deps.log, bodyLimit: BODY_LIMIT, return503OnClosing: false });
+  const context: SiteContext = { ...deps, tokens: viewTokens(deps.secret) };
+
+  site.removeAllContentTypeParsers();
+  // A beacon sends text/plain (no CORS preflight); a form, urlencoded. Each handler parses its own.
+  site.addContentTypeParser(
+    ['text/plain', 'application/json', 'application/x-www-form-urlencoded'],
+    { parseAs: 'string' },
+    (_req, body, done) => done(null, body),
+  );
+
+  site.addHook('onRequest', async (_request, reply) => {
+    reply.header('x-content-type-options', 'nosniff').header('referrer-policy', 'strict-origin-when-cross-origin');
+  });
+  site.setNotFoundHandler((_request, reply) => reply.code(404).type('text/html; charset=utf-8').send(notFoundPage()));
+  site.setErrorHandler((err, request, reply) => {
+    const given = (err as { statusCode?: unknown }).statusCode;
+    const status = typeof given === 'number' && given >= 400 && given < 600 ? given : 500;
+    if (status >= 500) request.log.error({ err }, 'visitor request failed');
+    return reply.code(status).type('text/html; charset=utf-8').send(siteErrorPage(status));
+  });
+
+  void context;
+  await site.ready();
+  return site;
+}

@@ -1,0 +1,65 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/types.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The API app's view of which hosts are tenant domains (domain routes tell it of changes). */
+    siteHosts: SiteHosts;
+  }
+}
+
+/** A tenant domain a visitor request came to. */
+export interface SiteHost {
+  domainId: string;
+  tenantId: string;
+  hostname: string;
+  isFallback: boolean;
+}
+
+export interface SiteHosts {
+  /** The tenant domain named by a `Host` header (any case, port ignored), or undefined: the API's host. */
+  lookup(hostHeader: string | undefined): Promise<SiteHost | undefined>;
+  /** A domain was added or removed in this process: its answer is read again next time. */
+  forget(hostname: string): void;
+}
+
+/** How long an answer is kept: another instance's new or removed custom domain is seen within it. */
+const KEEP_MS = 5000;
+const MAX_ENTRIES = 10_000;
+
+/**
+ * Every request asks whether its Host is a tenant domain, the API's own requests included, so the
+ * answers (found or not) are kept a few seconds rather than read per request: one indexed read per
+ * host every 5 s, and nothing on the hot path of the API.
+ */
+export function siteHosts(db: Kysely<Database>): SiteHosts {
+  const cache = new Map<string, { host: SiteHost | undefined; until: number }>();
+  return {
+    async lookup(hostHeader) {
+      const hostname = normalize(hostHeader);
+      if (hostname === undefined) return undefined;
+      const now = Date.now();
+      const kept = cache.get(hostname);
+      if (kept && kept.until > now) return kept.host;
+      const row = await db
+        .selectFrom('tenant_domains')
+        .select(['id', 'tenant_id', 'hostname', 'is_fallback'])
+        .where('hostname', '=', hostname)
+        .executeTakeFirst();
+      const host = row && { domainId: row.id, tenantId: row.tenant_id, hostname: row.hostname, isFallback: row.is_fallback === 1 };
+      if (cache.size >= MAX_ENTRIES) cache.clear();
+      cache.set(hostname, { host, until: now + KEEP_MS });
+      return host;
+    },
+    forget(hostname) {
+      cache.delete(hostname.toLowerCase());
+    },
+  };
+}
+
+/** `Go.Acme.COM:8443` → `go.acme.com`; a bracketed IPv6 literal or an empty header is no tenant domain. */
+function normalize(header: string | undefined): string | undefined {
+  if (!header || header.startsWith('[')) return undefined;
+  const name = header.replace(/:\d*$/, '').replace(/\.$/, '').toLowerCase();
+  return name.length > 0 && name.length <= 253 ? name : undefined;
+}

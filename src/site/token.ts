@@ -1,0 +1,67 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * The view token: what a served document tells the collector and the form handler about the visit
+ * it starts, signed so that a visitor can neither forge one nor change what it names. Its key is
+ * derived from the service secret that signs download links (one secret for an operator to keep,
+ * a separate key per purpose). `<base64url(JSON claims)>.<base64url(HMAC-SHA256)>`.
+ */
+export interface ViewClaims {
+  tenantId: string;
+  pageId: string;
+  audienceId: string;
+  /** The page link the visitor came through. */
+  linkId: string;
+  /** A random id of this visit: the session's `analyticsSessionId`. */
+  visitId: string;
+  /** When the document was served, in milliseconds since the epoch. */
+  issuedAt: number;
+}
+
+export interface ViewTokens {
+  sign(claims: Omit<ViewClaims, 'visitId' | 'issuedAt'>, at?: number): { token: string; claims: ViewClaims };
+  /** The claims of a genuine token not older than `maxAgeMs`; undefined for anything else. */
+  verify(token: string, at?: number): ViewClaims | undefined;
+}
+
+export const VIEW_TOKEN_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+const MAX_TOKEN_LENGTH = 1024;
+
+export function viewTokens(serviceSecret: string, maxAgeMs = VIEW_TOKEN_MAX_AGE_MS): ViewTokens {
+  const key = createHmac('sha256', serviceSecret).update('pam view token v1').digest();
+  const mac = (body: string) => createHmac('sha256', key).update(body).digest();
+  return {
+    sign(fields, at = Date.now()) {
+      const claims: ViewClaims = { ...fields, visitId: `visit_${randomBytes(16).toString('base64url')}`, issuedAt: at };
+      const body = Buffer.from(JSON.stringify(claims)).toString('base64url');
+      return { token: `${body}.${mac(body).toString('base64url')}`, claims };
+    },
+    verify(token, at = Date.now()) {
+      if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH) return undefined;
+      const [body, signature, extra] = token.split('.');
+      if (!body || !signature || extra !== undefined) return undefined;
+      const given = Buffer.from(signature, 'base64url');
+      const expected = mac(body);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+      let claims: unknown;
+      try {
+        claims = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+      } catch {
+        return undefined;
+      }
+      if (!isClaims(claims)) return undefined;
+      if (claims.issuedAt > at + 60_000 || at - claims.issuedAt > maxAgeMs) return undefined;
+      return claims;
+    },
+  };
+}
+
+function isClaims(value: unknown): value is ViewClaims {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    ['tenantId', 'pageId', 'audienceId', 'linkId', 'visitId'].every((k) => typeof v[k] === 'string') &&
+    typeof v.issuedAt === 'number' &&
+    Number.isSafeInteger(v.issuedAt)
+  );
+}
