@@ -191,7 +191,9 @@ describe('tenant isolation', () => {
       const queries: string[] = [''];
       if (declared.has('limit')) queries.push('limit=100');
       if (declared.has('query')) queries.push(`query=${MARK_A}`, `query=${MARK_A.slice(0, 3)}`, `query=${MARK_B}`, 'query=a');
-      if (declared.has('type')) queries.push('type=page.created', 'type=webhook.test');
+      // Events are filtered by their type; log timelines by a kebab-case type of the client's.
+      if (declared.has('type'))
+        queries.push(...(op.path === '/v0/events' ? ['type=page.created', 'type=webhook.test'] : ['type=note-added']));
       if (declared.has('targetType')) queries.push('targetType=page', 'targetType=audience');
       let sawOwn = false;
       for (const query of queries) {
