@@ -342,6 +342,9 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
       linkQueries: [],
       sessionWindows: [],
       samplePerson: {},
+      siteHost: '',
+      sitePaths: [],
+      siteVisits: [],
     };
     let deepCursor = '';
     if (needsData) {

@@ -187,6 +187,11 @@ export interface Seeded {
   /** The newest-first sort key of the deep tenant's 200,000th person: the cursor after 10,000 pages of 20. */
   deepTenantId: string;
   samplePerson: unknown;
+  /** The tenant's fallback domain and paths of its audience links there, for the visitor-plane scenarios. */
+  siteHost: string;
+  sitePaths: string[];
+  /** Pages, audiences and links of those paths, to sign view tokens for the collector scenario. */
+  siteVisits: { tenantId: string; pageId: string; audienceId: string; linkId: string }[];
 }
 
 const BATCH = 500;
@@ -399,7 +404,7 @@ export async function seed(db: Kysely<Database>, scale: Scale, seedValue = 42): 
 
   const domain = await db
     .selectFrom('tenant_domains')
-    .select('id')
+    .select(['id', 'hostname'])
     .where('tenant_id', '=', tenantId)
     .where('is_fallback', '=', 1)
     .executeTakeFirstOrThrow();
@@ -505,6 +510,9 @@ export async function seed(db: Kysely<Database>, scale: Scale, seedValue = 42): 
         endDate: new Date(Date.parse(start) + 86_400_000).toISOString(),
       };
     }),
+    siteHost: domain.hostname,
+    sitePaths: links.slice(0, 1000).map((l) => l.path),
+    siteVisits: links.slice(0, 1000).map((l) => ({ tenantId, pageId: l.page_id, audienceId: l.target_audience_id, linkId: l.id })),
     samplePerson: {
       personId: first.id,
       name: first.name,
