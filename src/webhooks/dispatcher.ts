@@ -97,6 +97,9 @@ export function createDispatcher(db: Kysely<Database>, options: WebhookDelivery,
       now: nowMs,
       random: Math.random(),
     });
+    // A 410 disables the subscription before the delivery shows as finished: whoever sees the
+    // failed delivery sees the subscription disabled too.
+    if (outcome.subscription === 'gone') await disable(delivery.subscription_id, 'the endpoint answered 410 Gone');
     const recorded = await recordOutcome(db, delivery, lease, {
       status: outcome.status,
       attempts: outcome.attempts,
@@ -109,9 +112,7 @@ export function createDispatcher(db: Kysely<Database>, options: WebhookDelivery,
     if (outcome.retryInMs !== null && outcome.retryInMs < POLL_MS) setTimeout(wake, outcome.retryInMs).unref();
     if (outcome.subscription === 'healthy') {
       if (recorded) await markSubscriptionHealthy(db, delivery.subscription_id);
-    } else if (outcome.subscription === 'gone') {
-      await disable(delivery.subscription_id, 'the endpoint answered 410 Gone');
-    } else {
+    } else if (outcome.subscription !== 'gone') {
       const subscription = await markSubscriptionFailing(db, delivery.subscription_id, at);
       if (subscription?.active === 1 && subscription.failing_since && failingTooLong(subscription.failing_since, at)) {
         await disable(delivery.subscription_id, 'every delivery failed for 5 days');
