@@ -77,7 +77,12 @@ describe('a real browser visit', { skip }, () => {
       201,
     );
 
-    const tab = await browser.newPage();
+    // Headless Chromium names itself HeadlessChrome, which the collector ignores as a bot (rightly):
+    // the visit is a person's, so the browser says what an ordinary Chrome says.
+    const context = await browser.newContext({
+      userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+    });
+    const tab = await context.newPage();
     const response = await tab.goto(`${origin}/spring/jane?utm_source=newsletter&utm_campaign=spring`);
     assert.equal(response?.status(), 200);
     assert.equal(await tab.locator('h1').first().textContent(), 'Hello Jane');
