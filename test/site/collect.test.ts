@@ -3,6 +3,7 @@ import http from 'node:http';
 import vm from 'node:vm';
 import { after, before, describe, test } from 'node:test';
 import { fileUrlSecret } from '../../src/assets/files.js';
+import { loadConfig } from '../../src/config.js';
 import { recordVisit } from '../../src/sessions/repository.js';
 import { MEASURING_SCRIPT } from '../../src/site/script.js';
 import { VIEW_TOKEN_MAX_AGE_MS, viewTokens, type ViewClaims, type ViewTokens } from '../../src/site/token.js';
@@ -469,5 +470,51 @@ describe('POST /_pam/collect: abuse', () => {
     const all = dump.join('\n');
     assert.ok(all.includes(claims.visitId), 'the dump holds the visit');
     for (const needle of ['203.0.113.77', '10.9.0.9', 'Uniq7f3a9', 'Firefox/125']) assert.ok(!all.includes(needle), needle);
+  });
+});
+
+describe('configuration', () => {
+  test('COLLECT_RATE_PER_MINUTE sets the bucket; TRUST_PROXY and it refuse what they cannot mean', async () => {
+    const three = await startApp({ COLLECT_RATE_PER_MINUTE: '3' });
+    try {
+      const domains = ok(await three.req('GET', '/v0/tenant_domains')).items as Json[];
+      const on = domains.find((d) => d.isFallback).hostname;
+      const post = () =>
+        three.app.inject({
+          method: 'POST',
+          url: '/_pam/collect',
+          headers: { host: on, 'content-type': 'text/plain', 'user-agent': BROWSER },
+          payload: '{}',
+        });
+      for (let i = 0; i < 3; i++) assert.equal((await post()).statusCode, 400);
+      const limited = await post();
+      assert.equal(limited.statusCode, 429);
+      // One report every 20 s comes back.
+      assert.ok(Number(limited.headers['retry-after']) > 1 && Number(limited.headers['retry-after']) <= 20);
+    } finally {
+      await three.close();
+    }
+    assert.deepEqual(loadConfig({ TRUST_PROXY: ' 10.0.0.1, 10.1.0.0/16,::1, fd00::/8 ' }).trustProxy, [
+      '10.0.0.1',
+      '10.1.0.0/16',
+      '::1',
+      'fd00::/8',
+    ]);
+    assert.equal(loadConfig({}).collectRatePerMinute, 60);
+    for (const env of [
+      { TRUST_PROXY: 'proxy.local' },
+      { TRUST_PROXY: '10.0.0.0/33' },
+      { TRUST_PROXY: '10.0.0.0/8/1' },
+      { TRUST_PROXY: '::1/129' },
+      { COLLECT_RATE_PER_MINUTE: '0' },
+      { COLLECT_RATE_PER_MINUTE: 'many' },
+    ]) {
+      const name = Object.keys(env)[0] as string;
+      assert.throws(
+        () => loadConfig(env),
+        (err: Error) => err.name === 'ConfigError' && err.message.includes(name),
+        JSON.stringify(env),
+      );
+    }
   });
 });
