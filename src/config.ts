@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 
 export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; poolSize: number };
@@ -30,6 +31,10 @@ export interface Config {
   redisUrl: string | undefined;
   /** Origins allowed by CORS; empty: CORS is off. */
   corsOrigins: string[];
+  /** Addresses and CIDRs of the reverse proxies whose `X-Forwarded-For` is believed (visitor plane). */
+  trustProxy: string[];
+  /** Reports a visitor's address may send to the collector a minute (its token bucket). */
+  collectRatePerMinute: number;
 }
 
 export interface WebhookDelivery {
@@ -93,6 +98,8 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit: readRateLimit(env),
     redisUrl: readRedisUrl(env),
     corsOrigins: readOrigins(env),
+    trustProxy: readTrustProxy(env),
+    collectRatePerMinute: readInteger(env, 'COLLECT_RATE_PER_MINUTE', 60, 1, 1_000_000),
   };
 }
 
@@ -127,6 +134,25 @@ function readOrigins(env: Env): string[] {
       throw new ConfigError(`CORS_ORIGINS must be comma-separated origins like https://app.example.com, got "${origin}"`);
   }
   return origins;
+}
+
+/** `10.0.0.1, 10.1.0.0/16, ::1`: each an IP address or a CIDR block. */
+function readTrustProxy(env: Env): string[] {
+  const raw = readString(env, 'TRUST_PROXY');
+  if (raw === undefined) return [];
+  const entries = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    const [address = '', prefix, extra] = entry.split('/');
+    const family = net.isIP(address);
+    const bits = family === 4 ? 32 : 128;
+    const goodPrefix = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+    if (family === 0 || !goodPrefix || extra !== undefined)
+      throw new ConfigError(`TRUST_PROXY must be comma-separated IP addresses or CIDRs like 10.0.0.0/8, got "${entry}"`);
+  }
+  return entries;
 }
 
 function readInteger(env: Env, name: string, fallback: number, min: number, max: number): number {

@@ -160,6 +160,11 @@ export async function deleteDomainLinks(trx: Transaction<Database>, tenantId: st
   await trx.deleteFrom('page_links').where('tenant_id', '=', tenantId).where('tenant_domain_id', '=', domainId).execute();
 }
 
+/** A link of the tenant as stored, deleted or not (a visit names the link it came through). */
+export function findPageLink(db: Kysely<Database>, tenantId: string, linkId: string) {
+  return db.selectFrom('page_links').selectAll().where('id', '=', linkId).where('tenant_id', '=', tenantId).executeTakeFirst();
+}
+
 /** False when there is no such link; deleting a deleted link changes nothing. */
 export async function deletePageLink(trx: Transaction<Database>, tenantId: string, linkId: string): Promise<boolean> {
   const row = await trx

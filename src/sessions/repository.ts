@@ -3,6 +3,7 @@ import type { AudienceSessionsTable, Database, PagesTable } from '../db/types.js
 import { invalidField } from '../http/errors.js';
 import { keysetList } from '../http/pagination.js';
 import { newId } from '../ids.js';
+import { lockExclusive } from '../db/locks.js';
 import { emit } from '../events/outbox.js';
 import { now, toInstant } from '../time.js';
 import type { AudienceSession, SessionCreate, SessionListQuery } from './schemas.js';
@@ -144,6 +145,16 @@ export interface Visit {
   pageUrl: string;
   pageTitle: string;
   startedAt: string;
+}
+
+/**
+ * Holds the visit's writers off until this transaction ends (every instance, PostgreSQL; SQLite
+ * writes one at a time anyway): a report and a form submission of one visit each read the stored
+ * session and write it back raised, so neither may read it while the other is between the two.
+ * Take it before `findVisit`.
+ */
+export function lockVisit(trx: Transaction<Database>, visitId: string): Promise<void> {
+  return lockExclusive(trx, `visit:${visitId}`);
 }
 
 /** The session of a visit, as stored; undefined before its first report. */

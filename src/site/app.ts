@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { FileStores } from '../assets/store.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/types.js';
+import { collectRoutes } from './collect.js';
 import { siteErrorPage, notFoundPage } from './pages.js';
 import { viewTokens, type ViewTokens } from './token.js';
 
@@ -50,7 +51,7 @@ export async function buildSite(deps: SiteDeps): Promise<FastifyInstance> {
     return reply.code(status).type('text/html; charset=utf-8').send(siteErrorPage(status));
   });
 
-  void context;
+  await site.register(collectRoutes, context);
   await site.ready();
   return site;
 }

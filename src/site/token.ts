@@ -12,6 +12,11 @@ export interface ViewClaims {
   audienceId: string;
   /** The page link the visitor came through. */
   linkId: string;
+  /**
+   * The path the document was served at, when it is not the link's own (`P/<key>` of a
+   * `page_routing` link): the session's `pageUrl`. Optional, so a token without it stays valid.
+   */
+  path?: string;
   /** A random id of this visit: the session's `analyticsSessionId`. */
   visitId: string;
   /** When the document was served, in milliseconds since the epoch. */
@@ -61,6 +66,7 @@ function isClaims(value: unknown): value is ViewClaims {
   const v = value as Record<string, unknown>;
   return (
     ['tenantId', 'pageId', 'audienceId', 'linkId', 'visitId'].every((k) => typeof v[k] === 'string') &&
+    (v.path === undefined || typeof v.path === 'string') &&
     typeof v.issuedAt === 'number' &&
     Number.isSafeInteger(v.issuedAt)
   );

@@ -1,0 +1,201 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { BlockList } from 'node:net';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isbot } from 'isbot';
+import type { AudienceSessionsTable } from '../db/types.js';
+import { validatorCompiler } from '../http/validation.js';
+import { findPageLink } from '../page-links/repository.js';
+import { findPage } from '../pages/repository.js';
+import { findVisit, lockVisit, recordVisit, type Visit, type VisitFields } from '../sessions/repository.js';
+import type { SiteContext } from './app.js';
+import { siteHostOf } from './dispatch.js';
+import { addressLimiter, clientAddress, fromTrustedProxy, trustedProxies } from './limits.js';
+import { MEASURING_SCRIPT, MEASURING_SCRIPT_ETAG } from './script.js';
+import type { ViewClaims } from './token.js';
+
+/** The issue's limit on a report, in bytes. */
+export const MAX_REPORT_BYTES = 2048;
+
+const Count = Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1 });
+const Utm = Type.Optional(Type.String({ maxLength: 255 }));
+
+/** One report of `/_pam/v.js`: the visit's totals so far. Counts beyond the humanly possible are cut, not refused. */
+export const Report = Type.Object(
+  {
+    token: Type.String({ minLength: 1, maxLength: 1024 }),
+    visibleMs: Count,
+    scroll: Type.Number({ minimum: 0, maximum: 100 }),
+    clicks: Count,
+    questions: Count,
+    conversions: Count,
+    utmSource: Utm,
+    utmMedium: Utm,
+    utmCampaign: Utm,
+    utmTerm: Utm,
+    utmContent: Utm,
+  },
+  { additionalProperties: false },
+);
+export type Report = Static<typeof Report>;
+
+/** What a person can do at most per second of wall time since the previous report. */
+const CLICKS_PER_SECOND = 20;
+const QUESTIONS_PER_SECOND = 1;
+/** Reports closer together than this are judged as if this far apart, so a burst at start counts. */
+const MIN_INTERVAL_S = 1;
+/** A visit with less visible time than this and no click and no form is a bounce. */
+const BOUNCE_SECONDS = 10;
+
+/**
+ * `GET /_pam/v.js` and `POST /_pam/collect`. Registered in buildSite; its parsers, validator and
+ * error answers are its own (encapsulated), so the other visitor routes keep theirs.
+ */
+export async function collectRoutes(site: FastifyInstance, context: SiteContext): Promise<void> {
+  const trusted = trustedProxies(context.config.trustProxy);
+  const limiter = addressLimiter(context.config.collectRatePerMinute);
+
+  site.get('/_pam/v.js', async (request, reply) => {
+    reply
+      .header('content-type', 'text/javascript; charset=utf-8')
+      .header('cache-control', 'public, max-age=86400')
+      .header('etag', MEASURING_SCRIPT_ETAG);
+    if (matches(request.headers['if-none-match'], MEASURING_SCRIPT_ETAG)) return reply.code(304).send();
+    return reply.send(MEASURING_SCRIPT);
+  });
+
+  // A beacon says text/plain; both that and application/json bodies are the report's JSON.
+  site.removeAllContentTypeParsers();
+  site.addContentTypeParser(['text/plain', 'application/json'], { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, JSON.parse(body as string));
+    } catch {
+      done(Object.assign(new Error('The report is not JSON'), { statusCode: 400 }));
+    }
+  });
+  site.setValidatorCompiler(validatorCompiler);
+  site.setErrorHandler((err, request, reply) => {
+    const given = (err as { statusCode?: unknown }).statusCode;
+    const status = typeof given === 'number' && given >= 400 && given < 500 ? given : 500;
+    if (status === 500) {
+      request.log.error({ err }, 'visit report failed');
+      return reply.code(500).type('text/plain; charset=utf-8').send('The report could not be recorded.');
+    }
+    // A body over the limit is bad input like any other (the issue's 400).
+    return reply
+      .code(status === 413 ? 400 : status)
+      .type('text/plain; charset=utf-8')
+      .send(status === 413 ? `A report is at most ${MAX_REPORT_BYTES} bytes.` : reportProblem(err));
+  });
+
+  site.post<{ Body: Report }>(
+    '/_pam/collect',
+    {
+      bodyLimit: MAX_REPORT_BYTES,
+      schema: { body: Report },
+      // Before the body is read: a flood costs a bucket look-up, a bot nothing at all.
+      onRequest: async (request, reply) => {
+        const address = clientAddress(trusted, request.raw.socket.remoteAddress, request.headers['x-forwarded-for']);
+        const bucket = limiter.take(address);
+        if (!bucket.allowed) {
+          return reply
+            .code(429)
+            .header('retry-after', String(bucket.retryAfterSeconds))
+            .type('text/plain; charset=utf-8')
+            .send('Too many reports.');
+        }
+        if (isbot(request.headers['user-agent'] ?? '')) return reply.code(204).send();
+      },
+    },
+    async (request, reply) => {
+      const claims = context.tokens.verify(request.body.token);
+      const host = siteHostOf(request);
+      if (!claims || claims.tenantId !== host.tenantId) {
+        return reply.code(400).type('text/plain; charset=utf-8').send('The token is not valid here.');
+      }
+      const scheme = forwardedScheme(request, trusted) ?? request.protocol;
+      await context.db.transaction().execute(async (trx) => {
+        const page = await findPage(trx, claims.tenantId, claims.pageId);
+        // The page was deleted since it was served: its sessions are gone from the API with it.
+        if (!page) return;
+        const link = claims.path === undefined ? await findPageLink(trx, claims.tenantId, claims.linkId) : undefined;
+        await lockVisit(trx, claims.visitId);
+        const stored = await findVisit(trx, claims.tenantId, claims.visitId);
+        const at = Date.now();
+        const visit: Visit = {
+          tenantId: claims.tenantId,
+          pageId: claims.pageId,
+          audienceId: claims.audienceId,
+          visitId: claims.visitId,
+          pageUrl: `${scheme}://${host.hostname}${claims.path ?? link?.path ?? '/'}`,
+          pageTitle: page.title,
+          startedAt: new Date(at).toISOString(),
+        };
+        await recordVisit(trx, visit, raise(stored, request.body, claims, at));
+      });
+      return reply.code(204).send();
+    },
+  );
+}
+
+/**
+ * The session after a report: every count only rises, and by no more than a person could have
+ * done since the previous report; visible time never exceeds the wall time since the document was
+ * served. What a form set (part of the same visit) is kept as stored.
+ */
+export function raise(stored: AudienceSessionsTable | undefined, report: Report, claims: ViewClaims, at: number): VisitFields {
+  const previousAt = stored ? Date.parse(stored.session_ended_at) : claims.issuedAt;
+  const seconds = Math.max(MIN_INTERVAL_S, (at - previousAt) / 1000);
+  const rise = (before: number, reported: number, perSecond: number) =>
+    before + Math.min(Math.max(0, reported - before), Math.floor(perSecond * seconds));
+
+  const wall = Math.max(0, (at - claims.issuedAt) / 1000);
+  const before = {
+    time: Number(stored?.time_spent_seconds ?? 0),
+    scroll: Number(stored?.max_scroll_depth_percentage ?? 0),
+    clicks: Number(stored?.total_clicks_count ?? 0),
+    questions: Number(stored?.questions_asked_count ?? 0),
+  };
+  const time = Math.max(before.time, Math.round(Math.min(report.visibleMs / 1000, wall) * 1000) / 1000);
+  const clicks = rise(before.clicks, report.clicks, CLICKS_PER_SECOND);
+  const hasFormSubmit = stored?.has_form_submit === 1;
+  const utm = (column: 'utm_source' | 'utm_medium' | 'utm_campaign' | 'utm_term' | 'utm_content', reported: string | undefined) =>
+    stored?.[column] || (reported ?? '');
+  return {
+    session_ended_at: new Date(Math.max(at, previousAt)).toISOString(),
+    time_spent_seconds: time,
+    max_scroll_depth_percentage: Math.max(before.scroll, report.scroll),
+    total_clicks_count: clicks,
+    questions_asked_count: rise(before.questions, report.questions, QUESTIONS_PER_SECOND),
+    is_bounce: clicks === 0 && !hasFormSubmit && time < BOUNCE_SECONDS ? 1 : 0,
+    has_form_submit: hasFormSubmit ? 1 : 0,
+    has_conversion: stored?.has_conversion === 1 || hasFormSubmit || report.conversions > 0 ? 1 : 0,
+    form_submission_id: stored?.form_submission_id ?? '',
+    form_submission_identifier: stored?.form_submission_identifier ?? '',
+    form_submission_email: stored?.form_submission_email ?? '',
+    form_submission_phone: stored?.form_submission_phone ?? '',
+    utm_source: utm('utm_source', report.utmSource),
+    utm_medium: utm('utm_medium', report.utmMedium),
+    utm_campaign: utm('utm_campaign', report.utmCampaign),
+    utm_term: utm('utm_term', report.utmTerm),
+    utm_content: utm('utm_content', report.utmContent),
+  };
+}
+
+/** The scheme the visitor used, as a trusted proxy says (it terminates TLS); undefined otherwise. */
+function forwardedScheme(request: FastifyRequest, trusted: BlockList | undefined): string | undefined {
+  if (!fromTrustedProxy(trusted, request.raw.socket.remoteAddress)) return undefined;
+  const given = request.headers['x-forwarded-proto'];
+  const proto = (Array.isArray(given) ? given.join(',') : (given ?? '')).split(',').pop()?.trim().toLowerCase();
+  return proto === 'https' || proto === 'http' ? proto : undefined;
+}
+
+function matches(header: string | undefined, etag: string): boolean {
+  return !!header?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*');
+}
+
+/** The first bad field of a report, by its JSON pointer; never echoes a value. */
+function reportProblem(err: unknown): string {
+  const first = (err as { validation?: { instancePath?: string; message?: string }[] }).validation?.[0];
+  if (!first) return 'The report is not valid.';
+  return `The report's ${first.instancePath || 'body'} ${first.message ?? 'is not valid'}.`;
+}

@@ -1,0 +1,520 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import vm from 'node:vm';
+import { after, before, describe, test } from 'node:test';
+import { fileUrlSecret } from '../../src/assets/files.js';
+import { loadConfig } from '../../src/config.js';
+import { recordVisit } from '../../src/sessions/repository.js';
+import { MEASURING_SCRIPT } from '../../src/site/script.js';
+import { VIEW_TOKEN_MAX_AGE_MS, viewTokens, type ViewClaims, type ViewTokens } from '../../src/site/token.js';
+import { startApp, type Json, type Res, type TestApp } from '../helpers.js';
+
+// The measuring half of the visitor plane: /_pam/v.js and POST /_pam/collect, driven with view
+// tokens signed by the app's own secret (what a served document carries).
+
+const PROXY = '10.9.0.0/16';
+let t: TestApp;
+let tokens: ViewTokens;
+let host: string;
+let page: Json;
+let audience: Json;
+let link: Json;
+
+function ok(res: Res, status = 200): Json {
+  assert.equal(res.status, status, res.text);
+  return res.body;
+}
+
+before(async () => {
+  t = await startApp({ TRUST_PROXY: `${PROXY}, 192.0.2.1` });
+  tokens = viewTokens(await fileUrlSecret(t.app.db, t.app.config.fileUrlSecret));
+  host = (ok(await t.req('GET', '/v0/tenant_domains')).items as Json[]).find((d) => d.isFallback).hostname;
+  page = ok(await t.req('POST', '/v0/pages', { name: 'Spring', title: 'Spring offer', pageContext: 'ctx', pageType: 'inbound' }), 201);
+  audience = ok(await t.req('POST', `/v0/pages/${page.pageId}/audiences`, {}), 201);
+  link = ok(
+    await t.req('POST', '/v0/page_links', { path: '/spring', target: { targetType: 'audience', audienceId: audience.audienceId } }),
+    201,
+  );
+});
+after(async () => {
+  await t.close();
+});
+
+/** Each test reports from its own address, so the rate limit of one never touches another. */
+let nextAddress = 1;
+const freshAddress = () => `198.51.100.${nextAddress++}`;
+
+const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+
+interface Send {
+  address?: string;
+  headers?: Record<string, string>;
+  contentType?: string;
+}
+
+async function send(body: unknown, opts: Send = {}): Promise<Res> {
+  const payload = typeof body === 'string' ? body : JSON.stringify(body);
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/_pam/collect',
+    remoteAddress: opts.address ?? freshAddress(),
+    headers: { host, 'content-type': opts.contentType ?? 'text/plain;charset=UTF-8', 'user-agent': BROWSER, ...opts.headers },
+    payload,
+  });
+  return { status: res.statusCode, headers: res.headers, body: undefined, text: res.body };
+}
+
+function sign(at = Date.now(), extra: Partial<ViewClaims> = {}) {
+  return tokens.sign({ tenantId: t.tenantId, pageId: page.pageId, audienceId: audience.audienceId, linkId: link.pageLinkId, ...extra }, at);
+}
+
+const report = (token: string, fields: Json = {}) => ({
+  token,
+  visibleMs: 0,
+  scroll: 0,
+  clicks: 0,
+  questions: 0,
+  conversions: 0,
+  ...fields,
+});
+
+async function sessionOf(visitId: string, pageId = page.pageId): Promise<Json | undefined> {
+  const items = ok(await t.req('GET', `/v0/pages/${pageId}/audience_sessions?limit=100`)).items as Json[];
+  return items.find((s) => s.analyticsSessionId === visitId);
+}
+
+async function createdEventsOf(visitId: string): Promise<number> {
+  const items = ok(await t.req('GET', '/v0/events?type=audience_session.created&limit=100')).items as Json[];
+  return items.filter((e) => e.payload.data.analyticsSessionId === visitId).length;
+}
+
+describe('GET /_pam/v.js', () => {
+  test('is the script, under 4 KB, cached long with a strong ETag, and 304 on a match', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/_pam/v.js', headers: { host } });
+    assert.equal(res.statusCode, 200);
+    assert.match(String(res.headers['content-type']), /^text\/javascript/);
+    assert.ok(Buffer.byteLength(res.body) < 4096, `${Buffer.byteLength(res.body)} bytes`);
+    assert.equal(res.body, MEASURING_SCRIPT);
+    assert.match(String(res.headers['cache-control']), /public, max-age=\d{5,}/);
+    const etag = String(res.headers.etag);
+    assert.match(etag, /^"[\w-]+"$/);
+    const again = await t.app.inject({ method: 'GET', url: '/_pam/v.js', headers: { host, 'if-none-match': etag } });
+    assert.equal(again.statusCode, 304);
+    assert.equal(again.body, '');
+    const head = await t.app.inject({ method: 'HEAD', url: '/_pam/v.js', headers: { host } });
+    assert.equal(head.statusCode, 200);
+  });
+
+  test('is valid JavaScript that keeps nothing and calls no one else', () => {
+    new vm.Script(MEASURING_SCRIPT);
+    assert.doesNotMatch(MEASURING_SCRIPT, /cookie|localStorage|sessionStorage|indexedDB|https?:\/\//);
+    assert.match(MEASURING_SCRIPT, /sendBeacon\('\/_pam\/collect'/);
+    assert.match(MEASURING_SCRIPT, /getElementById\('pam-view'\)/);
+  });
+
+  test('does not exist on the API host', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/_pam/v.js', headers: { host: 'localhost' } });
+    assert.equal(res.statusCode, 404);
+  });
+});
+
+describe('POST /_pam/collect: one visit, one session', () => {
+  test('the first report creates the session, later ones update it; one audience_session.created', async () => {
+    const { token, claims } = sign(Date.now() - 5_000);
+    const utm = { utmSource: 'news', utmMedium: 'email', utmCampaign: 'spring', utmTerm: '', utmContent: 'hero' };
+    assert.equal((await send(report(token, utm))).status, 204);
+    const first = await sessionOf(claims.visitId);
+    assert.ok(first, 'the session exists after the first report');
+    assert.equal(first.audienceId, audience.audienceId);
+    assert.equal(first.pageId, page.pageId);
+    assert.equal(first.pageTitle, 'Spring offer');
+    assert.equal(first.pageUrl, `http://${host}/spring`);
+    assert.equal(first.sessionStartedAt, first.sessionEndedAt);
+    assert.equal(first.isBounce, true);
+    assert.equal(first.hasConversion, false);
+    assert.equal(first.hasFormSubmit, false);
+    assert.deepEqual(
+      [first.utmSource, first.utmMedium, first.utmCampaign, first.utmTerm, first.utmContent],
+      ['news', 'email', 'spring', '', 'hero'],
+    );
+
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal((await send(report(token, { ...utm, visibleMs: 500, scroll: 40, clicks: 2, questions: 1 }))).status, 204);
+    assert.equal((await send(report(token, { ...utm, visibleMs: 800, scroll: 70.5, clicks: 3, conversions: 1 }))).status, 204);
+    const later = await sessionOf(claims.visitId);
+    assert.equal(later.audienceSessionId, first.audienceSessionId);
+    assert.equal(later.sessionStartedAt, first.sessionStartedAt);
+    assert.ok(later.sessionEndedAt > first.sessionEndedAt);
+    assert.equal(later.timeSpentSeconds, 0.8);
+    assert.equal(later.maxScrollDepthPercentage, 70.5);
+    assert.equal(later.totalClicksCount, 3);
+    assert.equal(later.questionsAskedCount, 1);
+    assert.equal(later.hasConversion, true);
+    assert.equal(later.isBounce, false);
+    assert.equal(await createdEventsOf(claims.visitId), 1);
+  });
+
+  test('UTM fields are empty strings when absent, and a later report cannot change those set', async () => {
+    const { token, claims } = sign();
+    assert.equal((await send(report(token, { utmSource: 'ads' }))).status, 204);
+    assert.equal((await send(report(token, { utmSource: 'forged', utmMedium: 'cpc' }))).status, 204);
+    const s = await sessionOf(claims.visitId);
+    assert.deepEqual([s.utmSource, s.utmMedium, s.utmCampaign, s.utmTerm, s.utmContent], ['ads', 'cpc', '', '', '']);
+  });
+
+  test('counts only rise: a report with lower numbers lowers nothing', async () => {
+    const { token, claims } = sign(Date.now() - 60_000);
+    assert.equal((await send(report(token, { visibleMs: 30_000, scroll: 80, clicks: 5, questions: 2, conversions: 1 }))).status, 204);
+    assert.equal((await send(report(token, { visibleMs: 1000, scroll: 10, clicks: 1, questions: 0, conversions: 0 }))).status, 204);
+    const s = await sessionOf(claims.visitId);
+    assert.deepEqual(
+      [s.timeSpentSeconds, s.maxScrollDepthPercentage, s.totalClicksCount, s.questionsAskedCount, s.hasConversion],
+      [30, 80, 5, 2, true],
+    );
+  });
+
+  test('the served path in the token, when given, is the pageUrl; a trusted proxy names the scheme', async () => {
+    const { token, claims } = sign(Date.now(), { path: '/spring/jane' });
+    const res = await send(report(token), {
+      address: '10.9.1.1',
+      headers: { 'x-forwarded-proto': 'https', 'x-forwarded-for': freshAddress() },
+    });
+    assert.equal(res.status, 204);
+    assert.equal((await sessionOf(claims.visitId)).pageUrl, `https://${host}/spring/jane`);
+    // An untrusted client saying https is not believed.
+    const other = sign();
+    assert.equal((await send(report(other.token), { headers: { 'x-forwarded-proto': 'https' } })).status, 204);
+    assert.equal((await sessionOf(other.claims.visitId)).pageUrl, `http://${host}/spring`);
+  });
+
+  test('a visit of a page deleted since it was served is not recorded', async () => {
+    const gone = ok(await t.req('POST', '/v0/pages', { name: 'Gone', title: 'Gone', pageContext: 'ctx', pageType: 'inbound' }), 201);
+    const a = ok(await t.req('POST', `/v0/pages/${gone.pageId}/audiences`, {}), 201);
+    const { token, claims } = tokens.sign({ tenantId: t.tenantId, pageId: gone.pageId, audienceId: a.audienceId, linkId: link.pageLinkId });
+    assert.equal((await t.req('DELETE', `/v0/pages/${gone.pageId}`)).status, 204);
+    assert.equal((await send(report(token))).status, 204);
+    const rows = await t.app.db.selectFrom('audience_sessions').select('id').where('visit_id', '=', claims.visitId).execute();
+    assert.equal(rows.length, 0);
+  });
+
+  test('over a real socket, as a browser sends it', async () => {
+    const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = new URL(address);
+    const { token, claims } = sign();
+    const body = JSON.stringify(report(token, { visibleMs: 10, clicks: 1 }));
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/_pam/collect',
+          headers: { host: `${host}:${port}`, 'content-type': 'text/plain;charset=UTF-8', 'user-agent': BROWSER },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+    assert.equal(status, 204);
+    assert.equal((await sessionOf(claims.visitId)).totalClicksCount, 1);
+  });
+});
+
+describe('POST /_pam/collect: bounds', () => {
+  test('what a person can do in 10 s is taken as it is', async () => {
+    const { token, claims } = sign(Date.now() - 10_000);
+    assert.equal((await send(report(token, { visibleMs: 9_000, clicks: 200, questions: 10 }))).status, 204);
+    const s = await sessionOf(claims.visitId);
+    assert.deepEqual([s.timeSpentSeconds, s.totalClicksCount, s.questionsAskedCount], [9, 200, 10]);
+  });
+
+  test('more than that is cut to it: 20 clicks and 1 question a second, visible time to the wall time', async () => {
+    const { token, claims } = sign(Date.now() - 10_000);
+    assert.equal((await send(report(token, { visibleMs: 3_600_000, clicks: 201_000, questions: 11_000 }))).status, 204);
+    const s = await sessionOf(claims.visitId);
+    assert.ok(s.totalClicksCount >= 200 && s.totalClicksCount <= 210, String(s.totalClicksCount));
+    assert.ok(s.questionsAskedCount === 10, String(s.questionsAskedCount));
+    assert.ok(s.timeSpentSeconds >= 10 && s.timeSpentSeconds < 11, String(s.timeSpentSeconds));
+  });
+
+  test('a report claiming 10,000 clicks 1 s after the last one raises the count by about 20', async () => {
+    const { token, claims } = sign(Date.now() - 1000);
+    assert.equal((await send(report(token, { clicks: 10_000, visibleMs: 60_000 }))).status, 204);
+    const s = await sessionOf(claims.visitId);
+    assert.ok(s.totalClicksCount >= 20 && s.totalClicksCount <= 21, String(s.totalClicksCount));
+    assert.ok(s.timeSpentSeconds <= 1.5, String(s.timeSpentSeconds));
+    // Reported at once again: no second has passed, the grace of one second is all it gets.
+    assert.equal((await send(report(token, { clicks: 10_000 }))).status, 204);
+    const again = await sessionOf(claims.visitId);
+    assert.ok(again.totalClicksCount <= s.totalClicksCount + 20, String(again.totalClicksCount));
+  });
+
+  test('isBounce: no click, no form and under 10 s of visible time', async () => {
+    const cases: [Json, boolean][] = [
+      [{ visibleMs: 9_999 }, true],
+      [{ visibleMs: 10_000 }, false],
+      [{ visibleMs: 0, clicks: 1 }, false],
+    ];
+    for (const [fields, bounce] of cases) {
+      const { token, claims } = sign(Date.now() - 20_000);
+      assert.equal((await send(report(token, fields))).status, 204);
+      assert.equal((await sessionOf(claims.visitId)).isBounce, bounce, JSON.stringify(fields));
+    }
+  });
+
+  test('a report keeps what a lead form of the visit set, and counts it as a conversion', async () => {
+    const { token, claims } = sign(Date.now() - 5_000);
+    await t.app.db.transaction().execute((trx) =>
+      recordVisit(
+        trx,
+        {
+          tenantId: t.tenantId,
+          pageId: page.pageId,
+          audienceId: audience.audienceId,
+          visitId: claims.visitId,
+          pageUrl: `http://${host}/spring`,
+          pageTitle: 'Spring offer',
+          startedAt: new Date().toISOString(),
+        },
+        {
+          session_ended_at: new Date().toISOString(),
+          time_spent_seconds: 0,
+          max_scroll_depth_percentage: 0,
+          total_clicks_count: 0,
+          questions_asked_count: 0,
+          is_bounce: 0,
+          has_form_submit: 1,
+          has_conversion: 1,
+          form_submission_id: 'form_1',
+          form_submission_identifier: 'lead',
+          form_submission_email: 'jane@example.com',
+          form_submission_phone: '+14155550100',
+          utm_campaign: '',
+          utm_content: '',
+          utm_medium: '',
+          utm_source: '',
+          utm_term: '',
+        },
+      ),
+    );
+    assert.equal((await send(report(token, { visibleMs: 1000, utmSource: 'news' }))).status, 204);
+    const s = await sessionOf(claims.visitId);
+    assert.equal(s.hasFormSubmit, true);
+    assert.equal(s.hasConversion, true);
+    assert.equal(s.isBounce, false);
+    assert.deepEqual(
+      [s.formSubmissionId, s.formSubmissionIdentifier, s.formSubmissionEmail, s.formSubmissionPhone],
+      ['form_1', 'lead', 'jane@example.com', '+14155550100'],
+    );
+    assert.equal(s.utmSource, 'news');
+    assert.equal(s.timeSpentSeconds, 1);
+  });
+});
+
+describe('POST /_pam/collect: what is refused, and writes nothing', () => {
+  async function refused(body: unknown, status = 400, opts: Send = {}): Promise<Res> {
+    const before = await t.app.db.selectFrom('audience_sessions').select('id').execute();
+    const res = await send(body, opts);
+    assert.equal(res.status, status, res.text);
+    const afterRows = await t.app.db.selectFrom('audience_sessions').select('id').execute();
+    assert.equal(afterRows.length, before.length, 'nothing written');
+    return res;
+  }
+
+  test('a forged, altered, foreign or expired token', async () => {
+    const { token } = sign();
+    const [body, mac] = token.split('.') as [string, string];
+    const altered = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), pageId: 'page_01h0000000000000000000000a' }),
+    ).toString('base64url');
+    await refused(report(`${altered}.${mac}`));
+    await refused(report(`${body}.${mac.slice(0, -2)}AA`));
+    await refused(report(`${body}.${mac}.x`));
+    await refused(report('not-a-token'));
+    const stranger = viewTokens('another secret of at least thirty-two characters').sign({
+      tenantId: t.tenantId,
+      pageId: page.pageId,
+      audienceId: audience.audienceId,
+      linkId: link.pageLinkId,
+    });
+    await refused(report(stranger.token));
+    await refused(report(sign(Date.now() - VIEW_TOKEN_MAX_AGE_MS - 1000).token));
+    // Just inside the 24 hours it is taken.
+    assert.equal((await send(report(sign(Date.now() - VIEW_TOKEN_MAX_AGE_MS + 60_000).token))).status, 204);
+  });
+
+  test("another tenant's genuine token on this tenant's domain", async () => {
+    const other = await t.newTenant('Other');
+    const { token } = tokens.sign({
+      tenantId: other.tenantId,
+      pageId: page.pageId,
+      audienceId: audience.audienceId,
+      linkId: link.pageLinkId,
+    });
+    await refused(report(token));
+  });
+
+  test('a body over 2 KB is 400; exactly 2 KB is taken', async () => {
+    const { token, claims } = sign();
+    const json = JSON.stringify(report(token));
+    const exact = `${json.slice(0, -1)}${' '.repeat(2048 - Buffer.byteLength(json))}}`;
+    assert.equal(Buffer.byteLength(exact), 2048);
+    await refused(`${exact.slice(0, -1)} }`);
+    assert.equal((await send(exact)).status, 204);
+    assert.ok(await sessionOf(claims.visitId));
+    await refused('x'.repeat(100_000));
+  });
+
+  test('bad reports name the field and never echo a value', async () => {
+    const { token } = sign();
+    const res = await refused(report(token, { scroll: 101 }));
+    assert.match(res.text, /\/scroll/);
+    assert.match(String(res.headers['content-type']), /^text\/plain/);
+    await refused(report(token, { scroll: -1 }));
+    await refused(report(token, { clicks: -1 }));
+    await refused(report(token, { clicks: 1.5 }));
+    await refused(report(token, { clicks: '5' }));
+    await refused(report(token, { utmSource: 'x'.repeat(256) }));
+    await refused(report(token, { utmSource: 5 }));
+    const extra = await refused(report(token, { '<script>': 1 }));
+    assert.doesNotMatch(extra.text, /<script>/);
+    const { token: _t, ...noToken } = report(token);
+    await refused(noToken);
+    await refused('not json');
+    await refused('');
+    await refused('[]');
+    await refused('null');
+    await refused(report(token), 415, { contentType: 'application/x-www-form-urlencoded' });
+    // At the bounds: scroll 100 and a UTM value of 255 characters are taken.
+    assert.equal((await send(report(token, { scroll: 100, utmSource: 'x'.repeat(255) }))).status, 204);
+  });
+
+  test('application/json is taken like text/plain', async () => {
+    const { token, claims } = sign();
+    assert.equal((await send(report(token), { contentType: 'application/json' })).status, 204);
+    assert.ok(await sessionOf(claims.visitId));
+  });
+});
+
+describe('POST /_pam/collect: abuse', () => {
+  test('known bots get 204 and are not recorded', async () => {
+    for (const ua of [
+      'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+      'Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)',
+      'curl/8.5.0',
+      'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/124.0.0.0 Safari/537.36',
+    ]) {
+      const { token, claims } = sign();
+      assert.equal((await send(report(token), { headers: { 'user-agent': ua } })).status, 204, ua);
+      assert.equal(await sessionOf(claims.visitId), undefined, ua);
+    }
+  });
+
+  test('60 reports a minute per address, then 429 with Retry-After; another address is not affected', async () => {
+    const address = freshAddress();
+    for (let i = 0; i < 60; i++) assert.equal((await send('{}', { address })).status, 400, `report ${i + 1}`);
+    const limited = await send('{}', { address });
+    assert.equal(limited.status, 429);
+    assert.ok(Number(limited.headers['retry-after']) >= 1);
+    const { token, claims } = sign();
+    assert.equal((await send(report(token), { address })).status, 429);
+    assert.equal(await sessionOf(claims.visitId), undefined);
+    assert.equal((await send('{}', { address: freshAddress() })).status, 400);
+  });
+
+  test('IPv6 clients are counted by their /64', async () => {
+    for (let i = 0; i < 60; i++) assert.equal((await send('{}', { address: `2001:db8:1:2::${i.toString(16)}` })).status, 400);
+    assert.equal((await send('{}', { address: '2001:db8:1:2:ffff::1' })).status, 429);
+    assert.equal((await send('{}', { address: '2001:db8:1:3::1' })).status, 400);
+  });
+
+  test('X-Forwarded-For is believed from a trusted proxy only, its right-most untrusted entry', async () => {
+    const client = freshAddress();
+    // Through the proxy (and a second trusted hop), with a different forged left part each time: one bucket.
+    for (let i = 0; i < 60; i++) {
+      const res = await send('{}', { address: '10.9.0.7', headers: { 'x-forwarded-for': `1.2.3.${i}, ${client}, 192.0.2.1` } });
+      assert.equal(res.status, 400);
+    }
+    assert.equal((await send('{}', { address: '10.9.200.1', headers: { 'x-forwarded-for': client } })).status, 429);
+    // Another client behind the same proxy has its own bucket.
+    assert.equal((await send('{}', { address: '10.9.0.7', headers: { 'x-forwarded-for': freshAddress() } })).status, 400);
+    // A client that is not a proxy cannot escape its bucket by saying it forwards someone else.
+    const direct = freshAddress();
+    for (let i = 0; i < 60; i++) {
+      assert.equal((await send('{}', { address: direct, headers: { 'x-forwarded-for': `203.0.113.${i}` } })).status, 400);
+    }
+    assert.equal((await send('{}', { address: direct, headers: { 'x-forwarded-for': '203.0.113.200' } })).status, 429);
+  });
+
+  test('no IP address or user agent is stored anywhere', async () => {
+    const ua = 'Mozilla/5.0 (X11; Linux x86_64) Gecko/20100101 Firefox/125.0 Uniq7f3a9';
+    const { token, claims } = sign();
+    const res = await send(report(token, { clicks: 1 }), {
+      address: '10.9.0.9',
+      headers: { 'user-agent': ua, 'x-forwarded-for': '203.0.113.77' },
+    });
+    assert.equal(res.status, 204);
+    assert.ok(await sessionOf(claims.visitId));
+    const dump: string[] = [];
+    for (const table of await t.app.db.introspection.getTables()) {
+      const rows = await t.app.db
+        .selectFrom(table.name as 'audience_sessions')
+        .selectAll()
+        .execute();
+      dump.push(JSON.stringify(rows, (_k, v) => (typeof v === 'bigint' ? String(v) : Buffer.isBuffer(v) ? v.toString('latin1') : v)));
+    }
+    const all = dump.join('\n');
+    assert.ok(all.includes(claims.visitId), 'the dump holds the visit');
+    for (const needle of ['203.0.113.77', '10.9.0.9', 'Uniq7f3a9', 'Firefox/125']) assert.ok(!all.includes(needle), needle);
+  });
+});
+
+describe('configuration', () => {
+  test('COLLECT_RATE_PER_MINUTE sets the bucket; TRUST_PROXY and it refuse what they cannot mean', async () => {
+    const three = await startApp({ COLLECT_RATE_PER_MINUTE: '3' });
+    try {
+      const domains = ok(await three.req('GET', '/v0/tenant_domains')).items as Json[];
+      const on = domains.find((d) => d.isFallback).hostname;
+      const post = () =>
+        three.app.inject({
+          method: 'POST',
+          url: '/_pam/collect',
+          headers: { host: on, 'content-type': 'text/plain', 'user-agent': BROWSER },
+          payload: '{}',
+        });
+      for (let i = 0; i < 3; i++) assert.equal((await post()).statusCode, 400);
+      const limited = await post();
+      assert.equal(limited.statusCode, 429);
+      // One report every 20 s comes back.
+      assert.ok(Number(limited.headers['retry-after']) > 1 && Number(limited.headers['retry-after']) <= 20);
+    } finally {
+      await three.close();
+    }
+    assert.deepEqual(loadConfig({ TRUST_PROXY: ' 10.0.0.1, 10.1.0.0/16,::1, fd00::/8 ' }).trustProxy, [
+      '10.0.0.1',
+      '10.1.0.0/16',
+      '::1',
+      'fd00::/8',
+    ]);
+    assert.equal(loadConfig({}).collectRatePerMinute, 60);
+    for (const env of [
+      { TRUST_PROXY: 'proxy.local' },
+      { TRUST_PROXY: '10.0.0.0/33' },
+      { TRUST_PROXY: '10.0.0.0/8/1' },
+      { TRUST_PROXY: '::1/129' },
+      { COLLECT_RATE_PER_MINUTE: '0' },
+      { COLLECT_RATE_PER_MINUTE: 'many' },
+    ]) {
+      const name = Object.keys(env)[0] as string;
+      assert.throws(
+        () => loadConfig(env),
+        (err: Error) => err.name === 'ConfigError' && err.message.includes(name),
+        JSON.stringify(env),
+      );
+    }
+  });
+});
