@@ -29,7 +29,9 @@ const BODY_LIMIT = 16 * 1024;
  * to (site/dispatch.ts). HTML errors, never problem+json; no API key; its own parsers and limits.
  */
 export async function buildSite(deps: SiteDeps): Promise<FastifyInstance> {
-  const site = Fastify({ loggerInstance: deps.log, bodyLimit: BODY_LIMIT, return503OnClosing: false });
+  // No request log: it would write every visitor's address and user agent, which the plane never keeps.
+  // Failures are still logged (the error handler), without them.
+  const site = Fastify({ loggerInstance: deps.log, bodyLimit: BODY_LIMIT, return503OnClosing: false, disableRequestLogging: true });
   const context: SiteContext = { ...deps, tokens: viewTokens(deps.secret) };
 
   site.removeAllContentTypeParsers();
