@@ -15,6 +15,7 @@ export const EVENT_CATALOGUE = [
   'audience_version.created',
   'audience_version.status_changed',
   'audience_session.created',
+  'form.submitted',
   'asset.created',
   'asset.updated',
   'asset.deleted',

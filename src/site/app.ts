@@ -4,6 +4,7 @@ import type { FileStores } from '../assets/store.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/types.js';
 import { siteErrorPage, notFoundPage } from './pages.js';
+import { documentRoutes } from './routes.js';
 import { viewTokens, type ViewTokens } from './token.js';
 
 /** What the visitor plane reads and writes through: the areas' repositories over this database. */
@@ -50,7 +51,7 @@ export async function buildSite(deps: SiteDeps): Promise<FastifyInstance> {
     return reply.code(status).type('text/html; charset=utf-8').send(siteErrorPage(status));
   });
 
-  void context;
+  await site.register(documentRoutes, context);
   await site.ready();
   return site;
 }
