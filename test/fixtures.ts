@@ -13,6 +13,7 @@ export const EVENT_CATALOGUE = [
   'audience.archived',
   'audience.restored',
   'audience_version.created',
+  'audience_version.updated',
   'audience_version.status_changed',
   'audience_session.created',
   'form.submitted',

@@ -11,6 +11,7 @@ export const EVENT_TYPES = [
   'audience.archived',
   'audience.restored',
   'audience_version.created',
+  'audience_version.updated',
   'audience_version.status_changed',
   'audience_session.created',
   'form.submitted',

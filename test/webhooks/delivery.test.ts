@@ -315,6 +315,8 @@ describe('every catalogue event reaches a "*" subscription, signed, with the doc
     const versions = `${audiences}/${audience.audienceId}/versions`;
     const v2 = await call('POST', versions, { supplementaryContext: 'second' }, 201);
     expect('audience_version.created', v2);
+    const content = { headline: 'For {{account.name | you}}', subheadline: '', sections: [] };
+    expect('audience_version.updated', await call('PATCH', `${versions}/${v2.versionId}`, { content }, 200));
     expect('audience_version.status_changed', await call('PATCH', `${versions}/${v2.versionId}`, { status: 'pending' }, 200), 'draft');
     expect('audience_version.status_changed', await call('PATCH', `${versions}/${v2.versionId}`, { status: 'published' }, 200), 'pending');
     // Publishing v2 archives v1, which gets its own status_changed event.
