@@ -181,4 +181,12 @@ export type PageCreate = Static<typeof PageCreate>;
 
 export const PageParams = Type.Object({ page_id: Type.String() });
 export const PageListQuery = ListQuery({});
+export const PagePreviewQuery = Type.Object(
+  {
+    audienceId: Type.Optional(
+      Type.String({ minLength: 1, description: 'Preview for this audience of the page; none: the page without an audience' }),
+    ),
+  },
+  { additionalProperties: false },
+);
 export type PageListQuery = Static<typeof PageListQuery>;

@@ -3,8 +3,8 @@ import { findAudience, findVersion } from '../audiences/repository.js';
 import type { AudiencesTable, Database, PagesTable } from '../db/types.js';
 import { fullMetadata, parseMetadata } from '../pages/metadata.js';
 import { findPage, toPage } from '../pages/repository.js';
+import type { Content } from '../pages/schemas.js';
 import { getPerson } from '../persons/repository.js';
-import { defaultContent } from './content-standin.js';
 import type { View } from './document.js';
 
 /** What a view needs beyond the stored data: how this document is served. */
@@ -24,11 +24,11 @@ export async function loadView(
   const account = person?.domain ? await accountOfDomain(db, page.tenant_id, person.domain) : undefined;
   const pageMetadata = parseMetadata(page.metadata);
   const override = audience ? parseMetadata(audience.metadata_override) : null;
-  void version;
   const { preview, ...served } = options;
+  const shown = toPage({ ...page, audiences_count: 0 });
   return {
     ...served,
-    page: toPage({ ...page, audiences_count: 0 }),
+    page: shown,
     ...(audience
       ? {
           audience: {
@@ -39,7 +39,8 @@ export async function loadView(
         }
       : {}),
     metadata: pageMetadata !== null || override !== null ? fullMetadata(pageMetadata, override) : undefined,
-    content: defaultContent(page.title),
+    // The audience's published version's content, else the page's.
+    content: version?.content ? (JSON.parse(version.content) as Content) : shown.content,
     values: { personName: person?.name, accountName: account?.name, audienceName: audience?.effective_name },
     noindex: preview === true || (audience?.person_id ?? null) !== null,
   };
