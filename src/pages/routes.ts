@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
 import { invalidField, notFound } from '../http/errors.js';
 import { previewDocument } from '../site/preview.js';
-import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
+import { htmlResponses, ListEnvelope, NoContent, responses } from '../http/schemas.js';
 import { createPage, deletePage, getPage, listPages, updatePage } from './repository.js';
 import { Page, PageCreate, PageListQuery, PageParams, PagePreviewQuery, PageUpdate } from './schemas.js';
 
@@ -71,7 +71,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'The HTML document of the page for the audience (none without `audienceId`), without the measuring script, always `noindex`.',
         params: PageParams,
         querystring: PagePreviewQuery,
-        produces: ['text/html'],
+        response: htmlResponses('The document, as a visitor would get it'),
       },
     },
     async (request, reply) => {

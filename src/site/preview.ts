@@ -3,8 +3,7 @@ import { findAudience } from '../audiences/repository.js';
 import type { Database } from '../db/types.js';
 import { findFallbackDomain } from '../domains/repository.js';
 import { findPage } from '../pages/repository.js';
-import { fileSrc } from './serve.js';
-import { render } from './serve.js';
+import { fileSrc, render } from './serve.js';
 import { loadView } from './view.js';
 
 /**

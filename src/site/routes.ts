@@ -28,7 +28,7 @@ export const documentRoutes: FastifyPluginAsync<SiteContext> = async (site, cont
     const host = siteHostOf(request);
     const path = pathOf(request.url);
     if (path === undefined) return notFound(reply);
-    const submitted = new URLSearchParams(request.url.slice(request.url.indexOf('?') + 1 || request.url.length)).get('submitted') === '1';
+    const submitted = (request.query as Record<string, unknown>).submitted === '1';
     const outcome = await documentAt(context, cache, host, path, { submitted });
     if (!outcome) return notFound(reply);
     if (outcome.kind === 'redirect') return reply.code(308).header('location', encodeURI(outcome.location)).send();
