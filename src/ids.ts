@@ -25,6 +25,7 @@ export const ID_PREFIXES = [
   'whsub',
   'event',
   'delivery',
+  'submission',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

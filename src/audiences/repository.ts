@@ -8,6 +8,7 @@ import { countRows, keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { emit } from '../events/outbox.js';
 import { fullMetadata, parseMetadata } from '../pages/metadata.js';
+import type { Content } from '../pages/schemas.js';
 import { after, now } from '../time.js';
 import { canMove, timesOfMove } from './lifecycle.js';
 import { computedName } from './names.js';
@@ -19,7 +20,10 @@ import type {
   AudienceUpdate,
   AudienceVersion,
   VersionCreate,
+  VersionUpdate,
 } from './schemas.js';
+
+const contentText = (content: Content | null) => (content === null ? null : JSON.stringify(content));
 
 export function toVersion(row: AudienceVersionsTable): AudienceVersion {
   return {
@@ -29,6 +33,7 @@ export function toVersion(row: AudienceVersionsTable): AudienceVersion {
     status: row.status,
     isNewPageAgent: row.is_new_page_agent === 1,
     supplementaryContext: row.supplementary_context,
+    content: row.content === null ? null : (JSON.parse(row.content) as Content),
     queueDurationMs: row.queue_duration_ms === null ? null : Number(row.queue_duration_ms),
     createdAt: row.created_at,
     becameDraftAt: row.became_draft_at,
@@ -125,6 +130,7 @@ export async function createAudience(trx: Transaction<Database>, page: PagesTabl
     status: 'published',
     is_new_page_agent: input.isNewPageAgent ? 1 : 0,
     supplementary_context: input.supplementaryContext ?? null,
+    content: null,
     queue_duration_ms: null,
     created_at: at,
     became_draft_at: null,
@@ -410,6 +416,7 @@ export async function createVersion(trx: Transaction<Database>, audience: Audien
     status: 'draft',
     is_new_page_agent: input?.isNewPageAgent !== undefined ? (input.isNewPageAgent ? 1 : 0) : latest.is_new_page_agent,
     supplementary_context: input?.supplementaryContext !== undefined ? input.supplementaryContext : latest.supplementary_context,
+    content: input?.content !== undefined ? contentText(input.content) : latest.content,
     queue_duration_ms: null,
     created_at: at,
     became_draft_at: at,
@@ -483,6 +490,40 @@ export async function moveVersion(
     await trx.updateTable('audiences').set({ published_version_id: newest.id, updated_at: at }).where('id', '=', audience.id).execute();
   }
   return toVersion(moved);
+}
+
+/** A version's PATCH: its content (only while it is a draft), then its move. An empty patch changes nothing. */
+export async function updateVersion(
+  trx: Transaction<Database>,
+  audience: AudiencesTable,
+  version: AudienceVersionsTable,
+  patch: VersionUpdate,
+): Promise<AudienceVersion> {
+  const current = patch.content !== undefined ? await setDraftContent(trx, audience, version, patch.content) : version;
+  return patch.status !== undefined ? moveVersion(trx, audience, current, patch.status) : toVersion(current);
+}
+
+async function setDraftContent(
+  trx: Transaction<Database>,
+  audience: AudiencesTable,
+  version: AudienceVersionsTable,
+  content: Content | null,
+): Promise<AudienceVersionsTable> {
+  const refused = () =>
+    new AppError('conflict', `The version is ${version.status}; its content can only change while it is draft`, [
+      { path: '/content', message: 'can only change while the version is draft' },
+    ]);
+  if (version.status !== 'draft') throw refused();
+  const updated = await trx
+    .updateTable('audience_versions')
+    .set({ content: contentText(content) })
+    .where('id', '=', version.id)
+    .where('status', '=', 'draft')
+    .returningAll()
+    .executeTakeFirst();
+  if (!updated) throw conflict('The version was changed by another request; read it again and retry');
+  await emit(trx, audience.tenant_id, 'audience_version.updated', toVersion(updated));
+  return updated;
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   getAudience,
   listAudiences,
   moveVersion,
+  updateVersion,
   searchAudiences,
   toVersion,
 } from './repository.js';
@@ -204,7 +205,7 @@ export const audienceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: extension,
         operationId: 'updateAudienceVersion',
-        summary: 'Move an audience version forward (extension)',
+        summary: "Move an audience version forward, or change a draft's content (extension)",
         params: VersionParams,
         body: VersionUpdate,
         response: responses({ 200: AudienceVersion }),
@@ -213,7 +214,7 @@ export const audienceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) =>
       app.db.transaction().execute(async (trx) => {
         const { audience, version } = await versionOf(trx, request.tenantId, request.params);
-        return moveVersion(trx, audience, version, request.body.status);
+        return updateVersion(trx, audience, version, request.body);
       }),
   );
 

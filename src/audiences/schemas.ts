@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { VERSION_STATUSES } from '../db/enums.js';
 import { HttpUrl, LimitParam, ListQuery, MAX_SAFE_INTEGER, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.js';
-import { Flags, Metadata, MetadataPartial } from '../pages/schemas.js';
+import { Flags, Metadata, MetadataPartial, NullableContent } from '../pages/schemas.js';
 
 export const VersionStatus = StringEnum(VERSION_STATUSES);
 
@@ -12,6 +12,7 @@ export const AudienceVersion = Type.Object({
   status: VersionStatus,
   isNewPageAgent: Type.Boolean(),
   supplementaryContext: Nullable(Type.String()),
+  content: NullableContent("Extension. The audience's content; null: the page's"),
   queueDurationMs: Nullable(Type.Number({ description: 'Milliseconds from queuedAt to leaving queued; null until then' })),
   createdAt: Timestamp,
   becameDraftAt: NullableTimestamp,
@@ -98,15 +99,20 @@ export const VersionCreate = Nullable(
     {
       supplementaryContext: Type.Optional(Nullable(Type.String())),
       isNewPageAgent: Type.Optional(Type.Boolean()),
+      content: Type.Optional(NullableContent("The audience's content (null: the page's); absent: the latest version's")),
     },
     { additionalProperties: false },
   ),
 );
 export type VersionCreate = Static<typeof VersionCreate>;
 
+/** At least one of the two (as before content, a body without a status is 400). Content first (the version must be a draft), then the move. */
 export const VersionUpdate = Type.Object(
-  { status: StringEnum(['pending', 'queued', 'processing', 'published']) },
-  { additionalProperties: false },
+  {
+    status: Type.Optional(StringEnum(['pending', 'queued', 'processing', 'published'])),
+    content: Type.Optional(NullableContent("Only while the version is draft (409 otherwise); null: the page's content")),
+  },
+  { additionalProperties: false, anyOf: [{ required: ['status'] }, { required: ['content'] }] },
 );
 export type VersionUpdate = Static<typeof VersionUpdate>;
 

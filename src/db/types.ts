@@ -153,6 +153,8 @@ export interface PagesTable {
   footer_links: string;
   scripts: string;
   metadata: string | null;
+  /** Content JSON; null: the default made from the title. */
+  content: string | null;
   /** How many audiences the page has ever had: numbers `Audience <n>`. */
   audience_seq: number;
   archived_at: string | null;
@@ -202,6 +204,8 @@ export interface AudienceVersionsTable {
   status: OneOf<typeof VERSION_STATUSES>;
   is_new_page_agent: number;
   supplementary_context: string | null;
+  /** Content JSON; null: the page's content. */
+  content: string | null;
   queue_duration_ms: number | null;
   created_at: string;
   became_draft_at: string | null;

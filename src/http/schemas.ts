@@ -65,6 +65,15 @@ export function responses<S extends Record<number, TSchema>>(success: S) {
   };
 }
 
+/** Responses of a route that answers an HTML document (a page preview), and problems as every route. */
+export function htmlResponses(description: string) {
+  return {
+    200: { description, content: { 'text/html': { schema: Type.String() } } },
+    '4xx': problemResponse('The request was refused: see `code` and `errors`'),
+    '5xx': problemResponse('The service failed: quote `requestId` when reporting it'),
+  };
+}
+
 /** An absolute `http:` or `https:` URL. */
 export const HttpUrl = Type.String({
   maxLength: 2048,

@@ -8,9 +8,13 @@ import { after, now } from '../time.js';
 import { toPageLink } from '../page-links/repository.js';
 import { resolveActions, type StoredAction } from './actions.js';
 import { fullMetadata, parseMetadata } from './metadata.js';
-import type { Page, PageCreate, PageListQuery, PageUpdate } from './schemas.js';
+import type { Content, Page, PageCreate, PageListQuery, PageUpdate } from './schemas.js';
 
 type PageRow = PagesTable & { audiences_count: number | string | bigint | null };
+
+/** A page's content as shown: its own, or (never set) the default made from its current title. */
+export const pageContent = (row: Pick<PagesTable, 'content' | 'title'>): Content =>
+  row.content !== null ? (JSON.parse(row.content) as Content) : { headline: row.title, subheadline: '', sections: [] };
 
 export function toPage(row: PageRow): Page {
   const actions = JSON.parse(row.actions) as StoredAction[];
@@ -30,6 +34,7 @@ export function toPage(row: PageRow): Page {
     footerLinks: JSON.parse(row.footer_links) as Page['footerLinks'],
     scripts: JSON.parse(row.scripts) as Page['scripts'],
     ...(metadata !== null ? { metadata: fullMetadata(metadata) } : {}),
+    content: pageContent(row),
     audiencesCount: Number(row.audiences_count ?? 0),
     archivedAt: row.archived_at,
     deletedAt: row.deleted_at,
@@ -90,6 +95,7 @@ export async function createPage(trx: Transaction<Database>, tenantId: string, i
     footer_links: JSON.stringify(input.footerLinks ?? []),
     scripts: JSON.stringify(input.scripts ?? []),
     metadata: input.metadata === undefined ? null : JSON.stringify(input.metadata),
+    content: input.content === undefined ? null : JSON.stringify(input.content),
     audience_seq: 0,
     archived_at: status === 'archived' ? at : null,
     deleted_at: null,
@@ -129,6 +135,7 @@ export async function updatePage(
     if (patch.footerLinks !== undefined) changes.footer_links = JSON.stringify(patch.footerLinks);
     if (patch.scripts !== undefined) changes.scripts = JSON.stringify(patch.scripts);
     if (patch.metadata !== undefined) changes.metadata = JSON.stringify(patch.metadata);
+    if (patch.content !== undefined) changes.content = patch.content === null ? null : JSON.stringify(patch.content);
     if (patch.status !== undefined && patch.status !== current.status) {
       changes.status = patch.status;
       changes.archived_at = patch.status === 'archived' ? at : null;

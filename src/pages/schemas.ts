@@ -92,6 +92,22 @@ export const Script = Type.Object(
   closed,
 );
 
+/** What the page shows; `headline`, `subheadline`, `heading` and `body` take personalisation tokens, `body` is Markdown. */
+export const Content = Type.Object(
+  {
+    headline: Type.String({ maxLength: 200 }),
+    subheadline: Type.String({ maxLength: 500 }),
+    sections: Type.Array(
+      Type.Object({ heading: Type.String({ maxLength: 200 }), body: Type.String({ maxLength: 20_000, description: 'Markdown' }) }, closed),
+      { maxItems: 50 },
+    ),
+  },
+  closed,
+);
+export type Content = Static<typeof Content>;
+/** Content or null, closed (for requests and responses alike). */
+export const NullableContent = (description: string) => Nullable(Type.Object(Content.properties, { ...closed, description }));
+
 export const Page = Type.Object({
   pageId: Type.String(),
   name: Type.String(),
@@ -107,6 +123,9 @@ export const Page = Type.Object({
   footerLinks: Type.Array(FooterLinkGroup),
   scripts: Type.Array(Script),
   metadata: Type.Optional(Metadata),
+  content: Type.Object(Content.properties, {
+    description: 'Extension. Until set: the title as headline, no subheadline, no sections (the headline follows the title)',
+  }),
   audiencesCount: Type.Integer({ minimum: 0, maximum: MAX_SAFE_INTEGER, description: 'Audiences of the page that are not archived' }),
   archivedAt: NullableTimestamp,
   deletedAt: NullableTimestamp,
@@ -128,6 +147,7 @@ export const PageUpdate = Type.Object(
     footerLinks: Type.Optional(Type.Array(FooterLinkGroup)),
     headerActionId: Type.Optional(HeaderActionId),
     metadata: Type.Optional(MetadataInput),
+    content: Type.Optional(NullableContent('Extension; null goes back to the default made from the title')),
     name: Type.Optional(Name),
     pageContext: Type.Optional(PageContext),
     pageType: Type.Optional(PageType),
@@ -153,6 +173,7 @@ export const PageCreate = Type.Object(
     footerLinks: Type.Optional(Type.Array(FooterLinkGroup)),
     scripts: Type.Optional(Type.Array(Script)),
     metadata: Type.Optional(MetadataInput),
+    content: Type.Optional(Content),
   },
   closed,
 );
@@ -160,4 +181,12 @@ export type PageCreate = Static<typeof PageCreate>;
 
 export const PageParams = Type.Object({ page_id: Type.String() });
 export const PageListQuery = ListQuery({});
+export const PagePreviewQuery = Type.Object(
+  {
+    audienceId: Type.Optional(
+      Type.String({ minLength: 1, description: 'Preview for this audience of the page; none: the page without an audience' }),
+    ),
+  },
+  { additionalProperties: false },
+);
 export type PageListQuery = Static<typeof PageListQuery>;

@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/types.js';
 import { collectRoutes } from './collect.js';
 import { siteErrorPage, notFoundPage } from './pages.js';
+import { documentRoutes } from './routes.js';
 import { viewTokens, type ViewTokens } from './token.js';
 
 /** What the visitor plane reads and writes through: the areas' repositories over this database. */
@@ -54,6 +55,7 @@ export async function buildSite(deps: SiteDeps): Promise<FastifyInstance> {
   });
 
   await site.register(collectRoutes, context);
+  await site.register(documentRoutes, context);
   await site.ready();
   return site;
 }

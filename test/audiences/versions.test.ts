@@ -20,6 +20,7 @@ const VERSION_FIELDS = [
   'audienceId',
   'becameDraftAt',
   'cancelledAt',
+  'content',
   'createdAt',
   'isNewPageAgent',
   'obsoleteAt',
@@ -143,6 +144,7 @@ describe('POST .../audiences/{audience_id}/versions (extension)', () => {
         status: 'draft',
         isNewPageAgent: false,
         supplementaryContext: null,
+        content: null,
         queueDurationMs: null,
         createdAt: 'x',
         becameDraftAt: 'x',
@@ -271,6 +273,7 @@ describe('PATCH .../versions/{version_id} (extension): the state machine', () =>
         'versionNumber',
         'isNewPageAgent',
         'supplementaryContext',
+        'content',
         'createdAt',
         'becameDraftAt',
       ]) {

@@ -75,6 +75,8 @@ export interface Operation {
   body: { schema: Schema; required: boolean } | undefined;
   /** Declared 2xx statuses → their application/json schema (undefined: no content). */
   success: Map<number, Schema | undefined>;
+  /** Declared 2xx statuses whose content is an HTML document (a page preview). */
+  html: Set<number>;
   /** The declared 4XX problem schema. */
   problem: Schema | undefined;
   auth: Auth;
@@ -122,8 +124,10 @@ export function operationsOf(document: Json): Operation[] {
       const toParam = (p: Json): Param => ({ name: p.name, in: p.in, required: p.required === true, schema: p.schema ?? {} });
       const json = raw.requestBody?.content?.['application/json'];
       const success = new Map<number, Schema | undefined>();
+      const html = new Set<number>();
       for (const [status, response] of Object.entries((raw.responses ?? {}) as Record<string, Json>)) {
         if (/^2\d\d$/.test(status)) success.set(Number(status), response?.content?.['application/json']?.schema);
+        if (/^2\d\d$/.test(status) && response?.content?.['text/html']) html.add(Number(status));
       }
       const problemResponse = raw.responses?.['4XX'] ?? raw.responses?.['4xx'];
       const security = (raw.security ?? doc.security ?? []) as Json[];
@@ -142,6 +146,7 @@ export function operationsOf(document: Json): Operation[] {
         queryParams: params.filter((p) => p.in === 'query').map(toParam),
         body: json?.schema ? { schema: json.schema, required: raw.requestBody.required === true } : undefined,
         success,
+        html,
         problem: problemResponse?.content?.['application/problem+json']?.schema,
         auth,
       });
@@ -1709,6 +1714,11 @@ export function checkValid(op: Operation, res: Res): string | undefined {
   if (res.status >= 200 && res.status < 300) {
     if (!op.success.has(res.status)) return `${res.status} is not a declared status (declared: ${[...op.success.keys()].join(', ')})`;
     const schema = op.success.get(res.status);
+    if (op.html.has(res.status)) {
+      return /^text\/html/.test(String(res.headers['content-type'])) && /^<!doctype html>/.test(res.text)
+        ? undefined
+        : `${res.status} declares an HTML document but answered ${res.headers['content-type']}: ${clip(res.text, 200)}`;
+    }
     if (schema === undefined) return res.text ? `${res.status} declares no content but the body is ${clip(res.text, 200)}` : undefined;
     if (!/^application\/json/.test(String(res.headers['content-type'])))
       return `${res.status} answered as ${res.headers['content-type']}, not application/json`;

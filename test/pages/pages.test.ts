@@ -22,6 +22,7 @@ const PAGE_FIELDS = [
   'archivedAt',
   'audiencesCount',
   'brandId',
+  'content',
   'createdAt',
   'deletedAt',
   'flags',
@@ -171,6 +172,7 @@ describe('POST /v0/pages (extension)', () => {
       actionCardWidgets: [],
       footerLinks: [],
       scripts: [],
+      content: { headline: 'Welcome', subheadline: '', sections: [] },
       audiencesCount: 0,
       archivedAt: null,
       deletedAt: null,
@@ -624,7 +626,7 @@ describe('PATCH /v0/pages/{page_id}', () => {
     await expectUnchanged(p);
   });
 
-  test('null is 400 for every field but headerActionId', async () => {
+  test('null is 400 for every field but headerActionId and content', async () => {
     const p = await create();
     for (const f of [
       'name',

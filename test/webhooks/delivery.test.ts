@@ -315,6 +315,8 @@ describe('every catalogue event reaches a "*" subscription, signed, with the doc
     const versions = `${audiences}/${audience.audienceId}/versions`;
     const v2 = await call('POST', versions, { supplementaryContext: 'second' }, 201);
     expect('audience_version.created', v2);
+    const content = { headline: 'For {{account.name | you}}', subheadline: '', sections: [] };
+    expect('audience_version.updated', await call('PATCH', `${versions}/${v2.versionId}`, { content }, 200));
     expect('audience_version.status_changed', await call('PATCH', `${versions}/${v2.versionId}`, { status: 'pending' }, 200), 'draft');
     expect('audience_version.status_changed', await call('PATCH', `${versions}/${v2.versionId}`, { status: 'published' }, 200), 'pending');
     // Publishing v2 archives v1, which gets its own status_changed event.
@@ -376,6 +378,35 @@ describe('every catalogue event reaches a "*" subscription, signed, with the doc
       201,
     );
     expect('page_link.created', link2);
+
+    // A visitor's lead form on the published page (issue 15): the visit's session and form.submitted.
+    const form = { purpose: 'lead', buttonTitle: 'Send', actionType: 'form', url: '' };
+    expect('page.updated', await call('PATCH', `/v0/pages/${page.pageId}`, { status: 'published', actions: [form] }, 200));
+    const domains = await call('GET', '/v0/tenant_domains', undefined, 200);
+    const host = domains.items.find((d: Json) => d.isFallback).hostname;
+    const html = (await t.app.inject({ method: 'GET', url: '/buyers', headers: { host } })).body;
+    const hidden = (name: string) => new RegExp(`name="${name}" value="([^"]+)"`).exec(html)?.[1] ?? '';
+    const posted = await t.app.inject({
+      method: 'POST',
+      url: '/_pam/forms',
+      headers: { host, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        token: hidden('token'),
+        action: hidden('action'),
+        path: '/buyers',
+        name: 'Lea',
+        email: 'lea@example.com',
+      }).toString(),
+    });
+    assert.equal(posted.statusCode, 303, posted.body);
+    const [visitSession] = (
+      await call('GET', `/v0/pages/${page.pageId}/audience_sessions?audienceId=${audience.audienceId}`, undefined, 200)
+    ).items.filter((s: Json) => s.hasFormSubmit);
+    expect('audience_session.created', visitSession);
+    const [submitted] = (await call('GET', '/v0/events?type=form.submitted', undefined, 200)).items;
+    assert.equal(submitted.payload.data.audienceSessionId, visitSession.audienceSessionId);
+    assert.equal(submitted.payload.data.email, 'lea@example.com');
+    expect('form.submitted', submitted.payload.data);
 
     const pageBefore = await call('GET', `/v0/pages/${page.pageId}`, undefined, 200);
     assert.equal((await t.req('DELETE', `/v0/pages/${page.pageId}`, undefined, { key })).status, 204);

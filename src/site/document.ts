@@ -1,0 +1,199 @@
+import type { Static } from '@sinclair/typebox';
+import type { Action, Content, Metadata, Page } from '../pages/schemas.js';
+import { fillTokens, renderMarkdown, type TokenValues } from './content.js';
+import { attr, text, url } from './html.js';
+import { STYLE } from './style.js';
+
+/** The lead form's fields, as submitted (kept when the form is shown again with its errors). */
+export interface LeadFields {
+  name: string;
+  email: string;
+  phone: string;
+}
+export type LeadErrors = Partial<Record<keyof LeadFields, string>>;
+
+/** What one served document shows: the page, for one audience or none. */
+export interface View {
+  page: Page;
+  audience?: {
+    name: string;
+    formInstructionsOverride: string | null;
+    urlOverride: string | null;
+  };
+  /** The audience's effectiveMetadata, or the page's metadata without an audience. */
+  metadata: Metadata | undefined;
+  content: Content;
+  values: TokenValues;
+  /** The path the visitor asked for: a submitted form comes back to it. */
+  path: string;
+  /** A visitor's document with an audience: the view token and the measuring script are in it. */
+  measured: boolean;
+  /** Never to be indexed: an audience that names a person, or a preview. */
+  noindex: boolean;
+  /** Where the tenant's files are served: a `src` for the document and an absolute URL for crawlers. */
+  fileSrc(fileId: string): string;
+  fileUrl(fileId: string): string;
+  form?: { submitted: boolean; actionId?: string; errors?: LeadErrors; fields?: LeadFields };
+}
+
+/**
+ * Where the visit's view token goes: rendered documents are cached and hashed without it (one ETag
+ * for every visit), and each response puts a fresh token in its place. The token is base64url
+ * with a dot, so the same string is safe in the JSON and in the attribute it fills.
+ */
+export const TOKEN_SLOT = '\u0000pam-token\u0000';
+
+const ROBOTS_PRIVATE = 'noindex, nofollow';
+
+export function robotsOf(view: View): string | undefined {
+  if (view.noindex) return ROBOTS_PRIVATE;
+  const robots = view.metadata?.robots ?? [];
+  return robots.length > 0 ? robots.join(', ') : undefined;
+}
+
+const meta = (name: string, content: string | undefined) => (content ? `<meta name="${attr(name)}" content="${attr(content)}">` : '');
+const property = (name: string, content: string | undefined) =>
+  content ? `<meta property="${attr(name)}" content="${attr(content)}">` : '';
+
+/** An image field: its file served from this domain, else its URL when that is a safe one. */
+function image(view: View, fileId: string | undefined, imageUrl: string | undefined): string | undefined {
+  if (fileId) return attr(view.fileUrl(fileId));
+  return imageUrl ? url(imageUrl) : undefined;
+}
+
+function head(view: View): string {
+  const m = view.metadata;
+  const title = m?.title || view.page.title;
+  const robots = robotsOf(view);
+  const canonical = m?.canonicalUrl ? url(m.canonicalUrl) : undefined;
+  const ogImage = image(view, m?.ogImageFileId, m?.ogImageUrl);
+  const twitterImage = image(view, m?.twitterImageFileId, m?.twitterImageUrl);
+  return [
+    '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${text(title)}</title>`,
+    meta('description', m?.description),
+    meta('keywords', m?.keywords.join(', ')),
+    meta('author', m?.author),
+    meta('robots', robots),
+    canonical ? `<link rel="canonical" href="${canonical}">` : '',
+    meta('theme-color', m?.themeColor),
+    property('og:title', m?.ogTitle),
+    property('og:description', m?.ogDescription),
+    ogImage ? `<meta property="og:image" content="${ogImage}">` : '',
+    property('og:image:alt', m?.ogImageAlt),
+    property('og:site_name', m?.ogSiteName),
+    m?.ogUrl && url(m.ogUrl) ? `<meta property="og:url" content="${url(m.ogUrl)}">` : '',
+    meta('twitter:card', ogImage || twitterImage ? 'summary_large_image' : m?.twitterTitle ? 'summary' : undefined),
+    meta('twitter:title', m?.twitterTitle),
+    meta('twitter:description', m?.twitterDescription),
+    twitterImage ? `<meta name="twitter:image" content="${twitterImage}">` : '',
+    meta('twitter:image:alt', m?.twitterImageAlt),
+    meta('twitter:site', m?.twitterSite),
+    meta('twitter:creator', m?.twitterCreator),
+    `<style>${STYLE}</style>`,
+    // The slot is filled with base64url and a dot: nothing in it needs escaping in JSON.
+    view.measured ? `<script type="application/json" id="pam-view">{"token":"${TOKEN_SLOT}"}</script>` : '',
+    view.measured ? '<script src="/_pam/v.js" defer></script>' : '',
+  ].join('');
+}
+
+type PageAction = Static<typeof Action>;
+
+const isForm = (action: PageAction) => action.actionType === 'form';
+const formAnchor = (action: PageAction) => `pam-form-${action.actionId}`;
+
+/** A link button; a stored URL that is not a safe one leaves the title without a link. */
+function linkButton(view: View, action: PageAction): string {
+  const title = text(fillTokens(action.buttonTitle, view.values));
+  const href = isForm(action) && view.audience ? `#${attr(formAnchor(action))}` : url(view.audience?.urlOverride || action.url);
+  return href ? `<a class="button" href="${href}">${title}</a>` : `<span class="button">${title}</span>`;
+}
+
+const FIELD_LABELS: Record<keyof LeadFields, [string, string]> = {
+  name: ['Name', 'text'],
+  email: ['Email', 'email'],
+  phone: ['Phone (optional, e.g. +14155550123)', 'tel'],
+};
+
+/** The inline lead form: it works without JavaScript, and carries the visit's token. */
+function leadForm(view: View, action: PageAction): string {
+  const id = formAnchor(action);
+  const state = view.form?.actionId === action.actionId ? view.form : undefined;
+  if (view.form?.submitted) {
+    return `<section class="lead" id="${attr(id)}" aria-live="polite"><p class="thanks">Thank you! Your details have been sent.</p></section>`;
+  }
+  const instructions = view.audience?.formInstructionsOverride;
+  const fields = (Object.keys(FIELD_LABELS) as (keyof LeadFields)[]).map((field) => {
+    const [label, type] = FIELD_LABELS[field];
+    const error = state?.errors?.[field];
+    const errorId = `${id}-${field}-error`;
+    const value = state?.fields?.[field] ?? '';
+    return `<label>${text(label)}<input type="${type}" name="${field}" value="${attr(value)}"${field === 'phone' ? '' : ' required'}${
+      field === 'name' ? ' maxlength="255" autocomplete="name"' : field === 'email' ? ' autocomplete="email"' : ' autocomplete="tel"'
+    }${error ? ` aria-invalid="true" aria-describedby="${attr(errorId)}"` : ''}>${
+      error ? `<span class="err" id="${attr(errorId)}">${text(error)}</span>` : ''
+    }</label>`;
+  });
+  return [
+    `<section class="lead" id="${attr(id)}">`,
+    instructions ? `<p>${text(instructions)}</p>` : '',
+    state?.errors ? '<p class="err" role="alert">Please correct the fields below.</p>' : '',
+    '<form method="post" action="/_pam/forms">',
+    `<input type="hidden" name="token" value="${view.measured ? TOKEN_SLOT : ''}">`,
+    `<input type="hidden" name="action" value="${attr(action.actionId)}">`,
+    `<input type="hidden" name="path" value="${attr(view.path)}">`,
+    ...fields,
+    `<button type="submit">${text(fillTokens(action.buttonTitle, view.values))}</button>`,
+    '</form></section>',
+  ].join('');
+}
+
+function body(view: View): string {
+  const { page, content, values } = view;
+  const header = page.headerActionId && page.actions.find((a) => a.actionId === page.headerActionId);
+  // A form needs a visit to record on: without an audience there is none, so a form action shows as its link.
+  const canForm = view.audience !== undefined;
+  const actions = [...page.actions]
+    .sort((a, b) => a.actionIndex - b.actionIndex)
+    .map((a) => (isForm(a) && canForm ? leadForm(view, a) : linkButton(view, a)));
+  const widgets = page.actionCardWidgets.map((w) => {
+    const logos = w.logos
+      .map(({ image: logo }) => {
+        const src = logo.fileId ? attr(view.fileSrc(logo.fileId)) : url(logo.url);
+        return src ? `<li><img src="${src}" alt="${attr(logo.altText)}" loading="lazy"></li>` : '';
+      })
+      .join('');
+    return `<section class="widget" data-type="${attr(w.type)}">${w.title ? `<h2>${text(w.title)}</h2>` : ''}<ul class="logos">${logos}</ul></section>`;
+  });
+  const footer = page.footerLinks.map(
+    (group) =>
+      `<nav aria-label="${attr(group.title)}">${group.title ? `<h2>${text(group.title)}</h2>` : ''}<ul>${group.links
+        .map((link) => {
+          const href = url(link.url);
+          return `<li>${href ? `<a href="${href}">${text(link.text)}</a>` : text(link.text)}</li>`;
+        })
+        .join('')}</ul></nav>`,
+  );
+  const subheadline = fillTokens(content.subheadline, values);
+  return [
+    header ? `<header class="top"><div class="wrap">${linkButton(view, header)}</div></header>` : '',
+    '<main class="wrap">',
+    `<div class="hero"><h1>${text(fillTokens(content.headline, values))}</h1>${subheadline ? `<p class="sub">${text(subheadline)}</p>` : ''}</div>`,
+    ...content.sections.map((s) => {
+      const heading = fillTokens(s.heading, values);
+      return `<section class="s">${heading ? `<h2>${text(heading)}</h2>` : ''}${renderMarkdown(s.body, values)}</section>`;
+    }),
+    actions.length > 0 ? `<div class="actions">${actions.join('')}</div>` : '',
+    ...widgets,
+    '</main>',
+    footer.length > 0 ? `<footer><div class="wrap">${footer.join('')}</div></footer>` : '',
+    // The tenant's own code, by design not escaped; a disabled script never appears.
+    ...page.scripts.filter((s) => s.enabled).map((s) => s.content),
+  ].join('');
+}
+
+/** The whole document, with `TOKEN_SLOT` wherever the visit's token goes. */
+export function renderDocument(view: View): string {
+  return `<!doctype html><html lang="en"><head>${head(view)}</head><body>${body(view)}</body></html>`;
+}

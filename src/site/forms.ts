@@ -1,0 +1,166 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { Kysely } from 'kysely';
+import { findAudience } from '../audiences/repository.js';
+import type { AudienceSessionsTable, Database } from '../db/types.js';
+import { emit } from '../events/outbox.js';
+import { validatorCompiler } from '../http/validation.js';
+import { newId } from '../ids.js';
+import { createLog, ownerExists, toPersonLog } from '../logs/repository.js';
+import type { StoredAction } from '../pages/actions.js';
+import { findPage } from '../pages/repository.js';
+import { findVisit, recordVisit, type VisitFields } from '../sessions/repository.js';
+import { now } from '../time.js';
+import type { LeadErrors, LeadFields } from './document.js';
+import type { ViewClaims } from './token.js';
+
+/** The lead form's rules: the same email format and E.164 pattern as a person's. */
+const LeadForm = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 255, pattern: '^[^\\u0000]*$' }),
+  email: Type.String({ format: 'email', maxLength: 254 }),
+  phone: Type.Union([Type.Literal(''), Type.String({ pattern: '^\\+[1-9]\\d{1,14}$' })]),
+});
+type LeadForm = Static<typeof LeadForm>;
+
+const checkLead = validatorCompiler({ schema: LeadForm, httpPart: 'body', method: 'POST', url: '/_pam/forms' }) as ((
+  data: unknown,
+) => boolean) & { errors?: { instancePath: string }[] | null };
+
+const MESSAGES: Record<keyof LeadFields, string> = {
+  name: 'Enter your name (at most 255 characters).',
+  email: 'Enter a valid email address, like name@example.com.',
+  phone: 'Enter the phone number in international format, like +14155550123, or leave it empty.',
+};
+
+/** What a lead form posted (urlencoded, parsed as text by the site instance). */
+export interface LeadPost {
+  token: string;
+  actionId: string;
+  path: string;
+  fields: LeadFields;
+}
+
+export function parseLeadPost(body: unknown): LeadPost {
+  const form = new URLSearchParams(typeof body === 'string' ? body : '');
+  const value = (name: string) => form.get(name) ?? '';
+  return {
+    token: value('token'),
+    actionId: value('action'),
+    path: value('path'),
+    // Surrounding spaces are a typing accident, never part of a name, address or number.
+    fields: { name: value('name').trim(), email: value('email').trim(), phone: value('phone').replace(/[\s()-]/g, '') },
+  };
+}
+
+/** Each invalid field with what to do about it; undefined when the form is valid. */
+export function leadErrors(fields: LeadFields): LeadErrors | undefined {
+  if (checkLead(fields)) return undefined;
+  const errors: LeadErrors = {};
+  for (const error of checkLead.errors ?? []) {
+    const field = error.instancePath.split('/')[1] as keyof LeadFields | undefined;
+    if (field && field in MESSAGES) errors[field] = MESSAGES[field];
+  }
+  return errors;
+}
+
+/** The page, audience and form action a token and an action id name, when all still exist. */
+export async function formTarget(db: Kysely<Database>, claims: ViewClaims, actionId: string) {
+  const page = await findPage(db, claims.tenantId, claims.pageId);
+  if (!page || claims.audienceId === '') return undefined;
+  const audience = await findAudience(db, claims.tenantId, page.id, claims.audienceId);
+  const action = (JSON.parse(page.actions) as StoredAction[]).find((a) => a.actionId === actionId && a.actionType === 'form');
+  return audience && action ? { page, audience, action } : undefined;
+}
+
+type Target = NonNullable<Awaited<ReturnType<typeof formTarget>>>;
+interface Submission {
+  id: string;
+  identifier: string;
+  email: string;
+  phone: string;
+}
+
+/** What a fresh visit's session holds before any report: the collector's fields, at rest. */
+const FRESH = {
+  time_spent_seconds: 0,
+  max_scroll_depth_percentage: 0,
+  total_clicks_count: 0,
+  questions_asked_count: 0,
+  utm_campaign: '',
+  utm_content: '',
+  utm_medium: '',
+  utm_source: '',
+  utm_term: '',
+} satisfies Partial<VisitFields>;
+type Measured = { [K in keyof typeof FRESH]: VisitFields[K] };
+
+/** What the visit's session holds after a submission: the collector's values kept, the form's set. */
+function submittedFields(existing: AudienceSessionsTable | undefined, at: string, submission: Submission): VisitFields {
+  const base: Measured = { ...FRESH };
+  if (existing) for (const k of Object.keys(FRESH) as (keyof Measured)[]) (base[k] as Measured[typeof k]) = existing[k];
+  return {
+    ...base,
+    session_ended_at: existing && existing.session_ended_at > at ? existing.session_ended_at : at,
+    is_bounce: 0,
+    has_form_submit: 1,
+    has_conversion: 1,
+    form_submission_id: submission.id,
+    form_submission_identifier: submission.identifier,
+    form_submission_email: submission.email,
+    form_submission_phone: submission.phone,
+  };
+}
+
+/**
+ * A valid lead: on the visit's session (created if the visit has not reported yet), in the
+ * person's log when the audience names one, and as `form.submitted`: one transaction.
+ */
+export async function recordLead(
+  db: Kysely<Database>,
+  claims: ViewClaims,
+  target: Target,
+  fields: LeadForm,
+  served: { pageUrl: string; pageTitle: string },
+) {
+  const { page, audience, action } = target;
+  return db.transaction().execute(async (trx) => {
+    const at = now();
+    const submission: Submission = {
+      id: newId('submission'),
+      identifier: audience.action_form_id_override || action.actionId,
+      email: fields.email,
+      phone: fields.phone,
+    };
+    const existing = await findVisit(trx, claims.tenantId, claims.visitId);
+    const visit = {
+      tenantId: claims.tenantId,
+      pageId: page.id,
+      audienceId: audience.id,
+      visitId: claims.visitId,
+      pageUrl: served.pageUrl,
+      pageTitle: served.pageTitle,
+      startedAt: at,
+    };
+    const session = await recordVisit(trx, visit, submittedFields(existing, at, submission));
+    const lead = { name: fields.name, email: fields.email, phone: fields.phone };
+    if (audience.person_id !== null && (await ownerExists(trx, 'person', claims.tenantId, audience.person_id))) {
+      const log = await createLog(trx, 'person', claims.tenantId, audience.person_id, {
+        source: 'pages',
+        type: 'form-submitted',
+        payload: { pageId: page.id, audienceId: audience.id, actionId: action.actionId, formSubmissionId: submission.id, ...lead },
+      });
+      await emit(trx, claims.tenantId, 'person_log.created', toPersonLog(log));
+    }
+    await emit(trx, claims.tenantId, 'form.submitted', {
+      formSubmissionId: submission.id,
+      formSubmissionIdentifier: submission.identifier,
+      pageId: page.id,
+      audienceId: audience.id,
+      actionId: action.actionId,
+      audienceSessionId: session.audienceSessionId,
+      analyticsSessionId: session.analyticsSessionId,
+      ...lead,
+      submittedAt: at,
+    });
+    return session;
+  });
+}

@@ -1,0 +1,114 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { SiteContext } from './app.js';
+import type { DocumentCache, Rendered } from './cache.js';
+import { renderedOf } from './cache.js';
+import { renderDocument, robotsOf, TOKEN_SLOT, type View } from './document.js';
+import type { SiteHost } from './hosts.js';
+import { resolvePath, type Resolution } from './resolve.js';
+import { readStamp, stampKey, type Stamp } from './stamp.js';
+import { loadView, rowsOf, type ViewOptions } from './view.js';
+
+/** A document ready to send: its rendering, and what its view token names when it has one. */
+export interface Servable {
+  rendered: Rendered;
+  stamp: Stamp;
+  linkId: string;
+}
+
+export type Outcome = { kind: 'redirect'; location: string } | ({ kind: 'document' } & Servable) | undefined;
+
+/** The path part of a request URL, decoded; undefined when it does not decode (404). */
+export function pathOf(rawUrl: string): string | undefined {
+  const raw = rawUrl.split('?', 1)[0] ?? '/';
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+export const fileSrc = (fileId: string) => `/_pam/files/${encodeURIComponent(fileId)}`;
+/** Crawlers need absolute image URLs; tenant domains are served over TLS (docs/publishing.md). */
+export const fileUrlOn = (hostname: string) => (fileId: string) => `https://${hostname}${fileSrc(fileId)}`;
+
+/**
+ * Resolves a visitor path and renders its document, from the cache when the stamp (every value the
+ * document depends on) is the same as when it was rendered. `form` shows a lead form's errors; such
+ * a rendering is never cached.
+ */
+export async function documentAt(
+  context: SiteContext,
+  cache: DocumentCache,
+  host: SiteHost,
+  path: string,
+  options: { submitted: boolean; form?: ViewOptions['form'] },
+): Promise<Outcome> {
+  const resolution: Resolution | undefined = await resolvePath(context.db, host, path);
+  if (!resolution) return undefined;
+  if (resolution.kind === 'redirect') return resolution;
+  const stamp = await readStamp(context.db, host.tenantId, resolution.pageId, resolution.audience);
+  if (!stamp) return undefined;
+  const linkId = resolution.link?.id ?? '';
+  const key = `${host.hostname}|${path}|${resolution.link?.updated_at ?? ''}|${options.submitted ? 1 : 0}|${stampKey(stamp)}`;
+  const cached = options.form ? undefined : cache.get(key);
+  if (cached) return { kind: 'document', rendered: cached, stamp, linkId };
+  const { page, audience } = await rowsOf(context.db, host.tenantId, stamp.pageId, stamp.audienceId);
+  if (!page) return undefined;
+  const view = await loadView(context.db, page, audience, {
+    path,
+    measured: audience !== undefined,
+    fileSrc,
+    fileUrl: fileUrlOn(host.hostname),
+    form: options.form ?? (options.submitted ? { submitted: true } : undefined),
+  });
+  const rendered = render(view);
+  // Rows newer than the stamp would be cached under a key no request asks for again: harmless, but useless.
+  if (!options.form && page.updated_at === stamp.pageUpdatedAt && (audience?.updated_at ?? null) === stamp.audienceUpdatedAt) {
+    cache.set(key, rendered);
+  }
+  return { kind: 'document', rendered, stamp, linkId };
+}
+
+export function render(view: View): Rendered {
+  return renderedOf(renderDocument(view), TOKEN_SLOT, {
+    robots: view.noindex ? robotsOf(view) : undefined,
+    title: view.metadata?.title || view.page.title,
+  });
+}
+
+/** `If-None-Match` against a strong ETag (weak comparison, as RFC 9110 says for GET). */
+export function notModified(request: FastifyRequest, etag: string): boolean {
+  const header = request.headers['if-none-match'];
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+/** Sends a document: 304 when the visitor has it, else its bytes with a fresh view token in its slots. */
+export function sendDocument(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  context: SiteContext,
+  host: SiteHost,
+  served: Servable,
+  status = 200,
+  token?: string,
+) {
+  const { rendered } = served;
+  reply.header('cache-control', 'no-cache').header('etag', rendered.etag);
+  if (rendered.robots) reply.header('x-robots-tag', rendered.robots);
+  if (status === 200 && notModified(request, rendered.etag)) return reply.code(304).send();
+  let body = rendered.parts[0] ?? '';
+  if (rendered.parts.length > 1) {
+    const value =
+      token ??
+      context.tokens.sign({
+        tenantId: host.tenantId,
+        pageId: served.stamp.pageId,
+        audienceId: served.stamp.audienceId ?? '',
+        linkId: served.linkId,
+      }).token;
+    body = rendered.parts.join(value);
+  }
+  return reply.code(status).type('text/html; charset=utf-8').send(body);
+}

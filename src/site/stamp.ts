@@ -1,0 +1,99 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/types.js';
+import type { AudienceChoice } from './resolve.js';
+
+/**
+ * Everything a served document depends on, read by id and `updated_at` in one indexed query per
+ * request: the document cache is keyed by it, so a change acknowledged by the API on any instance
+ * (each change moves one of these values) is never answered from an older rendering.
+ */
+export interface Stamp {
+  pageId: string;
+  pageUpdatedAt: string;
+  audienceId: string | null;
+  audienceUpdatedAt: string | null;
+  versionId: string | null;
+  versionStatus: string | null;
+  personId: string | null;
+  personUpdatedAt: string | null;
+  accountId: string | null;
+  accountUpdatedAt: string | null;
+}
+
+/** Literal values, so that each subquery matches its partial unique index's predicate on both databases. */
+const ONE = sql.lit(1);
+
+/**
+ * The served page's stamp, with the live audience the visitor path chose (a route key falls back
+ * to the page's home page audience). Undefined when the page is not published or is deleted.
+ */
+export async function readStamp(
+  db: Kysely<Database>,
+  tenantId: string,
+  pageId: string,
+  choice: AudienceChoice,
+): Promise<Stamp | undefined> {
+  const home = db
+    .selectFrom('audiences as h')
+    .select('h.id')
+    .where('h.page_id', '=', pageId)
+    .where('h.archived_at', 'is', null)
+    .where('h.home_page', '=', ONE);
+  const byKey = (key: string) =>
+    db
+      .selectFrom('audiences as k')
+      .select('k.id')
+      .where('k.page_id', '=', pageId)
+      .where('k.archived_at', 'is', null)
+      .where('k.person_route_key', '=', key);
+  const row = await db
+    .selectFrom('pages as p')
+    .leftJoin('audiences as a', (join) =>
+      join
+        .onRef('a.page_id', '=', 'p.id')
+        .on('a.archived_at', 'is', null)
+        .on((eb) =>
+          choice.by === 'id'
+            ? eb('a.id', '=', choice.audienceId)
+            : choice.by === 'home'
+              ? eb('a.id', '=', home)
+              : eb('a.id', '=', eb.fn.coalesce(byKey(choice.key), home)),
+        ),
+    )
+    .leftJoin('audience_versions as v', 'v.id', 'a.published_version_id')
+    .leftJoin('persons as per', (join) => join.onRef('per.id', '=', 'a.person_id').onRef('per.tenant_id', '=', 'p.tenant_id'))
+    .leftJoin('accounts as acc', (join) => join.onRef('acc.tenant_id', '=', 'p.tenant_id').onRef('acc.domain_lc', '=', 'per.domain_lc'))
+    .select([
+      'p.id as pageId',
+      'p.updated_at as pageUpdatedAt',
+      'a.id as audienceId',
+      'a.updated_at as audienceUpdatedAt',
+      'v.id as versionId',
+      'v.status as versionStatus',
+      'per.id as personId',
+      'per.updated_at as personUpdatedAt',
+      'acc.id as accountId',
+      'acc.updated_at as accountUpdatedAt',
+    ])
+    .where('p.id', '=', pageId)
+    .where('p.tenant_id', '=', tenantId)
+    .where('p.deleted_at', 'is', null)
+    .where('p.status', '=', 'published')
+    .executeTakeFirst();
+  return row;
+}
+
+/** The cache key: every value of the stamp, in a fixed order. */
+export const stampKey = (stamp: Stamp): string =>
+  [
+    stamp.pageId,
+    stamp.pageUpdatedAt,
+    stamp.audienceId,
+    stamp.audienceUpdatedAt,
+    stamp.versionId,
+    stamp.versionStatus,
+    stamp.personId,
+    stamp.personUpdatedAt,
+    stamp.accountId,
+    stamp.accountUpdatedAt,
+  ].join('|');

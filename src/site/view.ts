@@ -1,0 +1,63 @@
+import type { Kysely } from 'kysely';
+import { findAudience, findVersion } from '../audiences/repository.js';
+import type { AudiencesTable, Database, PagesTable } from '../db/types.js';
+import { fullMetadata, parseMetadata } from '../pages/metadata.js';
+import { findPage, toPage } from '../pages/repository.js';
+import type { Content } from '../pages/schemas.js';
+import { getPerson } from '../persons/repository.js';
+import type { View } from './document.js';
+
+/** What a view needs beyond the stored data: how this document is served. */
+export type ViewOptions = Pick<View, 'path' | 'measured' | 'fileSrc' | 'fileUrl' | 'form'> & { preview?: boolean };
+
+/** The page as rendered for an audience of it (or none): every stored value the document shows. */
+export async function loadView(
+  db: Kysely<Database>,
+  page: PagesTable,
+  audience: AudiencesTable | undefined,
+  options: ViewOptions,
+): Promise<View> {
+  const [version, person] = await Promise.all([
+    audience ? findVersion(db, audience, audience.published_version_id) : undefined,
+    audience?.person_id ? getPerson(db, page.tenant_id, audience.person_id) : undefined,
+  ]);
+  const account = person?.domain ? await accountOfDomain(db, page.tenant_id, person.domain) : undefined;
+  const pageMetadata = parseMetadata(page.metadata);
+  const override = audience ? parseMetadata(audience.metadata_override) : null;
+  const { preview, ...served } = options;
+  const shown = toPage({ ...page, audiences_count: 0 });
+  return {
+    ...served,
+    page: shown,
+    ...(audience
+      ? {
+          audience: {
+            name: audience.effective_name,
+            formInstructionsOverride: audience.action_form_instructions_override,
+            urlOverride: audience.action_url_override,
+          },
+        }
+      : {}),
+    metadata: pageMetadata !== null || override !== null ? fullMetadata(pageMetadata, override) : undefined,
+    // The audience's published version's content, else the page's.
+    content: version?.content ? (JSON.parse(version.content) as Content) : shown.content,
+    values: { personName: person?.name, accountName: account?.name, audienceName: audience?.effective_name },
+    noindex: preview === true || (audience?.person_id ?? null) !== null,
+  };
+}
+
+async function accountOfDomain(db: Kysely<Database>, tenantId: string, domain: string) {
+  return db
+    .selectFrom('accounts')
+    .select('name')
+    .where('tenant_id', '=', tenantId)
+    .where('domain_lc', '=', domain.toLowerCase())
+    .executeTakeFirst();
+}
+
+/** The rows a view is made of, read by the ids a stamp or a preview names. */
+export async function rowsOf(db: Kysely<Database>, tenantId: string, pageId: string, audienceId: string | null) {
+  const page = await findPage(db, tenantId, pageId);
+  const audience = page && audienceId !== null ? await findAudience(db, tenantId, pageId, audienceId) : undefined;
+  return { page, audience };
+}

@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { startApp, type Json, type TestApp } from '../helpers.js';
+import { audienceOf, fallbackHost, link, publishedPage, unique } from './serve-helpers.js';
+
+// The visitor plane over a real socket: document, 304, lead form (no JavaScript), thank-you.
+
+let t: TestApp;
+let host: string;
+let port: number;
+before(async () => {
+  t = await startApp();
+  host = await fallbackHost(t);
+  port = Number(new URL(await t.app.listen({ port: 0, host: '127.0.0.1' })).port);
+});
+after(async () => {
+  await t.close();
+});
+
+function request(method: string, path: string, headers: Record<string, string> = {}, body?: string) {
+  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path, headers: { host, ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('over HTTP', () => {
+  test('a visit: the document, a 304, a lead form posted as a browser without JavaScript would, the thank-you', async () => {
+    const page = await publishedPage(t, { actions: [{ purpose: 'lead', buttonTitle: 'Send', actionType: 'form', url: '' }] });
+    const audience = await audienceOf(t, page.pageId, { customName: 'Socket' });
+    const path = unique('socket');
+    await link(t, path, { targetType: 'audience', audienceId: audience.audienceId });
+    const first = await request('GET', path);
+    assert.equal(first.status, 200);
+    assert.equal(first.headers['cache-control'], 'no-cache');
+    const etag = String(first.headers.etag);
+    assert.equal((await request('GET', path, { 'if-none-match': etag })).status, 304);
+    const form = /<form method="post" action="([^"]+)">([\s\S]*?)<\/form>/.exec(first.body);
+    assert.ok(form);
+    const fields = new URLSearchParams();
+    for (const [, name, value] of (form[2] ?? '').matchAll(/<input type="[^"]+" name="([^"]+)" value="([^"]*)"/g))
+      fields.set(name ?? '', value ?? '');
+    fields.set('name', 'Sam');
+    fields.set('email', 'sam@example.com');
+    const posted = await request('POST', form[1] ?? '', { 'content-type': 'application/x-www-form-urlencoded' }, fields.toString());
+    assert.equal(posted.status, 303);
+    const thanks = await request('GET', String(posted.headers.location));
+    assert.equal(thanks.status, 200);
+    assert.match(thanks.body, /Thank you/);
+    const sessions = (await t.req('GET', `/v0/pages/${page.pageId}/audience_sessions`)).body.items as Json[];
+    assert.equal(sessions.length, 1);
+    assert.equal(sessions[0].formSubmissionEmail, 'sam@example.com');
+  });
+});
