@@ -8,7 +8,7 @@ import { newId } from '../ids.js';
 import { createLog, ownerExists, toPersonLog } from '../logs/repository.js';
 import type { StoredAction } from '../pages/actions.js';
 import { findPage } from '../pages/repository.js';
-import { findVisit, recordVisit, type VisitFields } from '../sessions/repository.js';
+import { findVisit, lockVisit, recordVisit, type VisitFields } from '../sessions/repository.js';
 import { now } from '../time.js';
 import type { LeadErrors, LeadFields } from './document.js';
 import type { ViewClaims } from './token.js';
@@ -130,6 +130,8 @@ export async function recordLead(
       email: fields.email,
       phone: fields.phone,
     };
+    // The visit's reports and its form take turns (collect.ts takes the same lock).
+    await lockVisit(trx, claims.visitId);
     const existing = await findVisit(trx, claims.tenantId, claims.visitId);
     const visit = {
       tenantId: claims.tenantId,

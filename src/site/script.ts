@@ -50,6 +50,8 @@ export const MEASURING_SCRIPT = `(function () {
   w.addEventListener('scroll', depth, { passive: true });
   d.addEventListener('visibilitychange', function () { if (visible()) tick(); else send(); });
   w.addEventListener('pagehide', send);
+  // A form's navigation may take the page before its pagehide report leaves: report as it is sent.
+  d.addEventListener('submit', send, true);
   setInterval(function () { if (visible()) send(); }, 15000);
   w.pam = {
     question: function () { questions++; },

@@ -56,7 +56,8 @@ export async function documentAt(
   if (!page) return undefined;
   const view = await loadView(context.db, page, audience, {
     path,
-    measured: audience !== undefined,
+    // The thank-you page after a lead form is the same visit, already recorded by the form: it starts no new one.
+    measured: audience !== undefined && !options.submitted,
     fileSrc,
     fileUrl: fileUrlOn(host.hostname),
     form: options.form ?? (options.submitted ? { submitted: true } : undefined),

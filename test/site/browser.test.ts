@@ -83,6 +83,11 @@ describe('a real browser visit', { skip }, () => {
       userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
     });
     const tab = await context.newPage();
+    if (process.env.DEBUG_BROWSER) {
+      tab.on('request', (r) => console.log('REQ', r.method(), r.url(), r.postData()));
+      tab.on('response', (r) => console.log('RES', r.status(), r.url()));
+      tab.on('requestfailed', (r) => console.log('FAILED', r.url(), r.failure()?.errorText));
+    }
     const response = await tab.goto(`${origin}/spring/jane?utm_source=newsletter&utm_campaign=spring`);
     assert.equal(response?.status(), 200);
     assert.equal(await tab.locator('h1').first().textContent(), 'Hello Jane');
@@ -112,6 +117,7 @@ describe('a real browser visit', { skip }, () => {
     const session = await until('the visit as a session', async () => {
       const list = ok(await t.req('GET', `/v0/pages/${page.pageId}/audience_sessions?audienceId=${audience.audienceId}`)).items as Json[];
       const s = list.find((x) => x.hasFormSubmit && x.totalClicksCount >= 3 && x.maxScrollDepthPercentage >= 90);
+      if (process.env.DEBUG_BROWSER) console.log(JSON.stringify(list));
       return s;
     });
     assert.equal(session.audienceId, audience.audienceId);
