@@ -13,6 +13,11 @@ export interface LoadSpec {
   paths: string[];
   /** Bodies: a template where `{n}` becomes a unique number per request. */
   body?: string;
+  /** Or bodies to draw from at random (with `bodyType` as their content type). */
+  bodies?: string[];
+  bodyType?: string;
+  /** The status every answer should have when it is not a 2xx (a revalidation's 304). */
+  expectedStatus?: number;
   connections: number;
   duration: number;
 }
@@ -30,18 +35,28 @@ export interface LoadResult {
 async function run(spec: LoadSpec): Promise<LoadResult> {
   let n = 0;
   const pick = () => spec.paths[Math.floor(Math.random() * spec.paths.length)]!;
+  const bodies = spec.bodies ?? [];
+  let unexpected = 0;
   const result = await autocannon({
     url: spec.url,
     connections: spec.connections,
     duration: spec.duration,
-    headers: { ...spec.headers, ...(spec.body ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...spec.headers,
+      ...(spec.body ? { 'content-type': 'application/json' } : {}),
+      ...(bodies.length > 0 ? { 'content-type': spec.bodyType ?? 'application/json' } : {}),
+    },
     requests: [
       {
         method: spec.method,
         setupRequest: (request) => {
           request.path = pick();
           if (spec.body) request.body = spec.body.replaceAll('{n}', `${process.pid}-${Date.now()}-${n++}`);
+          else if (bodies.length > 0) request.body = bodies[Math.floor(Math.random() * bodies.length)];
           return request;
+        },
+        onResponse: (status) => {
+          if (spec.expectedStatus !== undefined && status !== spec.expectedStatus) unexpected++;
         },
       },
     ],
@@ -53,7 +68,8 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
     p99: result.latency.p99,
     p999: result.latency.p99_9,
     errors: result.errors + result.timeouts,
-    non2xx: result.non2xx,
+    // With an expected status, the answers that are not it; otherwise the answers that are not 2xx.
+    non2xx: spec.expectedStatus === undefined ? result.non2xx : unexpected,
   };
 }
 

@@ -14,6 +14,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +24,7 @@ import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { encodeCursor } from '../src/http/pagination.js';
+import { viewTokens } from '../src/site/token.js';
 import type { LoadResult, LoadSpec } from './load.js';
 import { formatRow, HEADER, markdownSection, replaceSection, type Run, type ScenarioResult } from './report.js';
 import { seed, type Scale, type Seeded } from './seed.js';
@@ -64,7 +66,7 @@ interface Scenario {
   name: string;
   /** Which server answers: the service, the bare ceiling, or Prism mocking the service's OpenAPI document. */
   target: 'service' | 'ceiling' | 'prism';
-  spec(data: Seeded, deepCursor: string): Omit<LoadSpec, 'url' | 'connections' | 'duration'>;
+  spec(data: Seeded, deepCursor: string, site: SiteLoad): Omit<LoadSpec, 'url' | 'connections' | 'duration'>;
 }
 
 const q = encodeURIComponent;
@@ -158,12 +160,78 @@ const SCENARIOS: Scenario[] = [
       body: JSON.stringify({ name: 'Renamed page {n}' }),
     }),
   },
+  // The visitor plane, on the tenant's fallback domain: documents of audience links, their
+  // revalidation, and the collector's reports.
+  {
+    name: 'serve-page',
+    target: 'service',
+    spec: (d) => ({ method: 'GET', headers: { host: d.siteHost }, paths: d.sitePaths }),
+  },
+  {
+    name: 'serve-page-304',
+    target: 'service',
+    spec: (d, _cursor, site) => ({
+      method: 'GET',
+      headers: { host: d.siteHost, 'if-none-match': site.etag },
+      paths: [d.sitePaths[0] ?? '/'],
+      expectedStatus: 304,
+    }),
+  },
+  {
+    name: 'collect',
+    target: 'service',
+    spec: (d, _cursor, site) => ({
+      method: 'POST',
+      headers: { host: d.siteHost },
+      paths: ['/_pam/collect'],
+      bodies: site.reports,
+      bodyType: 'text/plain',
+    }),
+  },
   {
     name: 'peer-prism',
     target: 'prism',
     spec: (d) => ({ method: 'GET', headers: { 'x-api-key': d.key }, paths: d.personIds.map((id) => `/v0/persons/${id}`) }),
   },
 ];
+
+/** What the visitor-plane scenarios need from the running service: a document's ETag, and signed reports. */
+interface SiteLoad {
+  etag: string;
+  reports: string[];
+}
+
+/** The view tokens' secret, given to the benchmarked service so the harness can sign reports as its documents do. */
+const BENCH_SECRET = 'bench-secret-0123456789-0123456789-abcdef';
+
+async function prepareSite(data: Seeded, port: number): Promise<SiteLoad> {
+  const path = data.sitePaths[0];
+  if (!path) return { etag: '', reports: [] };
+  const etag = await new Promise<string>((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port, path, headers: { host: data.siteHost } }, (res) => {
+        res.resume();
+        if (res.statusCode !== 200) reject(new Error(`${path} on ${data.siteHost} answered ${res.statusCode}`));
+        resolve(String(res.headers.etag ?? ''));
+      })
+      .on('error', reject);
+  });
+  const tokens = viewTokens(BENCH_SECRET);
+  // A visit a minute old, reporting a steady state: each report is a real update of its session.
+  const reports = data.siteVisits
+    .slice(0, 500)
+    .map((visit) =>
+      JSON.stringify({
+        token: tokens.sign(visit, Date.now() - 60_000).token,
+        visibleMs: 30_000,
+        scroll: 60,
+        clicks: 2,
+        questions: 0,
+        conversions: 0,
+      }),
+    );
+  return { etag, reports };
+}
 
 async function freePort(): Promise<number> {
   const net = await import('node:net');
@@ -377,8 +445,10 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
             LOG_LEVEL: 'warn',
             BOOTSTRAP_API_KEY: '',
             ADMIN_TOKEN: '',
-            // The benchmark measures the service, not its rate limit.
+            // The benchmark measures the service, not its rate limits.
             RATE_LIMIT_PER_SECOND: '10000000',
+            COLLECT_RATE_PER_MINUTE: '1000000',
+            FILE_URL_SECRET: BENCH_SECRET,
           },
         )
       : undefined;
@@ -402,13 +472,17 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
       }
     }
 
+    const site =
+      service && wanted.some((s) => ['serve-page-304', 'collect'].includes(s.name))
+        ? await prepareSite(data, servicePort)
+        : { etag: '', reports: [] };
     const results: ScenarioResult[] = [];
     let ceilingRps: number | null = null;
     for (const scenario of wanted) {
       const child = scenario.target === 'ceiling' ? ceiling : scenario.target === 'prism' ? prism : service;
       if (!child) continue;
       const port = scenario.target === 'ceiling' ? ceilingPort : scenario.target === 'prism' ? prismPort : servicePort;
-      const base = { ...scenario.spec(data, deepCursor), url: `http://127.0.0.1:${port}`, connections: 50 };
+      const base = { ...scenario.spec(data, deepCursor, site), url: `http://127.0.0.1:${port}`, connections: 50 };
       await waitIdle(child.pid!);
       await load({ ...base, duration: Math.min(3, Math.max(1, options.duration / 3)) }); // warm-up
       await waitIdle(child.pid!);
