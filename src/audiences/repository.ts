@@ -492,7 +492,7 @@ export async function moveVersion(
   return toVersion(moved);
 }
 
-/** A version's PATCH: its content (only while it is a draft), then its move. An empty patch changes nothing. */
+/** A version's PATCH (the schema asks for one field at least): its content (only while it is a draft), then its move. */
 export async function updateVersion(
   trx: Transaction<Database>,
   audience: AudiencesTable,
@@ -509,11 +509,11 @@ async function setDraftContent(
   version: AudienceVersionsTable,
   content: Content | null,
 ): Promise<AudienceVersionsTable> {
-  const refused = () =>
-    new AppError('conflict', `The version is ${version.status}; its content can only change while it is draft`, [
+  if (version.status !== 'draft') {
+    throw new AppError('conflict', `The version is ${version.status}; its content can only change while it is draft`, [
       { path: '/content', message: 'can only change while the version is draft' },
     ]);
-  if (version.status !== 'draft') throw refused();
+  }
   const updated = await trx
     .updateTable('audience_versions')
     .set({ content: contentText(content) })

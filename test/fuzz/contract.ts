@@ -210,6 +210,16 @@ function withType(schema: Schema, type: string): Schema {
   return { ...schema, type };
 }
 
+/**
+ * The alternatives of an anyOf/oneOf. Beside a type of its own (an object that needs "at least one
+ * of these fields") each branch only narrows the schema: it comes merged into the rest.
+ */
+function branchesOf(schema: Schema, key: 'anyOf' | 'oneOf'): Schema[] {
+  const { [key]: branches, ...rest } = schema;
+  if (rest.type === undefined) return branches as Schema[];
+  return (branches as Schema[]).map((b) => ({ ...rest, ...b, required: [...(rest.required ?? []), ...(b.required ?? [])] }));
+}
+
 /** `[x, "null"]` or an anyOf with a null branch. */
 function admitsNull(schema: Schema): boolean {
   return validator(schema)(null);
@@ -890,7 +900,7 @@ export class Gen {
     if (schema.const !== undefined) return fc.constant(schema.const);
     if (Array.isArray(schema.enum)) return fc.constantFrom(...(schema.enum as unknown[]));
     for (const key of ['anyOf', 'oneOf'] as const) {
-      if (Array.isArray(schema[key])) return fc.oneof(...(schema[key] as Schema[]).map((s) => this.fromSchema(s, ptr)));
+      if (Array.isArray(schema[key])) return fc.oneof(...branchesOf(schema, key).map((s) => this.fromSchema(s, ptr)));
     }
     const types = typesOf(schema);
     if (types.length === 0) return fc.jsonValue({ maxDepth: 2 });
@@ -1012,7 +1022,7 @@ export class Gen {
     if (schema.const !== undefined) return schema.const;
     if (Array.isArray(schema.enum)) return schema.enum[0];
     for (const key of ['anyOf', 'oneOf'] as const) {
-      if (Array.isArray(schema[key])) return this.minimal(schema[key][0], ptr);
+      if (Array.isArray(schema[key])) return this.minimal(branchesOf(schema, key)[0] as Schema, ptr);
     }
     const types = typesOf(schema).filter((x) => x !== 'null');
     const type = types[0];
@@ -1192,7 +1202,7 @@ function slotsOf(schema: Schema, value: unknown, path: Seg[] = []): Slot[] {
   const out: Slot[] = [{ path, schema, present: true, value }];
   let s = schema;
   for (const key of ['anyOf', 'oneOf'] as const) {
-    if (Array.isArray(s?.[key])) s = (s[key] as Schema[]).find((b) => validator(b)(value)) ?? s;
+    if (Array.isArray(s?.[key])) s = branchesOf(s, key).find((b) => validator(b)(value)) ?? s;
   }
   if (value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof RawJson)) {
     for (const [name, ps] of Object.entries((s?.properties ?? {}) as Record<string, Schema>)) {
