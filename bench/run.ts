@@ -218,18 +218,16 @@ async function prepareSite(data: Seeded, port: number): Promise<SiteLoad> {
   });
   const tokens = viewTokens(BENCH_SECRET);
   // A visit a minute old, reporting a steady state: each report is a real update of its session.
-  const reports = data.siteVisits
-    .slice(0, 500)
-    .map((visit) =>
-      JSON.stringify({
-        token: tokens.sign(visit, Date.now() - 60_000).token,
-        visibleMs: 30_000,
-        scroll: 60,
-        clicks: 2,
-        questions: 0,
-        conversions: 0,
-      }),
-    );
+  const reports = data.siteVisits.slice(0, 500).map((visit) =>
+    JSON.stringify({
+      token: tokens.sign(visit, Date.now() - 60_000).token,
+      visibleMs: 30_000,
+      scroll: 60,
+      clicks: 2,
+      questions: 0,
+      conversions: 0,
+    }),
+  );
   return { etag, reports };
 }
 

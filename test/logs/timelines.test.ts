@@ -50,6 +50,8 @@ for (const o of OWNERS) {
         ['web', 'visit'],
       ]) {
         entries.push(ok(await t.req('POST', logs, { source, type, payload: { n: entries.length } }), 201));
+        // Distinct instants, so that since/until can tell the entries apart.
+        await new Promise((resolve) => setTimeout(resolve, 3));
       }
     });
 
