@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { prepared } from '../db/prepared.js';
 import type { Database, PageLinksTable } from '../db/types.js';
 import type { SiteHost } from './hosts.js';
 
@@ -19,14 +20,18 @@ export type Resolution =
 
 const LINK_COLUMNS = ['id', 'path', 'target_type', 'target_audience_id', 'page_id', 'updated_at'] as const;
 
-function findLink(db: Kysely<Database>, host: SiteHost, path: string) {
-  return db
+/** The live link of a path on a domain; compiled once, since it runs on every visitor request. */
+const linkByPath = prepared((db, p: { domainId: string; path: string }) =>
+  db
     .selectFrom('page_links')
     .select(LINK_COLUMNS)
-    .where('tenant_domain_id', '=', host.domainId)
-    .where('path', '=', path)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+    .where('tenant_domain_id', '=', p.domainId)
+    .where('path', '=', p.path)
+    .where('deleted_at', 'is', null),
+);
+
+async function findLink(db: Kysely<Database>, host: SiteHost, path: string): Promise<Link | undefined> {
+  return (await linkByPath(db, { domainId: host.domainId, path }))[0];
 }
 
 const ofLink = (link: Link): AudienceChoice =>

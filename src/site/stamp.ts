@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { prepared } from '../db/prepared.js';
 import type { Database } from '../db/types.js';
 import type { AudienceChoice } from './resolve.js';
 
@@ -23,41 +24,42 @@ export interface Stamp {
 /** Literal values, so that each subquery matches its partial unique index's predicate on both databases. */
 const ONE = sql.lit(1);
 
+interface StampParams {
+  tenantId: string;
+  pageId: string;
+  audienceId: string;
+  routeKey: string;
+}
+
 /**
- * The served page's stamp, with the live audience the visitor path chose (a route key falls back
- * to the page's home page audience). Undefined when the page is not published or is deleted.
+ * The query of a stamp, for one way of choosing the audience. Its shape depends only on `by`, so
+ * each is compiled once (db/prepared.ts): building the query cost as much as running it.
  */
-export async function readStamp(
-  db: Kysely<Database>,
-  tenantId: string,
-  pageId: string,
-  choice: AudienceChoice,
-): Promise<Stamp | undefined> {
+function stampQuery(db: Kysely<Database>, p: StampParams, by: AudienceChoice['by']) {
   const home = db
     .selectFrom('audiences as h')
     .select('h.id')
-    .where('h.page_id', '=', pageId)
+    .where('h.page_id', '=', p.pageId)
     .where('h.archived_at', 'is', null)
     .where('h.home_page', '=', ONE);
-  const byKey = (key: string) =>
-    db
-      .selectFrom('audiences as k')
-      .select('k.id')
-      .where('k.page_id', '=', pageId)
-      .where('k.archived_at', 'is', null)
-      .where('k.person_route_key', '=', key);
-  const row = await db
+  const byKey = db
+    .selectFrom('audiences as k')
+    .select('k.id')
+    .where('k.page_id', '=', p.pageId)
+    .where('k.archived_at', 'is', null)
+    .where('k.person_route_key', '=', p.routeKey);
+  return db
     .selectFrom('pages as p')
     .leftJoin('audiences as a', (join) =>
       join
         .onRef('a.page_id', '=', 'p.id')
         .on('a.archived_at', 'is', null)
         .on((eb) =>
-          choice.by === 'id'
-            ? eb('a.id', '=', choice.audienceId)
-            : choice.by === 'home'
+          by === 'id'
+            ? eb('a.id', '=', p.audienceId)
+            : by === 'home'
               ? eb('a.id', '=', home)
-              : eb('a.id', '=', eb.fn.coalesce(byKey(choice.key), home)),
+              : eb('a.id', '=', eb.fn.coalesce(byKey, home)),
         ),
     )
     .leftJoin('audience_versions as v', 'v.id', 'a.published_version_id')
@@ -75,11 +77,35 @@ export async function readStamp(
       'acc.id as accountId',
       'acc.updated_at as accountUpdatedAt',
     ])
-    .where('p.id', '=', pageId)
-    .where('p.tenant_id', '=', tenantId)
+    .where('p.id', '=', p.pageId)
+    .where('p.tenant_id', '=', p.tenantId)
     .where('p.deleted_at', 'is', null)
-    .where('p.status', '=', 'published')
-    .executeTakeFirst();
+    .where('p.status', '=', 'published');
+}
+
+const STAMPS = {
+  id: prepared((db, p: StampParams) => stampQuery(db, p, 'id')),
+  home: prepared((db, p: StampParams) => stampQuery(db, p, 'home')),
+  routeKey: prepared((db, p: StampParams) => stampQuery(db, p, 'routeKey')),
+};
+
+/**
+ * The served page's stamp, with the live audience the visitor path chose (a route key falls back
+ * to the page's home page audience). Undefined when the page is not published or is deleted.
+ */
+export async function readStamp(
+  db: Kysely<Database>,
+  tenantId: string,
+  pageId: string,
+  choice: AudienceChoice,
+): Promise<Stamp | undefined> {
+  const params: StampParams = {
+    tenantId,
+    pageId,
+    audienceId: choice.by === 'id' ? choice.audienceId : '',
+    routeKey: choice.by === 'routeKey' ? choice.key : '',
+  };
+  const [row] = await STAMPS[choice.by](db, params);
   return row;
 }
 
