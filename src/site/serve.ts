@@ -13,6 +13,8 @@ export interface Servable {
   rendered: Rendered;
   stamp: Stamp;
   linkId: string;
+  /** The visitor path it was served at; signed into the view token (the session's pageUrl). */
+  path?: string;
 }
 
 export type Outcome = { kind: 'redirect'; location: string } | ({ kind: 'document' } & Servable) | undefined;
@@ -51,7 +53,7 @@ export async function documentAt(
   const linkId = resolution.link?.id ?? '';
   const key = `${host.hostname}|${path}|${resolution.link?.updated_at ?? ''}|${options.submitted ? 1 : 0}|${stampKey(stamp)}`;
   const cached = options.form ? undefined : cache.get(key);
-  if (cached) return { kind: 'document', rendered: cached, stamp, linkId };
+  if (cached) return { kind: 'document', rendered: cached, stamp, linkId, path };
   const { page, audience } = await rowsOf(context.db, host.tenantId, stamp.pageId, stamp.audienceId);
   if (!page) return undefined;
   const view = await loadView(context.db, page, audience, {
@@ -67,7 +69,7 @@ export async function documentAt(
   if (!options.form && page.updated_at === stamp.pageUpdatedAt && (audience?.updated_at ?? null) === stamp.audienceUpdatedAt) {
     cache.set(key, rendered);
   }
-  return { kind: 'document', rendered, stamp, linkId };
+  return { kind: 'document', rendered, stamp, linkId, path };
 }
 
 export function render(view: View): Rendered {
@@ -108,6 +110,8 @@ export function sendDocument(
         pageId: served.stamp.pageId,
         audienceId: served.stamp.audienceId ?? '',
         linkId: served.linkId,
+        // The path served (P/<key> of a page_routing link, or / for the home page): the session's pageUrl.
+        ...(served.path !== undefined ? { path: served.path } : {}),
       }).token;
     body = rendered.parts.join(value);
   }

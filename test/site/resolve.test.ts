@@ -203,3 +203,27 @@ describe('resolution', () => {
     assert.equal((await visit(t, 'localhost', '/_pam/files/file_x')).statusCode, 404);
   });
 });
+
+describe('the visit records the path it was served at', () => {
+  test('P/<key> of a page_routing link: the session pageUrl ends with P/<key>', async () => {
+    const page = await publishedPage(t, { title: 'Routed' });
+    const audience = await audienceOf(t, page.pageId, { personRouteKey: 'jane' });
+    const path = unique('route');
+    await link(t, path, { targetType: 'page_routing', pageId: page.pageId });
+    const served = await visit(t, host, `${path}/jane`);
+    assert.equal(served.statusCode, 200);
+    const token = JSON.parse(/id="pam-view">([^<]*)</.exec(served.body)?.[1] ?? '{}').token;
+    assert.equal(typeof token, 'string');
+    const report = JSON.stringify({ token, visibleMs: 1000, scroll: 10, clicks: 0, questions: 0, conversions: 0 });
+    const collected = await visit(t, host, '/_pam/collect', {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0 Safari/537.36' },
+      payload: report,
+    });
+    assert.equal(collected.statusCode, 204, collected.body);
+    const sessions = (await t.req('GET', `/v0/pages/${page.pageId}/audience_sessions`)).body.items;
+    assert.equal(sessions.length, 1);
+    assert.equal(sessions[0].audienceId, audience.audienceId);
+    assert.equal(sessions[0].pageUrl, `http://${host}${path}/jane`);
+  });
+});
