@@ -29,7 +29,7 @@ import { pageRoutes } from './pages/routes.js';
 import { personRoutes } from './persons/routes.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { buildSite } from './site/app.js';
-import { dispatchTenantHosts } from './site/dispatch.js';
+import { dispatchTenantHosts, frontDoor } from './site/dispatch.js';
 import { siteHosts } from './site/hosts.js';
 import { topicRoutes } from './topics/routes.js';
 import { createDispatcher } from './webhooks/dispatcher.js';
@@ -115,5 +115,6 @@ export async function buildApp({ config, maintenanceEveryMs }: AppOptions): Prom
   await app.register(eventRoutes);
 
   await app.ready();
+  frontDoor(app.server, hosts, site);
   return app;
 }

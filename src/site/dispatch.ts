@@ -1,3 +1,4 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { SiteHost, SiteHosts } from './hosts.js';
 
@@ -24,4 +25,22 @@ export function dispatchTenantHosts(hosts: SiteHosts, site: FastifyInstance): on
     reply.hijack();
     site.routing(request.raw, reply.raw);
   };
+}
+
+/**
+ * The same hand-over at the server's door, for hosts already known to be tenant domains: a
+ * visitor request then skips the API app's request lifecycle altogether (the hook above still
+ * takes the first request of a host, and requests that do not come through a socket, such as
+ * `inject`). Installed once the app is ready, around Fastify's own request listener.
+ */
+export function frontDoor(server: Server, hosts: SiteHosts, site: FastifyInstance): void {
+  const [api, ...others] = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  if (!api || others.length > 0) return;
+  server.removeListener('request', api);
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const host = hosts.peek(req.headers.host);
+    if (!host) return api(req, res);
+    hostOfRequest.set(req, host);
+    site.routing(req, res);
+  });
 }

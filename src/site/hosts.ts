@@ -19,6 +19,8 @@ export interface SiteHost {
 export interface SiteHosts {
   /** The tenant domain named by a `Host` header (any case, port ignored), or undefined: the API's host. */
   lookup(hostHeader: string | undefined): Promise<SiteHost | undefined>;
+  /** The kept answer for a Host, without reading: a tenant domain, or undefined (not one, or not known now). */
+  peek(hostHeader: string | undefined): SiteHost | undefined;
   /** A domain was added or removed in this process: its answer is read again next time. */
   forget(hostname: string): void;
 }
@@ -50,6 +52,11 @@ export function siteHosts(db: Kysely<Database>): SiteHosts {
       if (cache.size >= MAX_ENTRIES) cache.clear();
       cache.set(hostname, { host, until: now + KEEP_MS });
       return host;
+    },
+    peek(hostHeader) {
+      const hostname = normalize(hostHeader);
+      const kept = hostname === undefined ? undefined : cache.get(hostname);
+      return kept && kept.until > Date.now() ? kept.host : undefined;
     },
     forget(hostname) {
       cache.delete(hostname.toLowerCase());
