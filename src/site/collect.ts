@@ -11,6 +11,7 @@ import type { SiteContext } from './app.js';
 import { siteHostOf } from './dispatch.js';
 import { addressLimiter, clientAddress, fromTrustedProxy, trustedProxies } from './limits.js';
 import { MEASURING_SCRIPT, MEASURING_SCRIPT_ETAG } from './script.js';
+import { notModified } from './serve.js';
 import type { ViewClaims } from './token.js';
 
 /** The limit on a report, in bytes. */
@@ -59,7 +60,7 @@ export async function collectRoutes(site: FastifyInstance, context: SiteContext)
       .header('content-type', 'text/javascript; charset=utf-8')
       .header('cache-control', 'public, max-age=86400')
       .header('etag', MEASURING_SCRIPT_ETAG);
-    if (matches(request.headers['if-none-match'], MEASURING_SCRIPT_ETAG)) return reply.code(304).send();
+    if (notModified(request, MEASURING_SCRIPT_ETAG)) return reply.code(304).send();
     return reply.send(MEASURING_SCRIPT);
   });
 
@@ -187,10 +188,6 @@ function forwardedScheme(request: FastifyRequest, trusted: BlockList | undefined
   const given = request.headers['x-forwarded-proto'];
   const proto = (Array.isArray(given) ? given.join(',') : (given ?? '')).split(',').pop()?.trim().toLowerCase();
   return proto === 'https' || proto === 'http' ? proto : undefined;
-}
-
-function matches(header: string | undefined, etag: string): boolean {
-  return !!header?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*');
 }
 
 /** The first bad field of a report, by its JSON pointer; never echoes a value. */
