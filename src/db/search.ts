@@ -3,7 +3,7 @@ import type { Database } from './types.js';
 
 /**
  * `column LIKE '%text%'`, with the text's own `%`, `_` and `\` taken literally on both dialects.
- * Columns searched this way hold lowercased copies, and `text` must be lowercased too.
+ * Searches use it on lowercased copies with lowercased text; erasure, on stored text as stored.
  */
 export function contains(column: string, text: string): RawBuilder<boolean> {
   const pattern = `%${text.replace(/[\\%_]/g, '\\$&')}%`;

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { computedName } from '../audiences/names.js';
 import { bump } from '../db/counters.js';
+import { contains } from '../db/search.js';
 import { slugify } from '../db/slugs.js';
 import type { Database } from '../db/types.js';
 import { emit } from '../events/outbox.js';
@@ -36,26 +37,19 @@ export async function erasePerson(trx: Transaction<Database>, tenantId: string, 
   const mentions = [personId, person.email, person.phone_number, ...jsonStrings(person.name)].filter(
     (v): v is string => typeof v === 'string' && v.length > 0,
   );
-  const mentioning = sql<boolean>`(${sql.join(
-    mentions.map((m) => sql`${sql.ref('payload')} like ${likeSubstring(m)} escape '\\'`),
-    sql` or `,
-  )})`;
+  // Any of them, as a substring (the stored text's own case: each value is matched as stored).
+  const mentioning = (column: string) =>
+    sql<boolean>`(${sql.join(
+      mentions.map((m) => contains(column, m)),
+      sql` or `,
+    )})`;
   await trx
     .updateTable('events')
     .set({ payload: JSON.stringify({ redacted: true, personId }) })
     .where('tenant_id', '=', tenantId)
-    .where(mentioning)
+    .where(mentioning('payload'))
     .execute();
-  await trx
-    .deleteFrom('idempotency_keys')
-    .where('tenant_id', '=', tenantId)
-    .where(
-      sql<boolean>`(${sql.join(
-        mentions.map((m) => sql`${sql.ref('response_body')} like ${likeSubstring(m)} escape '\\'`),
-        sql` or `,
-      )})`,
-    )
-    .execute();
+  await trx.deleteFrom('idempotency_keys').where('tenant_id', '=', tenantId).where(mentioning('response_body')).execute();
   await forgetSlugBase(trx, tenantId, slugify(person.name, 'person'));
   await emit(trx, tenantId, 'person.deleted', { personId });
   return true;
@@ -105,10 +99,6 @@ async function blankForms(trx: Transaction<Database>, tenantId: string, email: s
 function jsonStrings(name: string): string[] {
   const quoted = JSON.stringify(name);
   return [quoted, `${quoted.slice(0, -1)} (`];
-}
-
-function likeSubstring(value: string): string {
-  return `%${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 /**
