@@ -64,7 +64,7 @@ export async function buildApp({ config, maintenanceEveryMs }: AppOptions): Prom
   const secret = await fileUrlSecret(app.db, config.fileUrlSecret);
   const stores = fileStores(app.db, config.dataDir, config.fileStore);
   const hosts = siteHosts(app.db);
-  const site = await buildSite({ db: app.db, config, log: app.log, secret, stores });
+  const site = await buildSite({ db: app.db, dataVersion: db.dataVersion, config, log: app.log, secret, stores });
   app.addHook('onRequest', dispatchTenantHosts(hosts, site));
   app.addHook('onClose', () => site.close());
   app.decorate('siteHosts', hosts);

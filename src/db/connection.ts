@@ -19,6 +19,8 @@ export type Dialect = DatabaseConfig['kind'];
 export interface Db {
   kysely: Kysely<Database>;
   dialect: Dialect;
+  /** SQLite with a reader only: the committed state's version (src/db/sqlite.ts); changes with every commit. */
+  dataVersion?: () => number;
   close(): Promise<void>;
 }
 
@@ -127,6 +129,7 @@ function currentSchemaIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
 
 function openSqlite(file: string, log?: LogConfig): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const kysely = new Kysely<Database>({ dialect: groupCommitSqlite(file), log });
-  return { kysely, dialect: 'sqlite', close: () => kysely.destroy() };
+  const { dialect, dataVersion } = groupCommitSqlite(file);
+  const kysely = new Kysely<Database>({ dialect, log });
+  return { kysely, dialect: 'sqlite', ...(dataVersion ? { dataVersion } : {}), close: () => kysely.destroy() };
 }

@@ -58,7 +58,17 @@ interface Group {
   reject(err: unknown): void;
 }
 
-export function groupCommitSqlite(file: string): Dialect {
+export interface GroupCommitSqlite {
+  dialect: Dialect;
+  /**
+   * The version of the committed state that this turn's reads see (`PRAGMA data_version` on the
+   * reader): it changes whenever any connection, of this process or another, commits. Undefined for
+   * an in-memory database, which has no reader.
+   */
+  dataVersion: (() => number) | undefined;
+}
+
+export function groupCommitSqlite(file: string): GroupCommitSqlite {
   const writer = new SQLite(file);
   writer.pragma('journal_mode = WAL');
   // NORMAL in WAL mode survives a process crash (kill -9); only a power loss can drop the last commits.
@@ -243,10 +253,13 @@ export function groupCommitSqlite(file: string): Dialect {
   };
 
   const base = new SqliteDialect({ database: writer });
-  return {
+  const dialect: Dialect = {
     createAdapter: () => base.createAdapter(),
     createDriver: () => driver,
     createIntrospector: (db) => base.createIntrospector(db),
     createQueryCompiler: () => base.createQueryCompiler(),
   };
+  // Read inside the turn's snapshot, so it names exactly the state the turn's other reads see.
+  const dataVersion = read && (() => (runRead(read('pragma data_version'), []).rows[0] as { data_version: number }).data_version);
+  return { dialect, dataVersion };
 }

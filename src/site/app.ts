@@ -11,6 +11,8 @@ import { viewTokens, type ViewTokens } from './token.js';
 /** What the visitor plane reads and writes through: the areas' repositories over this database. */
 export interface SiteDeps {
   db: Kysely<Database>;
+  /** SQLite's committed-state version, when the database has one (src/db/sqlite.ts): see site/memo.ts. */
+  dataVersion: (() => number) | undefined;
   config: Config;
   log: FastifyBaseLogger;
   /** The service secret (the one that signs download links); view tokens use a key derived from it. */

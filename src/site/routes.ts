@@ -6,7 +6,8 @@ import { documentCache } from './cache.js';
 import { siteHostOf } from './dispatch.js';
 import { formTarget, leadErrors, parseLeadPost, recordLead } from './forms.js';
 import { notFoundPage, siteErrorPage } from './pages.js';
-import { documentAt, notModified, pathOf, sendDocument } from './serve.js';
+import { documentAt, type Documents, notModified, pathOf, sendDocument } from './serve.js';
+import { outcomeMemo } from './memo.js';
 
 const notFound = (reply: FastifyReply) => reply.code(404).type('text/html; charset=utf-8').send(notFoundPage());
 const badRequest = (reply: FastifyReply) => reply.code(400).type('text/html; charset=utf-8').send(siteErrorPage(400));
@@ -20,6 +21,7 @@ const OTHER_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
  */
 export const documentRoutes: FastifyPluginAsync<SiteContext> = async (site, context) => {
   const cache = documentCache();
+  const documents: Documents = { cache, memo: outcomeMemo() };
   site.addHook('onClose', async () => {
     context.log.info({ documentCache: cache.stats() }, 'site document cache');
   });
@@ -29,7 +31,7 @@ export const documentRoutes: FastifyPluginAsync<SiteContext> = async (site, cont
     const path = pathOf(request.url);
     if (path === undefined) return notFound(reply);
     const submitted = (request.query as Record<string, unknown>).submitted === '1';
-    const outcome = await documentAt(context, cache, host, path, { submitted });
+    const outcome = await documentAt(context, documents, host, path, { submitted });
     if (!outcome) return notFound(reply);
     if (outcome.kind === 'redirect') return reply.code(308).header('location', encodeURI(outcome.location)).send();
     return sendDocument(request, reply, context, host, outcome);
@@ -53,7 +55,7 @@ export const documentRoutes: FastifyPluginAsync<SiteContext> = async (site, cont
     // The path the form was on, if it still shows this page to this audience: never anywhere else.
     const errors = leadErrors(post.fields);
     const outcome = post.path.startsWith('/')
-      ? await documentAt(context, cache, host, post.path, {
+      ? await documentAt(context, documents, host, post.path, {
           submitted: false,
           ...(errors ? { form: { submitted: false, actionId: post.actionId, errors, fields: post.fields } } : {}),
         })

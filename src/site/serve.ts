@@ -6,6 +6,7 @@ import { renderDocument, robotsOf, TOKEN_SLOT, type View } from './document.js';
 import type { SiteHost } from './hosts.js';
 import { resolvePath, type Resolution } from './resolve.js';
 import { readStamp, stampKey, type Stamp } from './stamp.js';
+import type { OutcomeMemo } from './memo.js';
 import { loadView, rowsOf, type ViewOptions } from './view.js';
 
 /** A document ready to send: its rendering, and what its view token names when it has one. */
@@ -18,6 +19,18 @@ export interface Servable {
 }
 
 export type Outcome = { kind: 'redirect'; location: string } | ({ kind: 'document' } & Servable) | undefined;
+
+/** A remembered outcome (site/memo.ts): a document by its key in the document cache, not its bytes. */
+export type Remembered =
+  | { kind: 'none' }
+  | { kind: 'redirect'; location: string }
+  | { kind: 'document'; key: string; stamp: Stamp; linkId: string; path: string };
+
+/** Rendered documents by everything they depend on, and on SQLite, each path's last outcome. */
+export interface Documents {
+  cache: DocumentCache;
+  memo: OutcomeMemo<Remembered>;
+}
 
 /** The path part of a request URL, decoded; undefined when it does not decode (404). */
 export function pathOf(rawUrl: string): string | undefined {
@@ -40,20 +53,36 @@ export const fileUrlOn = (hostname: string) => (fileId: string) => `https://${ho
  */
 export async function documentAt(
   context: SiteContext,
-  cache: DocumentCache,
+  { cache, memo }: Documents,
   host: SiteHost,
   path: string,
   options: { submitted: boolean; form?: ViewOptions['form'] },
 ): Promise<Outcome> {
+  // Read before anything else: an outcome is remembered under the version its reads saw, or an older one.
+  const version = options.form ? undefined : context.dataVersion?.();
+  const memoKey = `${host.hostname}|${path}|${options.submitted ? 1 : 0}`;
+  const known = version === undefined ? undefined : memo.get(version, memoKey);
+  if (known?.kind === 'none') return undefined;
+  if (known?.kind === 'redirect') return known;
+  const remembered = known && cache.get(known.key);
+  if (known && remembered) return { kind: 'document', rendered: remembered, stamp: known.stamp, linkId: known.linkId, path };
+  const remember = (value: Remembered) => version !== undefined && memo.set(version, memoKey, value);
+
   const resolution: Resolution | undefined = await resolvePath(context.db, host, path);
-  if (!resolution) return undefined;
-  if (resolution.kind === 'redirect') return resolution;
+  if (!resolution) return void remember({ kind: 'none' });
+  if (resolution.kind === 'redirect') {
+    remember(resolution);
+    return resolution;
+  }
   const stamp = await readStamp(context.db, host.tenantId, resolution.pageId, resolution.audience);
-  if (!stamp) return undefined;
+  if (!stamp) return void remember({ kind: 'none' });
   const linkId = resolution.link?.id ?? '';
   const key = `${host.hostname}|${path}|${resolution.link?.updated_at ?? ''}|${options.submitted ? 1 : 0}|${stampKey(stamp)}`;
   const cached = options.form ? undefined : cache.get(key);
-  if (cached) return { kind: 'document', rendered: cached, stamp, linkId, path };
+  if (cached) {
+    remember({ kind: 'document', key, stamp, linkId, path });
+    return { kind: 'document', rendered: cached, stamp, linkId, path };
+  }
   const { page, audience } = await rowsOf(context.db, host.tenantId, stamp.pageId, stamp.audienceId);
   if (!page) return undefined;
   const view = await loadView(context.db, page, audience, {
@@ -68,6 +97,7 @@ export async function documentAt(
   // Rows newer than the stamp would be cached under a key no request asks for again: harmless, but useless.
   if (!options.form && page.updated_at === stamp.pageUpdatedAt && (audience?.updated_at ?? null) === stamp.audienceUpdatedAt) {
     cache.set(key, rendered);
+    remember({ kind: 'document', key, stamp, linkId, path });
   }
   return { kind: 'document', rendered, stamp, linkId, path };
 }

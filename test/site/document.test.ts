@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
+import { openDatabase } from '../../src/db/connection.js';
 import { startApp, type Json, type TestApp } from '../helpers.js';
 import { audienceOf, fallbackHost, link, publishedPage, unique, visit } from './serve-helpers.js';
 
@@ -280,6 +281,36 @@ describe('freshness: an acknowledged change is on the very next request', () => 
       .where('id', '=', page.pageId)
       .execute();
     assert.match((await visit(t, host, path)).body, /<h1>After<\/h1>/);
+  });
+
+  test('a write through another connection (another process, the CLI) is seen on the next request, a 404 included', async () => {
+    const { page, path } = await served({ content: { headline: 'Mine', subheadline: '', sections: [] } }, {});
+    const other = openDatabase(t.app.config.database);
+    try {
+      // Twice: the second answer may come from what this instance remembers of the first.
+      for (let i = 0; i < 2; i++) assert.match((await visit(t, host, path)).body, /<h1>Mine<\/h1>/);
+      await other.kysely
+        .updateTable('pages')
+        .set({
+          content: JSON.stringify({ headline: 'Theirs', subheadline: '', sections: [] }),
+          updated_at: new Date(Date.now() + 1000).toISOString(),
+        })
+        .where('id', '=', page.pageId)
+        .execute();
+      assert.match((await visit(t, host, path)).body, /<h1>Theirs<\/h1>/);
+
+      const missing = unique('later');
+      for (let i = 0; i < 2; i++) assert.equal((await visit(t, host, missing)).statusCode, 404);
+      const [existing] = await other.kysely.selectFrom('page_links').selectAll().where('path', '=', path).execute();
+      assert.ok(existing);
+      await other.kysely
+        .insertInto('page_links')
+        .values({ ...existing, id: `${existing.id.slice(0, -4)}zzzz`, path: missing })
+        .execute();
+      assert.match((await visit(t, host, missing)).body, /<h1>Theirs<\/h1>/);
+    } finally {
+      await other.close();
+    }
   });
 });
 

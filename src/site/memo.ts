@@ -1,0 +1,37 @@
+/**
+ * What each visitor path resolved to, kept for as long as the database is unchanged.
+ *
+ * Serving a path reads its link and the stamp of its page and audience on every request, because a
+ * change made through the API (by any instance) must show on the very next visit. On SQLite one
+ * number says whether anything changed at all: the reader's `data_version`, which moves with every
+ * commit of any connection, in this process or another. While it stays the same, the last answer
+ * for a path is still the answer, and the reads can be skipped. Any commit (a visit recorded
+ * included) drops the whole memo: coarse, but never stale. PostgreSQL has no such number; there the
+ * memo is off and every request reads.
+ */
+export interface OutcomeMemo<T> {
+  /** The remembered answer for `key` at `version`, or undefined. */
+  get(version: number, key: string): T | undefined;
+  set(version: number, key: string, value: T): void;
+}
+
+export function outcomeMemo<T>(maxEntries = 4000): OutcomeMemo<T> {
+  let at = -1;
+  const entries = new Map<string, T>();
+  const sync = (version: number) => {
+    if (version === at) return;
+    entries.clear();
+    at = version;
+  };
+  return {
+    get(version, key) {
+      sync(version);
+      return entries.get(key);
+    },
+    set(version, key, value) {
+      sync(version);
+      if (entries.size >= maxEntries) entries.clear();
+      entries.set(key, value);
+    },
+  };
+}
