@@ -20,7 +20,7 @@ import { registerJsonBody } from './http/json-body.js';
 import { registerOpenApi } from './http/openapi.js';
 import { memoryLimiter, redisLimiter } from './http/rate-limit.js';
 import { refuseUnknownQueryParameters, requireApiKey, wakeDispatcherAfterWrites } from './http/route-rules.js';
-import { serverOptions } from './http/server-options.js';
+import { type RouterErrorDoor, serverOptions } from './http/server-options.js';
 import { validatorCompiler } from './http/validation.js';
 import { createMaintenance } from './jobs/maintenance.js';
 import { logRoutes } from './logs/routes.js';
@@ -29,7 +29,7 @@ import { pageRoutes } from './pages/routes.js';
 import { personRoutes } from './persons/routes.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { buildSite } from './site/app.js';
-import { dispatchTenantHosts, frontDoor } from './site/dispatch.js';
+import { dispatchTenantHosts, frontDoor, handOverTenantHosts } from './site/dispatch.js';
 import { siteHosts } from './site/hosts.js';
 import { topicRoutes } from './topics/routes.js';
 import { createDispatcher } from './webhooks/dispatcher.js';
@@ -46,7 +46,8 @@ export interface AppOptions {
  * options. Wiring only: what each piece does is in its own module. The order matters where said.
  */
 export async function buildApp({ config, maintenanceEveryMs }: AppOptions): Promise<FastifyInstance> {
-  const app = Fastify(serverOptions(config)).withTypeProvider<TypeBoxTypeProvider>();
+  const door: RouterErrorDoor = {};
+  const app = Fastify(serverOptions(config, door)).withTypeProvider<TypeBoxTypeProvider>();
 
   const db: Db = openDatabase(config.database);
   app.addHook('onClose', () => db.close());
@@ -66,6 +67,7 @@ export async function buildApp({ config, maintenanceEveryMs }: AppOptions): Prom
   const hosts = siteHosts(app.db);
   const site = await buildSite({ db: app.db, dataVersion: db.dataVersion, config, log: app.log, secret, stores });
   app.addHook('onRequest', dispatchTenantHosts(hosts, site));
+  door.visitor = handOverTenantHosts(hosts, site);
   app.addHook('onClose', () => site.close());
   app.decorate('siteHosts', hosts);
 

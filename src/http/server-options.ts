@@ -1,13 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import type { FastifyServerOptions } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import type { Config } from '../config.js';
 import { sendProblem, toAppError } from './errors.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/**
+ * Who answers a router error on a tenant domain: the visitor plane, in HTML (site/dispatch.ts).
+ * The router fails before any hook runs, so the hand-over is asked here; it is set once the site exists.
+ */
+export interface RouterErrorDoor {
+  visitor?: (request: FastifyRequest, reply: FastifyReply) => Promise<boolean>;
+}
+
 /** The HTTP server's own settings: logging, body limit, timeouts, request ids, the router's errors. */
-export function serverOptions(config: Config): FastifyServerOptions<http.Server> {
+export function serverOptions(config: Config, door: RouterErrorDoor = {}): FastifyServerOptions<http.Server> {
   return {
     logger: {
       level: config.logLevel,
@@ -27,8 +35,12 @@ export function serverOptions(config: Config): FastifyServerOptions<http.Server>
     },
     // The router's own errors (bad percent-encoding, an overlong path segment) leave as problem+json too.
     frameworkErrors: (err, request, reply) => {
-      reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff').header('cache-control', 'no-store');
-      sendProblem(reply, request, toAppError(err));
+      const problem = () => {
+        reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff').header('cache-control', 'no-store');
+        sendProblem(reply, request, toAppError(err));
+      };
+      if (!door.visitor) return problem();
+      door.visitor(request, reply).then((taken) => taken || problem(), problem);
     },
     // A caller's own request id is kept when it is sane, so logs can be joined across services.
     genReqId: (req) => {

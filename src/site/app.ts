@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { FileStores } from '../assets/store.js';
 import type { Config } from '../config.js';
@@ -34,7 +34,16 @@ const BODY_LIMIT = 16 * 1024;
 export async function buildSite(deps: SiteDeps): Promise<FastifyInstance> {
   // No request log: it would write every visitor's address and user agent, which the plane never keeps.
   // Failures are still logged (the error handler), without them.
-  const site = Fastify({ loggerInstance: deps.log, bodyLimit: BODY_LIMIT, return503OnClosing: false, disableRequestLogging: true });
+  const site = Fastify({
+    loggerInstance: deps.log,
+    bodyLimit: BODY_LIMIT,
+    return503OnClosing: false,
+    disableRequestLogging: true,
+    // The router's own errors (a path that is not valid percent-encoding): a visitor gets HTML too.
+    frameworkErrors: (_err, _request, reply: FastifyReply) => {
+      reply.code(400).header('x-content-type-options', 'nosniff').type('text/html; charset=utf-8').send(siteErrorPage(400));
+    },
+  });
   const context: SiteContext = { ...deps, tokens: viewTokens(deps.secret) };
 
   site.removeAllContentTypeParsers();

@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { SiteHost, SiteHosts } from './hosts.js';
 
 const hostOfRequest = new WeakMap<object, SiteHost>();
@@ -12,18 +12,26 @@ export function siteHostOf(request: FastifyRequest): SiteHost {
 }
 
 /**
- * The first hook of the API app: a request whose Host is a tenant domain is the visitor plane's,
- * whatever its path. It is handed whole (its body not yet read) to the site's own Fastify
- * instance, so API routes never answer on a tenant domain, and the site's paths exist only there,
- * never on the API's host.
+ * Hands a request whose Host is a tenant domain, whatever its path, whole (its body not yet read)
+ * to the site's own Fastify instance, so API routes never answer on a tenant domain, and the site's
+ * paths exist only there, never on the API's host. True when it was handed over.
  */
-export function dispatchTenantHosts(hosts: SiteHosts, site: FastifyInstance): onRequestAsyncHookHandler {
-  return async (request, reply) => {
+export function handOverTenantHosts(hosts: SiteHosts, site: FastifyInstance) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<boolean> => {
     const host = await hosts.lookup(request.headers.host);
-    if (!host) return;
+    if (!host) return false;
     hostOfRequest.set(request.raw, host);
     reply.hijack();
     site.routing(request.raw, reply.raw);
+    return true;
+  };
+}
+
+/** The first hook of the API app: the hand-over above, before anything of the API runs. */
+export function dispatchTenantHosts(hosts: SiteHosts, site: FastifyInstance): onRequestAsyncHookHandler {
+  const handOver = handOverTenantHosts(hosts, site);
+  return async (request, reply) => {
+    await handOver(request, reply);
   };
 }
 

@@ -127,7 +127,12 @@ describe('resolution', () => {
     assert.equal((await visit(t, host, encodeURI(path))).statusCode, 200);
     const malformed = await visit(t, host, '/%E0%A4%A');
     assert.equal(malformed.statusCode, 400);
-    // Answered by the API app's router before dispatch (problem+json): see the report of issue 15.
+    // The API app's router fails before any hook: it still hands a tenant domain's request to the site.
+    assert.match(String(malformed.headers['content-type']), /^text\/html/);
+    assert.doesNotMatch(malformed.body, /problem|"status"/);
+    const onApi = await t.app.inject({ method: 'GET', url: '/v0/persons/%E0%A4%A', headers: { 'x-api-key': t.key } });
+    assert.equal(onApi.statusCode, 400);
+    assert.match(String(onApi.headers['content-type']), /^application\/problem\+json/);
   });
 
   test('/ without a link is the tenant page flagged home_page; with a link, the link', async () => {

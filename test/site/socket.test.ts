@@ -57,4 +57,12 @@ describe('over HTTP', () => {
     assert.equal(sessions.length, 1);
     assert.equal(sessions[0].formSubmissionEmail, 'sam@example.com');
   });
+
+  test('a path that is not valid percent-encoding, once the host is known at the door: an HTML 400', async () => {
+    await request('GET', '/warm-up');
+    const malformed = await request('GET', '/%E0%A4%A');
+    assert.equal(malformed.status, 400);
+    assert.match(String(malformed.headers['content-type']), /^text\/html/);
+    assert.equal(malformed.headers['x-content-type-options'], 'nosniff');
+  });
 });
