@@ -87,6 +87,17 @@ export function findFile(db: Kysely<Database>, fileId: string) {
   return db.selectFrom('files').selectAll().where('id', '=', fileId).where('deleted_at', 'is', null).executeTakeFirst();
 }
 
+/** A live (not trashed, not deleted) image asset of the tenant, for pages and audiences to show. */
+export function findLiveImageAsset(db: Kysely<Database>, tenantId: string, assetId: string) {
+  return db
+    .selectFrom('assets')
+    .select(['id', 'file_id'])
+    .where('id', '=', assetId)
+    .where('tenant_id', '=', tenantId)
+    .where('lifecycle_state', '=', 'active')
+    .executeTakeFirst();
+}
+
 function findAsset(db: Kysely<Database>, tenantId: string, assetId: string) {
   return db
     .selectFrom('assets')
