@@ -40,7 +40,9 @@ export function RoundTrip<R extends TProperties, U extends TProperties>(
 
 /** A read-only copy of a field's schema (`readOnly` is an annotation: Ajv does not enforce it). */
 export function readOnly<T extends TSchema>(schema: T, description = COMPARED): T {
-  return CloneType(schema, { readOnly: true, description });
+  // A copy is another schema: it must not claim the original's $id.
+  const { $id: _, ...copy } = CloneType(schema, { readOnly: true, description });
+  return copy as T;
 }
 
 /**
