@@ -6,7 +6,9 @@ import { countRows, keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { conflictIfTaken } from '../http/errors.js';
 import { newId } from '../ids.js';
 import { after, now } from '../time.js';
-import type { Account, AccountCreate, AccountSearchQuery, AccountUpdate } from './schemas.js';
+import { settle } from '../http/round-trip.js';
+import type { Account, AccountCreate, AccountSearchQuery } from './schemas.js';
+import { AccountUpdate } from './schemas.js';
 
 type AccountRow = AccountsTable & { linked_persons_count: number | string | bigint | null };
 
@@ -76,7 +78,9 @@ export async function getAccount(db: Kysely<Database>, tenantId: string, account
  * Only the fields present change. Persons link to an account by domain at read time, so a new
  * domain relinks them at once. An update is activity: `latestActivityAt` moves with `updatedAt`.
  */
-export async function updateAccount(trx: Transaction<Database>, current: AccountsTable, patch: AccountUpdate): Promise<Account> {
+export async function updateAccount(trx: Transaction<Database>, current: AccountsTable, body: AccountUpdate): Promise<Account> {
+  const shown = await withLinkedCount(trx, current);
+  const patch = settle(AccountUpdate, body, shown);
   const changes: Partial<AccountsTable> = {};
   if (patch.name !== undefined) {
     changes.name = patch.name;
@@ -86,7 +90,7 @@ export async function updateAccount(trx: Transaction<Database>, current: Account
     changes.domain = patch.domain;
     changes.domain_lc = patch.domain.toLowerCase();
   }
-  if (Object.keys(changes).length === 0) return withLinkedCount(trx, current);
+  if (Object.keys(changes).length === 0) return shown;
   changes.updated_at = after(current.updated_at);
   // ISO timestamps compare as text; the later of the update and the newest log.
   if (changes.updated_at > current.latest_activity_at) changes.latest_activity_at = changes.updated_at;

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ListQuery, MAX_SAFE_INTEGER, StringEnum, Timestamp } from '../http/schemas.js';
 import { idPattern } from '../ids.js';
+import { RoundTrip } from '../http/round-trip.js';
 
 export const AccountId = Type.String({ minLength: 1, pattern: idPattern('account') });
 
@@ -25,9 +26,10 @@ const AccountDomain = Type.String({ minLength: 1, maxLength: 253, pattern: '^\\S
 export const AccountCreate = Type.Object({ name: AccountName, domain: AccountDomain }, { additionalProperties: false });
 export type AccountCreate = Static<typeof AccountCreate>;
 
-export const AccountUpdate = Type.Object(
-  { name: Type.Optional(AccountName), domain: Type.Optional(AccountDomain) },
-  { additionalProperties: false },
+/** The account's other fields as read (read-only). */
+export const AccountUpdate = RoundTrip(
+  Account,
+  Type.Object({ name: Type.Optional(AccountName), domain: Type.Optional(AccountDomain) }, { additionalProperties: false }),
 );
 export type AccountUpdate = Static<typeof AccountUpdate>;
 

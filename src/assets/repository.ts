@@ -7,7 +7,9 @@ import { emit } from '../events/outbox.js';
 import { after, now } from '../time.js';
 import type { ImageType } from '../db/enums.js';
 import type { InspectedImage, UrlSigner } from './files.js';
-import type { Asset, AssetCreate, AssetUpdate, FileInfo } from './schemas.js';
+import { settle } from '../http/round-trip.js';
+import type { Asset, AssetCreate, FileInfo } from './schemas.js';
+import { AssetUpdate } from './schemas.js';
 import type { FileStores } from './store.js';
 
 type FileRef = Pick<FilesTable, 'id' | 'preview_content_type'>;
@@ -87,6 +89,17 @@ export function findFile(db: Kysely<Database>, fileId: string) {
   return db.selectFrom('files').selectAll().where('id', '=', fileId).where('deleted_at', 'is', null).executeTakeFirst();
 }
 
+/** A live (not trashed, not deleted) image asset of the tenant, for pages and audiences to show. */
+export function findLiveImageAsset(db: Kysely<Database>, tenantId: string, assetId: string) {
+  return db
+    .selectFrom('assets')
+    .select(['id', 'file_id'])
+    .where('id', '=', assetId)
+    .where('tenant_id', '=', tenantId)
+    .where('lifecycle_state', '=', 'active')
+    .executeTakeFirst();
+}
+
 function findAsset(db: Kysely<Database>, tenantId: string, assetId: string) {
   return db
     .selectFrom('assets')
@@ -150,29 +163,30 @@ export async function updateAsset(
   trx: Transaction<Database>,
   tenantId: string,
   assetId: string,
-  patch: AssetUpdate,
+  body: AssetUpdate,
   signer: UrlSigner,
 ): Promise<Asset | undefined> {
   const current = await findAsset(trx, tenantId, assetId);
   if (!current) return undefined;
   if (current.lifecycle_state === 'deleted') throw conflict('The asset is deleted and can no longer change');
-  if (Object.keys(patch).length > 0) {
-    const at = after(current.updated_at);
-    const changes: Partial<AssetsTable> = { updated_at: at };
-    if (patch.name !== undefined) changes.name = patch.name;
-    if (patch.purpose !== undefined) changes.purpose = patch.purpose;
-    if (patch.tags !== undefined) changes.tags = JSON.stringify(patch.tags);
-    if (patch.hidden !== undefined) changes.hidden = patch.hidden ? 1 : 0;
-    if (patch.lifecycleState !== undefined && patch.lifecycleState !== current.lifecycle_state) {
-      changes.lifecycle_state = patch.lifecycleState;
-      changes.trashed_at = patch.lifecycleState === 'trashed' ? at : null;
-    }
-    await trx.updateTable('assets').set(changes).where('id', '=', assetId).where('lifecycle_state', '!=', 'deleted').execute();
-    const asset = await getAsset(trx, tenantId, assetId, signer);
-    await emit(trx, tenantId, 'asset.updated', asset);
-    return asset;
+  const shown = toAsset(current, { id: current.file_id, preview_content_type: current.preview_content_type }, signer);
+  const patch = settle(AssetUpdate, body, shown);
+  if (Object.keys(patch).length === 0) return shown;
+  if (patch.lifecycleState === 'deleted') throw invalidField('/lifecycleState', 'cannot be deleted here: DELETE the asset');
+  const at = after(current.updated_at);
+  const changes: Partial<AssetsTable> = { updated_at: at };
+  if (patch.name !== undefined) changes.name = patch.name;
+  if (patch.purpose !== undefined) changes.purpose = patch.purpose;
+  if (patch.tags !== undefined) changes.tags = JSON.stringify(patch.tags);
+  if (patch.hidden !== undefined) changes.hidden = patch.hidden ? 1 : 0;
+  if (patch.lifecycleState !== undefined) {
+    changes.lifecycle_state = patch.lifecycleState;
+    changes.trashed_at = patch.lifecycleState === 'trashed' ? at : null;
   }
-  return getAsset(trx, tenantId, assetId, signer);
+  await trx.updateTable('assets').set(changes).where('id', '=', assetId).where('lifecycle_state', '!=', 'deleted').execute();
+  const asset = await getAsset(trx, tenantId, assetId, signer);
+  await emit(trx, tenantId, 'asset.updated', asset);
+  return asset;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IMAGE_TYPES, LIFECYCLE_STATES } from '../db/enums.js';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.js';
+import { RoundTrip } from '../http/round-trip.js';
 
 export const FileInfo = Type.Object({
   fileId: Type.String(),
@@ -49,15 +50,24 @@ export const AssetCreate = Type.Object(
 );
 export type AssetCreate = Static<typeof AssetCreate>;
 
-export const AssetUpdate = Type.Object(
-  {
-    name: Type.Optional(Type.String({ minLength: 1 })),
-    purpose: Type.Optional(Type.String()),
-    tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 50 })),
-    hidden: Type.Optional(Type.Boolean()),
-    lifecycleState: Type.Optional(StringEnum(['active', 'trashed'], { description: 'trashed sets trashedAt; active restores' })),
-  },
-  { additionalProperties: false },
+/** The asset's other fields as read (read-only); its signed links, made anew on every read, are ignored. */
+export const AssetUpdate = RoundTrip(
+  Asset,
+  Type.Object(
+    {
+      name: Type.Optional(Type.String({ minLength: 1 })),
+      purpose: Type.Optional(Type.String()),
+      tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 50 })),
+      hidden: Type.Optional(Type.Boolean()),
+      lifecycleState: Type.Optional(
+        StringEnum(LIFECYCLE_STATES, {
+          description: 'trashed sets trashedAt; active restores; deleted only as read (DELETE deletes)',
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  { ignored: ['downloadUrl', 'previewDownloadUrl'] },
 );
 export type AssetUpdate = Static<typeof AssetUpdate>;
 

@@ -3,25 +3,18 @@ import { indexable, scopeEquals, startsWith, substringMatch } from '../db/search
 import type { VersionStatus } from '../db/enums.js';
 import type { AudiencesTable, AudienceVersionsTable, Database, PagesTable } from '../db/types.js';
 import { isUniqueViolation } from '../db/errors.js';
-import { AppError, conflict, invalidField } from '../http/errors.js';
+import { AppError, conflict, type FieldError, invalidField } from '../http/errors.js';
 import { countRows, keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { emit } from '../events/outbox.js';
-import { fullMetadata, parseMetadata } from '../pages/metadata.js';
+import { fullMetadata, mergeMetadata, parseMetadata } from '../pages/metadata.js';
+import { settle, throwIfAny } from '../http/round-trip.js';
 import type { Content } from '../pages/schemas.js';
 import { after, now } from '../time.js';
 import { canMove, timesOfMove } from './lifecycle.js';
 import { computedName } from './names.js';
-import type {
-  Audience,
-  AudienceCreate,
-  AudienceListQuery,
-  AudienceSearchQuery,
-  AudienceUpdate,
-  AudienceVersion,
-  VersionCreate,
-  VersionUpdate,
-} from './schemas.js';
+import type { Audience, AudienceCreate, AudienceListQuery, AudienceSearchQuery, AudienceVersion, VersionCreate } from './schemas.js';
+import { AudienceUpdate, VERSION_MOVES, VersionUpdate } from './schemas.js';
 
 const contentText = (content: Content | null) => (content === null ? null : JSON.stringify(content));
 
@@ -110,6 +103,12 @@ export async function getAudience(db: Kysely<Database>, page: PagesTable, audien
 /** An audience starts with version 1, already published: an audience always has a published version. */
 export async function createAudience(trx: Transaction<Database>, page: PagesTable, input: AudienceCreate): Promise<Audience> {
   const person = input.personId ? await personOf(trx, page.tenant_id, input.personId) : undefined;
+  const errors: FieldError[] = [];
+  const override =
+    input.metadataOverride === undefined
+      ? null
+      : await mergeMetadata(trx, page.tenant_id, null, input.metadataOverride, '/metadataOverride', errors);
+  throwIfAny(errors);
   const routeKey = input.personRouteKey ?? null;
   if (routeKey !== null) await checkRouteKeyFree(trx, page, routeKey, null);
   const homePage = (input.flags ?? []).includes('home_page');
@@ -161,7 +160,7 @@ export async function createAudience(trx: Transaction<Database>, page: PagesTabl
     action_form_id_override: input.actionFormIdOverride ?? null,
     action_form_instructions_override: input.actionFormInstructionsOverride ?? null,
     action_url_override: input.actionUrlOverride ?? null,
-    metadata_override: input.metadataOverride === undefined ? null : JSON.stringify(input.metadataOverride),
+    metadata_override: override === null ? null : JSON.stringify(override),
     version_seq: 1,
     latest_version_id: version.id,
     published_version_id: version.id,
@@ -285,8 +284,10 @@ export async function updateAudience(
   trx: Transaction<Database>,
   page: PagesTable,
   current: AudiencesTable,
-  patch: AudienceUpdate,
+  body: AudienceUpdate,
 ): Promise<Audience> {
+  const shown = await toAudienceWithVersions(trx, current, page);
+  const patch = settle(AudienceUpdate, body, shown);
   const changes: Partial<AudiencesTable> = {};
   if (patch.personId !== undefined) {
     const person = patch.personId === null ? undefined : await personOf(trx, page.tenant_id, patch.personId);
@@ -315,10 +316,16 @@ export async function updateAudience(
   if (patch.actionFormInstructionsOverride !== undefined) changes.action_form_instructions_override = patch.actionFormInstructionsOverride;
   if (patch.actionUrlOverride !== undefined) changes.action_url_override = patch.actionUrlOverride;
   if (patch.metadataOverride !== undefined) {
-    changes.metadata_override =
-      patch.metadataOverride === null ? null : JSON.stringify({ ...parseMetadata(current.metadata_override), ...patch.metadataOverride });
+    const errors: FieldError[] = [];
+    const stored = parseMetadata(current.metadata_override);
+    const override =
+      patch.metadataOverride === null
+        ? null
+        : await mergeMetadata(trx, page.tenant_id, stored, patch.metadataOverride, '/metadataOverride', errors);
+    throwIfAny(errors);
+    changes.metadata_override = override === null ? null : JSON.stringify(override);
   }
-  if (Object.keys(changes).length === 0) return toAudienceWithVersions(trx, current, page);
+  if (Object.keys(changes).length === 0) return shown;
   changes.updated_at = after(current.updated_at);
   let row: AudiencesTable;
   try {
@@ -497,8 +504,16 @@ export async function updateVersion(
   trx: Transaction<Database>,
   audience: AudiencesTable,
   version: AudienceVersionsTable,
-  patch: VersionUpdate,
+  body: VersionUpdate,
 ): Promise<AudienceVersion> {
+  const errors: FieldError[] = [];
+  if (body.status === undefined && body.content === undefined) {
+    for (const field of ['status', 'content']) errors.push({ path: `/${field}`, message: 'is required: status, content or both' });
+  }
+  const patch = settle(VersionUpdate, body, toVersion(version), errors);
+  if (patch.status !== undefined && !(VERSION_MOVES as readonly string[]).includes(patch.status)) {
+    throw invalidField('/status', `must be one of: ${VERSION_MOVES.join(', ')} (or the current status, which changes nothing)`);
+  }
   const current = patch.content !== undefined ? await setDraftContent(trx, audience, version, patch.content) : version;
   return patch.status !== undefined ? moveVersion(trx, audience, current, patch.status) : toVersion(current);
 }

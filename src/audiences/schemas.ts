@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { VERSION_STATUSES } from '../db/enums.js';
 import { HttpUrl, LimitParam, ListQuery, MAX_SAFE_INTEGER, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.js';
-import { Flags, Metadata, MetadataPartial, NullableContent } from '../pages/schemas.js';
+import { Flags, Metadata, MetadataOverridePatch, MetadataPartial, NullableContent } from '../pages/schemas.js';
+import { RoundTrip } from '../http/round-trip.js';
 
 export const VersionStatus = StringEnum(VERSION_STATUSES);
 
@@ -78,19 +79,10 @@ export const AudienceCreate = Type.Object(
 );
 export type AudienceCreate = Static<typeof AudienceCreate>;
 
-export const AudienceUpdate = Type.Object(
-  {
-    ...audienceFields,
-    metadataOverride: Type.Optional(
-      Nullable(
-        Type.Object(MetadataPartial.properties, {
-          additionalProperties: false,
-          description: 'Merged field by field into the stored override (fields absent keep their value); null clears it',
-        }),
-      ),
-    ),
-  },
-  { additionalProperties: false },
+/** The audience's other fields as read (read-only), so a read can be sent back. */
+export const AudienceUpdate = RoundTrip(
+  Audience,
+  Type.Object({ ...audienceFields, metadataOverride: Type.Optional(Nullable(MetadataOverridePatch)) }, { additionalProperties: false }),
 );
 export type AudienceUpdate = Static<typeof AudienceUpdate>;
 
@@ -106,13 +98,26 @@ export const VersionCreate = Nullable(
 );
 export type VersionCreate = Static<typeof VersionCreate>;
 
-/** At least one of the two (as before content, a body without a status is 400). Content first (the version must be a draft), then the move. */
-export const VersionUpdate = Type.Object(
-  {
-    status: Type.Optional(StringEnum(['pending', 'queued', 'processing', 'published'])),
-    content: Type.Optional(NullableContent("Only while the version is draft (409 otherwise); null: the page's content")),
-  },
-  { additionalProperties: false, anyOf: [{ required: ['status'] }, { required: ['content'] }] },
+/** The statuses a PATCH moves a version to; its current status, sent back as read, changes nothing. */
+export const VERSION_MOVES = ['pending', 'queued', 'processing', 'published'] as const;
+
+/**
+ * At least one of the two (as before content, a body without a status is 400); content first (the
+ * version must be a draft), then the move; the version's other fields as read (read-only).
+ */
+export const VersionUpdate = RoundTrip(
+  AudienceVersion,
+  Type.Object(
+    {
+      status: Type.Optional(
+        StringEnum(VERSION_STATUSES, {
+          description: `${VERSION_MOVES.join(', ')} move the version; its current status (as read) changes nothing; any other is 400`,
+        }),
+      ),
+      content: Type.Optional(NullableContent("Only while the version is draft (409 otherwise); null: the page's content")),
+    },
+    { additionalProperties: false, description: 'status, content or both: a body with neither is 400 naming both' },
+  ),
 );
 export type VersionUpdate = Static<typeof VersionUpdate>;
 

@@ -1,6 +1,7 @@
 import {
   Type,
   type Static,
+  type TArray,
   type TInteger,
   type TNumber,
   type TObject,
@@ -18,9 +19,9 @@ export const MAX_SAFE_INTEGER = Number.MAX_SAFE_INTEGER; // 9007199254740991, th
  * "x or null" in the reference: one JSON Schema with `type: [x, "null"]`, so string bounds apply to
  * strings only and a bad value gets one clear message instead of one per anyOf branch.
  */
-export function Nullable<T extends TString | TNumber | TInteger | TObject>(schema: T) {
-  const { type, ...rest } = schema as T & { type: string };
-  return Type.Unsafe<Static<T> | null>({ ...rest, type: [type, 'null'] });
+export function Nullable<T extends TString | TNumber | TInteger | TObject | TArray>(schema: T) {
+  const { type, ...rest } = schema as T & { type: string | string[] };
+  return Type.Unsafe<Static<T> | null>({ ...rest, type: Array.isArray(type) ? type : [type, 'null'] });
 }
 
 /** A string from a fixed set, as one `enum` (one clear message when it fails, not one per branch). */

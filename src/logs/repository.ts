@@ -71,7 +71,7 @@ export async function updateLog(
   current: LogsTable,
   payload: Record<string, unknown>,
 ): Promise<LogsTable> {
-  if (current.deleted_at !== null) throw conflict('The log entry is deleted; it can no longer be changed');
+  assertLive(current);
   const row = await trx
     .updateTable(LOGS[owner])
     .set({ payload: JSON.stringify(payload), updated_at: after(current.updated_at ?? current.created_at) })
@@ -81,6 +81,11 @@ export async function updateLog(
     .executeTakeFirst();
   if (!row) throw conflict('The log entry was deleted meanwhile; it can no longer be changed');
   return row;
+}
+
+/** A deleted entry cannot change, not even by a PATCH that changes nothing (409). */
+export function assertLive(entry: LogsTable): void {
+  if (entry.deleted_at !== null) throw conflict('The log entry is deleted; it can no longer be changed');
 }
 
 /** Soft: the entry stays readable with `deletedAt` set. Undefined when it was already deleted (no second event). */

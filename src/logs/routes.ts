@@ -9,8 +9,29 @@ import { notFound } from '../http/errors.js';
 import { createOnce, fromBodyOrHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
 import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
 import { PersonParams } from '../persons/schemas.js';
-import { createLog, deleteLog, findLog, listLogs, type LogOwner, ownerExists, toAccountLog, toPersonLog, updateLog } from './repository.js';
-import { AccountLog, AccountLogParams, LogCreate, LogListQuery, LogUpdate, PersonLog, PersonLogParams } from './schemas.js';
+import {
+  assertLive,
+  createLog,
+  deleteLog,
+  findLog,
+  listLogs,
+  type LogOwner,
+  ownerExists,
+  toAccountLog,
+  toPersonLog,
+  updateLog,
+} from './repository.js';
+import {
+  AccountLog,
+  AccountLogParams,
+  AccountLogUpdate,
+  LogCreate,
+  LogListQuery,
+  PersonLog,
+  PersonLogParams,
+  PersonLogUpdate,
+} from './schemas.js';
+import { settle } from '../http/round-trip.js';
 
 /** Person logs and account logs have the same operations; each owner's routes differ only in names. */
 const OWNERS = {
@@ -24,6 +45,7 @@ const OWNERS = {
     OwnerParams: PersonParams,
     LogParams: PersonLogParams,
     Log: PersonLog,
+    Update: PersonLogUpdate,
     map: toPersonLog,
   },
   account: {
@@ -36,6 +58,7 @@ const OWNERS = {
     OwnerParams: AccountParams,
     LogParams: AccountLogParams,
     Log: AccountLog,
+    Update: AccountLogUpdate,
     map: toAccountLog,
   },
 } as const;
@@ -110,12 +133,17 @@ export const logRoutes: FastifyPluginAsyncTypebox = async (app) => {
         schema: {
           ...schema({ summary: `Replace the payload of a ${owner} log`, operationId: `update${o.Name}`, response: { 200: o.Log } }),
           params: o.LogParams,
-          body: LogUpdate,
+          body: o.Update,
         },
       },
       async (request) =>
         app.db.transaction().execute(async (trx) => {
-          const log = map(await updateLog(trx, owner, await entryOf(trx, request), request.body.payload));
+          const entry = await entryOf(trx, request);
+          assertLive(entry);
+          const shown = map(entry);
+          const { payload } = settle(o.Update, request.body, shown as object);
+          if (payload === undefined) return shown;
+          const log = map(await updateLog(trx, owner, entry, payload));
           await emit(trx, request.tenantId, `${owner}_log.updated`, log);
           return log;
         }),

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AccountId } from '../accounts/schemas.js';
 import { ListQuery, Nullable, NullableTimestamp, Timestamp } from '../http/schemas.js';
+import { RoundTrip } from '../http/round-trip.js';
 
 const Kebab = Type.String({ minLength: 1, maxLength: 100, pattern: '^[a-z0-9]+(-[a-z0-9]+)*$' });
 const IdempotencyKey = Type.String({ minLength: 1, maxLength: 255 });
@@ -41,8 +42,10 @@ export const AccountLog = Type.Object({
 });
 export type AccountLog = Static<typeof AccountLog>;
 
-export const LogUpdate = Type.Object({ payload: Payload }, { additionalProperties: false });
-export type LogUpdate = Static<typeof LogUpdate>;
+const LogUpdate = Type.Object({ payload: Payload }, { additionalProperties: false });
+/** The new payload; the entry's other fields as read (read-only). */
+export const PersonLogUpdate = RoundTrip(PersonLog, LogUpdate);
+export const AccountLogUpdate = RoundTrip(AccountLog, LogUpdate);
 
 export const LogListQuery = ListQuery({
   source: Type.Optional(Kebab),

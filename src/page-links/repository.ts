@@ -7,17 +7,22 @@ import { countRows, keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { emit } from '../events/outbox.js';
 import { after, now } from '../time.js';
-import type { PageLink, PageLinkCreate, PageLinkSearchQuery, PageLinkUpdate } from './schemas.js';
+import { settle } from '../http/round-trip.js';
+import type { PageLink, PageLinkCreate, PageLinkSearchQuery, PageLinkTarget } from './schemas.js';
+import { PageLinkUpdate } from './schemas.js';
+
+/** A link's row always holds the id its target type needs (creation and updates check it). */
+function targetOf(row: PageLinksTable): PageLinkTarget {
+  const id = row.target_type === 'audience' ? row.target_audience_id : row.target_page_id;
+  if (id === null) throw new Error(`page link ${row.id} has no target id`);
+  return row.target_type === 'audience' ? { targetType: 'audience', audienceId: id } : { targetType: row.target_type, pageId: id };
+}
 
 export const toPageLink = (row: PageLinksTable): PageLink => ({
   pageLinkId: row.id,
   tenantDomainId: row.tenant_domain_id,
   path: row.path,
-  target: {
-    targetType: row.target_type,
-    ...(row.target_audience_id !== null ? { audienceId: row.target_audience_id } : {}),
-    ...(row.target_page_id !== null ? { pageId: row.target_page_id } : {}),
-  },
+  target: targetOf(row),
   createdAt: row.created_at,
   updatedAt: row.updated_at,
   deletedAt: row.deleted_at,
@@ -107,7 +112,7 @@ export async function updatePageLink(
   trx: Transaction<Database>,
   tenantId: string,
   linkId: string,
-  patch: PageLinkUpdate,
+  body: PageLinkUpdate,
 ): Promise<PageLink | undefined> {
   const current = await trx
     .selectFrom('page_links')
@@ -117,6 +122,8 @@ export async function updatePageLink(
     .executeTakeFirst();
   if (!current) return undefined;
   if (current.deleted_at !== null) throw conflict('The page link is deleted; create a new one instead');
+  const shown = toPageLink(current);
+  const patch = settle(PageLinkUpdate, body, shown);
   const changes: Partial<PageLinksTable> = {};
   if (patch.target !== undefined) {
     const errors: FieldError[] = [];
@@ -131,7 +138,7 @@ export async function updatePageLink(
     changes.path = patch.path;
     changes.path_lc = patch.path.toLowerCase();
   }
-  if (Object.keys(changes).length === 0) return toPageLink(current);
+  if (Object.keys(changes).length === 0) return shown;
   changes.updated_at = after(current.updated_at);
   const row = await conflictIfTaken(
     trx.updateTable('page_links').set(changes).where('id', '=', linkId).returningAll().executeTakeFirstOrThrow(),

@@ -1,18 +1,35 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TARGET_TYPES } from '../db/enums.js';
 import { ListQuery, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.js';
+import { RoundTrip } from '../http/round-trip.js';
 
 export const TargetType = StringEnum(TARGET_TYPES);
+
+/** What a link leads to, by `targetType`: an audience target names its audience, the others their page. */
+export const PageLinkTarget = Type.Union(
+  [
+    Type.Object({
+      targetType: Type.Literal('audience'),
+      audienceId: Type.String({ description: 'The audience shown (with its page)' }),
+    }),
+    Type.Object({
+      targetType: Type.Literal('page'),
+      pageId: Type.String({ description: 'The page shown, without an audience' }),
+    }),
+    Type.Object({
+      targetType: Type.Literal('page_routing'),
+      pageId: Type.String({ description: 'The page; `<path>/<personRouteKey>` shows it for the audience with that key' }),
+    }),
+  ],
+  { discriminator: { propertyName: 'targetType' } },
+);
+export type PageLinkTarget = Static<typeof PageLinkTarget>;
 
 export const PageLink = Type.Object({
   pageLinkId: Type.String(),
   tenantDomainId: Type.String(),
   path: Type.String(),
-  target: Type.Object({
-    targetType: TargetType,
-    audienceId: Type.Optional(Type.String({ description: 'For audience targets' })),
-    pageId: Type.Optional(Type.String({ description: 'For page and page_routing targets' })),
-  }),
+  target: PageLinkTarget,
   createdAt: Timestamp,
   updatedAt: Timestamp,
   deletedAt: NullableTimestamp,
@@ -44,9 +61,15 @@ export const PageLinkCreate = Type.Object(
 );
 export type PageLinkCreate = Static<typeof PageLinkCreate>;
 
-export const PageLinkUpdate = Type.Object(
-  { path: Type.Optional(Path), target: Type.Optional(Target) },
-  { additionalProperties: false, description: 'The link stays on its domain; a new target replaces the old one whole' },
+export const PageLinkUpdate = RoundTrip(
+  PageLink,
+  Type.Object(
+    { path: Type.Optional(Path), target: Type.Optional(Target) },
+    {
+      additionalProperties: false,
+      description: "The link stays on its domain; a new target replaces the old one whole; the link's other fields as read (read-only)",
+    },
+  ),
 );
 export type PageLinkUpdate = Static<typeof PageLinkUpdate>;
 

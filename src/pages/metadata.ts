@@ -1,5 +1,10 @@
 import { Value } from '@sinclair/typebox/value';
-import { Metadata, type MetadataPartial } from './schemas.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/types.js';
+import type { FieldError } from '../http/errors.js';
+import { mergePatch, readOnlyError } from '../http/round-trip.js';
+import { applyImageAssets } from './images.js';
+import { METADATA_IMAGE_FIELDS, Metadata, type MetadataPartial, type MetadataPatch } from './schemas.js';
 
 /**
  * Every field at its schema's empty value ("" or []), made once from the schema. Through JSON, so
@@ -21,4 +26,44 @@ export function fullMetadata(...layers: (MetadataPartial | null | undefined)[]):
 
 export function parseMetadata(json: string | null): MetadataPartial | null {
   return json === null ? null : (JSON.parse(json) as MetadataPartial);
+}
+
+const ASSET_FIELDS = ['ogImageAssetId', 'twitterImageAssetId'] as const;
+
+/**
+ * Metadata after a request: the request merged into the stored metadata as a JSON Merge Patch
+ * (RFC 7396: present replaces, null resets, absent keeps; on creation there is nothing stored),
+ * then the images its asset ids name. Bad asset ids are added to `errors` at `path`.
+ */
+export async function mergeMetadata(
+  db: Kysely<Database>,
+  tenantId: string,
+  stored: MetadataPartial | null,
+  request: Record<string, unknown>,
+  path: string,
+  errors: FieldError[],
+): Promise<MetadataPartial> {
+  const fields = { ...request };
+  for (const f of ASSET_FIELDS) delete fields[f];
+  return applyImageAssets(db, tenantId, mergePatch(stored, fields), request, path, errors);
+}
+
+/**
+ * A page's metadata PATCH: its image url and file id fields are read-only (they must equal what the
+ * page shows, as a read sent back carries them); the rest is merged.
+ */
+export async function patchPageMetadata(
+  db: Kysely<Database>,
+  tenantId: string,
+  stored: MetadataPartial | null,
+  request: MetadataPatch,
+  errors: FieldError[],
+): Promise<MetadataPartial> {
+  const shown = fullMetadata(stored);
+  const fields: Record<string, unknown> = { ...request };
+  for (const f of METADATA_IMAGE_FIELDS) {
+    if (fields[f] !== undefined && fields[f] !== shown[f]) errors.push(readOnlyError(`/metadata/${f}`));
+    delete fields[f];
+  }
+  return mergeMetadata(db, tenantId, stored, fields, '/metadata', errors);
 }

@@ -7,8 +7,10 @@ import { emit } from '../events/outbox.js';
 import { after, now } from '../time.js';
 import { toPageLink } from '../page-links/repository.js';
 import { resolveActions, type StoredAction } from './actions.js';
-import { fullMetadata, parseMetadata } from './metadata.js';
-import type { Content, Page, PageCreate, PageListQuery, PageUpdate } from './schemas.js';
+import type { FieldError } from '../http/errors.js';
+import { settle, throwIfAny } from '../http/round-trip.js';
+import { fullMetadata, mergeMetadata, parseMetadata, patchPageMetadata } from './metadata.js';
+import { type Content, type Page, type PageCreate, type PageListQuery, PageUpdate } from './schemas.js';
 
 type PageRow = PagesTable & { audiences_count: number | string | bigint | null };
 
@@ -63,8 +65,9 @@ export function findPage(db: Kysely<Database>, tenantId: string, pageId: string)
     .executeTakeFirst();
 }
 
-export async function getPage(db: Kysely<Database>, tenantId: string, pageId: string): Promise<Page | undefined> {
-  const row = await db
+/** A live page of the tenant, as stored, with its audiences' count. */
+function findPageCounted(db: Kysely<Database>, tenantId: string, pageId: string): Promise<PageRow | undefined> {
+  return db
     .selectFrom('pages')
     .selectAll()
     .select(audiencesCount)
@@ -72,11 +75,18 @@ export async function getPage(db: Kysely<Database>, tenantId: string, pageId: st
     .where('tenant_id', '=', tenantId)
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
+}
+
+export async function getPage(db: Kysely<Database>, tenantId: string, pageId: string): Promise<Page | undefined> {
+  const row = await findPageCounted(db, tenantId, pageId);
   return row && toPage(row);
 }
 
 export async function createPage(trx: Transaction<Database>, tenantId: string, input: PageCreate): Promise<Page> {
   const { actions, headerActionId } = resolveActions([], null, input.actions, input.headerActionId);
+  const errors: FieldError[] = [];
+  const metadata = input.metadata === undefined ? null : await mergeMetadata(trx, tenantId, null, input.metadata, '/metadata', errors);
+  throwIfAny(errors);
   const at = now();
   const status = input.status ?? 'draft';
   const row: PagesTable = {
@@ -94,7 +104,7 @@ export async function createPage(trx: Transaction<Database>, tenantId: string, i
     action_card_widgets: JSON.stringify(input.actionCardWidgets ?? []),
     footer_links: JSON.stringify(input.footerLinks ?? []),
     scripts: JSON.stringify(input.scripts ?? []),
-    metadata: input.metadata === undefined ? null : JSON.stringify(input.metadata),
+    metadata: metadata === null ? null : JSON.stringify(metadata),
     content: input.content === undefined ? null : JSON.stringify(input.content),
     audience_seq: 0,
     archived_at: status === 'archived' ? at : null,
@@ -109,16 +119,27 @@ export async function createPage(trx: Transaction<Database>, tenantId: string, i
   return page;
 }
 
-/** Undefined when there is no such live page. An empty patch changes nothing. */
+/**
+ * Undefined when there is no such live page. Read-only fields must equal the page's; a patch that
+ * changes no value (`{}`, or the page as read) changes nothing, `updatedAt` included.
+ */
 export async function updatePage(
   trx: Transaction<Database>,
   tenantId: string,
   pageId: string,
-  patch: PageUpdate,
+  body: PageUpdate,
 ): Promise<Page | undefined> {
-  const current = await findPage(trx, tenantId, pageId);
+  const current = await findPageCounted(trx, tenantId, pageId);
   if (!current) return undefined;
+  const shown = toPage(current);
+  const patch = settle(PageUpdate, body, shown);
   if (Object.keys(patch).length > 0) {
+    const errors: FieldError[] = [];
+    const metadata =
+      patch.metadata === undefined
+        ? undefined
+        : await patchPageMetadata(trx, tenantId, parseMetadata(current.metadata), patch.metadata, errors);
+    throwIfAny(errors);
     const { actions, headerActionId } = resolveActions(
       JSON.parse(current.actions) as StoredAction[],
       current.header_action_id,
@@ -134,12 +155,15 @@ export async function updatePage(
     if (patch.actionCardWidgets !== undefined) changes.action_card_widgets = JSON.stringify(patch.actionCardWidgets);
     if (patch.footerLinks !== undefined) changes.footer_links = JSON.stringify(patch.footerLinks);
     if (patch.scripts !== undefined) changes.scripts = JSON.stringify(patch.scripts);
-    if (patch.metadata !== undefined) changes.metadata = JSON.stringify(patch.metadata);
+    if (metadata !== undefined) changes.metadata = JSON.stringify(metadata);
     if (patch.content !== undefined) changes.content = patch.content === null ? null : JSON.stringify(patch.content);
     if (patch.status !== undefined && patch.status !== current.status) {
       changes.status = patch.status;
       changes.archived_at = patch.status === 'archived' ? at : null;
     }
+    // A merge that adds nothing (metadata `{}`, a field reset that was never set) changes nothing.
+    const changed = (Object.keys(changes) as (keyof PagesTable)[]).some((k) => k !== 'updated_at' && changes[k] !== current[k]);
+    if (!changed) return shown;
     await trx.updateTable('pages').set(changes).where('id', '=', pageId).execute();
     if (patch.name !== undefined && patch.name !== current.name) {
       // Audience search matches and returns the page's name; the audiences carry a copy.
@@ -153,7 +177,7 @@ export async function updatePage(
     await emit(trx, tenantId, 'page.updated', page);
     return page;
   }
-  return getPage(trx, tenantId, pageId);
+  return shown;
 }
 
 /** Marks the page deleted; false when there is no such live page. */

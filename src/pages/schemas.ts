@@ -1,6 +1,7 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { PAGE_STATUSES, PAGE_TYPES } from '../db/enums.js';
 import { ListQuery, MAX_SAFE_INTEGER, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.js';
+import { readOnly, RoundTrip } from '../http/round-trip.js';
 
 export const PageType = StringEnum(PAGE_TYPES);
 export const PageStatus = StringEnum(PAGE_STATUSES);
@@ -9,13 +10,33 @@ export const Flags = Type.Array(StringEnum(['home_page']), { uniqueItems: true }
 
 const closed = { additionalProperties: false } as const;
 
+/**
+ * The directives search engines read (Google's list); each element is one directive, joined with
+ * ", " in the served document.
+ */
+export const ROBOTS_PATTERN =
+  '^(index|noindex|follow|nofollow|noarchive|nosnippet|noimageindex|max-snippet:(-1|0|[1-9][0-9]{0,8})|max-image-preview:(none|standard|large)|max-video-preview:(-1|0|[1-9][0-9]{0,8})|unavailable_after:[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2}))?)$';
+const Robots = Type.Array(
+  Type.String({
+    pattern: ROBOTS_PATTERN,
+    description:
+      'index, noindex, follow, nofollow, noarchive, nosnippet, noimageindex, max-snippet:N, max-image-preview:none|standard|large, max-video-preview:N (N: -1 or 0 to 999999999), unavailable_after:<ISO 8601 date or date-time>',
+  }),
+  { maxItems: 20 },
+);
+const ImageAssetId = (kind: 'og' | 'twitter') =>
+  Type.String({
+    minLength: 1,
+    description: `Extension. An image asset of the tenant: the service sets ${kind}ImageFileId and ${kind}ImageUrl from it; null clears the three. In responses only when set`,
+  });
+
 /** Every Metadata field; responses carry all of them (unset strings as "", unset arrays as []). */
 export const Metadata = Type.Object({
   title: Type.String(),
   description: Type.String(),
   keywords: Type.Array(Type.String()),
   author: Type.String(),
-  robots: Type.Array(Type.String()),
+  robots: Robots,
   canonicalUrl: Type.String(),
   ogTitle: Type.String(),
   ogDescription: Type.String(),
@@ -32,15 +53,45 @@ export const Metadata = Type.Object({
   twitterSite: Type.String(),
   twitterCreator: Type.String(),
   themeColor: Type.String(),
+  ogImageAssetId: Type.Optional(ImageAssetId('og')),
+  twitterImageAssetId: Type.Optional(ImageAssetId('twitter')),
 });
 export type Metadata = Static<typeof Metadata>;
 
-/** The image fields are set by the service, never by a page request (400 naming them). */
+/** The image fields are set by the service (from the image asset ids), never by a page request. */
 export const METADATA_IMAGE_FIELDS = ['ogImageUrl', 'ogImageFileId', 'twitterImageUrl', 'twitterImageFileId'] as const;
-export const MetadataInput = Type.Omit(Type.Partial(Metadata), METADATA_IMAGE_FIELDS, closed);
+const assetIds = {
+  ogImageAssetId: Type.Optional(Nullable(ImageAssetId('og'))),
+  twitterImageAssetId: Type.Optional(Nullable(ImageAssetId('twitter'))),
+};
+/** Metadata of a page's creation: no image url or file id (400 naming them), the image asset ids instead. */
+export const MetadataInput = Type.Object({ ...Type.Omit(Type.Partial(Metadata), METADATA_IMAGE_FIELDS).properties, ...assetIds }, closed);
+export type MetadataInput = Static<typeof MetadataInput>;
 /** Any subset of Metadata's fields, laid over the page's metadata. */
 export const MetadataPartial = Type.Partial(Metadata, closed);
 export type MetadataPartial = Static<typeof MetadataPartial>;
+
+/** A field of a JSON Merge Patch: present replaces, null removes (back to the default), absent keeps. */
+const mergeable = (properties: TProperties): TProperties =>
+  Object.fromEntries(Object.entries(properties).map(([k, p]) => [k, Type.Optional(Nullable(p as Parameters<typeof Nullable>[0]))]));
+const MERGE = 'A JSON Merge Patch (RFC 7396) on the stored metadata: fields present replace, null resets a field, absent ones keep';
+
+/** Metadata of a page's PATCH: merged; the image url and file id fields only as read (read-only). */
+export const MetadataPatch = Type.Object(
+  {
+    ...mergeable(MetadataInput.properties),
+    ...Object.fromEntries(METADATA_IMAGE_FIELDS.map((f) => [f, Type.Optional(readOnly(Metadata.properties[f]))])),
+  },
+  { ...closed, description: MERGE },
+);
+export type MetadataPatch = Static<typeof MetadataPatch>;
+
+/** An audience's override in a PATCH: merged into the stored override (null clears it whole). */
+export const MetadataOverridePatch = Type.Object(mergeable(MetadataPartial.properties), {
+  ...closed,
+  description: `${MERGE}; null instead of the object clears the override`,
+});
+export type MetadataOverridePatch = Static<typeof MetadataOverridePatch>;
 
 export const Action = Type.Object({
   actionId: Type.String(),
@@ -61,6 +112,17 @@ export const ActionInput = Type.Object(
   closed,
 );
 export type ActionInput = Static<typeof ActionInput>;
+/** An action item of a PATCH: as read, `actionIndex` included (read-only: it must be the item's position). */
+export const ActionPatch = Type.Object(
+  {
+    ...ActionInput.properties,
+    actionIndex: Type.Optional(
+      readOnly(Action.properties.actionIndex, "Read-only: accepted when it equals the item's position in actions, otherwise 400"),
+    ),
+  },
+  closed,
+);
+export type ActionPatch = Static<typeof ActionPatch>;
 
 export const ActionCardWidget = Type.Object(
   {
@@ -138,23 +200,29 @@ const Name = Type.String({ minLength: 1 });
 const PageContext = Type.String({ minLength: 1 });
 const HeaderActionId = Nullable(Type.String({ description: "The actionId of one of the page's actions; null clears it" }));
 
-/** Every field optional; a present field replaces the stored value (arrays and metadata whole). */
-export const PageUpdate = Type.Object(
-  {
-    actions: Type.Optional(Type.Array(ActionInput)),
-    actionCardWidgets: Type.Optional(Type.Array(ActionCardWidget)),
-    brandId: Type.Optional(Type.String()),
-    footerLinks: Type.Optional(Type.Array(FooterLinkGroup)),
-    headerActionId: Type.Optional(HeaderActionId),
-    metadata: Type.Optional(MetadataInput),
-    content: Type.Optional(NullableContent('Extension; null goes back to the default made from the title')),
-    name: Type.Optional(Name),
-    pageContext: Type.Optional(PageContext),
-    pageType: Type.Optional(PageType),
-    scripts: Type.Optional(Type.Array(Script)),
-    status: Type.Optional(PageStatus),
-  },
-  closed,
+/**
+ * Every field optional; a present field replaces the stored value (arrays whole, metadata merged);
+ * the page's other fields as read (read-only).
+ */
+export const PageUpdate = RoundTrip(
+  Page,
+  Type.Object(
+    {
+      actions: Type.Optional(Type.Array(ActionPatch)),
+      actionCardWidgets: Type.Optional(Type.Array(ActionCardWidget)),
+      brandId: Type.Optional(Type.String()),
+      footerLinks: Type.Optional(Type.Array(FooterLinkGroup)),
+      headerActionId: Type.Optional(HeaderActionId),
+      metadata: Type.Optional(MetadataPatch),
+      content: Type.Optional(NullableContent('Extension; null goes back to the default made from the title')),
+      name: Type.Optional(Name),
+      pageContext: Type.Optional(PageContext),
+      pageType: Type.Optional(PageType),
+      scripts: Type.Optional(Type.Array(Script)),
+      status: Type.Optional(PageStatus),
+    },
+    closed,
+  ),
 );
 export type PageUpdate = Static<typeof PageUpdate>;
 

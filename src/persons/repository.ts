@@ -8,7 +8,9 @@ import type { Database, PersonsTable } from '../db/types.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { after, now } from '../time.js';
-import type { Person, PersonCreate, PersonListQuery, PersonUpdate } from './schemas.js';
+import { settle } from '../http/round-trip.js';
+import type { Person, PersonCreate, PersonListQuery } from './schemas.js';
+import { PersonUpdate } from './schemas.js';
 
 export const toPerson = (row: PersonsTable): Person => ({
   personId: row.id,
@@ -90,10 +92,13 @@ export async function updatePerson(
   trx: Transaction<Database>,
   tenantId: string,
   personId: string,
-  patch: PersonUpdate,
+  body: PersonUpdate,
 ): Promise<Person | undefined> {
   const current = await findPerson(trx, tenantId, personId);
-  if (!current || Object.keys(patch).length === 0) return current && toPerson(current);
+  if (!current) return undefined;
+  const shown = toPerson(current);
+  const patch = settle(PersonUpdate, body, shown);
+  if (Object.keys(patch).length === 0) return shown;
   const changes: Partial<PersonsTable> = { updated_at: after(current.updated_at) };
   if (patch.name !== undefined) changes.name = patch.name;
   if (patch.email !== undefined) changes.email = patch.email;

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ListQuery, Nullable, Timestamp } from '../http/schemas.js';
+import { RoundTrip } from '../http/round-trip.js';
 
 const Name = Type.String({ minLength: 1, maxLength: 255 });
 const Email = Type.String({ format: 'email', description: 'Must look like an email address' });
@@ -32,16 +33,19 @@ export const PersonCreate = Type.Object(
 );
 export type PersonCreate = Static<typeof PersonCreate>;
 
-/** Every field optional; `null` clears a nullable field; an empty body changes nothing. */
-export const PersonUpdate = Type.Object(
-  {
-    name: Type.Optional(Name),
-    email: Type.Optional(Nullable(Email)),
-    domain: Type.Optional(Nullable(Domain)),
-    phoneNumber: Type.Optional(Nullable(PhoneNumber)),
-    linkedinProfileUrl: Type.Optional(Nullable(LinkedinProfileUrl)),
-  },
-  { additionalProperties: false },
+/** Every field optional; `null` clears a nullable field; an empty body changes nothing; the other fields as read (read-only). */
+export const PersonUpdate = RoundTrip(
+  Person,
+  Type.Object(
+    {
+      name: Type.Optional(Name),
+      email: Type.Optional(Nullable(Email)),
+      domain: Type.Optional(Nullable(Domain)),
+      phoneNumber: Type.Optional(Nullable(PhoneNumber)),
+      linkedinProfileUrl: Type.Optional(Nullable(LinkedinProfileUrl)),
+    },
+    { additionalProperties: false },
+  ),
 );
 export type PersonUpdate = Static<typeof PersonUpdate>;
 

@@ -6,8 +6,10 @@ import { MAX_SAFE_INTEGER } from '../http/schemas.js';
 import { newId } from '../ids.js';
 import { emit } from '../events/outbox.js';
 import { after, now } from '../time.js';
-import { conflict } from '../http/errors.js';
-import type { Topic, TopicCreate, TopicEntry, TopicEntryCreate, TopicEntryUpdate, TopicListQuery, TopicUpdate } from './schemas.js';
+import { conflict, invalidField } from '../http/errors.js';
+import { settle } from '../http/round-trip.js';
+import type { Topic, TopicCreate, TopicEntry, TopicEntryCreate, TopicListQuery } from './schemas.js';
+import { TopicEntryUpdate, TopicUpdate } from './schemas.js';
 
 /** Topics and entries are listed by `sortOrder`, ties broken by id. */
 const BY_POSITION = {
@@ -131,7 +133,13 @@ export async function getTopic(db: Kysely<Database>, row: TopicsTable): Promise<
  * Only the fields present change. `isDefault: true` takes the default from the former default
  * topic in the same transaction (the partial unique index holds one per tenant).
  */
-export async function updateTopic(trx: Transaction<Database>, current: TopicsTable, patch: TopicUpdate): Promise<Topic> {
+export async function updateTopic(trx: Transaction<Database>, current: TopicsTable, body: TopicUpdate): Promise<Topic> {
+  const shown = await getTopic(trx, current);
+  const patch = settle(TopicUpdate, body, shown);
+  // Only the default topic can be told false (it differs): a tenant always has one default.
+  if (patch.isDefault === false) {
+    throw invalidField('/isDefault', 'cannot be false for the default topic: make another topic the default instead');
+  }
   const changes: Partial<TopicsTable> = {};
   if (patch.title !== undefined) changes.title = patch.title;
   if (patch.purpose !== undefined) changes.purpose = patch.purpose;
@@ -148,7 +156,7 @@ export async function updateTopic(trx: Transaction<Database>, current: TopicsTab
     for (const row of former) await emit(trx, current.tenant_id, 'topic.updated', await getTopic(trx, row));
     changes.is_default = 1;
   }
-  if (Object.keys(changes).length === 0) return getTopic(trx, current);
+  if (Object.keys(changes).length === 0) return shown;
   changes.updated_at = after(current.updated_at);
   const row = await trx.updateTable('topics').set(changes).where('id', '=', current.id).returningAll().executeTakeFirstOrThrow();
   const topic = await getTopic(trx, row);
@@ -190,15 +198,17 @@ export async function updateEntry(
   trx: Transaction<Database>,
   topic: TopicsTable,
   current: TopicEntriesTable,
-  patch: TopicEntryUpdate,
+  body: TopicEntryUpdate,
 ): Promise<TopicEntry> {
+  const shown = toEntry(current);
+  const patch = settle(TopicEntryUpdate, body, shown);
   const changes: Partial<TopicEntriesTable> = {};
   if (patch.content !== undefined) {
     changes.content_type = patch.content.type;
     changes.content = patch.content.content;
   }
   if (patch.sortOrder !== undefined) changes.sort_order = patch.sortOrder;
-  if (Object.keys(changes).length === 0) return toEntry(current);
+  if (Object.keys(changes).length === 0) return shown;
   changes.updated_at = after(current.updated_at);
   const row = await trx.updateTable('topic_entries').set(changes).where('id', '=', current.id).returningAll().executeTakeFirstOrThrow();
   await touchTopic(trx, topic);

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ListQuery, MAX_SAFE_INTEGER, Nullable, Timestamp } from '../http/schemas.js';
+import { RoundTrip } from '../http/round-trip.js';
 
 const SortOrder = Type.Integer({
   minimum: 0,
@@ -47,25 +48,33 @@ export const TopicEntryCreate = Type.Object(
 );
 export type TopicEntryCreate = Static<typeof TopicEntryCreate>;
 
-export const TopicUpdate = Type.Object(
-  {
-    title: Type.Optional(Type.String({ minLength: 1 })),
-    purpose: Type.Optional(Nullable(Type.String())),
-    sortOrder: Type.Optional(SortOrder),
-    isDefault: Type.Optional(
-      Type.Literal(true, {
-        description:
-          "true makes it the tenant's default topic (the former default stops being it); false is refused: a tenant always has one",
-      }),
-    ),
-  },
-  { additionalProperties: false },
+/** The topic's other fields (its entries too) as read (read-only). */
+export const TopicUpdate = RoundTrip(
+  Topic,
+  Type.Object(
+    {
+      title: Type.Optional(Type.String({ minLength: 1 })),
+      purpose: Type.Optional(Nullable(Type.String())),
+      sortOrder: Type.Optional(SortOrder),
+      isDefault: Type.Optional(
+        Type.Boolean({
+          description:
+            "true makes it the tenant's default topic (the former default stops being it); false only as read (a topic that is not the default): a tenant always has one",
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
 );
 export type TopicUpdate = Static<typeof TopicUpdate>;
 
-export const TopicEntryUpdate = Type.Object(
-  { content: Type.Optional(TopicEntryCreate.properties.content), sortOrder: Type.Optional(SortOrder) },
-  { additionalProperties: false },
+/** The entry's other fields as read (read-only). */
+export const TopicEntryUpdate = RoundTrip(
+  TopicEntry,
+  Type.Object(
+    { content: Type.Optional(TopicEntryCreate.properties.content), sortOrder: Type.Optional(SortOrder) },
+    { additionalProperties: false },
+  ),
 );
 export type TopicEntryUpdate = Static<typeof TopicEntryUpdate>;
 

@@ -9,9 +9,10 @@ import type {
   WebhookSubscription,
   WebhookSubscriptionCreate,
   WebhookSubscriptionListQuery,
-  WebhookSubscriptionUpdate,
   WebhookSubscriptionWithSecret,
 } from './schemas.js';
+import { WebhookSubscriptionUpdate } from './schemas.js';
+import { settle } from '../http/round-trip.js';
 
 const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
@@ -84,11 +85,14 @@ export async function updateSubscription(
   trx: Transaction<Database>,
   tenantId: string,
   subscriptionId: string,
-  patch: WebhookSubscriptionUpdate,
+  body: WebhookSubscriptionUpdate,
   allowHttp: boolean,
 ) {
   const current = await findSubscription(trx, tenantId, subscriptionId);
-  if (!current || Object.keys(patch).length === 0) return current && toSubscription(current);
+  if (!current) return undefined;
+  const shown = toSubscription(current);
+  const patch = settle(WebhookSubscriptionUpdate, body, shown);
+  if (Object.keys(patch).length === 0) return shown;
   if (patch.url !== undefined) checkUrl(patch.url, allowHttp);
   const changes: Partial<WebhookSubscriptionsTable> = { updated_at: after(current.updated_at) };
   if (patch.url !== undefined) changes.url = patch.url;

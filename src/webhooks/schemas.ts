@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { DELIVERY_STATUSES } from '../db/enums.js';
 import { SUBSCRIBABLE_EVENTS } from '../events/catalogue.js';
 import { ListEnvelope, ListQuery, Nullable, StringEnum, Timestamp } from '../http/schemas.js';
+import { RoundTrip } from '../http/round-trip.js';
 
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'https:// (http:// only when the service allows it)' });
 const Events = Type.Array(StringEnum(SUBSCRIBABLE_EVENTS), {
@@ -33,9 +34,13 @@ export const WebhookSubscriptionCreate = Type.Object(
 );
 export type WebhookSubscriptionCreate = Static<typeof WebhookSubscriptionCreate>;
 
-export const WebhookSubscriptionUpdate = Type.Object(
-  { url: Type.Optional(Url), events: Type.Optional(Events), active: Type.Optional(Type.Boolean()) },
-  { additionalProperties: false },
+/** The subscription's other fields as read (read-only). */
+export const WebhookSubscriptionUpdate = RoundTrip(
+  WebhookSubscription,
+  Type.Object(
+    { url: Type.Optional(Url), events: Type.Optional(Events), active: Type.Optional(Type.Boolean()) },
+    { additionalProperties: false },
+  ),
 );
 export type WebhookSubscriptionUpdate = Static<typeof WebhookSubscriptionUpdate>;
 

@@ -786,7 +786,9 @@ describe('PATCH /v0/assets/{asset_id}', () => {
     expectProblem(await t.req('PATCH', url, { color: 'red' }), 400, 'validation_failed', ['/color']);
     expectProblem(await t.req('PATCH', url, { fileId: asset.data.fileId }), 400, 'validation_failed', ['/fileId']);
     expectProblem(await t.req('PATCH', url, { aiDescription: 'x' }), 400, 'validation_failed', ['/aiDescription']);
-    expectProblem(await t.req('PATCH', url, { parentAssetId: null }), 400, 'validation_failed', ['/parentAssetId']);
+    // Read-only fields are accepted only as read (issue 19): any other value is 400 naming them.
+    expectProblem(await t.req('PATCH', url, { parentAssetId: asset.assetId }), 400, 'validation_failed', ['/parentAssetId']);
+    expectProblem(await t.req('PATCH', url, { data: { ...asset.data, type: 'video' } }), 400, 'validation_failed', ['/data']);
     assert.equal((await t.req('GET', url)).body.lifecycleState, 'active');
   });
 

@@ -432,8 +432,10 @@ describe('POST /v0/pages/{page_id}/audiences (extension)', () => {
     });
     assert.deepEqual(await getAudience(page.pageId, a.audienceId), a);
 
-    // The page's metadata is read when the audience is: a page update shows through (metadata is replaced whole).
-    const res = await t.req('PATCH', `/v0/pages/${page.pageId}`, { metadata: { title: 'New page title', author: 'Ann' } });
+    // The page's metadata is read when the audience is: a page update shows through (metadata is merged, issue 19).
+    const res = await t.req('PATCH', `/v0/pages/${page.pageId}`, {
+      metadata: { title: 'New page title', author: 'Ann', description: null, keywords: null },
+    });
     assert.equal(res.status, 200, res.text);
     const after = await getAudience(page.pageId, a.audienceId);
     assert.deepEqual(after.metadataOverride, override);

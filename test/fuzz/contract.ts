@@ -1000,7 +1000,9 @@ export class Gen {
         .map((d) => clone(d));
     }
     const OMIT = Symbol('omit');
-    const entries = Object.entries(properties).map(([name, s]) => {
+    // Read-only fields are accepted back only with the values read (issue 19): a request never makes them up.
+    const writable = Object.entries(properties).filter(([name, s]) => required.has(name) || s.readOnly !== true);
+    const entries = writable.map(([name, s]) => {
       const p = `${ptr}/${name}`;
       const value = this.valid(s, p).map((v) => [name, v] as const);
       if (required.has(name)) return value;

@@ -261,6 +261,37 @@ describe('schemas', () => {
     assert.equal(op.responses['200'], undefined);
   });
 
+  test('PageLink target is a union discriminated by targetType (issue 19)', () => {
+    const search = responseSchema('/v0/page_links/search', 'get', '200');
+    const target = deref(deref(deref(search.properties.items).items).properties.target);
+    assert.deepEqual(target.discriminator, { propertyName: 'targetType' });
+    const branches = ((target.anyOf ?? target.oneOf) as Json[]).map(deref);
+    const shapes = Object.fromEntries(
+      branches.map((b) => [
+        deref(b.properties.targetType).const ?? deref(b.properties.targetType).enum?.[0],
+        Object.keys(b.properties).sort(),
+      ]),
+    );
+    assert.deepEqual(shapes, {
+      audience: ['audienceId', 'targetType'],
+      page: ['pageId', 'targetType'],
+      page_routing: ['pageId', 'targetType'],
+    });
+  });
+
+  test('PATCH bodies take the read-only fields of their resource, marked readOnly (issue 19)', () => {
+    for (const [path, field] of [
+      ['/v0/persons/{person_id}', 'createdAt'],
+      ['/v0/pages/{page_id}', 'audiencesCount'],
+      ['/v0/page_links/{page_link_id}', 'tenantDomainId'],
+    ] as const) {
+      const body = deref(deref(operation(path, 'patch').requestBody).content['application/json'].schema);
+      assert.equal(deref(body.properties[field]).readOnly, true, `${path} ${field}`);
+      assert.equal(body.additionalProperties, false);
+      assert.ok(!(body.required ?? []).includes(field));
+    }
+  });
+
   test('error responses are declared as application/problem+json (what the service sends)', () => {
     const op = operation('/v0/persons/{person_id}', 'get');
     const errorKeys = Object.keys(op.responses).filter((k) => /^[45]/.test(k));

@@ -190,6 +190,11 @@ describe('audience version content', () => {
     for (const id of targets) {
       const before = ok(await t.req('GET', `${versions}/${id}`));
       for (const body of [{ content: DEFAULT }, { content: null }, { content: DEFAULT, status: 'published' }]) {
+        if (body.content === before.content) {
+          // The content it has, sent back as read, changes nothing (issue 19's round trip); nothing moves.
+          if (body.status === undefined) assert.deepEqual(ok(await t.req('PATCH', `${versions}/${id}`, body)), before);
+          continue;
+        }
         const res = await t.req('PATCH', `${versions}/${id}`, body);
         expectProblem(res, 409, 'conflict', ['/content']);
         assert.match(res.body.detail, new RegExp(before.status));

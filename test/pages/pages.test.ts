@@ -582,16 +582,18 @@ describe('PATCH /v0/pages/{page_id}', () => {
     await expectUnchanged(p);
   });
 
-  test('metadata is replaced whole: {title:"a"} then {description:"b"} leaves title ""', async () => {
+  test('metadata is merged (issue 19): {title:"a"} then {description:"b"} keeps title; null resets a field', async () => {
     const p = await create();
     assert.equal('metadata' in p, false);
     const first = await patchOk(p.pageId, { metadata: { title: 'a', keywords: ['k'] } });
     assert.deepEqual(first.metadata, { ...EMPTY_METADATA, title: 'a', keywords: ['k'] });
     const second = await patchOk(p.pageId, { metadata: { description: 'b' } });
-    assert.deepEqual(second.metadata, { ...EMPTY_METADATA, description: 'b' });
-    const cleared = await patchOk(p.pageId, { metadata: {} });
-    assert.deepEqual(cleared.metadata, EMPTY_METADATA);
-    assert.deepEqual((await get(p.pageId)).body.metadata, EMPTY_METADATA);
+    assert.deepEqual(second.metadata, { ...EMPTY_METADATA, title: 'a', keywords: ['k'], description: 'b' });
+    const same = await patchOk(p.pageId, { metadata: {} });
+    assert.deepEqual(same, second, '{} merges nothing');
+    const cleared = await patchOk(p.pageId, { metadata: { title: null, keywords: null } });
+    assert.deepEqual(cleared.metadata, { ...EMPTY_METADATA, description: 'b' });
+    assert.deepEqual((await get(p.pageId)).body.metadata, cleared.metadata);
   });
 
   test('a page without metadata keeps none when other fields change', async () => {
@@ -725,10 +727,15 @@ describe('PATCH /v0/pages/{page_id}', () => {
     await expectUnchanged(p);
   });
 
-  test('actions: actionIndex in a request is 400; action items need their fields', async () => {
+  test("actions: actionIndex other than the item's position is 400 (issue 19: its position is accepted); action items need their fields", async () => {
     const p = await create({ actions: [ACTION_A] });
     const keep = { ...ACTION_A, actionId: p.actions[0].actionId };
-    expectProblem(await patch(p.pageId, { actions: [{ ...keep, actionIndex: 0 }] }), 400, 'validation_failed', ['/actions/0/actionIndex']);
+    for (const actionIndex of [1, -1, 0.5, '0', null]) {
+      expectProblem(await patch(p.pageId, { actions: [{ ...keep, actionIndex }] }), 400, 'validation_failed', ['/actions/0/actionIndex']);
+    }
+    expectProblem(await patch(p.pageId, { actions: [ACTION_B, { ...keep, actionIndex: 0 }] }), 400, 'validation_failed', [
+      '/actions/1/actionIndex',
+    ]);
     for (const field of ['purpose', 'buttonTitle', 'actionType', 'url']) {
       const item: Json = { ...keep };
       delete item[field];

@@ -62,7 +62,7 @@ describe('topics', () => {
   });
 
   test('bounds: title 1+, sortOrder 0..2^53-1, isDefault only true, no unknown fields', async () => {
-    const { key, second } = await newTenantTopics();
+    const { key, first, second } = await newTenantTopics();
     const url = `/v0/topics/${second.topicId}`;
     expectProblem(await t.req('PATCH', url, { title: '' }, { key }), 400, 'validation_failed', ['/title']);
     assert.equal(ok(await t.req('PATCH', url, { title: 'x' }, { key })).title, 'x');
@@ -70,7 +70,13 @@ describe('topics', () => {
     expectProblem(await t.req('PATCH', url, { sortOrder: 9007199254740992 }, { key }), 400, 'validation_failed', ['/sortOrder']);
     expectProblem(await t.req('PATCH', url, { sortOrder: -1 }, { key }), 400, 'validation_failed', ['/sortOrder']);
     expectProblem(await t.req('PATCH', url, { sortOrder: 1.5 }, { key }), 400, 'validation_failed', ['/sortOrder']);
-    expectProblem(await t.req('PATCH', url, { isDefault: false }, { key }), 400, 'validation_failed', ['/isDefault']);
+    // false only as read (issue 19): the default topic cannot be told false; another topic already is.
+    expectProblem(await t.req('PATCH', `/v0/topics/${first.topicId}`, { isDefault: false }, { key }), 400, 'validation_failed', [
+      '/isDefault',
+    ]);
+    const notDefault = ok(await t.req('GET', url, undefined, { key }));
+    assert.deepEqual(ok(await t.req('PATCH', url, { isDefault: false }, { key })), notDefault);
+    expectProblem(await t.req('PATCH', url, { isDefault: 'false' }, { key }), 400, 'validation_failed', ['/isDefault']);
     expectProblem(await t.req('PATCH', url, { colour: 'red' }, { key }), 400, 'validation_failed', ['/colour']);
   });
 
