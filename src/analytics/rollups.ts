@@ -134,7 +134,7 @@ const SUM_LIST = sql.raw(
  * Rebuilds every rollup from the stored sessions, in one statement per table: the migration that
  * creates the rollups fills them with it, and so does the benchmark's seed after its bulk inserts.
  */
-export async function rebuildRollups(db: Kysely<unknown>): Promise<void> {
+export async function rebuildRollups<DB>(db: Kysely<DB>): Promise<void> {
   const truncate = (unit: 'hour' | 'day'): RawBuilder<string> =>
     isPostgres(db)
       ? sql`date_trunc(${sql.lit(unit)}, session_started_at at time zone 'UTC') at time zone 'UTC'`
