@@ -15,8 +15,20 @@ export function isTimeZone(name: string): boolean {
 
 const UNIT: Record<Interval, 'hour' | 'day' | 'week'> = { hour: 'hour', day: 'day', week: 'week' };
 
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+/** UTC, the default and most asked-for zone, is plain arithmetic (1970-01-01 was a Thursday). */
+const isUtc = (zone: string) => zone === 'UTC';
+const UTC_SIZE: Record<Interval, number> = { hour: HOUR_MS, day: DAY_MS, week: 7 * DAY_MS };
+const UTC_ORIGIN: Record<Interval, number> = { hour: 0, day: 0, week: -3 * DAY_MS };
+
 /** The first instant of the bucket holding `ms`: the local hour, the local midnight, or Monday's local midnight. */
 export function bucketStart(ms: number, interval: Interval, zone: string): number {
+  if (isUtc(zone)) {
+    const size = UTC_SIZE[interval];
+    const origin = UTC_ORIGIN[interval];
+    return Math.floor((ms - origin) / size) * size + origin;
+  }
   return DateTime.fromMillis(ms, { zone }).startOf(UNIT[interval]).toMillis();
 }
 
@@ -26,6 +38,7 @@ export function bucketStart(ms: number, interval: Interval, zone: string): numbe
  * two buckets and a skipped one none.
  */
 export function nextBucket(start: number, interval: Interval, zone: string): number {
+  if (isUtc(zone)) return start + UTC_SIZE[interval];
   const at = DateTime.fromMillis(start, { zone });
   if (interval === 'hour') {
     // In zones whose changes are not whole hours, the next local whole hour may be nearer than 60 minutes.
