@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database, PagesTable } from '../db/types.js';
 import { type SessionFilters, toSession } from './repository.js';
 import { AudienceSession } from './schemas.js';
@@ -27,16 +27,8 @@ async function* matchingSessions(db: Kysely<Database>, page: PagesTable, filters
       .$call((q) => (filters.audienceId === undefined ? q : q.where('audience_id', '=', filters.audienceId)))
       .$call((q) => (filters.start === undefined ? q : q.where('session_started_at', '>=', filters.start)))
       .$call((q) => (filters.end === undefined ? q : q.where('session_started_at', '<', filters.end)))
-      .$call((q) =>
-        cursor === undefined
-          ? q
-          : q.where((eb) =>
-              eb.or([
-                eb('session_started_at', '<', cursor.startedAt),
-                eb.and([eb('session_started_at', '=', cursor.startedAt), eb('id', '<', cursor.id)]),
-              ]),
-            ),
-      )
+      // A row comparison, as the list's cursor: both databases walk the page's index from there.
+      .$call((q) => (cursor === undefined ? q : q.where(sql<boolean>`(session_started_at, id) < (${cursor.startedAt}, ${cursor.id})`)))
       .orderBy('session_started_at', 'desc')
       .orderBy('id', 'desc')
       .limit(BATCH)
