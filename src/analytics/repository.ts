@@ -131,6 +131,7 @@ export async function getPageAnalytics(db: Kysely<Database>, page: PagesTable, q
   const totals = zeroSums();
   for (const s of series) addInto(totals, s);
   return {
+    pageId: page.id,
     startDate: iso(range.start),
     endDate: iso(range.end),
     interval,

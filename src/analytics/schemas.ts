@@ -68,6 +68,7 @@ export const Group = Type.Object({
 });
 
 export const PageAnalytics = Type.Object({
+  pageId: Type.String(),
   startDate: Timestamp,
   endDate: Timestamp,
   interval: StringEnum(INTERVALS),
