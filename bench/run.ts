@@ -131,6 +131,26 @@ const SCENARIOS: Scenario[] = [
     }),
   },
   {
+    name: 'analytics-page-30d',
+    target: 'service',
+    spec: (d) => ({
+      method: 'GET',
+      headers: { 'x-api-key': d.key },
+      paths: d.pageIds.map(
+        (id) => `/v0/pages/${id}/analytics?startDate=${q(d.analyticsRange.startDate)}&endDate=${q(d.analyticsRange.endDate)}&interval=day`,
+      ),
+    }),
+  },
+  {
+    name: 'analytics-overview',
+    target: 'service',
+    spec: (d) => ({
+      method: 'GET',
+      headers: { 'x-api-key': d.key },
+      paths: [`/v0/analytics/pages?startDate=${q(d.analyticsRange.startDate)}&endDate=${q(d.analyticsRange.endDate)}`],
+    }),
+  },
+  {
     name: 'create-person',
     target: 'service',
     spec: (d) => ({
@@ -403,6 +423,7 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
       personIds: [],
       audiences: [],
       pageIds: [],
+      analyticsRange: { startDate: '', endDate: '' },
       audienceQueries: [],
       accountQueries: [],
       linkQueries: [],

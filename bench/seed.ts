@@ -8,6 +8,7 @@ import type { Database } from '../src/db/types.js';
 import { bump } from '../src/db/counters.js';
 import { slugify } from '../src/db/slugs.js';
 import { newId } from '../src/ids.js';
+import { rebuildRollups } from '../src/analytics/rollups.js';
 
 export type Scale = 'tiny' | 'small' | 'full';
 
@@ -184,6 +185,8 @@ export interface Seeded {
   accountQueries: string[];
   linkQueries: string[];
   sessionWindows: { pageId: string; audienceId: string; startDate: string; endDate: string }[];
+  /** The 30 days the sessions fall in, for the analytics scenarios. */
+  analyticsRange: { startDate: string; endDate: string };
   /** The newest-first sort key of the deep tenant's 200,000th person: the cursor after 10,000 pages of 20. */
   deepTenantId: string;
   samplePerson: unknown;
@@ -401,6 +404,8 @@ export async function seed(db: Kysely<Database>, scale: Scale, seedValue = 42): 
     };
   });
   await insertAll(db, 'audience_sessions', sessions);
+  // Bulk inserts bypass the repository, so the analytics rollups are built here, as the migration builds them.
+  await rebuildRollups(db);
 
   const domain = await db
     .selectFrom('tenant_domains')
@@ -510,6 +515,7 @@ export async function seed(db: Kysely<Database>, scale: Scale, seedValue = 42): 
         endDate: new Date(Date.parse(start) + 86_400_000).toISOString(),
       };
     }),
+    analyticsRange: { startDate: new Date(base).toISOString(), endDate: new Date(base + 30 * 86_400_000).toISOString() },
     siteHost: domain.hostname,
     sitePaths: links.slice(0, 1000).map((l) => l.path),
     siteVisits: links.slice(0, 1000).map((l) => ({ tenantId, pageId: l.page_id, audienceId: l.target_audience_id, linkId: l.id })),

@@ -523,12 +523,14 @@ const MAKERS: [string, (c: Ctx) => Promise<Record<string, string>>][] = [
   [
     'audienceSessionId',
     async (c) => {
+      // An hour ago: inside the analytics' default range (the last 30 days), so their answers show it.
+      const started = Date.now() - 3_600_000;
       const s = await api(c, 'POST', `/v0/pages/${c.fx.ids.pageId}/audience_sessions`, {
         audienceId: c.fx.ids.audienceId,
         analyticsSessionId: `${c.fx.marker}-session`,
         pageUrl: 'https://example.com/p',
-        sessionStartedAt: '2026-01-01T10:00:00.000Z',
-        sessionEndedAt: '2026-01-01T10:05:00.000Z',
+        sessionStartedAt: new Date(started).toISOString(),
+        sessionEndedAt: new Date(started + 300_000).toISOString(),
         totalClicksCount: 3,
       });
       return { audienceSessionId: s.audienceSessionId };
