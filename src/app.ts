@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { accountRoutes } from './accounts/routes.js';
 import { adminRoutes } from './admin/routes.js';
+import { analyticsRoutes } from './analytics/routes.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
 import { fileUrlSecret, urlSigner } from './assets/files.js';
 import { assetRoutes } from './assets/routes.js';
@@ -113,6 +114,7 @@ export async function buildApp({ config, maintenanceEveryMs }: AppOptions): Prom
   await app.register(pageRoutes);
   await app.register(audienceRoutes);
   await app.register(sessionRoutes);
+  await app.register(analyticsRoutes);
   await app.register(domainRoutes);
   await app.register(topicRoutes);
   await app.register(pageLinkRoutes);

@@ -42,6 +42,9 @@ export interface Database {
   events: EventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   tenant_counters: TenantCountersTable;
+  analytics_hours: AnalyticsHoursTable;
+  analytics_hours_utm: AnalyticsHoursUtmTable;
+  analytics_days: AnalyticsDaysTable;
 }
 
 export interface TenantCountersTable {
@@ -378,4 +381,41 @@ export interface WebhookDeliveriesTable {
   last_error: string | null;
   lease_until: string | null;
   created_at: string;
+}
+
+/**
+ * The sums of a set of audience sessions that every analytics metric is made from (src/analytics/).
+ * `scroll_sum` adds up `max_scroll_depth_percentage`; the three flags are counts of sessions.
+ */
+export interface RollupSums {
+  visits: number;
+  bounces: number;
+  time_spent_seconds: number;
+  scroll_sum: number;
+  clicks: number;
+  questions: number;
+  form_submits: number;
+  conversions: number;
+}
+
+/** The sessions of a page's audience that started in one UTC hour (`hour`: its first instant). */
+export interface AnalyticsHoursTable extends RollupSums {
+  tenant_id: string;
+  page_id: string;
+  audience_id: string;
+  hour: string;
+}
+
+/** As `analytics_hours`, further split by the sessions' UTM source, medium and campaign ('' for none). */
+export interface AnalyticsHoursUtmTable extends AnalyticsHoursTable {
+  utm_source: string;
+  utm_medium: string;
+  utm_campaign: string;
+}
+
+/** The sessions of a page that started in one UTC day (`day`: its midnight), for the pages overview. */
+export interface AnalyticsDaysTable extends RollupSums {
+  tenant_id: string;
+  page_id: string;
+  day: string;
 }

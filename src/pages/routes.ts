@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
 import { invalidField, notFound } from '../http/errors.js';
 import { previewDocument } from '../site/preview.js';
+import { sessionsChanged } from '../analytics/freshness.js';
 import { htmlResponses, ListEnvelope, NoContent, responses } from '../http/schemas.js';
 import { createPage, deletePage, getPage, listPages, updatePage } from './repository.js';
 import { Page, PageCreate, PageListQuery, PageParams, PagePreviewQuery, PageUpdate } from './schemas.js';
@@ -120,6 +121,8 @@ export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const deleted = await app.db.transaction().execute((trx) => deletePage(trx, request.tenantId, request.params.page_id));
       if (!deleted) throw notFound('Page');
+      // Its sessions leave the pages overview with it.
+      sessionsChanged(request.tenantId);
       return reply.code(204).send(null);
     },
   );

@@ -6,6 +6,7 @@ import { newId } from '../ids.js';
 import { lockExclusive } from '../db/locks.js';
 import { emit } from '../events/outbox.js';
 import { now, toInstant } from '../time.js';
+import { applySessionChange } from '../analytics/rollups.js';
 import type { AudienceSession, SessionCreate, SessionListQuery } from './schemas.js';
 
 export const toSession = (row: AudienceSessionsTable): AudienceSession => ({
@@ -83,6 +84,7 @@ export async function createSession(trx: Transaction<Database>, page: PagesTable
     created_at: now(),
   };
   await trx.insertInto('audience_sessions').values(row).execute();
+  await applySessionChange(trx, undefined, row);
   const session = toSession(row);
   await emit(trx, page.tenant_id, 'audience_session.created', session);
   return session;
@@ -98,12 +100,24 @@ const sessionsList = keysetList({
   direction: 'desc',
 });
 
-/** Newest visit first; `startDate` inclusive, `endDate` exclusive. The caller has checked `audienceId`. */
-export async function listSessions(db: Kysely<Database>, page: PagesTable, query: SessionListQuery) {
+export interface SessionFilters {
+  start: string | undefined;
+  end: string | undefined;
+  audienceId: string | undefined;
+}
+
+/** The list's filters as stored instants: `startDate` inclusive, `endDate` exclusive. */
+export function sessionFilters(query: Pick<SessionListQuery, 'startDate' | 'endDate' | 'audienceId'>): SessionFilters {
   const start = query.startDate === undefined ? undefined : instant(query.startDate, '/startDate', true);
   const end = query.endDate === undefined ? undefined : instant(query.endDate, '/endDate', true);
   if (start !== undefined && end !== undefined && start > end) throw invalidField('/startDate', 'is after endDate');
-  const filters = { start, end, audienceId: query.audienceId };
+  return { start, end, audienceId: query.audienceId };
+}
+
+/** Newest visit first. The caller has checked `audienceId`. */
+export async function listSessions(db: Kysely<Database>, page: PagesTable, query: SessionListQuery) {
+  const filters = sessionFilters(query);
+  const { start, end } = filters;
   const matching = db
     .selectFrom('audience_sessions')
     .where('page_id', '=', page.id)
@@ -170,7 +184,8 @@ export function findVisit(db: Kysely<Database>, tenantId: string, visitId: strin
 /**
  * Creates a visit's session at its first report and updates it at the later ones (the caller
  * reads it with `findVisit` in the same transaction and decides the new values; this stores them).
- * `audience_session.created` is emitted once per visit, when the session is created.
+ * `audience_session.created` is emitted once per visit, when the session is created. The analytics
+ * rollups move from the stored values to the new ones in the same transaction.
  */
 export async function recordVisit(trx: Transaction<Database>, visit: Visit, fields: VisitFields): Promise<AudienceSession> {
   const existing = await findVisit(trx, visit.tenantId, visit.visitId);
@@ -181,6 +196,7 @@ export async function recordVisit(trx: Transaction<Database>, visit: Visit, fiel
       .where('id', '=', existing.id)
       .returningAll()
       .executeTakeFirstOrThrow();
+    await applySessionChange(trx, existing, row);
     return toSession(row);
   }
   const row: AudienceSessionsTable = {
@@ -203,6 +219,7 @@ export async function recordVisit(trx: Transaction<Database>, visit: Visit, fiel
     .onConflict((oc) => oc.column('visit_id').where('visit_id', 'is not', null).doNothing())
     .executeTakeFirst();
   if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return recordVisit(trx, visit, fields);
+  await applySessionChange(trx, undefined, row);
   const session = toSession(row);
   await emit(trx, visit.tenantId, 'audience_session.created', session);
   return session;

@@ -1,11 +1,16 @@
+import type { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
-import { notFound } from '../http/errors.js';
+import { invalidField, notFound } from '../http/errors.js';
+import { preferredType } from '../http/negotiate.js';
+import { Type } from '@sinclair/typebox';
 import { ListEnvelope, responses } from '../http/schemas.js';
 import { findAudience } from '../audiences/repository.js';
 import { findPage } from '../pages/repository.js';
+import { sessionsChanged } from '../analytics/freshness.js';
 import { PageParams } from '../pages/schemas.js';
-import { createSession, listSessions } from './repository.js';
+import { sessionsCsv, CSV_COLUMNS } from './export.js';
+import { createSession, listSessions, sessionFilters } from './repository.js';
 import { AudienceSession, SessionCreate, SessionListQuery } from './schemas.js';
 
 const tags = ['audience sessions'];
@@ -19,18 +24,41 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         operationId: 'listAudienceSessions',
         summary: 'List audience sessions',
+        description:
+          "With `Accept: text/csv` (extension): every matching session as CSV, streamed, without pagination (`cursor` and `limit` do not apply); a header row of the field names, RFC 4180 quoting, and a `'` before any cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return.",
         params: PageParams,
         querystring: SessionListQuery,
-        response: responses({ 200: ListEnvelope(AudienceSession) }),
+        response: {
+          ...responses({}),
+          200: {
+            description: 'The page of sessions (JSON, the default), or every matching session (CSV)',
+            content: {
+              'application/json': { schema: ListEnvelope(AudienceSession) },
+              // Handed over as a stream, documented as the text it becomes.
+              'text/csv': { schema: Type.Unsafe<Readable>({ type: 'string', description: `Header: ${CSV_COLUMNS.join(',')}` }) },
+            },
+          },
+        },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const page = await findPage(app.db, request.tenantId, request.params.page_id);
       if (!page) throw notFound('Page');
       if (request.query.audienceId !== undefined && !(await findAudience(app.db, request.tenantId, page.id, request.query.audienceId))) {
         throw notFound('Audience');
       }
-      return listSessions(app.db, page, request.query);
+      reply.header('vary', 'Accept');
+      if (preferredType(request, ['application/json', 'text/csv']) === 'application/json') {
+        return reply.type('application/json; charset=utf-8').send(await listSessions(app.db, page, request.query));
+      }
+      for (const param of ['cursor', 'limit'] as const) {
+        if (request.query[param] !== undefined) throw invalidField(`/${param}`, 'does not apply to a CSV export, which holds every match');
+      }
+      const filters = sessionFilters(request.query);
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="audience-sessions-${page.id}.csv"`)
+        .send(sessionsCsv(app.db, page, filters));
     },
   );
 
@@ -53,6 +81,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         if (!page) throw notFound('Page');
         return createSession(trx, page, request.body);
       });
+      sessionsChanged(request.tenantId);
       return sendOnce(reply, result);
     },
   );

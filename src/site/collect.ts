@@ -7,6 +7,7 @@ import { validatorCompiler } from '../http/validation.js';
 import { findPageLink } from '../page-links/repository.js';
 import { findPage } from '../pages/repository.js';
 import { findVisit, lockVisit, recordVisit, type Visit, type VisitFields } from '../sessions/repository.js';
+import { sessionsChanged } from '../analytics/freshness.js';
 import type { SiteContext } from './app.js';
 import { siteHostOf } from './dispatch.js';
 import { addressLimiter, clientAddress, fromTrustedProxy, trustedProxies } from './limits.js';
@@ -133,6 +134,8 @@ export async function collectRoutes(site: FastifyInstance, context: SiteContext)
         };
         await recordVisit(trx, visit, raise(stored, request.body, claims, at));
       });
+      // After the commit: the pages overview of this process must not keep an answer from before it.
+      sessionsChanged(claims.tenantId);
       return reply.code(204).send();
     },
   );

@@ -9,6 +9,7 @@ import { createLog, ownerExists, toPersonLog } from '../logs/repository.js';
 import type { StoredAction } from '../pages/actions.js';
 import { findPage } from '../pages/repository.js';
 import { findVisit, lockVisit, recordVisit, type VisitFields } from '../sessions/repository.js';
+import { sessionsChanged } from '../analytics/freshness.js';
 import { now } from '../time.js';
 import type { LeadErrors, LeadFields } from './document.js';
 import type { ViewClaims } from './token.js';
@@ -122,7 +123,7 @@ export async function recordLead(
   served: { pageUrl: string; pageTitle: string },
 ) {
   const { page, audience, action } = target;
-  return db.transaction().execute(async (trx) => {
+  const recorded = await db.transaction().execute(async (trx) => {
     const at = now();
     const submission: Submission = {
       id: newId('submission'),
@@ -165,4 +166,7 @@ export async function recordLead(
     });
     return session;
   });
+  // After the commit: the pages overview of this process must not keep an answer from before it.
+  sessionsChanged(claims.tenantId);
+  return recorded;
 }

@@ -1,0 +1,189 @@
+import type { Kysely } from 'kysely';
+import type { Database, RollupSums } from '../db/types.js';
+import { keysetList } from '../http/pagination.js';
+import type { ListPage } from '../http/schemas.js';
+import { generation } from './freshness.js';
+import { addInto, SUM_COLUMNS, toMetrics, zeroSums } from './metrics.js';
+import { DAY_MS, HOUR_MS, resolveRange, splitSpan, type Span } from './ranges.js';
+import type { PagesAnalyticsQuery, PageTotals } from './schemas.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Each live page of the tenant with visits in the span, and what its visits add up to. */
+async function computeTotals(db: Kysely<Database>, tenantId: string, range: Span): Promise<Map<string, RollupSums>> {
+  const totals = new Map<string, RollupSums>();
+  const add = (row: { page_id: string } & Record<(typeof SUM_COLUMNS)[number], unknown>) => {
+    const t = totals.get(row.page_id) ?? zeroSums();
+    totals.set(row.page_id, t);
+    addInto(t, row);
+  };
+  const days = splitSpan(range, DAY_MS);
+  if (days.whole) {
+    const rows = await db
+      .selectFrom('analytics_days')
+      .select((eb) => ['page_id', ...SUM_COLUMNS.map((c) => eb.fn.sum<number>(c).as(c))])
+      .where('tenant_id', '=', tenantId)
+      .where('day', '>=', iso(days.whole.start))
+      .where('day', '<', iso(days.whole.end))
+      .groupBy('page_id')
+      .execute();
+    rows.forEach(add);
+  }
+  for (const edge of days.edges) {
+    const hours = splitSpan(edge, HOUR_MS);
+    if (hours.whole) {
+      const rows = await db
+        .selectFrom('analytics_hours')
+        .select((eb) => ['page_id', ...SUM_COLUMNS.map((c) => eb.fn.sum<number>(c).as(c))])
+        .where('tenant_id', '=', tenantId)
+        .where('hour', '>=', iso(hours.whole.start))
+        .where('hour', '<', iso(hours.whole.end))
+        .groupBy('page_id')
+        .execute();
+      rows.forEach(add);
+    }
+    for (const part of hours.edges) {
+      const rows = await db
+        .selectFrom('audience_sessions')
+        .select((eb) => [
+          'page_id',
+          eb.fn.countAll<number>().as('visits'),
+          eb.fn.sum<number>('is_bounce').as('bounces'),
+          eb.fn.sum<number>('time_spent_seconds').as('time_spent_seconds'),
+          eb.fn.sum<number>('max_scroll_depth_percentage').as('scroll_sum'),
+          eb.fn.sum<number>('total_clicks_count').as('clicks'),
+          eb.fn.sum<number>('questions_asked_count').as('questions'),
+          eb.fn.sum<number>('has_form_submit').as('form_submits'),
+          eb.fn.sum<number>('has_conversion').as('conversions'),
+        ])
+        .where('tenant_id', '=', tenantId)
+        .where('session_started_at', '>=', iso(part.start))
+        .where('session_started_at', '<', iso(part.end))
+        .groupBy('page_id')
+        .execute();
+      rows.forEach(add);
+    }
+  }
+  const live = await db.selectFrom('pages').select('id').where('tenant_id', '=', tenantId).where('deleted_at', 'is', null).execute();
+  const kept = new Map<string, RollupSums>();
+  for (const { id } of live) {
+    const t = totals.get(id);
+    if (t && t.visits > 0) kept.set(id, t);
+  }
+  return kept;
+}
+
+type Sort = NonNullable<PagesAnalyticsQuery['sort']>;
+interface Ranked {
+  page_id: string;
+  visits: number;
+  conversions: number;
+  sums: RollupSums;
+}
+
+/**
+ * Answers kept per tenant, range and order while the tenant's counter (freshness.ts) stands still,
+ * and at most 10 seconds: a change committed by another instance shows within that time. A rank
+ * over every page of a tenant costs a read of all its pages' days; the overview is read far more
+ * often than the ranges it is asked for change.
+ */
+const KEEP_MS = 10_000;
+const MAX_ENTRIES = 64;
+const cache = new Map<string, { generation: number; at: number; ranked: Promise<Ranked[]> }>();
+
+function ranking(db: Kysely<Database>, tenantId: string, range: Span, sort: Sort): Promise<Ranked[]> {
+  const key = `${tenantId} ${range.start} ${range.end} ${sort}`;
+  const current = generation(tenantId);
+  const hit = cache.get(key);
+  if (hit && hit.generation === current && Date.now() - hit.at < KEEP_MS) return hit.ranked;
+  const ranked = computeTotals(db, tenantId, range).then((totals) =>
+    [...totals.entries()]
+      .map(([page_id, sums]) => ({ page_id, visits: sums.visits, conversions: sums.conversions, sums }))
+      .sort((a, b) => b[sort] - a[sort] || (a.page_id < b.page_id ? -1 : 1)),
+  );
+  cache.delete(key);
+  cache.set(key, { generation: current, at: Date.now(), ranked });
+  ranked.catch(() => cache.delete(key));
+  if (cache.size > MAX_ENTRIES) {
+    const oldest = cache.keys().next().value;
+    if (oldest !== undefined) cache.delete(oldest);
+  }
+  return ranked;
+}
+
+const lists = {
+  visits: keysetList({
+    name: 'pages-analytics',
+    table: 'analytics_days',
+    key: [
+      { column: 'visits', kind: 'integer' },
+      { column: 'page_id', kind: 'id' },
+    ],
+    direction: 'desc',
+  }),
+  conversions: keysetList({
+    name: 'pages-analytics',
+    table: 'analytics_days',
+    key: [
+      { column: 'conversions', kind: 'integer' },
+      { column: 'page_id', kind: 'id' },
+    ],
+    direction: 'desc',
+  }),
+};
+
+/**
+ * The pages overview: each live page with visits in the range, with its totals, by `sort`
+ * descending and then by page id; keyset-paginated over that order (the cursor holds the last
+ * page's value and id). Ranges are in UTC: whole days from the daily rollup, whole hours at the
+ * edges from the hourly one, the rest from the sessions.
+ */
+export async function listPagesAnalytics(
+  db: Kysely<Database>,
+  tenantId: string,
+  query: PagesAnalyticsQuery,
+): Promise<ListPage<PageTotals>> {
+  const sort = query.sort ?? 'visits';
+  const nextMidnight = Math.floor(Date.now() / DAY_MS) * DAY_MS + DAY_MS;
+  const range = resolveRange(query, nextMidnight, 'UTC');
+  const request = lists[sort].request(query, { within: tenantId, filters: { start: range.start, end: range.end, sort } });
+  const ranked = await ranking(db, tenantId, range, sort);
+
+  let from = 0;
+  const after = request.after;
+  if (after !== null) {
+    const [value, id] = [Number(after[0]), String(after[1])];
+    // The first page past the cursor in (value descending, id ascending).
+    let lo = 0;
+    let hi = ranked.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const r = ranked[mid];
+      if (r && (r[sort] > value || (r[sort] === value && r.page_id <= id))) lo = mid + 1;
+      else hi = mid;
+    }
+    from = lo;
+  }
+  const rows = ranked.slice(from, from + request.limit + 1);
+  const names = new Map<string, string>();
+  if (rows.length > 0) {
+    const found = await db
+      .selectFrom('pages')
+      .select(['id', 'name'])
+      .where('tenant_id', '=', tenantId)
+      .where(
+        'id',
+        'in',
+        rows.map((r) => r.page_id),
+      )
+      .execute();
+    for (const p of found) names.set(p.id, p.name);
+  }
+  const page = {
+    request,
+    rows,
+    totalCount: ranked.length,
+    map: (r: Ranked): PageTotals => ({ pageId: r.page_id, pageName: names.get(r.page_id) ?? '', ...toMetrics(r.sums) }),
+  };
+  return sort === 'visits' ? lists.visits.toListPage(page) : lists.conversions.toListPage(page);
+}

@@ -1,0 +1,156 @@
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { isPostgres } from '../db/migrations/dialect.js';
+import type { AudienceSessionsTable, Database, RollupSums } from '../db/types.js';
+import { SUM_COLUMNS } from './metrics.js';
+
+/** What of a session the rollups hold: where it belongs and what it adds up to. */
+export type RolledSession = Pick<
+  AudienceSessionsTable,
+  | 'tenant_id'
+  | 'page_id'
+  | 'audience_id'
+  | 'session_started_at'
+  | 'time_spent_seconds'
+  | 'max_scroll_depth_percentage'
+  | 'total_clicks_count'
+  | 'questions_asked_count'
+  | 'is_bounce'
+  | 'has_form_submit'
+  | 'has_conversion'
+  | 'utm_source'
+  | 'utm_medium'
+  | 'utm_campaign'
+>;
+
+/** The UTC hour and day an instant (ISO 8601 in UTC, as stored) falls in, as their first instant. */
+export const hourOf = (instant: string): string => `${instant.slice(0, 13)}:00:00.000Z`;
+export const dayOf = (instant: string): string => `${instant.slice(0, 10)}T00:00:00.000Z`;
+
+type Key = Record<string, string>;
+interface RollupTable {
+  name: 'analytics_hours' | 'analytics_hours_utm' | 'analytics_days';
+  key: (s: RolledSession) => Key;
+}
+
+const TABLES: readonly RollupTable[] = [
+  {
+    name: 'analytics_hours',
+    key: (s) => ({ page_id: s.page_id, hour: hourOf(s.session_started_at), audience_id: s.audience_id, tenant_id: s.tenant_id }),
+  },
+  {
+    name: 'analytics_hours_utm',
+    key: (s) => ({
+      page_id: s.page_id,
+      hour: hourOf(s.session_started_at),
+      audience_id: s.audience_id,
+      utm_source: s.utm_source,
+      utm_medium: s.utm_medium,
+      utm_campaign: s.utm_campaign,
+      tenant_id: s.tenant_id,
+    }),
+  },
+  { name: 'analytics_days', key: (s) => ({ tenant_id: s.tenant_id, day: dayOf(s.session_started_at), page_id: s.page_id }) },
+];
+
+/** The primary key columns of each table (tenant_id rides along in the hourly ones, outside their key). */
+const CONFLICT: Record<RollupTable['name'], string[]> = {
+  analytics_hours: ['page_id', 'hour', 'audience_id'],
+  analytics_hours_utm: ['page_id', 'hour', 'audience_id', 'utm_source', 'utm_medium', 'utm_campaign'],
+  analytics_days: ['tenant_id', 'day', 'page_id'],
+};
+
+function sumsOf(s: RolledSession, sign: 1 | -1): RollupSums {
+  return {
+    visits: sign,
+    bounces: sign * Number(s.is_bounce),
+    time_spent_seconds: sign * Number(s.time_spent_seconds),
+    scroll_sum: sign * Number(s.max_scroll_depth_percentage),
+    clicks: sign * Number(s.total_clicks_count),
+    questions: sign * Number(s.questions_asked_count),
+    form_submits: sign * Number(s.has_form_submit),
+    conversions: sign * Number(s.has_conversion),
+  };
+}
+
+const plus = (a: RollupSums, b: RollupSums): RollupSums =>
+  Object.fromEntries(SUM_COLUMNS.map((c) => [c, a[c] + b[c]])) as unknown as RollupSums;
+const isZero = (d: RollupSums) => SUM_COLUMNS.every((c) => d[c] === 0);
+
+async function addTo(trx: Transaction<Database>, table: RollupTable['name'], key: Key, delta: RollupSums): Promise<void> {
+  if (isZero(delta)) return;
+  const columns = [...Object.keys(key), ...SUM_COLUMNS];
+  const values = [...Object.values(key), ...SUM_COLUMNS.map((c) => delta[c])];
+  const target = sql.table(table);
+  await sql`insert into ${target} (${sql.join(columns.map((c) => sql.ref(c)))}) values (${sql.join(values)})
+    on conflict (${sql.join(CONFLICT[table].map((c) => sql.ref(c)))}) do update set
+    ${sql.join(SUM_COLUMNS.map((c) => sql`${sql.ref(c)} = ${sql.ref(`${table}.${c}`)} + ${sql.ref(`excluded.${c}`)}`))}`.execute(trx);
+  // A row left with no visit holds nothing any more (at most the rounding residue of its sums).
+  if (delta.visits < 0) {
+    const where = sql.join(
+      CONFLICT[table].map((c) => sql`${sql.ref(c)} = ${key[c]}`),
+      sql` and `,
+    );
+    await sql`delete from ${target} where ${where} and visits <= 0`.execute(trx);
+  }
+}
+
+/**
+ * Moves the rollups from a session's stored values (`before`; none for a new session) to its new
+ * ones (`after`), in the transaction that writes the session: a session updated later is counted
+ * once, with its final values. A change of hour or UTM values moves it between rows. Rows are
+ * written in one order (table, then key), so two transactions never wait on each other in a cycle.
+ */
+export async function applySessionChange(
+  trx: Transaction<Database>,
+  before: RolledSession | undefined,
+  after: RolledSession | undefined,
+): Promise<void> {
+  for (const table of TABLES) {
+    const changes = new Map<string, { key: Key; delta: RollupSums }>();
+    for (const [session, sign] of [
+      [before, -1],
+      [after, 1],
+    ] as const) {
+      if (!session) continue;
+      const key = table.key(session);
+      const id = JSON.stringify(key);
+      const known = changes.get(id);
+      changes.set(id, { key, delta: known ? plus(known.delta, sumsOf(session, sign)) : sumsOf(session, sign) });
+    }
+    for (const id of [...changes.keys()].sort()) {
+      const change = changes.get(id);
+      if (change) await addTo(trx, table.name, change.key, change.delta);
+    }
+  }
+}
+
+const SESSION_SUMS = sql.raw(`count(*), sum(is_bounce), sum(time_spent_seconds), sum(max_scroll_depth_percentage),
+  sum(total_clicks_count), sum(questions_asked_count), sum(has_form_submit), sum(has_conversion)`);
+const SUM_LIST = sql.raw(
+  ['visits', 'bounces', 'time_spent_seconds', 'scroll_sum', 'clicks', 'questions', 'form_submits', 'conversions'].join(', '),
+);
+
+/**
+ * Rebuilds every rollup from the stored sessions, in one statement per table: the migration that
+ * creates the rollups fills them with it, and so does the benchmark's seed after its bulk inserts.
+ */
+export async function rebuildRollups(db: Kysely<unknown>): Promise<void> {
+  const truncate = (unit: 'hour' | 'day'): RawBuilder<string> =>
+    isPostgres(db)
+      ? sql`date_trunc(${sql.lit(unit)}, session_started_at at time zone 'UTC') at time zone 'UTC'`
+      : unit === 'hour'
+        ? sql`substr(session_started_at, 1, 13) || ':00:00.000Z'`
+        : sql`substr(session_started_at, 1, 10) || 'T00:00:00.000Z'`;
+  for (const table of ['analytics_hours', 'analytics_hours_utm', 'analytics_days']) {
+    await sql`delete from ${sql.table(table)}`.execute(db);
+  }
+  await sql`insert into analytics_hours (tenant_id, page_id, audience_id, hour, ${SUM_LIST})
+    select tenant_id, page_id, audience_id, ${truncate('hour')}, ${SESSION_SUMS}
+    from audience_sessions group by tenant_id, page_id, audience_id, ${truncate('hour')}`.execute(db);
+  await sql`insert into analytics_hours_utm (tenant_id, page_id, audience_id, hour, utm_source, utm_medium, utm_campaign, ${SUM_LIST})
+    select tenant_id, page_id, audience_id, ${truncate('hour')}, utm_source, utm_medium, utm_campaign, ${SESSION_SUMS}
+    from audience_sessions group by tenant_id, page_id, audience_id, ${truncate('hour')}, utm_source, utm_medium, utm_campaign`.execute(db);
+  await sql`insert into analytics_days (tenant_id, page_id, day, ${SUM_LIST})
+    select tenant_id, page_id, ${truncate('day')}, ${SESSION_SUMS}
+    from audience_sessions group by tenant_id, page_id, ${truncate('day')}`.execute(db);
+}

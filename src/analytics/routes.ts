@@ -1,0 +1,52 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { findAudience } from '../audiences/repository.js';
+import { notFound } from '../http/errors.js';
+import { ListEnvelope, responses } from '../http/schemas.js';
+import { findPage } from '../pages/repository.js';
+import { PageParams } from '../pages/schemas.js';
+import { listPagesAnalytics } from './overview.js';
+import { getPageAnalytics } from './repository.js';
+import { PageAnalytics, PageAnalyticsQuery, PagesAnalyticsQuery, PageTotals } from './schemas.js';
+
+const tags = ['analytics', 'extension'];
+
+/** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
+export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/v0/pages/:page_id/analytics',
+    {
+      schema: {
+        tags,
+        operationId: 'getPageAnalytics',
+        summary: "A page's visits aggregated over time, in a time zone (extension)",
+        description: 'Metric definitions, bounds and defaults: docs/analytics.md.',
+        params: PageParams,
+        querystring: PageAnalyticsQuery,
+        response: responses({ 200: PageAnalytics }),
+      },
+    },
+    async (request) => {
+      const page = await findPage(app.db, request.tenantId, request.params.page_id);
+      if (!page) throw notFound('Page');
+      if (request.query.audienceId !== undefined && !(await findAudience(app.db, request.tenantId, page.id, request.query.audienceId))) {
+        throw notFound('Audience');
+      }
+      return getPageAnalytics(app.db, page, request.query);
+    },
+  );
+
+  app.get(
+    '/v0/analytics/pages',
+    {
+      schema: {
+        tags,
+        operationId: 'listPagesAnalytics',
+        summary: 'Totals per page over a range, most visited or converting first (extension)',
+        description: 'Pages with at least one visit in the range; metric definitions in docs/analytics.md.',
+        querystring: PagesAnalyticsQuery,
+        response: responses({ 200: ListEnvelope(PageTotals, { totalCount: 'The live pages with visits in the range' }) }),
+      },
+    },
+    async (request) => listPagesAnalytics(app.db, request.tenantId, request.query),
+  );
+};
