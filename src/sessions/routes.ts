@@ -51,8 +51,10 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (preferredType(request, ['application/json', 'text/csv']) === 'application/json') {
         return reply.type('application/json; charset=utf-8').send(await listSessions(app.db, page, request.query));
       }
-      for (const param of ['cursor', 'limit'] as const) {
-        if (request.query[param] !== undefined) throw invalidField(`/${param}`, 'does not apply to a CSV export, which holds every match');
+      // As sent, not as validated: `limit` has a default.
+      const sent = new URL(request.url, 'http://localhost').searchParams;
+      for (const param of ['cursor', 'limit']) {
+        if (sent.has(param)) throw invalidField(`/${param}`, 'does not apply to a CSV export, which holds every match');
       }
       const filters = sessionFilters(request.query);
       return reply
