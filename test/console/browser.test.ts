@@ -51,7 +51,10 @@ async function seedData(): Promise<void> {
   const person = ok(await t.req('POST', '/v0/persons', { name: 'Jane Doe', email: 'jane@acme.example', domain: 'acme.example' }), 201);
   seed.personId = person.personId;
   seed.accountId = ok(await t.req('POST', '/v0/accounts', { name: 'Acme Inc', domain: 'acme.example' }), 201).accountId;
-  ok(await t.req('POST', `/v0/persons/${seed.personId}/logs`, { source: 'crm', type: 'call', payload: { note: 'Asked about pricing' } }), 201);
+  ok(
+    await t.req('POST', `/v0/persons/${seed.personId}/logs`, { source: 'crm', type: 'call', payload: { note: 'Asked about pricing' } }),
+    201,
+  );
   ok(await t.req('POST', `/v0/accounts/${seed.accountId}/logs`, { source: 'crm', type: 'deal', payload: { stage: 'won' } }), 201);
   const page = ok(
     await t.req('POST', '/v0/pages', {
@@ -59,7 +62,11 @@ async function seedData(): Promise<void> {
       title: 'Spring launch',
       pageContext: 'launch',
       pageType: 'inbound',
-      content: { headline: 'Hello {{person.firstName | there}}', subheadline: 'For {{account.name}}', sections: [{ heading: 'Why', body: 'Because **spring**.' }] },
+      content: {
+        headline: 'Hello {{person.firstName | there}}',
+        subheadline: 'For {{account.name}}',
+        sections: [{ heading: 'Why', body: 'Because **spring**.' }],
+      },
     }),
     201,
   );
@@ -165,26 +172,31 @@ async function signIn(tab: Tab, key: string): Promise<void> {
   assert.ok(!tab.url().includes(key), 'the key is never in the URL');
 }
 
+/** Polls an expression in the page from here: Playwright's waitForFunction would eval() inside it, which the console's CSP refuses. */
+async function pageUntil(tab: Tab, expression: string): Promise<void> {
+  await until(expression, async () => ((await tab.evaluate(expression)) ? true : undefined));
+}
+
 /** axe-core in the page (evaluated, not a script tag: the console's CSP allows no inline script), then a screenshot. */
 async function check(tab: Tab, view: string): Promise<void> {
-  await tab.waitForFunction(() => !document.body.textContent?.includes('Loading…'));
+  await pageUntil(tab, `!document.body.textContent.includes('Loading…')`);
   const loaded = await tab.evaluate('typeof window.axe');
   if (loaded === 'undefined') await tab.evaluate(AXE);
-  const violations = (await tab.evaluate(async () => {
-    // biome-ignore lint/suspicious/noExplicitAny: axe is the global the script above defines
-    const axe = (window as any).axe;
-    const result = await axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((v: Json) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n: Json) => n.target.join(' ')) }));
-  })) as { id: string; impact: string; nodes: string[] }[];
+  const violations = (await tab.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) =>
+    result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) })))`)) as {
+    id: string;
+    impact: string;
+    nodes: string[];
+  }[];
   const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.deepEqual(serious, [], `${view}: axe finds no serious or critical violation`);
   await tab.screenshot({ path: path.join(ARTIFACTS, `${view}.png`), fullPage: true });
 }
 
+const nav = (tab: Tab, name: string) => tab.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
+
 const visit = async (tab: Tab, hash: string) => {
-  await tab.evaluate((h) => {
-    location.hash = h;
-  }, hash);
+  await tab.evaluate(`location.hash = ${JSON.stringify(hash)}`);
 };
 
 describe('the console in a real browser', { skip }, () => {
@@ -192,25 +204,27 @@ describe('the console in a real browser', { skip }, () => {
     const { context, tab, violations } = await openConsole();
     await check(tab, 'sign-in');
     await signIn(tab, t.key);
-    assert.equal(await tab.evaluate(() => sessionStorage.getItem('pam.apiKey')), t.key);
-    assert.equal(await tab.evaluate(() => localStorage.length), 0, 'nothing in localStorage');
-    assert.equal(await tab.evaluate(() => document.cookie), '', 'no cookie');
+    assert.equal(await tab.evaluate(`sessionStorage.getItem('pam.apiKey')`), t.key);
+    assert.equal(await tab.evaluate('localStorage.length'), 0, 'nothing in localStorage');
+    assert.equal(await tab.evaluate('document.cookie'), '', 'no cookie');
 
     // Pages: status, audiences count, 30-day visits.
     const row = tab.getByRole('row', { name: /Spring/ });
     await row.waitFor();
-    await tab.waitForFunction((id) => document.querySelector(`[data-visits="${id}"]`)?.textContent === '24', seed.pageId);
+    await pageUntil(tab, `document.querySelector('[data-visits="${seed.pageId}"]')?.textContent === '24'`);
     assert.match((await row.textContent()) ?? '', /published/);
     await check(tab, 'pages');
 
     // A page: the chart has as many points as the API's series, for each interval.
     const series = async (interval: string, act: () => Promise<void>) => {
       const [response] = await Promise.all([
-        tab.waitForResponse((r) => r.url().includes('/analytics?') && r.url().includes(`interval=${interval}`) && r.url().includes('groupBy=audience')),
+        tab.waitForResponse(
+          (r) => r.url().includes('/analytics?') && r.url().includes(`interval=${interval}`) && r.url().includes('groupBy=audience'),
+        ),
         act(),
       ]);
       const body = (await response.json()) as Json;
-      await tab.waitForFunction((n) => document.querySelector('.plot')?.getAttribute('data-points') === String(n), body.series.length);
+      await pageUntil(tab, `document.querySelector('.plot')?.getAttribute('data-points') === '${body.series.length}'`);
       return body;
     };
     const daily = await series('day', () => tab.getByRole('link', { name: 'Spring' }).click());
@@ -226,7 +240,9 @@ describe('the console in a real browser', { skip }, () => {
     assert.equal(await tab.locator('iframe.preview').getAttribute('sandbox'), '');
     await tab.getByText('/spring/jane').waitFor();
     await check(tab, 'page');
-    const weekly = await series('week', () => tab.getByLabel('Interval').selectOption('week'));
+    const weekly = await series('week', async () => {
+      await tab.getByLabel('Interval').selectOption('week');
+    });
     assert.ok(weekly.series.length < daily.series.length);
     await check(tab, 'page-weekly');
 
@@ -255,23 +271,23 @@ describe('the console in a real browser', { skip }, () => {
     await check(tab, 'audience');
 
     // Persons and accounts, and their log timelines.
-    await tab.getByRole('link', { name: 'Persons' }).click();
+    await nav(tab, 'Persons');
     await tab.getByRole('link', { name: 'Jane Doe' }).click();
     await tab.getByText('Asked about pricing').waitFor();
     await check(tab, 'person');
-    await tab.getByRole('link', { name: 'Persons' }).click();
+    await nav(tab, 'Persons');
     await check(tab, 'persons');
-    await tab.getByRole('link', { name: 'Accounts' }).click();
+    await nav(tab, 'Accounts');
     await tab.getByLabel('Name or domain').fill('acme');
     await tab.getByRole('button', { name: 'Search' }).click();
     await tab.getByRole('link', { name: 'Acme Inc' }).click();
     await tab.getByText('"won"').waitFor();
     await check(tab, 'account');
-    await tab.getByRole('link', { name: 'Accounts' }).click();
+    await nav(tab, 'Accounts');
     await check(tab, 'accounts');
 
     // Webhooks: a finished delivery sent again, and a test sent.
-    await tab.getByRole('link', { name: 'Webhooks' }).click();
+    await nav(tab, 'Webhooks');
     await check(tab, 'webhooks');
     await tab.getByRole('link', { name: /\/hook$/ }).click();
     const before = received;
@@ -287,7 +303,7 @@ describe('the console in a real browser', { skip }, () => {
     // Signing out forgets the key.
     await tab.getByRole('button', { name: 'Sign out' }).click();
     await tab.getByLabel('API key').waitFor();
-    assert.equal(await tab.evaluate(() => sessionStorage.getItem('pam.apiKey')), null);
+    assert.equal(await tab.evaluate(`sessionStorage.getItem('pam.apiKey')`), null);
     await context.close();
   });
 
@@ -298,7 +314,7 @@ describe('the console in a real browser', { skip }, () => {
     const writesIn = async (hash: string, at: string | RegExp) => {
       await visit(tab, hash);
       await tab.getByRole('heading', { level: 1, name: at }).waitFor();
-      await tab.waitForFunction(() => !document.body.textContent?.includes('Loading…'));
+      await pageUntil(tab, `!document.body.textContent.includes('Loading…')`);
       const writes = tab.locator('button[data-write]');
       const count = await writes.count();
       assert.ok(count > 0, `${at}: write controls are shown`);
