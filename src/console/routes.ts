@@ -20,11 +20,11 @@ const ASSET = /^[a-z0-9-]+\.(js|css)$/;
  * The console's policy. Scripts and styles only from the console itself, never inline. The page
  * preview is a `srcdoc` iframe, sandboxed without scripts, and a srcdoc document inherits this
  * policy: its one inline stylesheet (the visitor plane's STYLE) is allowed by its hash, and its
- * images may come from the public base URL (signed file links) as well as this origin.
+ * images come from the tenant's domains over https (as a visitor's would) or the public base URL.
  */
 export function consolePolicy(publicBaseUrl: string): string {
   const styleHash = createHash('sha256').update(STYLE).digest('base64');
-  const images = new Set(["'self'", 'data:', new URL(publicBaseUrl).origin]);
+  const images = new Set(["'self'", 'data:', 'https:', new URL(publicBaseUrl).origin]);
   return [
     "default-src 'self'",
     "script-src 'self'",
