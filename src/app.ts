@@ -4,11 +4,13 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { accountRoutes } from './accounts/routes.js';
 import { adminRoutes } from './admin/routes.js';
 import { analyticsRoutes } from './analytics/routes.js';
+import { apiKeyRoutes } from './api-keys/routes.js';
 import { fileUrlSecret, urlSigner } from './assets/files.js';
 import { assetRoutes } from './assets/routes.js';
 import { fileStores } from './assets/store.js';
 import { audienceRoutes } from './audiences/routes.js';
 import type { Config } from './config.js';
+import { consoleRoutes } from './console/routes.js';
 import { openDatabase, type Db } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
 import { domainRoutes } from './domains/routes.js';
@@ -56,6 +58,7 @@ export async function buildApp({ config, maintenanceEveryMs }: AppOptions): Prom
   app.decorate('db', db.kysely);
   app.decorate('config', config);
   app.decorateRequest('tenantId', '');
+  app.decorateRequest('apiKeyId', '');
 
   const limiter = config.redisUrl ? redisLimiter(config.redisUrl, app.log) : memoryLimiter();
   await limiter.ready();
@@ -117,6 +120,8 @@ export async function buildApp({ config, maintenanceEveryMs }: AppOptions): Prom
   await app.register(pageLinkRoutes);
   await app.register(webhookRoutes);
   await app.register(eventRoutes);
+  await app.register(apiKeyRoutes);
+  await app.register(consoleRoutes, { publicBaseUrl: config.publicBaseUrl });
 
   await app.ready();
   frontDoor(app.server, hosts, site);

@@ -84,7 +84,7 @@ export async function createApiKey(trx: Kysely<Database>, tenantId: string, opti
   return { apiKey, apiKeyId, scopes, expiresAt, rateLimitPerSecond: rate, rateLimitBurst: burst };
 }
 
-const toApiKey = (row: ApiKeysTable): ApiKey => ({
+export const toApiKey = (row: ApiKeysTable): ApiKey => ({
   apiKeyId: row.id,
   keyPrefix: row.key_prefix,
   scopes: row.scopes.split(',').filter(isScope),

@@ -4,7 +4,7 @@ import type { VersionStatus } from '../db/enums.js';
 import type { AudiencesTable, AudienceVersionsTable, Database, PagesTable } from '../db/types.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { AppError, conflict, type FieldError, invalidField } from '../http/errors.js';
-import { countRows, keysetList, NEWEST_FIRST } from '../http/pagination.js';
+import { countRows, keysetList, type ListQueryParams, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { emit } from '../events/outbox.js';
 import { fullMetadata, mergeMetadata, parseMetadata } from '../pages/metadata.js';
@@ -208,6 +208,29 @@ export async function listAudiences(db: Kysely<Database>, page: PagesTable, quer
     map: (r) => r,
   });
   return { ...result, items: await withVersions(db, result.items, page.metadata) };
+}
+
+/** A version's number is unique within its audience (audience_versions_number_uq serves the order). */
+const versionsList = keysetList({
+  name: 'audience_versions',
+  table: 'audience_versions',
+  key: [{ column: 'version_number', kind: 'integer' }],
+  direction: 'desc',
+});
+
+/** An audience's versions, newest first: its history as a timeline. */
+export async function listVersions(db: Kysely<Database>, audience: AudiencesTable, query: ListQueryParams) {
+  const ofAudience = db
+    .selectFrom('audience_versions')
+    .where('audience_versions.audience_id', '=', audience.id)
+    .where('audience_versions.tenant_id', '=', audience.tenant_id);
+  return versionsList.read({
+    query,
+    within: audience.id,
+    rows: ofAudience.selectAll('audience_versions'),
+    count: ofAudience,
+    map: toVersion,
+  });
 }
 
 async function personOf(db: Kysely<Database>, tenantId: string, personId: string) {

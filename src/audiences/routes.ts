@@ -16,6 +16,7 @@ import {
   findVersion,
   getAudience,
   listAudiences,
+  listVersions,
   moveVersion,
   updateVersion,
   searchAudiences,
@@ -31,6 +32,7 @@ import {
   AudienceVersion,
   PageAudienceParams,
   VersionCreate,
+  VersionListQuery,
   VersionParams,
   VersionUpdate,
 } from './schemas.js';
@@ -182,6 +184,24 @@ export const audienceRoutes: FastifyPluginAsyncTypebox = async (app) => {
         return createVersion(trx, audience, request.body);
       });
       return sendOnce(reply, result);
+    },
+  );
+
+  app.get(
+    '/v0/pages/:page_id/audiences/:audience_id/versions',
+    {
+      schema: {
+        tags: extension,
+        operationId: 'listAudienceVersions',
+        summary: "List an audience's versions, newest first (extension)",
+        params: PageAudienceParams,
+        querystring: VersionListQuery,
+        response: responses({ 200: ListEnvelope(AudienceVersion) }),
+      },
+    },
+    async (request) => {
+      const { audience } = await audienceOf(app.db, request.tenantId, request.params.page_id, request.params.audience_id);
+      return listVersions(app.db, audience, request.query);
     },
   );
 

@@ -148,6 +148,9 @@ export const AudienceSearchPage = Type.Object({
 
 export const PageAudienceParams = Type.Object({ page_id: Type.String(), audience_id: Type.String() });
 export const VersionParams = Type.Object({ page_id: Type.String(), audience_id: Type.String(), version_id: Type.String() });
+export const VersionListQuery = ListQuery({});
+export type VersionListQuery = Static<typeof VersionListQuery>;
+
 export const AudienceListQuery = ListQuery({
   status: Type.Optional(
     StringEnum(VERSION_STATUSES, {

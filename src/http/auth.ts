@@ -102,6 +102,7 @@ export function apiKeyAuth(db: Kysely<Database>, limiter: RateLimiter, defaults:
       const { row, refusal } = await findKey(key);
       if (!row) throw new AppError('unauthorized', refusal);
       request.tenantId = row.tenant_id;
+      request.apiKeyId = row.id;
       await meter(row, reply);
       if (request.method !== 'GET' && request.method !== 'HEAD' && !row.scopes.split(',').includes('write')) {
         throw new AppError('forbidden', 'This API key may only read (GET); use a key with the write scope');

@@ -1,0 +1,146 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, api, forgetKey, must, storedKey, storeKey } from './api.js';
+import { messageOf, type Session, SessionContext } from './components.js';
+import { href, type Route, useRoute } from './router.js';
+import { AudienceView } from './views/audience.js';
+import { PageView } from './views/page.js';
+import { PagesView } from './views/pages.js';
+import { AccountsView, AccountView, PersonsView, PersonView } from './views/people.js';
+import { SubscriptionView, WebhooksView } from './views/webhooks.js';
+
+/** What the key may do, asked of the API itself (GET /v0/api_key), so nothing is guessed from a failed write. */
+async function sessionOfKey(): Promise<Session> {
+  const caller = must(await api.GET('/v0/api_key'));
+  return { tenantId: caller.tenantId, readOnly: !caller.apiKey.scopes.includes('write') };
+}
+
+function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
+  const [key, setKey] = useState('');
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    storeKey(key.trim());
+    try {
+      onSignedIn(await sessionOfKey());
+    } catch (err) {
+      forgetKey();
+      setError(err instanceof ApiError && err.status === 401 ? 'That API key is unknown, revoked or expired.' : messageOf(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main id="main" class="signin">
+      <h1>Sign in to the console</h1>
+      <p>Paste an API key. It is kept in this tab only (session storage) and sent with each request; signing out forgets it.</p>
+      <form onSubmit={submit}>
+        <label for="api-key">API key</label>
+        <input
+          id="api-key"
+          name="apiKey"
+          type="password"
+          autocomplete="off"
+          spellcheck={false}
+          required
+          maxLength={512}
+          value={key}
+          onInput={(e) => setKey(e.currentTarget.value)}
+        />
+        <button type="submit" class="primary" disabled={busy}>
+          Sign in
+        </button>
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
+      </form>
+    </main>
+  );
+}
+
+function View({ route }: { route: Route }) {
+  switch (route.view) {
+    case 'pages':
+      return <PagesView />;
+    case 'page':
+      return <PageView pageId={route.pageId} />;
+    case 'audience':
+      return <AudienceView pageId={route.pageId} audienceId={route.audienceId} />;
+    case 'persons':
+      return <PersonsView />;
+    case 'person':
+      return <PersonView personId={route.personId} />;
+    case 'accounts':
+      return <AccountsView />;
+    case 'account':
+      return <AccountView accountId={route.accountId} />;
+    case 'webhooks':
+      return <WebhooksView />;
+    case 'subscription':
+      return <SubscriptionView subscriptionId={route.subscriptionId} />;
+  }
+}
+
+const NAV: [string, Route['view'][], string][] = [
+  ['Pages', ['pages', 'page', 'audience'], href('pages')],
+  ['Persons', ['persons', 'person'], href('persons')],
+  ['Accounts', ['accounts', 'account'], href('accounts')],
+  ['Webhooks', ['webhooks', 'subscription'], href('webhooks')],
+];
+
+export function App() {
+  const route = useRoute();
+  const [session, setSession] = useState<Session | null>(null);
+  const [checking, setChecking] = useState(storedKey() !== null);
+  // A reload of the tab keeps its key (session storage): ask again what it may do.
+  useEffect(() => {
+    if (!storedKey()) return;
+    sessionOfKey()
+      .then(setSession, () => forgetKey())
+      .finally(() => setChecking(false));
+  }, []);
+  // Focus moves to the new view's heading, so keyboard and screen-reader users land on it.
+  useEffect(() => {
+    const main = document.getElementById('main');
+    main?.focus({ preventScroll: true });
+  }, [route]);
+
+  if (checking) return <p class="muted">Loading…</p>;
+  if (!session) return <SignIn onSignedIn={setSession} />;
+  const signOut = () => {
+    forgetKey();
+    setSession(null);
+    location.hash = '';
+  };
+  return (
+    <SessionContext.Provider value={session}>
+      <header class="top">
+        <span class="brand">Console</span>
+        <nav aria-label="Main">
+          <ul>
+            {NAV.map(([label, views, link]) => (
+              <li key={label}>
+                <a href={link} aria-current={views.includes(route.view) ? 'page' : undefined}>
+                  {label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <span class="who">
+          {session.readOnly && <span class="badge badge-readonly">read-only key</span>}
+          <button type="button" class="secondary" onClick={signOut}>
+            Sign out
+          </button>
+        </span>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <View route={route} />
+      </main>
+    </SessionContext.Provider>
+  );
+}

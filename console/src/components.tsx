@@ -1,0 +1,158 @@
+import { createContext, type ComponentChildren } from 'preact';
+import { useCallback, useContext, useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError } from './api.js';
+
+/** Who is signed in: a read-only key gets every write control disabled. */
+export interface Session {
+  tenantId: string;
+  readOnly: boolean;
+}
+export const SessionContext = createContext<Session>({ tenantId: '', readOnly: true });
+export const useSession = (): Session => useContext(SessionContext);
+
+export interface Loaded<T> {
+  data: T | undefined;
+  error: string | undefined;
+  loading: boolean;
+  reload: () => void;
+}
+
+/** Loads once per change of `deps`; a late answer for old deps is dropped. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
+  const [state, setState] = useState<{ data?: T; error?: string; loading: boolean }>({ loading: true });
+  const [round, setRound] = useState(0);
+  const current = useRef(0);
+  useEffect(() => {
+    const ticket = ++current.current;
+    setState((s) => ({ ...s, loading: true }));
+    load().then(
+      (data) => ticket === current.current && setState({ data, loading: false }),
+      (err: unknown) => ticket === current.current && setState({ error: messageOf(err), loading: false }),
+    );
+  }, [...deps, round]);
+  const reload = useCallback(() => setRound((r) => r + 1), []);
+  return { data: state.data, error: state.error, loading: state.loading, reload };
+}
+
+export const messageOf = (err: unknown): string =>
+  err instanceof ApiError ? `${err.message} (${err.status})` : err instanceof Error ? err.message : String(err);
+
+export function Status({ loaded, children }: { loaded: Pick<Loaded<unknown>, 'error' | 'loading'>; children?: ComponentChildren }) {
+  if (loaded.error)
+    return (
+      <p role="alert" class="error">
+        {loaded.error}
+      </p>
+    );
+  if (loaded.loading)
+    return (
+      <p aria-live="polite" class="muted">
+        Loading…
+      </p>
+    );
+  return <>{children}</>;
+}
+
+/** A button that writes: disabled for a read-only key, busy while its request runs, and it reports failure. */
+export function WriteButton({
+  label,
+  action,
+  done,
+  kind = 'secondary',
+}: {
+  label: string;
+  action: () => Promise<unknown>;
+  done?: (result: unknown) => void;
+  kind?: 'primary' | 'secondary' | 'danger';
+}) {
+  const { readOnly } = useSession();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const click = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      done?.(await action());
+    } catch (err) {
+      setError(messageOf(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <span class="write">
+      <button
+        type="button"
+        class={kind}
+        disabled={readOnly || busy}
+        aria-busy={busy}
+        title={readOnly ? 'This API key may only read' : undefined}
+        data-write=""
+        onClick={click}
+      >
+        {label}
+      </button>
+      {error && (
+        <span role="alert" class="error">
+          {error}
+        </span>
+      )}
+    </span>
+  );
+}
+
+export function When({ at }: { at: string | null | undefined }) {
+  if (!at) return <span class="muted">—</span>;
+  return <time dateTime={at}>{new Date(at).toLocaleString()}</time>;
+}
+
+export const Badge = ({ value }: { value: string }) => <span class={`badge badge-${value}`}>{value}</span>;
+
+export function Section({ title, children }: { title: string; children: ComponentChildren }) {
+  const id = `h-${title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+  return (
+    <section aria-labelledby={id}>
+      <h2 id={id}>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+/** Follows nextCursor on demand: the list grows with "Load more". */
+export function useCursorList<T>(
+  load: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor: string | null }>,
+  deps: unknown[],
+) {
+  const [items, setItems] = useState<T[]>([]);
+  const [next, setNext] = useState<string | null>(null);
+  const first = useLoad(async () => {
+    const page = await load(undefined);
+    setItems(page.items);
+    setNext(page.nextCursor);
+    return page;
+  }, deps);
+  const [more, setMore] = useState<string>();
+  const loadMore = async () => {
+    if (!next) return;
+    try {
+      const page = await load(next);
+      setItems((prev) => [...prev, ...page.items]);
+      setNext(page.nextCursor);
+    } catch (err) {
+      setMore(messageOf(err));
+    }
+  };
+  return { ...first, items, hasMore: next !== null, loadMore, moreError: more };
+}
+
+export function LoadMore({ list }: { list: { hasMore: boolean; loadMore: () => void; moreError?: string | undefined } }) {
+  if (!list.hasMore) return null;
+  return (
+    <p>
+      <button type="button" class="secondary" onClick={list.loadMore}>
+        Load more
+      </button>
+      {list.moreError && <span role="alert">{list.moreError}</span>}
+    </p>
+  );
+}

@@ -1,0 +1,42 @@
+import { useEffect, useState } from 'preact/hooks';
+
+// Routes live in the fragment (#/pages/…): the server serves one page at /console/, and nothing
+// in a route is secret (the API key never enters a URL).
+
+export type Route =
+  | { view: 'pages' }
+  | { view: 'page'; pageId: string }
+  | { view: 'audience'; pageId: string; audienceId: string }
+  | { view: 'persons' }
+  | { view: 'person'; personId: string }
+  | { view: 'accounts' }
+  | { view: 'account'; accountId: string }
+  | { view: 'webhooks' }
+  | { view: 'subscription'; subscriptionId: string };
+
+export function parseRoute(hash: string): Route {
+  const parts = hash
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter((p) => p !== '')
+    .map(decodeURIComponent);
+  const [area, id, sub, subId] = parts;
+  if (area === 'pages' && id && sub === 'audiences' && subId) return { view: 'audience', pageId: id, audienceId: subId };
+  if (area === 'pages' && id) return { view: 'page', pageId: id };
+  if (area === 'persons') return id ? { view: 'person', personId: id } : { view: 'persons' };
+  if (area === 'accounts') return id ? { view: 'account', accountId: id } : { view: 'accounts' };
+  if (area === 'webhooks') return id ? { view: 'subscription', subscriptionId: id } : { view: 'webhooks' };
+  return { view: 'pages' };
+}
+
+export const href = (...parts: string[]): string => `#/${parts.map(encodeURIComponent).join('/')}`;
+
+export function useRoute(): Route {
+  const [route, setRoute] = useState(() => parseRoute(location.hash));
+  useEffect(() => {
+    const changed = () => setRoute(parseRoute(location.hash));
+    addEventListener('hashchange', changed);
+    return () => removeEventListener('hashchange', changed);
+  }, []);
+  return route;
+}

@@ -1,0 +1,226 @@
+import { useState } from 'preact/hooks';
+import { type AudienceVersion, api, must, once, type Session, saveBlob, storedKey } from '../api.js';
+import { Badge, LoadMore, messageOf, Section, Status, useCursorList, useLoad, When, WriteButton } from '../components.js';
+import { href } from '../router.js';
+
+const STEPS: [keyof AudienceVersion, string][] = [
+  ['createdAt', 'created'],
+  ['becameDraftAt', 'draft'],
+  ['queuedAt', 'queued'],
+  ['publishedAt', 'published'],
+  ['cancelledAt', 'cancelled'],
+  ['obsoleteAt', 'obsolete'],
+  ['archivedAt', 'archived'],
+];
+
+function Versions({ versions }: { versions: AudienceVersion[] }) {
+  return (
+    <ol class="timeline">
+      {versions.map((v) => (
+        <li key={v.versionId} data-version={v.versionNumber}>
+          <strong>Version {v.versionNumber}</strong> <Badge value={v.status} />
+          {v.queueDurationMs !== null && <span class="muted small"> queued {Math.round(v.queueDurationMs)} ms</span>}
+          <ul class="steps">
+            {STEPS.filter(([key]) => v[key]).map(([key, label]) => (
+              <li key={key}>
+                {label} <When at={v[key] as string} />
+              </li>
+            ))}
+          </ul>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** A datetime-local value (the viewer's time) as an RFC 3339 instant, or nothing. */
+const instant = (local: string) => (local ? new Date(local).toISOString() : undefined);
+
+function Sessions({ pageId, audienceId }: { pageId: string; audienceId: string }) {
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
+  const [applied, setApplied] = useState<{ startDate?: string; endDate?: string }>({});
+  const [downloadError, setDownloadError] = useState<string>();
+  const filters = () => ({ audienceId, ...applied });
+  const sessions = useCursorList(async (cursor) => {
+    const page = must(
+      await api.GET('/v0/pages/{page_id}/audience_sessions', {
+        params: { path: { page_id: pageId }, query: { ...filters(), limit: 50, ...(cursor ? { cursor } : {}) } },
+      }),
+    );
+    // The operation also answers text/csv; asked for JSON, a text answer is a fault.
+    if (typeof page === 'string') throw new Error('The sessions came back as text, not JSON');
+    return page;
+  }, [pageId, audienceId, applied]);
+  const download = async () => {
+    setDownloadError(undefined);
+    try {
+      const result = await api.GET('/v0/pages/{page_id}/audience_sessions', {
+        params: { path: { page_id: pageId }, query: filters() },
+        headers: { accept: 'text/csv' },
+        parseAs: 'blob',
+      });
+      saveBlob(must(result), `sessions-${audienceId}.csv`);
+    } catch (err) {
+      setDownloadError(messageOf(err));
+    }
+  };
+  const apply = (e: Event) => {
+    e.preventDefault();
+    const next: { startDate?: string; endDate?: string } = {};
+    const start = instant(from);
+    const end = instant(to);
+    if (start) next.startDate = start;
+    if (end) next.endDate = end;
+    setApplied(next);
+  };
+  return (
+    <Section title="Sessions">
+      <form class="controls" onSubmit={apply}>
+        <label>
+          From <input type="datetime-local" name="from" value={from} onInput={(e) => setFrom(e.currentTarget.value)} />
+        </label>
+        <label>
+          Until <input type="datetime-local" name="until" value={to} onInput={(e) => setTo(e.currentTarget.value)} />
+        </label>
+        <button type="submit" class="secondary">
+          Filter
+        </button>
+        <button type="button" class="secondary" onClick={download} disabled={!storedKey()}>
+          Download CSV
+        </button>
+        {downloadError && (
+          <span role="alert" class="error">
+            {downloadError}
+          </span>
+        )}
+      </form>
+      <Status loaded={sessions}>
+        <SessionTable sessions={sessions.items} />
+        <LoadMore list={sessions} />
+      </Status>
+    </Section>
+  );
+}
+
+function SessionTable({ sessions }: { sessions: Session[] }) {
+  if (sessions.length === 0) return <p>No sessions match.</p>;
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Started</th>
+          <th scope="col">Time on page</th>
+          <th scope="col">Scroll</th>
+          <th scope="col">Clicks</th>
+          <th scope="col">Outcome</th>
+          <th scope="col">UTM source</th>
+        </tr>
+      </thead>
+      <tbody>
+        {sessions.map((s) => (
+          <tr key={s.audienceSessionId}>
+            <td>
+              <When at={s.sessionStartedAt} />
+            </td>
+            <td class="num">{s.timeSpentSeconds} s</td>
+            <td class="num">{s.maxScrollDepthPercentage} %</td>
+            <td class="num">{s.totalClicksCount}</td>
+            <td>{s.hasConversion ? 'converted' : s.hasFormSubmit ? 'form sent' : s.isBounce ? 'bounced' : 'visited'}</td>
+            <td>{s.utmSource || <span class="muted">—</span>}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** POST /v0/pages/{page_id}/regenerate (the page agent): queues a new version of this audience. */
+async function regenerate(pageId: string, audienceId: string): Promise<unknown> {
+  const key = storedKey() ?? '';
+  const response = await fetch(`/v0/pages/${encodeURIComponent(pageId)}/regenerate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key, ...once() },
+    body: JSON.stringify({ audienceIds: [audienceId] }),
+  });
+  const body: unknown = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    const problem = body as { detail?: string; title?: string };
+    throw new Error(`${problem.detail ?? problem.title ?? 'Regeneration failed'} (${response.status})`);
+  }
+  return body;
+}
+
+export function AudienceView({ pageId, audienceId }: { pageId: string; audienceId: string }) {
+  const path = { page_id: pageId, audience_id: audienceId };
+  const audience = useLoad(
+    async () => must(await api.GET('/v0/pages/{page_id}/audiences/{audience_id}', { params: { path } })),
+    [pageId, audienceId],
+  );
+  const versions = useCursorList(
+    async (cursor) =>
+      must(
+        await api.GET('/v0/pages/{page_id}/audiences/{audience_id}/versions', {
+          params: { path, query: { limit: 50, ...(cursor ? { cursor } : {}) } },
+        }),
+      ),
+    [pageId, audienceId],
+  );
+  const [notice, setNotice] = useState('');
+  const refresh = (message: string) => () => {
+    setNotice(message);
+    audience.reload();
+    versions.reload();
+  };
+  const a = audience.data;
+  return (
+    <Status loaded={audience}>
+      {a && (
+        <article>
+          <p class="crumbs">
+            <a href={href('pages')}>Pages</a> / <a href={href('pages', pageId)}>Page</a> /
+          </p>
+          <h1>
+            {a.effectiveName} <Badge value={a.archivedAt ? 'archived' : a.status} />
+          </h1>
+          <p class="muted">
+            {a.personId ? <a href={href('persons', a.personId)}>The person of this audience</a> : 'Not linked to a person'}
+          </p>
+          <div class="actions">
+            <WriteButton label="Regenerate" action={() => regenerate(pageId, audienceId)} done={refresh('A new version is queued.')} />
+            {a.archivedAt ? (
+              <WriteButton
+                label="Restore"
+                action={async () =>
+                  must(
+                    await api.POST('/v0/pages/{page_id}/audiences/{audience_id}/restore', { params: { path, header: once() }, body: {} }),
+                  )
+                }
+                done={refresh('Restored.')}
+              />
+            ) : (
+              <WriteButton
+                label="Archive"
+                kind="danger"
+                action={async () =>
+                  must(
+                    await api.POST('/v0/pages/{page_id}/audiences/{audience_id}/archive', { params: { path, header: once() }, body: {} }),
+                  )
+                }
+                done={refresh('Archived.')}
+              />
+            )}
+            <output aria-live="polite">{notice}</output>
+          </div>
+          <Section title="Versions">
+            <Status loaded={versions}>
+              <Versions versions={versions.items} />
+              <LoadMore list={versions} />
+            </Status>
+          </Section>
+          <Sessions pageId={pageId} audienceId={audienceId} />
+        </article>
+      )}
+    </Status>
+  );
+}

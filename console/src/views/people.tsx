@@ -1,0 +1,242 @@
+import { useState } from 'preact/hooks';
+import { api, must } from '../api.js';
+import { LoadMore, Section, Status, useCursorList, useLoad, When } from '../components.js';
+import { href } from '../router.js';
+
+interface LogEntry {
+  id: string;
+  source: string;
+  type: string;
+  payload: Record<string, unknown>;
+  createdAt: string;
+}
+
+function Timeline({ logs }: { logs: LogEntry[] }) {
+  if (logs.length === 0) return <p>No log entries.</p>;
+  return (
+    <ol class="timeline">
+      {logs.map((log) => (
+        <li key={log.id}>
+          <When at={log.createdAt} /> <strong>{log.type}</strong> <span class="muted">from {log.source}</span>
+          <pre class="payload">{JSON.stringify(log.payload, null, 2)}</pre>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function SearchForm({ label, onSearch }: { label: string; onSearch: (query: string) => void }) {
+  const [text, setText] = useState('');
+  return (
+    <form
+      class="controls"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSearch(text.trim());
+      }}
+    >
+      <label>
+        {label} <input type="search" name="query" value={text} onInput={(e) => setText(e.currentTarget.value)} maxLength={255} />
+      </label>
+      <button type="submit" class="secondary">
+        Search
+      </button>
+    </form>
+  );
+}
+
+/**
+ * The API has no person search (only accounts have one): persons are listed newest first and
+ * the loaded ones are filtered here; a person id opens that person directly.
+ */
+export function PersonsView() {
+  const [query, setQuery] = useState('');
+  const persons = useCursorList(
+    async (cursor) => must(await api.GET('/v0/persons', { params: { query: { limit: 100, ...(cursor ? { cursor } : {}) } } })),
+    [],
+  );
+  const text = query.toLowerCase();
+  const shown = persons.items.filter(
+    (p) => !text || [p.name, p.email ?? '', p.domain ?? '', p.personId].some((f) => f.toLowerCase().includes(text)),
+  );
+  const search = (value: string) => {
+    if (/^person_[0-9a-z]{26}$/.test(value)) {
+      location.hash = href('persons', value);
+      return;
+    }
+    setQuery(value);
+  };
+  return (
+    <Section title="Persons">
+      <SearchForm label="Name, email, domain or id (of the persons loaded)" onSearch={search} />
+      <Status loaded={persons}>
+        {shown.length === 0 ? (
+          <p>No persons match.</p>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Email</th>
+                <th scope="col">Domain</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {shown.map((p) => (
+                <tr key={p.personId}>
+                  <td>
+                    <a href={href('persons', p.personId)}>{p.name}</a>
+                  </td>
+                  <td>{p.email ?? '—'}</td>
+                  <td>{p.domain ?? '—'}</td>
+                  <td>
+                    <When at={p.createdAt} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        <LoadMore list={persons} />
+      </Status>
+    </Section>
+  );
+}
+
+export function PersonView({ personId }: { personId: string }) {
+  const person = useLoad(
+    async () => must(await api.GET('/v0/persons/{person_id}', { params: { path: { person_id: personId } } })),
+    [personId],
+  );
+  const logs = useCursorList(
+    async (cursor) => {
+      const page = must(
+        await api.GET('/v0/persons/{person_id}/logs', {
+          params: { path: { person_id: personId }, query: { limit: 50, ...(cursor ? { cursor } : {}) } },
+        }),
+      );
+      return { ...page, items: page.items.map((l) => ({ ...l, id: l.personLogId })) };
+    },
+    [personId],
+  );
+  return (
+    <Status loaded={person}>
+      {person.data && (
+        <article>
+          <p class="crumbs">
+            <a href={href('persons')}>Persons</a> /
+          </p>
+          <h1>{person.data.name}</h1>
+          <dl class="facts">
+            <dt>Email</dt>
+            <dd>{person.data.email ?? '—'}</dd>
+            <dt>Domain</dt>
+            <dd>{person.data.domain ?? '—'}</dd>
+            <dt>Phone</dt>
+            <dd>{person.data.phoneNumber ?? '—'}</dd>
+            <dt>Created</dt>
+            <dd>
+              <When at={person.data.createdAt} />
+            </dd>
+          </dl>
+          <Section title="Log timeline">
+            <Status loaded={logs}>
+              <Timeline logs={logs.items} />
+              <LoadMore list={logs} />
+            </Status>
+          </Section>
+        </article>
+      )}
+    </Status>
+  );
+}
+
+export function AccountsView() {
+  const [query, setQuery] = useState('');
+  const accounts = useCursorList(
+    async (cursor) =>
+      must(
+        await api.GET('/v0/accounts/search', {
+          params: { query: { limit: 50, ...(query ? { query } : {}), ...(cursor ? { cursor } : {}) } },
+        }),
+      ),
+    [query],
+  );
+  return (
+    <Section title="Accounts">
+      <SearchForm label="Name or domain" onSearch={setQuery} />
+      <Status loaded={accounts}>
+        {accounts.items.length === 0 ? (
+          <p>No accounts match.</p>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Domain</th>
+                <th scope="col">Persons</th>
+                <th scope="col">Latest activity</th>
+              </tr>
+            </thead>
+            <tbody>
+              {accounts.items.map((a) => (
+                <tr key={a.accountId}>
+                  <td>
+                    <a href={href('accounts', a.accountId)}>{a.name}</a>
+                  </td>
+                  <td>{a.domain}</td>
+                  <td class="num">{a.linkedPersonsCount}</td>
+                  <td>
+                    <When at={a.latestActivityAt} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        <LoadMore list={accounts} />
+      </Status>
+    </Section>
+  );
+}
+
+export function AccountView({ accountId }: { accountId: string }) {
+  const account = useLoad(
+    async () => must(await api.GET('/v0/accounts/{account_id}', { params: { path: { account_id: accountId } } })),
+    [accountId],
+  );
+  const logs = useCursorList(
+    async (cursor) => {
+      const page = must(
+        await api.GET('/v0/accounts/{account_id}/logs', {
+          params: { path: { account_id: accountId }, query: { limit: 50, ...(cursor ? { cursor } : {}) } },
+        }),
+      );
+      return { ...page, items: page.items.map((l) => ({ ...l, id: l.accountLogId })) };
+    },
+    [accountId],
+  );
+  return (
+    <Status loaded={account}>
+      {account.data && (
+        <article>
+          <p class="crumbs">
+            <a href={href('accounts')}>Accounts</a> /
+          </p>
+          <h1>{account.data.name}</h1>
+          <dl class="facts">
+            <dt>Domain</dt>
+            <dd>{account.data.domain}</dd>
+          </dl>
+          <Section title="Log timeline">
+            <Status loaded={logs}>
+              <Timeline logs={logs.items} />
+              <LoadMore list={logs} />
+            </Status>
+          </Section>
+        </article>
+      )}
+    </Status>
+  );
+}

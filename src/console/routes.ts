@@ -1,0 +1,76 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { AppError } from '../http/errors.js';
+import { STYLE } from '../site/style.js';
+
+/** Where scripts/build-console.ts writes the bundle: the same place from src/console/ (tsx) and dist/console/ (built). */
+const BUILT = fileURLToPath(new URL('../../dist/www/console/', import.meta.url));
+
+const TYPES: Record<string, string> = {
+  html: 'text/html; charset=utf-8',
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+};
+/** The bundle's own file names: nothing else under the folder can be asked for, and no path can climb out. */
+const ASSET = /^[a-z0-9-]+\.(js|css)$/;
+
+/**
+ * The console's policy. Scripts and styles only from the console itself, never inline. The page
+ * preview is a `srcdoc` iframe, sandboxed without scripts, and a srcdoc document inherits this
+ * policy: its one inline stylesheet (the visitor plane's STYLE) is allowed by its hash, and its
+ * images come from the tenant's domains over https (as a visitor's would) or the public base URL.
+ */
+export function consolePolicy(publicBaseUrl: string): string {
+  const styleHash = createHash('sha256').update(STYLE).digest('base64');
+  const images = new Set(["'self'", 'data:', 'https:', new URL(publicBaseUrl).origin]);
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    `style-src 'self' 'sha256-${styleHash}'`,
+    `img-src ${[...images].join(' ')}`,
+    "frame-src 'self'",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/**
+ * The web console at /console (its source is console/, built by `npm run build`). Routes outside
+ * /v0 need no API key: the page and its bundle are public, and the console then calls /v0 with
+ * the key its user pastes. Only the API host gets here: tenant domains are handed to the visitor
+ * plane before any API route (site/dispatch.ts).
+ */
+export const consoleRoutes: FastifyPluginAsync<{ publicBaseUrl: string }> = async (app, options) => {
+  const policy = consolePolicy(options.publicBaseUrl);
+
+  const send = async (reply: FastifyReply, name: string, extension: string) => {
+    let body: Buffer;
+    try {
+      body = await readFile(BUILT + name);
+    } catch {
+      if (name === 'index.html') throw new AppError('unavailable', 'The console is not built: run `npm run build`');
+      throw new AppError('not_found', `No console file ${name}`);
+    }
+    return reply
+      .type(TYPES[extension] ?? 'application/octet-stream')
+      .header('content-security-policy', policy)
+      .header('cache-control', 'no-cache')
+      .header('referrer-policy', 'no-referrer')
+      .header('x-frame-options', 'DENY')
+      .header('cross-origin-opener-policy', 'same-origin')
+      .send(body);
+  };
+
+  app.get('/console', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/console/', 308));
+  app.get('/console/', { schema: { hide: true } }, async (_request, reply) => send(reply, 'index.html', 'html'));
+  app.get<{ Params: { file: string } }>('/console/:file', { schema: { hide: true } }, async (request, reply) => {
+    const match = ASSET.exec(request.params.file);
+    if (!match?.[1]) throw new AppError('not_found', `No console file ${request.params.file}`);
+    return send(reply, request.params.file, match[1]);
+  });
+};
