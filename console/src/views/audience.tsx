@@ -42,16 +42,19 @@ function Sessions({ pageId, audienceId }: { pageId: string; audienceId: string }
   const [applied, setApplied] = useState<{ startDate?: string; endDate?: string }>({});
   const [downloadError, setDownloadError] = useState<string>();
   const filters = () => ({ audienceId, ...applied });
-  const sessions = useCursorList(async (cursor) => {
-    const page = must(
-      await api.GET('/v0/pages/{page_id}/audience_sessions', {
-        params: { path: { page_id: pageId }, query: { ...filters(), limit: 50, ...(cursor ? { cursor } : {}) } },
-      }),
-    );
-    // The operation also answers text/csv; asked for JSON, a text answer is a fault.
-    if (typeof page === 'string') throw new Error('The sessions came back as text, not JSON');
-    return page;
-  }, [pageId, audienceId, applied]);
+  const sessions = useCursorList(
+    async (cursor) => {
+      const page = must(
+        await api.GET('/v0/pages/{page_id}/audience_sessions', {
+          params: { path: { page_id: pageId }, query: { ...filters(), limit: 50, ...(cursor ? { cursor } : {}) } },
+        }),
+      );
+      // The operation also answers text/csv; asked for JSON, a text answer is a fault.
+      if (typeof page === 'string') throw new Error('The sessions came back as text, not JSON');
+      return page;
+    },
+    [pageId, audienceId, applied],
+  );
   const download = async () => {
     setDownloadError(undefined);
     try {
