@@ -3,6 +3,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { accountRoutes } from './accounts/routes.js';
 import { adminRoutes } from './admin/routes.js';
+import { generatorFor } from './agent/generators.js';
+import { agentRoutes } from './agent/routes.js';
+import { createAgent, type AgentTuning } from './agent/worker.js';
 import { fileUrlSecret, urlSigner } from './assets/files.js';
 import { assetRoutes } from './assets/routes.js';
 import { fileStores } from './assets/store.js';
@@ -39,13 +42,15 @@ export interface AppOptions {
   config: Config;
   /** How often housekeeping runs (an hour by default); tests shorten it. */
   maintenanceEveryMs?: number;
+  /** The page agent's timings and batch size; tests shorten them. */
+  agent?: AgentTuning;
 }
 
 /**
  * Builds the whole service; `server.ts` listens on it and every test drives it, with the same
  * options. Wiring only: what each piece does is in its own module. The order matters where said.
  */
-export async function buildApp({ config, maintenanceEveryMs }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, maintenanceEveryMs, agent: agentTuning }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify(serverOptions(config)).withTypeProvider<TypeBoxTypeProvider>();
 
   const db: Db = openDatabase(config.database);
@@ -87,6 +92,11 @@ export async function buildApp({ config, maintenanceEveryMs }: AppOptions): Prom
     app.addHook('onReady', async () => dispatcher.start());
     app.addHook('preClose', async () => dispatcher.stop());
   }
+  const agent = createAgent(db.kysely, config.agent, generatorFor(config.agent), app.log, agentTuning);
+  if (config.agent.enabled) {
+    app.addHook('onReady', async () => agent.start());
+    app.addHook('preClose', async () => agent.stop());
+  }
   const maintenance = createMaintenance(db.kysely, app.log, maintenanceEveryMs);
   app.addHook('onReady', async () => maintenance.start());
   app.addHook('preClose', async () => maintenance.stop());
@@ -95,6 +105,8 @@ export async function buildApp({ config, maintenanceEveryMs }: AppOptions): Prom
   app.addHook('onRoute', requireApiKey(keys.hook));
   app.addHook('onRoute', refuseUnknownQueryParameters);
   if (config.webhooks.enabled) app.addHook('onRoute', wakeDispatcherAfterWrites(dispatcher));
+  // A write may have queued versions: the agent of this process looks at once (the others at their next poll).
+  if (config.agent.enabled) app.addHook('onRoute', wakeDispatcherAfterWrites(agent));
 
   await registerOpenApi(app);
   await app.register(healthRoutes);
@@ -107,6 +119,7 @@ export async function buildApp({ config, maintenanceEveryMs }: AppOptions): Prom
   await app.register(logRoutes);
   await app.register(pageRoutes);
   await app.register(audienceRoutes);
+  await app.register(agentRoutes);
   await app.register(sessionRoutes);
   await app.register(domainRoutes);
   await app.register(topicRoutes);

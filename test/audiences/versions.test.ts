@@ -22,6 +22,7 @@ const VERSION_FIELDS = [
   'cancelledAt',
   'content',
   'createdAt',
+  'failureReason',
   'isNewPageAgent',
   'obsoleteAt',
   'publishedAt',
