@@ -66,7 +66,9 @@ export function openAiGenerator(config: OpenAiConfig, options: OpenAiOptions): G
         );
         text = completion.choices[0]?.message?.content;
       } catch (err) {
-        throw failure(err, options.timeoutMs, scrub);
+        // The worker's own deadline (the same timeout) may abort the request before the client's fires.
+        const timedOut = signal.aborted && (signal.reason as { name?: unknown } | undefined)?.name === 'TimeoutError';
+        throw timedOut ? new GenerationError(`openai: no answer within ${options.timeoutMs} ms`) : failure(err, options.timeoutMs, scrub);
       }
       if (typeof text !== 'string' || text.trim() === '') throw new GenerationError('openai: the answer has no content');
       try {
