@@ -154,6 +154,7 @@ describe('POST .../audiences/{audience_id}/versions (extension)', () => {
         cancelledAt: null,
         obsoleteAt: null,
         archivedAt: null,
+        failureReason: null,
       },
     );
     assert.equal(v2.becameDraftAt, v2.createdAt);
