@@ -32,15 +32,25 @@ export interface AgentTuning {
   pollMs?: number;
   /** The first retry's base delay (1 s); each later one doubles it. */
   retryBaseMs?: number;
-  /** Versions claimed at once for an in-process generator (100). */
+  /** Versions claimed at once for an in-process generator (50). */
   batchSize?: number;
 }
 
 const POLL_MS = 1000;
+/**
+ * The most of this process's time the agent's database work takes while the API is busy too: after
+ * a step that took X ms, when requests were waiting, it leaves the process to them for
+ * X × (1 − SHARE) / SHARE ms. When nothing else was waiting, it goes on at once. On SQLite a
+ * transaction runs on the event loop from start to end, so without this a queue of ten thousand
+ * versions would starve the API.
+ */
+const SHARE = 0.5;
+/** A turn of the event loop longer than this had other work (requests) to do. */
+const BUSY_TURN_MS = 0.5;
 const MIN_ROUND_GAP_MS = 10;
 /** Beyond the generation's timeout: the batch's reads and writes around it. */
 const LEASE_MARGIN_MS = 10_000;
-const WRITE_BATCH = 500;
+const WRITE_BATCH = 50;
 
 const isContent = TypeCompiler.Compile(Content);
 
@@ -53,7 +63,7 @@ export function createAgent(
 ): Agent {
   const pollMs = tuning.pollMs ?? POLL_MS;
   const retryBaseMs = tuning.retryBaseMs ?? 1000;
-  const batchSize = generator.inProcess ? (tuning.batchSize ?? 100) : config.concurrency;
+  const batchSize = generator.inProcess ? (tuning.batchSize ?? 50) : config.concurrency;
   // In process: one batch generating while the one before it is written.
   const capacity = generator.inProcess ? batchSize * 2 : config.concurrency;
   const leaseMs = config.timeoutMs + LEASE_MARGIN_MS;
@@ -64,6 +74,23 @@ export function createAgent(
   let loop: Promise<void> | undefined;
   let wakeUp: (() => void) | undefined;
   let woken = false;
+
+  /** Runs a step of database work, then leaves the process to the API for its share while it is busy (see SHARE). */
+  async function paced<T>(work: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    const result = await work();
+    const owed = ((performance.now() - started) * (1 - SHARE)) / SHARE;
+    const turn = performance.now();
+    await new Promise((resolve) => setImmediate(resolve));
+    if (performance.now() - turn >= BUSY_TURN_MS) {
+      for (let left = owed - (performance.now() - turn); left >= 1; ) {
+        const slept = performance.now();
+        await new Promise((resolve) => setTimeout(resolve, Math.min(left, 5)));
+        left -= performance.now() - slept;
+      }
+    }
+    return result;
+  }
 
   // Outcomes wait here and are written together, one transaction per turn of the writer.
   let pending: { outcome: Outcome; done: () => void }[] = [];
@@ -81,10 +108,12 @@ export function createAgent(
       const batch = pending.slice(0, WRITE_BATCH);
       pending = pending.slice(WRITE_BATCH);
       try {
-        await db.transaction().execute((trx) =>
-          writeOutcomes(
-            trx,
-            batch.map((p) => p.outcome),
+        await paced(() =>
+          db.transaction().execute((trx) =>
+            writeOutcomes(
+              trx,
+              batch.map((p) => p.outcome),
+            ),
           ),
         );
       } catch (err) {
@@ -124,8 +153,8 @@ export function createAgent(
 
   async function runBatch(claimed: AudienceVersionsTable[]): Promise<void> {
     try {
-      const ours = await db.transaction().execute((trx) => startProcessing(trx, claimed));
-      const inputs = await gatherInputs(db, ours, generator.readsHistory);
+      const ours = await paced(() => db.transaction().execute((trx) => startProcessing(trx, claimed)));
+      const inputs = await paced(() => gatherInputs(db, ours, generator.readsHistory));
       const done = ours.map(async (version) => {
         // The claim set the lease; a row without one was not claimed here.
         const lease = version.agent_lease_until;
@@ -145,7 +174,7 @@ export function createAgent(
     const free = Math.min(batchSize, capacity - held);
     if (free <= 0) return;
     const at = new Date();
-    const claimed = await claimVersions(db, free, at.toISOString(), new Date(at.getTime() + leaseMs).toISOString());
+    const claimed = await paced(() => claimVersions(db, free, at.toISOString(), new Date(at.getTime() + leaseMs).toISOString()));
     if (claimed.length === 0) return;
     held += claimed.length;
     const batch = runBatch(claimed).finally(() => batches.delete(batch));
