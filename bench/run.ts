@@ -208,6 +208,13 @@ const SCENARIOS: Scenario[] = [
       bodyType: 'text/plain',
     }),
   },
+  // The page agent (template generator) regenerating a page of `agentAudiences` audiences, with
+  // get-person measured under the same load: see agentScenario.
+  {
+    name: 'agent-template',
+    target: 'service',
+    spec: (d) => ({ method: 'GET', headers: { 'x-api-key': d.key }, paths: d.personIds.map((id) => `/v0/persons/${id}`) }),
+  },
   {
     name: 'peer-prism',
     target: 'prism',
@@ -348,6 +355,100 @@ function load(spec: LoadSpec): Promise<LoadResult> {
   }).finally(() => fs.rmSync(file, { force: true }));
 }
 
+/**
+ * `agent-template`: POST /v0/pages/{page_id}/regenerate on the page of `agentAudiences` audiences,
+ * timed from the request until the last new version is published (read from the database every
+ * 100 ms), while get-person runs against the same service in 2-second rounds until then. Two rows:
+ * the versions published per second (`errors`: versions not published), and get-person meanwhile.
+ */
+async function agentScenario(
+  data: Seeded,
+  getPerson: Omit<LoadSpec, 'duration'>,
+  databaseUrl: string,
+  pid: number,
+  ceilingRps: number | null,
+): Promise<ScenarioResult[]> {
+  const db = openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database);
+  try {
+    const regenerated = (status: string) =>
+      db.kysely
+        .selectFrom('audience_versions as v')
+        .innerJoin('audiences as a', 'a.id', 'v.audience_id')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('a.page_id', '=', data.agentPageId)
+        .where('v.version_number', '=', 2)
+        .where('v.status', '=', status as 'published')
+        .executeTakeFirstOrThrow()
+        .then((r) => Number(r.n));
+    const { n: total } = await db.kysely
+      .selectFrom('audiences')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('page_id', '=', data.agentPageId)
+      .where('archived_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    const started = Date.now();
+    const request = fetch(`${getPerson.url}/v0/pages/${data.agentPageId}/regenerate`, {
+      method: 'POST',
+      headers: { ...getPerson.headers, 'content-type': 'application/json', 'idempotency-key': `bench-agent-${started}` },
+      body: '{}',
+    }).then(async (res) => {
+      if (res.status !== 202) throw new Error(`regenerate answered ${res.status}: ${await res.text()}`);
+    });
+    let finishedAt = 0;
+    let cancelled = 0;
+    const watcher = (async () => {
+      for (;;) {
+        await new Promise((r) => setTimeout(r, 100));
+        const published = await regenerated('published');
+        cancelled = await regenerated('cancelled');
+        if (published + cancelled >= Number(total)) break;
+        if (Date.now() - started > 600_000) throw new Error(`agent-template: ${published} of ${total} published after 10 minutes`);
+      }
+      finishedAt = Date.now();
+    })();
+    const rounds: LoadResult[] = [];
+    const [, peak] = await peakRss(
+      pid,
+      (async () => {
+        do rounds.push(await load({ ...getPerson, duration: 2 }));
+        while (finishedAt === 0);
+      })(),
+    );
+    await Promise.all([request, watcher]);
+    const seconds = (finishedAt - started) / 1000;
+    const requests = rounds.reduce((n, r) => n + r.requests, 0);
+    const rps = rounds.reduce((n, r) => n + r.rps, 0) / rounds.length;
+    return [
+      {
+        name: 'agent-template',
+        requests: Number(total),
+        rps: Number(total) / seconds,
+        p50: 0,
+        p99: 0,
+        p999: 0,
+        errors: cancelled,
+        non2xx: 0,
+        peakRssBytes: peak,
+        ratioToCeiling: null,
+      },
+      {
+        name: 'agent-get-person',
+        requests,
+        rps,
+        p50: Math.max(...rounds.map((r) => r.p50)),
+        p99: Math.max(...rounds.map((r) => r.p99)),
+        p999: Math.max(...rounds.map((r) => r.p999)),
+        errors: rounds.reduce((n, r) => n + r.errors, 0),
+        non2xx: rounds.reduce((n, r) => n + r.non2xx, 0),
+        peakRssBytes: peak,
+        ratioToCeiling: ceilingRps ? rps / ceilingRps : null,
+      },
+    ];
+  } finally {
+    await db.close();
+  }
+}
+
 async function prepareDatabase(backend: 'sqlite' | 'postgres'): Promise<{ url: string; drop(): Promise<void> }> {
   if (backend === 'sqlite') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pam-bench-'));
@@ -432,6 +533,7 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
       siteHost: '',
       sitePaths: [],
       siteVisits: [],
+      agentPageId: '',
     };
     let deepCursor = '';
     if (needsData) {
@@ -502,6 +604,14 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
       if (!child) continue;
       const port = scenario.target === 'ceiling' ? ceilingPort : scenario.target === 'prism' ? prismPort : servicePort;
       const base = { ...scenario.spec(data, deepCursor, site), url: `http://127.0.0.1:${port}`, connections: 50 };
+      if (scenario.name === 'agent-template') {
+        await waitIdle(child.pid!);
+        for (const row of await agentScenario(data, base, database.url, child.pid!, ceilingRps)) {
+          results.push(row);
+          log(formatRow(backend, row));
+        }
+        continue;
+      }
       await waitIdle(child.pid!);
       await load({ ...base, duration: Math.min(3, Math.max(1, options.duration / 3)) }); // warm-up
       await waitIdle(child.pid!);

@@ -24,9 +24,22 @@ export const SCALES: Record<
     topics: number;
     entries: number;
     deepPersons: number;
+    /** Audiences of the page the agent scenario regenerates. */
+    agentAudiences: number;
   }
 > = {
-  tiny: { pages: 20, audiences: 100, persons: 100, accounts: 100, sessions: 500, links: 100, topics: 5, entries: 5, deepPersons: 2_000 },
+  tiny: {
+    pages: 20,
+    audiences: 100,
+    persons: 100,
+    accounts: 100,
+    sessions: 500,
+    links: 100,
+    topics: 5,
+    entries: 5,
+    deepPersons: 2_000,
+    agentAudiences: 200,
+  },
   small: {
     pages: 1_000,
     audiences: 10_000,
@@ -37,6 +50,7 @@ export const SCALES: Record<
     topics: 100,
     entries: 20,
     deepPersons: 200_000,
+    agentAudiences: 2_000,
   },
   full: {
     pages: 10_000,
@@ -48,6 +62,7 @@ export const SCALES: Record<
     topics: 100,
     entries: 20,
     deepPersons: 1_000_000,
+    agentAudiences: 10_000,
   },
 };
 
@@ -195,6 +210,8 @@ export interface Seeded {
   sitePaths: string[];
   /** Pages, audiences and links of those paths, to sign view tokens for the collector scenario. */
   siteVisits: { tenantId: string; pageId: string; audienceId: string; linkId: string }[];
+  /** The page of `agentAudiences` audiences the agent scenario regenerates. */
+  agentPageId: string;
 }
 
 const BATCH = 500;
@@ -367,6 +384,65 @@ export async function seed(db: Kysely<Database>, scale: Scale, seedValue = 42): 
     });
     audienceRefs.push({ pageId: page.id, audienceId: id });
   }
+  // The agent scenario's page: content with tokens, and one published version per audience, each with a context.
+  const agentPage = {
+    ...(pages[0] as (typeof pages)[number]),
+    id: newId('page'),
+    name: 'Agent page',
+    title: 'Welcome',
+    content: JSON.stringify({
+      headline: 'Hello {{ person.firstName | there }}',
+      subheadline: 'What {{ account.name | your team }} gets',
+      sections: [
+        { heading: 'Why', body: 'Faster launches, **measured**.' },
+        { heading: 'How', body: '- Plan\n- Launch\n- Learn' },
+      ],
+    }),
+    audience_seq: n.agentAudiences,
+  };
+  pages.push(agentPage);
+  for (let i = 0; i < n.agentAudiences; i++) {
+    const person = persons[i % persons.length]!;
+    const computed = person.domain ? `${person.name} (${person.domain})` : person.name;
+    const at = ts(i, n.agentAudiences);
+    const id = newId('audience');
+    const versionId = newId('version');
+    versions.push({
+      id: versionId,
+      tenant_id: tenantId,
+      audience_id: id,
+      version_number: 1,
+      status: 'published',
+      is_new_page_agent: 1,
+      supplementary_context: `Mention the offer for ${person.name}.`,
+      queue_duration_ms: null,
+      created_at: at,
+      became_draft_at: null,
+      queued_at: null,
+      published_at: at,
+      cancelled_at: null,
+      obsolete_at: null,
+      archived_at: null,
+    });
+    audiences.push({
+      ...(audiences[0] as Record<string, unknown>),
+      id,
+      page_id: agentPage.id,
+      number: i + 1,
+      computed_name: computed,
+      effective_name: computed,
+      effective_name_lc: computed.toLowerCase(),
+      page_name: agentPage.name,
+      page_name_lc: agentPage.name.toLowerCase(),
+      person_id: person.id,
+      metadata_override: null,
+      version_seq: 1,
+      latest_version_id: versionId,
+      published_version_id: versionId,
+      created_at: at,
+      updated_at: at,
+    });
+  }
   await insertAll(db, 'pages', pages);
   await insertAll(db, 'audiences', audiences);
   await insertAll(db, 'audience_versions', versions);
@@ -489,7 +565,7 @@ export async function seed(db: Kysely<Database>, scale: Scale, seedValue = 42): 
 
   // Bulk inserts bypass the repository, so the list counters are set here.
   await bump(db, tenantId, 'persons', n.persons);
-  await bump(db, tenantId, 'pages', n.pages);
+  await bump(db, tenantId, 'pages', pages.length);
   await bump(db, deepTenantId, 'persons', n.deepPersons);
 
   const pick = <T>(list: T[], count: number) =>
@@ -516,6 +592,7 @@ export async function seed(db: Kysely<Database>, scale: Scale, seedValue = 42): 
       };
     }),
     analyticsRange: { startDate: new Date(base).toISOString(), endDate: new Date(base + 30 * 86_400_000).toISOString() },
+    agentPageId: agentPage.id,
     siteHost: domain.hostname,
     sitePaths: links.slice(0, 1000).map((l) => l.path),
     siteVisits: links.slice(0, 1000).map((l) => ({ tenantId, pageId: l.page_id, audienceId: l.target_audience_id, linkId: l.id })),

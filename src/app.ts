@@ -5,6 +5,9 @@ import { accountRoutes } from './accounts/routes.js';
 import { adminRoutes } from './admin/routes.js';
 import { analyticsRoutes } from './analytics/routes.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
+import { generatorFor } from './agent/generators.js';
+import { agentRoutes } from './agent/routes.js';
+import { createAgent, type AgentTuning } from './agent/worker.js';
 import { fileUrlSecret, urlSigner } from './assets/files.js';
 import { assetRoutes } from './assets/routes.js';
 import { fileStores } from './assets/store.js';
@@ -42,13 +45,15 @@ export interface AppOptions {
   config: Config;
   /** How often housekeeping runs (an hour by default); tests shorten it. */
   maintenanceEveryMs?: number;
+  /** The page agent's timings and batch size; tests shorten them. */
+  agent?: AgentTuning;
 }
 
 /**
  * Builds the whole service; `server.ts` listens on it and every test drives it, with the same
  * options. Wiring only: what each piece does is in its own module. The order matters where said.
  */
-export async function buildApp({ config, maintenanceEveryMs }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, maintenanceEveryMs, agent: agentTuning }: AppOptions): Promise<FastifyInstance> {
   const door: RouterErrorDoor = {};
   const app = Fastify(serverOptions(config, door)).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -93,6 +98,11 @@ export async function buildApp({ config, maintenanceEveryMs }: AppOptions): Prom
     app.addHook('onReady', async () => dispatcher.start());
     app.addHook('preClose', async () => dispatcher.stop());
   }
+  const agent = createAgent(db.kysely, config.agent, generatorFor(config.agent), app.log, agentTuning);
+  if (config.agent.enabled) {
+    app.addHook('onReady', async () => agent.start());
+    app.addHook('preClose', async () => agent.stop());
+  }
   const maintenance = createMaintenance(db.kysely, app.log, maintenanceEveryMs);
   app.addHook('onReady', async () => maintenance.start());
   app.addHook('preClose', async () => maintenance.stop());
@@ -101,6 +111,8 @@ export async function buildApp({ config, maintenanceEveryMs }: AppOptions): Prom
   app.addHook('onRoute', requireApiKey(keys.hook));
   app.addHook('onRoute', refuseUnknownQueryParameters);
   if (config.webhooks.enabled) app.addHook('onRoute', wakeDispatcherAfterWrites(dispatcher));
+  // A write may have queued versions: the agent of this process looks at once (the others at their next poll).
+  if (config.agent.enabled) app.addHook('onRoute', wakeDispatcherAfterWrites(agent));
 
   await registerOpenApi(app);
   await app.register(healthRoutes);
@@ -113,6 +125,7 @@ export async function buildApp({ config, maintenanceEveryMs }: AppOptions): Prom
   await app.register(logRoutes);
   await app.register(pageRoutes);
   await app.register(audienceRoutes);
+  await app.register(agentRoutes);
   await app.register(sessionRoutes);
   await app.register(analyticsRoutes);
   await app.register(domainRoutes);

@@ -22,6 +22,9 @@ export const AudienceVersion = Type.Object({
   cancelledAt: NullableTimestamp,
   obsoleteAt: NullableTimestamp,
   archivedAt: NullableTimestamp,
+  failureReason: Nullable(
+    Type.String({ description: 'Extension. Why the page agent gave up generating this version (it is then cancelled); null otherwise' }),
+  ),
 });
 export type AudienceVersion = Static<typeof AudienceVersion>;
 

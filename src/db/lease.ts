@@ -23,14 +23,15 @@ type LeaseColumn<T extends Leasable> = {
   string;
 
 type Column<T extends Leasable> = keyof Database[T] & string;
+type Order<T extends Leasable> = Column<T> | Expression<unknown>;
 
 export interface Claim<T extends Leasable, R extends Column<T> = Column<T>> {
   table: T;
   lease: LeaseColumn<T>;
   /** The rows waiting for this work, lease aside. Checked again as each row is taken. */
   due: (eb: ExpressionBuilder<Database, T>) => Expression<SqlBool>;
-  /** Which of the due rows go first: a column, or any expression over the row (a window function, say). */
-  orderBy: Column<T> | Expression<unknown>;
+  /** Which of the due rows go first: a column, or any expression over the row (a window function, say), or several (ties go to the next). */
+  orderBy: Order<T> | readonly Order<T>[];
   limit: number;
   /** The time of the claim; a lease that ended before it is free. */
   now: string;
@@ -50,7 +51,8 @@ export async function claimLeases<T extends Leasable, R extends Column<T> = Colu
   const lease = sql.ref(claim.lease);
   const due = claim.due(expressionBuilder<Database, T>());
   const free = sql`(${lease} is null or ${lease} < ${claim.now})`;
-  const order = typeof claim.orderBy === 'string' ? sql.ref(claim.orderBy) : claim.orderBy;
+  const orders = Array.isArray(claim.orderBy) ? (claim.orderBy as readonly Order<T>[]) : [claim.orderBy as Order<T>];
+  const order = sql.join(orders.map((o) => (typeof o === 'string' ? sql.ref(o) : o)));
   const returning = claim.returning ? sql.join(claim.returning.map((column) => sql.ref(column))) : sql`*`;
   // The condition again outside the subquery: a row changed since the subquery read it is left alone.
   const { rows } = await sql<Pick<Database[T], R>>`update ${table} set ${lease} = ${claim.until}

@@ -217,6 +217,16 @@ export interface AudienceVersionsTable {
   cancelled_at: string | null;
   obsolete_at: string | null;
   archived_at: string | null;
+  /** Why the agent gave up on it (it is then cancelled); null otherwise. */
+  failure_reason: string | null;
+  /** The agent's claim: until when one worker holds it (src/agent/worker.ts). */
+  agent_lease_until: string | null;
+  /** Generations the agent tried and that failed. */
+  agent_attempts: number;
+  /** After a failed try: not tried again before this. */
+  agent_retry_at: string | null;
+  /** Set on the versions a keyed regenerate request queued: one per audience per request. */
+  regeneration_key: string | null;
 }
 
 export interface AudienceSessionsTable {

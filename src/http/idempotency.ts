@@ -130,6 +130,18 @@ async function replay<T>(
   return { body: await render(JSON.parse(stored.response_body) as T), status: Number(stored.response_status), replayed: true };
 }
 
+/**
+ * A stable name for the work of a keyed request that is written in several transactions before
+ * `createOnce` records its answer (a regenerate's batches): the same key with the same request
+ * gives the same name, so the work can be found again by a retry. Null without a key.
+ */
+export function workKey(req: IdempotentRequest): string | null {
+  if (!req.key) return null;
+  return createHash('sha256')
+    .update(JSON.stringify([req.tenantId, req.scope, req.key, requestHash(req.request)]))
+    .digest('hex');
+}
+
 /** SHA-256 of the request with object keys sorted, so key order alone never counts as a difference. */
 function requestHash(request: unknown): string {
   return createHash('sha256').update(JSON.stringify(request, sortedKeys)).digest('hex');

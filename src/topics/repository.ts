@@ -34,7 +34,7 @@ export const toEntry = (row: TopicEntriesTable): TopicEntry => ({
   updatedAt: row.updated_at,
 });
 
-const toTopic = (row: TopicsTable, entries: TopicEntriesTable[]): Topic => ({
+export const toTopic = (row: TopicsTable, entries: TopicEntriesTable[]): Topic => ({
   topicId: row.id,
   title: row.title,
   purpose: row.purpose,

@@ -43,6 +43,7 @@ const VERSION_FIELDS = [
   'cancelledAt',
   'content',
   'createdAt',
+  'failureReason',
   'isNewPageAgent',
   'obsoleteAt',
   'publishedAt',
@@ -184,6 +185,7 @@ function assertFirstVersion(a: Json, isNewPageAgent: boolean, supplementaryConte
     cancelledAt: null,
     obsoleteAt: null,
     archivedAt: null,
+    failureReason: null,
   });
 }
 

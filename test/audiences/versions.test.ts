@@ -22,6 +22,7 @@ const VERSION_FIELDS = [
   'cancelledAt',
   'content',
   'createdAt',
+  'failureReason',
   'isNewPageAgent',
   'obsoleteAt',
   'publishedAt',
@@ -153,6 +154,7 @@ describe('POST .../audiences/{audience_id}/versions (extension)', () => {
         cancelledAt: null,
         obsoleteAt: null,
         archivedAt: null,
+        failureReason: null,
       },
     );
     assert.equal(v2.becameDraftAt, v2.createdAt);

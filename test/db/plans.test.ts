@@ -249,6 +249,7 @@ async function seedPagesAudiencesSessions(k: Kysely<Database>, tenantId: string,
         cancelled_at: null,
         obsolete_at: null,
         archived_at: null,
+        agent_attempts: 0,
       });
       for (let v = 0; v < SESSIONS_PER_AUDIENCE; v++) {
         sessions.push({

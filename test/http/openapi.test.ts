@@ -19,6 +19,7 @@ const EXPECTED: Record<string, Record<string, 'reference' | 'extension'>> = {
   '/v0/pages': { get: 'reference', post: 'extension' },
   '/v0/pages/{page_id}': { get: 'extension', patch: 'reference', delete: 'extension' },
   '/v0/pages/{page_id}/preview': { get: 'extension' },
+  '/v0/pages/{page_id}/regenerate': { post: 'extension' },
   '/v0/pages/{page_id}/audiences': { get: 'reference', post: 'extension' },
   '/v0/pages/{page_id}/audiences/{audience_id}': { get: 'reference', patch: 'extension' },
   '/v0/pages/{page_id}/audiences/{audience_id}/archive': { post: 'extension' },

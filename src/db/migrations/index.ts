@@ -10,6 +10,7 @@ import * as audienceKeys from './2026_11_23_0008_audience_keys.js';
 import * as logTimelines from './2026_11_23_0009_log_timelines.js';
 import * as visits from './2026_11_23_0010_visits.js';
 import * as content from './2026_11_23_0011_content.js';
+import * as agent from './2026_11_24_0012_agent.js';
 import * as analytics from './2026_11_24_0013_analytics.js';
 
 /** Every migration, by name; names sort in the order they must run. Add new files here. */
@@ -25,5 +26,6 @@ export const migrations: Record<string, Migration> = {
   '2026_11_23_0009_log_timelines': logTimelines,
   '2026_11_23_0010_visits': visits,
   '2026_11_23_0011_content': content,
+  '2026_11_24_0012_agent': agent,
   '2026_11_24_0013_analytics': analytics,
 };

@@ -1,0 +1,231 @@
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { AgentConfig } from '../config.js';
+import type { AudienceVersionsTable, Database } from '../db/types.js';
+import { Content } from '../pages/schemas.js';
+import { gatherInputs } from './inputs.js';
+import { claimVersions, type Outcome, startProcessing, writeOutcomes } from './repository.js';
+import { retryIn } from './retry-policy.js';
+import { GenerationError, type Generator, type GeneratorInput } from './types.js';
+
+/**
+ * The page agent's worker: claims queued versions, moves them to processing, has the generator
+ * write their content, checks it against the content schema and publishes it, through the
+ * lifecycle of src/audiences/ (docs/agent.md). Safe in any number of processes on one database:
+ * a version is claimed with a lease (db/lease.ts) that outlives the generation, every outcome is
+ * written only while the lease is still this worker's, and a crashed worker's versions are
+ * claimed again once its leases end.
+ *
+ * Throughput: versions are claimed, moved and published in batches, each batch one transaction,
+ * and the outcomes that finish while a batch is being written are written together in the next.
+ */
+export interface Agent {
+  start(): void;
+  /** Something may have been queued: look now rather than at the next poll. */
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+export interface AgentTuning {
+  /** How often an idle worker looks for work (1 s). */
+  pollMs?: number;
+  /** The first retry's base delay (1 s); each later one doubles it. */
+  retryBaseMs?: number;
+  /** Versions claimed at once for an in-process generator (50). */
+  batchSize?: number;
+}
+
+const POLL_MS = 1000;
+/**
+ * The most of this process's time the agent's database work takes while the API is busy too: after
+ * a step that took X ms, when requests were waiting, it leaves the process to them for
+ * X × (1 − SHARE) / SHARE ms. When nothing else was waiting, it goes on at once. On SQLite a
+ * transaction runs on the event loop from start to end, so without this a queue of ten thousand
+ * versions would starve the API.
+ */
+const SHARE = 0.5;
+/** A turn of the event loop longer than this had other work (requests) to do. */
+const BUSY_TURN_MS = 0.5;
+const MIN_ROUND_GAP_MS = 10;
+/** Beyond the generation's timeout: the batch's reads and writes around it. */
+const LEASE_MARGIN_MS = 10_000;
+const WRITE_BATCH = 50;
+
+const isContent = TypeCompiler.Compile(Content);
+
+export function createAgent(
+  db: Kysely<Database>,
+  config: AgentConfig,
+  generator: Generator,
+  log: FastifyBaseLogger,
+  tuning: AgentTuning = {},
+): Agent {
+  const pollMs = tuning.pollMs ?? POLL_MS;
+  const retryBaseMs = tuning.retryBaseMs ?? 1000;
+  const batchSize = generator.inProcess ? (tuning.batchSize ?? 50) : config.concurrency;
+  // In process: one batch generating while the one before it is written.
+  const capacity = generator.inProcess ? batchSize * 2 : config.concurrency;
+  const leaseMs = config.timeoutMs + LEASE_MARGIN_MS;
+  const stopping = new AbortController();
+  const batches = new Set<Promise<void>>();
+  let held = 0;
+  let running = false;
+  let loop: Promise<void> | undefined;
+  let wakeUp: (() => void) | undefined;
+  let woken = false;
+
+  /** Runs a step of database work, then leaves the process to the API for its share while it is busy (see SHARE). */
+  async function paced<T>(work: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    const result = await work();
+    const owed = ((performance.now() - started) * (1 - SHARE)) / SHARE;
+    const turn = performance.now();
+    await new Promise((resolve) => setImmediate(resolve));
+    if (performance.now() - turn >= BUSY_TURN_MS) {
+      for (let left = owed - (performance.now() - turn); left >= 1; ) {
+        const slept = performance.now();
+        await new Promise((resolve) => setTimeout(resolve, Math.min(left, 5)));
+        left -= performance.now() - slept;
+      }
+    }
+    return result;
+  }
+
+  // Outcomes wait here and are written together, one transaction per turn of the writer.
+  let pending: { outcome: Outcome; done: () => void }[] = [];
+  let writing: Promise<void> | undefined;
+
+  function record(outcome: Outcome): Promise<void> {
+    return new Promise((done) => {
+      pending.push({ outcome, done });
+      writing ??= writeAll();
+    });
+  }
+
+  async function writeAll(): Promise<void> {
+    while (pending.length > 0) {
+      const batch = pending.slice(0, WRITE_BATCH);
+      pending = pending.slice(WRITE_BATCH);
+      try {
+        await paced(() =>
+          db.transaction().execute((trx) =>
+            writeOutcomes(
+              trx,
+              batch.map((p) => p.outcome),
+            ),
+          ),
+        );
+      } catch (err) {
+        // Not written: the leases run out and the versions are claimed again.
+        log.error({ err }, 'agent: writing outcomes failed');
+      }
+      for (const p of batch) p.done();
+    }
+    writing = undefined;
+  }
+
+  async function generateOne(version: AudienceVersionsTable, lease: string, input: GeneratorInput | undefined): Promise<Outcome> {
+    if (!input) return { kind: 'fail', version, lease, reason: 'the audience or its page no longer exists' };
+    if (stopping.signal.aborted) return { kind: 'give-back', version, lease };
+    let reason: string;
+    let retryAfterMs: number | undefined;
+    try {
+      // An in-process generation is over before any timer could fire: it needs none.
+      const signal = generator.inProcess ? stopping.signal : AbortSignal.any([stopping.signal, AbortSignal.timeout(config.timeoutMs)]);
+      const content = await generator.generate(input, signal);
+      if (isContent.Check(content)) return { kind: 'publish', version, lease, content };
+      const first = isContent.Errors(content).First();
+      reason = `${generator.name}: the answer is not valid content${first ? ` (${first.path || '/'} ${first.message})` : ''}`;
+    } catch (err) {
+      if (stopping.signal.aborted) return { kind: 'give-back', version, lease };
+      reason = err instanceof GenerationError ? err.reason : `${generator.name}: the generation failed`;
+      retryAfterMs = err instanceof GenerationError ? err.retryAfterMs : undefined;
+      if (!(err instanceof GenerationError)) log.warn({ err, versionId: version.id }, 'agent: generator error');
+    }
+    const failures = Number(version.agent_attempts) + 1;
+    const wait = retryIn({ failures, baseMs: retryBaseMs, retryAfterMs, random: Math.random() });
+    log.info({ versionId: version.id, failures, reason, retryInMs: wait }, 'agent: generation failed');
+    if (wait === null) return { kind: 'fail', version, lease, reason };
+    if (wait < pollMs) setTimeout(wake, wait).unref();
+    return { kind: 'retry', version, lease, reason, at: new Date(Date.now() + wait).toISOString() };
+  }
+
+  async function runBatch(claimed: AudienceVersionsTable[]): Promise<void> {
+    try {
+      const ours = await paced(() => db.transaction().execute((trx) => startProcessing(trx, claimed)));
+      const inputs = await paced(() => gatherInputs(db, ours, generator.readsHistory));
+      const done = ours.map(async (version) => {
+        // The claim set the lease; a row without one was not claimed here.
+        const lease = version.agent_lease_until;
+        if (lease === null) return;
+        await record(await generateOne(version, lease, inputs.get(version.id)));
+      });
+      await Promise.all(done);
+    } catch (err) {
+      log.error({ err }, 'agent: a batch failed; its versions are claimed again when their leases end');
+    } finally {
+      held -= claimed.length;
+      wake();
+    }
+  }
+
+  async function tick(): Promise<void> {
+    const free = Math.min(batchSize, capacity - held);
+    if (free <= 0) return;
+    const at = new Date();
+    const claimed = await paced(() => claimVersions(db, free, at.toISOString(), new Date(at.getTime() + leaseMs).toISOString()));
+    if (claimed.length === 0) return;
+    held += claimed.length;
+    const batch = runBatch(claimed).finally(() => batches.delete(batch));
+    batches.add(batch);
+    if (claimed.length === free) woken = true; // there may be more: claim again at once
+  }
+
+  function wake(): void {
+    woken = true;
+    wakeUp?.();
+  }
+
+  async function run(): Promise<void> {
+    while (running) {
+      woken = false;
+      const started = Date.now();
+      try {
+        await tick();
+      } catch (err) {
+        log.error({ err }, 'agent: claim round failed');
+      }
+      if (!running) break;
+      if (!woken) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, pollMs);
+          wakeUp = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wakeUp = undefined;
+      }
+      const gap = MIN_ROUND_GAP_MS - (Date.now() - started);
+      if (gap > 0 && running) await new Promise((r) => setTimeout(r, gap));
+    }
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      loop = run();
+    },
+    wake,
+    async stop() {
+      running = false;
+      stopping.abort();
+      wakeUp?.();
+      await loop;
+      await Promise.allSettled(batches);
+      await writing;
+    },
+  };
+}
