@@ -257,6 +257,11 @@ describe('the console in a real browser', { skip }, () => {
     await tab.getByRole('button', { name: 'Restore' }).click();
     await tab.getByRole('button', { name: 'Archive' }).waitFor();
     assert.equal(ok(await t.req('GET', audienceUrl)).archivedAt, null, 'restored through the API');
+    // Regenerate queues a new version for the page agent (off in tests, so it stays queued).
+    await tab.getByRole('button', { name: 'Regenerate' }).click();
+    await tab.locator('[data-version="2"]').waitFor();
+    const versions = ok(await t.req('GET', `${audienceUrl}/versions`)).items as Json[];
+    assert.equal(versions[0]?.status, 'queued', 'queued through the API');
 
     const [download] = await Promise.all([tab.waitForEvent('download'), tab.getByRole('button', { name: 'Download CSV' }).click()]);
     const csv = readFileSync((await download.path()) ?? '', 'utf8');

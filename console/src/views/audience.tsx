@@ -140,18 +140,12 @@ function SessionTable({ sessions }: { sessions: Session[] }) {
 
 /** POST /v0/pages/{page_id}/regenerate (the page agent): queues a new version of this audience. */
 async function regenerate(pageId: string, audienceId: string): Promise<unknown> {
-  const key = storedKey() ?? '';
-  const response = await fetch(`/v0/pages/${encodeURIComponent(pageId)}/regenerate`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': key, ...once() },
-    body: JSON.stringify({ audienceIds: [audienceId] }),
-  });
-  const body: unknown = await response.json().catch(() => ({}));
-  if (!response.ok) {
-    const problem = body as { detail?: string; title?: string };
-    throw new Error(`${problem.detail ?? problem.title ?? 'Regeneration failed'} (${response.status})`);
-  }
-  return body;
+  return must(
+    await api.POST('/v0/pages/{page_id}/regenerate', {
+      params: { path: { page_id: pageId }, header: once() },
+      body: { audienceIds: [audienceId] },
+    }),
+  );
 }
 
 export function AudienceView({ pageId, audienceId }: { pageId: string; audienceId: string }) {

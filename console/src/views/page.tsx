@@ -230,7 +230,7 @@ function Links({ pageId }: { pageId: string }) {
             {links.items.map((l) => (
               <li key={l.pageLinkId}>
                 <code>{l.path}</code> → {l.target.targetType}
-                {l.target.audienceId ? (
+                {l.target.targetType === 'audience' ? (
                   <>
                     {' '}
                     (<a href={href('pages', pageId, 'audiences', l.target.audienceId)}>audience</a>)
