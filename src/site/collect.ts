@@ -4,8 +4,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isbot } from 'isbot';
 import type { AudienceSessionsTable } from '../db/types.js';
 import { validatorCompiler } from '../http/validation.js';
-import { findPageLink } from '../page-links/repository.js';
-import { findPage } from '../pages/repository.js';
+import { findPageLinkPath } from '../page-links/repository.js';
+import { findPageTitle } from '../pages/repository.js';
 import { findVisit, lockVisit, recordVisit, type Visit, type VisitFields } from '../sessions/repository.js';
 import { sessionsChanged } from '../analytics/freshness.js';
 import type { SiteContext } from './app.js';
@@ -116,10 +116,10 @@ export async function collectRoutes(site: FastifyInstance, context: SiteContext)
       }
       const scheme = forwardedScheme(request, trusted) ?? request.protocol;
       await context.db.transaction().execute(async (trx) => {
-        const page = await findPage(trx, claims.tenantId, claims.pageId);
+        const page = await findPageTitle(trx, claims.tenantId, claims.pageId);
         // The page was deleted since it was served: its sessions are gone from the API with it.
         if (!page) return;
-        const link = claims.path === undefined ? await findPageLink(trx, claims.tenantId, claims.linkId) : undefined;
+        const link = claims.path === undefined ? await findPageLinkPath(trx, claims.tenantId, claims.linkId) : undefined;
         await lockVisit(trx, claims.visitId);
         const stored = await findVisit(trx, claims.tenantId, claims.visitId);
         const at = Date.now();
@@ -132,7 +132,7 @@ export async function collectRoutes(site: FastifyInstance, context: SiteContext)
           pageTitle: page.title,
           startedAt: new Date(at).toISOString(),
         };
-        await recordVisit(trx, visit, raise(stored, request.body, claims, at));
+        await recordVisit(trx, visit, stored, raise(stored, request.body, claims, at));
       });
       // After the commit: the pages overview of this process must not keep an answer from before it.
       sessionsChanged(claims.tenantId);

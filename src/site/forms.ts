@@ -143,7 +143,7 @@ export async function recordLead(
       pageTitle: served.pageTitle,
       startedAt: at,
     };
-    const session = await recordVisit(trx, visit, submittedFields(existing, at, submission));
+    const session = await recordVisit(trx, visit, existing, submittedFields(existing, at, submission));
     const lead = { name: fields.name, email: fields.email, phone: fields.phone };
     if (audience.person_id !== null && (await ownerExists(trx, 'person', claims.tenantId, audience.person_id))) {
       const log = await createLog(trx, 'person', claims.tenantId, audience.person_id, {

@@ -280,6 +280,7 @@ describe('POST /_pam/collect: bounds', () => {
           pageTitle: 'Spring offer',
           startedAt: new Date().toISOString(),
         },
+        undefined,
         {
           session_ended_at: new Date().toISOString(),
           time_spent_seconds: 0,
