@@ -14,7 +14,7 @@ export interface AssetContext {
 }
 
 const tags = ['assets'];
-const extension = [...tags, 'extension'];
+const extension = { tags, 'x-extension': true };
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
@@ -38,7 +38,7 @@ const fileUploadRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (app, { 
       bodyLimit: MAX_FILE_BYTES,
       schema: {
         headers: IdempotencyHeaders,
-        tags: extension,
+        ...extension,
         operationId: 'uploadFile',
         summary: 'Upload an image file (extension)',
         description: `The raw bytes as the body, with Content-Type ${IMAGE_TYPES.join(', ')}; at most 10 MiB. The bytes must really be of that type.`,
@@ -84,6 +84,7 @@ const downloadRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (app, { si
       {
         schema: {
           tags: ['assets'],
+          operationId: variant === 'original' ? 'downloadFile' : 'downloadFilePreview',
           summary: variant === 'original' ? 'Download a file (signed link)' : "Download a file's preview (signed link)",
           security: [],
           params: FileParams,
@@ -155,7 +156,7 @@ const assetResourceRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (app,
     '/v0/assets/:asset_id',
     {
       schema: {
-        tags: extension,
+        ...extension,
         operationId: 'updateAsset',
         summary: 'Update, trash or restore an asset (extension)',
         params: AssetParams,
@@ -176,7 +177,7 @@ const assetResourceRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (app,
     '/v0/assets/:asset_id',
     {
       schema: {
-        tags: extension,
+        ...extension,
         operationId: 'deleteAsset',
         summary: 'Delete an asset (extension)',
         params: AssetParams,

@@ -13,7 +13,7 @@ export const LogCreate = Type.Object(
     payload: Payload,
     idempotencyKey: Type.Optional(Nullable(IdempotencyKey)),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, $id: 'LogCreate' },
 );
 export type LogCreate = Static<typeof LogCreate>;
 
@@ -27,21 +27,27 @@ const logFields = {
   deletedAt: NullableTimestamp,
 };
 
-export const PersonLog = Type.Object({
-  personId: Type.String({ minLength: 1 }),
-  personLogId: Type.String({ minLength: 1 }),
-  ...logFields,
-});
+export const PersonLog = Type.Object(
+  {
+    personId: Type.String({ minLength: 1 }),
+    personLogId: Type.String({ minLength: 1 }),
+    ...logFields,
+  },
+  { $id: 'PersonLog' },
+);
 export type PersonLog = Static<typeof PersonLog>;
 
-export const AccountLog = Type.Object({
-  accountId: AccountId,
-  accountLogId: Type.String({ minLength: 1 }),
-  ...logFields,
-});
+export const AccountLog = Type.Object(
+  {
+    accountId: AccountId,
+    accountLogId: Type.String({ minLength: 1 }),
+    ...logFields,
+  },
+  { $id: 'AccountLog' },
+);
 export type AccountLog = Static<typeof AccountLog>;
 
-export const LogUpdate = Type.Object({ payload: Payload }, { additionalProperties: false });
+export const LogUpdate = Type.Object({ payload: Payload }, { additionalProperties: false, $id: 'LogUpdate' });
 export type LogUpdate = Static<typeof LogUpdate>;
 
 export const LogListQuery = ListQuery({

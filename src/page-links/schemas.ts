@@ -4,19 +4,22 @@ import { ListQuery, NullableTimestamp, StringEnum, Timestamp } from '../http/sch
 
 export const TargetType = StringEnum(TARGET_TYPES);
 
-export const PageLink = Type.Object({
-  pageLinkId: Type.String(),
-  tenantDomainId: Type.String(),
-  path: Type.String(),
-  target: Type.Object({
-    targetType: TargetType,
-    audienceId: Type.Optional(Type.String({ description: 'For audience targets' })),
-    pageId: Type.Optional(Type.String({ description: 'For page and page_routing targets' })),
-  }),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  deletedAt: NullableTimestamp,
-});
+export const PageLink = Type.Object(
+  {
+    pageLinkId: Type.String(),
+    tenantDomainId: Type.String(),
+    path: Type.String(),
+    target: Type.Object({
+      targetType: TargetType,
+      audienceId: Type.Optional(Type.String({ description: 'For audience targets' })),
+      pageId: Type.Optional(Type.String({ description: 'For page and page_routing targets' })),
+    }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    deletedAt: NullableTimestamp,
+  },
+  { $id: 'PageLink' },
+);
 export type PageLink = Static<typeof PageLink>;
 
 const Path = Type.String({
@@ -40,13 +43,17 @@ export const PageLinkCreate = Type.Object(
     tenantDomainId: Type.Optional(Type.String({ description: "Defaults to the tenant's fallback domain" })),
     target: Target,
   },
-  { additionalProperties: false },
+  { additionalProperties: false, $id: 'PageLinkCreate' },
 );
 export type PageLinkCreate = Static<typeof PageLinkCreate>;
 
 export const PageLinkUpdate = Type.Object(
   { path: Type.Optional(Path), target: Type.Optional(Target) },
-  { additionalProperties: false, description: 'The link stays on its domain; a new target replaces the old one whole' },
+  {
+    additionalProperties: false,
+    description: 'The link stays on its domain; a new target replaces the old one whole',
+    $id: 'PageLinkUpdate',
+  },
 );
 export type PageLinkUpdate = Static<typeof PageLinkUpdate>;
 
