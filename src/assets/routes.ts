@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError, notFound } from '../http/errors.js';
 import { createOnce, fromBodyOrHeader, fromHeader, IdempotencyHeaders, replayIfKnown, sendOnce } from '../http/idempotency.js';
-import { NoContent, responses } from '../http/schemas.js';
+import { bytesResponses, NoContent, responses } from '../http/schemas.js';
 import { IMAGE_TYPES } from '../db/enums.js';
 import { MAX_FILE_BYTES, inspectImage, sniffImageType, type UrlSigner } from './files.js';
 import { createAsset, deleteAsset, findFile, getAsset, insertFile, storeFileBytes, updateAsset } from './repository.js';
@@ -89,6 +89,7 @@ const downloadRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (app, { si
           security: [],
           params: FileParams,
           querystring: DownloadQuery,
+          response: bytesResponses('The image, with its Content-Type', IMAGE_TYPES),
         },
       },
       async (request, reply) => {

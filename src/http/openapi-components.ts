@@ -88,3 +88,20 @@ function openApiSchema(node: unknown): unknown {
   }
   return out;
 }
+
+/**
+ * @fastify/swagger marks every request body required; a body whose schema also admits `null`
+ * (an action's `EmptyBody`, `ApiKeyCreate`...) may be left out, and the document says so.
+ */
+export function optionalNullableBodies(paths: Record<string, Record<string, unknown>>, schemas: Record<string, Json>): void {
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(item)) {
+      if (!isObject(operation) || !isObject(operation.requestBody)) continue;
+      const body = operation.requestBody as { required?: boolean; content?: Record<string, { schema?: Json }> };
+      const schema = body.content?.['application/json']?.schema;
+      const ref = typeof schema?.$ref === 'string' ? schema.$ref : '';
+      const named = ref.startsWith(COMPONENTS) ? schemas[ref.slice(COMPONENTS.length)] : schema;
+      if (Array.isArray(named?.type) && named.type.includes('null')) body.required = false;
+    }
+  }
+}

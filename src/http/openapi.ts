@@ -1,7 +1,7 @@
 import swagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import { components } from './openapi-components.js';
+import { components, optionalNullableBodies } from './openapi-components.js';
 
 declare module 'fastify' {
   interface FastifySchema {
@@ -35,10 +35,19 @@ export function openApiOptions(): FastifyDynamicSwaggerOptions {
           adminToken: { type: 'http', scheme: 'bearer', description: 'The ADMIN_TOKEN the service was started with' },
         },
       },
+      // The API answers on the host that serves this document.
+      servers: [{ url: '/', description: 'This service' }],
       security: [{ apiKey: [] }],
       tags: [
         { name: 'persons', description: 'Persons and their logs' },
         { name: 'accounts', description: 'Accounts and their logs' },
+        { name: 'pages', description: 'Pages, their actions, content and previews' },
+        { name: 'audiences', description: 'Audiences of a page, their versions, and audience search' },
+        { name: 'audience sessions', description: 'Recorded visits of an audience' },
+        { name: 'assets', description: 'Image files, assets and their signed download links' },
+        { name: 'topics', description: 'Topics and their entries' },
+        { name: 'page links', description: 'Links on tenant domains, and the domains' },
+        { name: 'webhooks', description: 'Webhook subscriptions, deliveries and the events' },
         { name: 'admin', description: 'Tenants and API keys (only when ADMIN_TOKEN is set)' },
       ],
     },
@@ -46,7 +55,9 @@ export function openApiOptions(): FastifyDynamicSwaggerOptions {
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) return documentObject.swaggerObject;
       const doc = documentObject.openapiObject;
-      doc.components = { ...doc.components, schemas: named.schemas() } as typeof doc.components;
+      const schemas = named.schemas();
+      optionalNullableBodies(doc.paths as Record<string, Record<string, unknown>>, schemas);
+      doc.components = { ...doc.components, schemas } as typeof doc.components;
       named = components();
       return doc;
     },

@@ -77,6 +77,18 @@ export function htmlResponses(description: string) {
   };
 }
 
+/** Responses of a route that answers bytes of one of `types` (a file download), and problems as every route. */
+export function bytesResponses(description: string, types: readonly string[]) {
+  return {
+    200: {
+      description,
+      content: Object.fromEntries(types.map((type) => [type, { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) }])),
+    },
+    '4xx': problemResponse('The request was refused: see `code` and `errors`'),
+    '5xx': problemResponse('The service failed: quote `requestId` when reporting it'),
+  };
+}
+
 /** An absolute `http:` or `https:` URL. */
 export const HttpUrl = Type.String({
   maxLength: 2048,

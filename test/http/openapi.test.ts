@@ -267,6 +267,13 @@ describe('operation ids and named schemas', () => {
     }
   });
 
+  test("a body that may be left out (an action's EmptyBody) is not required; a create's body is", () => {
+    const archive = operation('/v0/pages/{page_id}/audiences/{audience_id}/archive', 'post').requestBody;
+    assert.equal(archive.content['application/json'].schema.$ref, '#/components/schemas/EmptyBody');
+    assert.equal(archive.required, false);
+    assert.equal(operation('/v0/persons', 'post').requestBody.required, true);
+  });
+
   test('every $ref in the document resolves', () => {
     const walk = (node: Json): void => {
       if (Array.isArray(node)) node.forEach(walk);
