@@ -35,6 +35,17 @@ export interface Config {
   trustProxy: string[];
   /** Reports a visitor's address may send to the collector a minute (its token bucket). */
   collectRatePerMinute: number;
+  metrics: MetricsConfig;
+}
+
+/** `GET /metrics` (Prometheus): off unless a token or a port is set. */
+export interface MetricsConfig {
+  /** Set: served on the API's host and port, to `Authorization: Bearer <token>` only. */
+  token: string | undefined;
+  /** Set: served on a port of its own, without a token, at `host`. */
+  port: number | undefined;
+  /** Where the metrics port listens: loopback unless said otherwise. */
+  host: string;
 }
 
 export interface WebhookDelivery {
@@ -100,7 +111,20 @@ export function loadConfig(env: Env = process.env): Config {
     corsOrigins: readOrigins(env),
     trustProxy: readTrustProxy(env),
     collectRatePerMinute: readInteger(env, 'COLLECT_RATE_PER_MINUTE', 60, 1, 1_000_000),
+    metrics: readMetrics(env, port),
   };
+}
+
+function readMetrics(env: Env, apiPort: number): MetricsConfig {
+  const token = readString(env, 'METRICS_TOKEN');
+  // The token travels in an HTTP header: visible ASCII without spaces, and long enough not to be guessed.
+  if (token !== undefined && !/^[\x21-\x7e]{16,256}$/.test(token))
+    throw new ConfigError('METRICS_TOKEN must be 16 to 256 visible ASCII characters without spaces');
+  const port = readString(env, 'METRICS_PORT') === undefined ? undefined : readInteger(env, 'METRICS_PORT', 0, 1, 65535);
+  if (port !== undefined && port === apiPort) throw new ConfigError(`METRICS_PORT must differ from PORT (${apiPort})`);
+  const host = readString(env, 'METRICS_HOST') ?? '127.0.0.1';
+  if (net.isIP(host) === 0 && host !== 'localhost') throw new ConfigError(`METRICS_HOST must be an IP address, got "${host}"`);
+  return { token, port, host };
 }
 
 function readRateLimit(env: Env): { perSecond: number; burst: number } {

@@ -20,11 +20,19 @@ export interface Db {
   kysely: Kysely<Database>;
   dialect: Dialect;
   close(): Promise<void>;
+  /** PostgreSQL's connection pool, now (for the metrics). */
+  poolStats?: () => { total: number; idle: number; waiting: number };
+}
+
+/** What the metrics learn from the database layer (src/metrics/database.ts). */
+export interface DbObserver {
+  /** SQLite: a group commit took this many transactions and statements together. */
+  groupCommitted?(members: number): void;
 }
 
 /** `log` is Kysely's own: it sees every query executed, prepared ones included (the query-plan test uses it). */
-export function openDatabase(config: DatabaseConfig, log?: LogConfig): Db {
-  return config.kind === 'postgres' ? openPostgres(config.url, config.poolSize, log) : openSqlite(config.path, log);
+export function openDatabase(config: DatabaseConfig, log?: LogConfig, observer: DbObserver = {}): Db {
+  return config.kind === 'postgres' ? openPostgres(config.url, config.poolSize, log) : openSqlite(config.path, log, observer);
 }
 
 // PostgreSQL returns what SQLite returns: timestamps as ISO 8601 strings in UTC with milliseconds
@@ -98,7 +106,8 @@ function openPostgres(url: string, poolSize: number, log?: LogConfig): Db {
     },
     log,
   });
-  return { kysely, dialect: 'postgres', close: () => kysely.destroy() };
+  const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+  return { kysely, dialect: 'postgres', close: () => kysely.destroy(), poolStats };
 }
 
 /**
@@ -125,8 +134,8 @@ function currentSchemaIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
   };
 }
 
-function openSqlite(file: string, log?: LogConfig): Db {
+function openSqlite(file: string, log: LogConfig | undefined, observer: DbObserver): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const kysely = new Kysely<Database>({ dialect: groupCommitSqlite(file), log });
+  const kysely = new Kysely<Database>({ dialect: groupCommitSqlite(file, observer.groupCommitted), log });
   return { kysely, dialect: 'sqlite', close: () => kysely.destroy() };
 }

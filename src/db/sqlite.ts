@@ -53,12 +53,14 @@ function fifoLock() {
 }
 
 interface Group {
+  /** Transactions and statements that joined it. */
+  members: number;
   committed: Promise<void>;
   resolve(): void;
   reject(err: unknown): void;
 }
 
-export function groupCommitSqlite(file: string): Dialect {
+export function groupCommitSqlite(file: string, onCommit?: (members: number) => void): Dialect {
   const writer = new SQLite(file);
   writer.pragma('journal_mode = WAL');
   // NORMAL in WAL mode survives a process crash (kill -9); only a power loss can drop the last commits.
@@ -97,7 +99,10 @@ export function groupCommitSqlite(file: string): Dialect {
   let group: Group | undefined;
 
   const openGroup = (): Group => {
-    if (group && writer.inTransaction) return group;
+    if (group && writer.inTransaction) {
+      group.members++;
+      return group;
+    }
     // A failed statement may have ended the outer transaction (SQLite does so on a full disk or an
     // I/O error): the members that were waiting for it fail with it, and a new group begins.
     group?.reject(new Error('The group transaction was rolled back by SQLite'));
@@ -109,7 +114,7 @@ export function groupCommitSqlite(file: string): Dialect {
     });
     committed.catch(() => {}); // observed by each member; never an unhandled rejection here
     write('begin immediate').run();
-    group = { committed, resolve, reject };
+    group = { members: 1, committed, resolve, reject };
     setImmediate(() => void flush());
     return group;
   };
@@ -124,6 +129,7 @@ export function groupCommitSqlite(file: string): Dialect {
       endSnapshot();
       write('commit').run();
       current.resolve();
+      onCommit?.(current.members);
     } catch (err) {
       if (writer.inTransaction) write('rollback').run();
       current?.reject(err);
