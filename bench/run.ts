@@ -64,8 +64,11 @@ function parseArgs(argv: string[]): Options {
 
 interface Scenario {
   name: string;
-  /** Which server answers: the service, the bare ceiling, or Prism mocking the service's OpenAPI document. */
-  target: 'service' | 'ceiling' | 'prism';
+  /**
+   * Which server answers: the service, the same service with its metrics on (a second process over
+   * the same database), the bare ceiling, or Prism mocking the service's OpenAPI document.
+   */
+  target: 'service' | 'metered' | 'ceiling' | 'prism';
   spec(data: Seeded, deepCursor: string, site: SiteLoad): Omit<LoadSpec, 'url' | 'connections' | 'duration'>;
 }
 
@@ -75,6 +78,12 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'get-person',
     target: 'service',
+    spec: (d) => ({ method: 'GET', headers: { 'x-api-key': d.key }, paths: d.personIds.map((id) => `/v0/persons/${id}`) }),
+  },
+  {
+    // The same requests to the service with METRICS_TOKEN set (issue 18: metrics cost at most 5%).
+    name: 'get-person-metrics',
+    target: 'metered',
     spec: (d) => ({ method: 'GET', headers: { 'x-api-key': d.key }, paths: d.personIds.map((id) => `/v0/persons/${id}`) }),
   },
   {
@@ -270,6 +279,12 @@ async function waitFor(url: string, ms = 60_000): Promise<void> {
 }
 
 /** Peak resident memory of a process while `during` runs, sampled every 100 ms. */
+/** CPU seconds (user and system) a process has used so far, from /proc (clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 async function peakRss<T>(pid: number, during: Promise<T>): Promise<[T, number]> {
   let peak = 0;
   const sample = () => {
@@ -430,29 +445,34 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
     const ceilingPort = await freePort();
     const ceiling = pinned(SERVER_CPU, process.execPath, ['bench/ceiling.mjs', String(ceilingPort), JSON.stringify(data.samplePerson)]);
     processes.push(ceiling);
+    const startService = (port: number, extra: NodeJS.ProcessEnv = {}) =>
+      pinned(
+        SERVER_CPU,
+        process.execPath,
+        [...startOptions(), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/server.js'],
+        {
+          DATABASE_URL: database.url,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'warn',
+          BOOTSTRAP_API_KEY: '',
+          ADMIN_TOKEN: '',
+          // The benchmark measures the service, not its rate limits.
+          RATE_LIMIT_PER_SECOND: '10000000',
+          COLLECT_RATE_PER_MINUTE: '1000000',
+          FILE_URL_SECRET: BENCH_SECRET,
+          ...extra,
+        },
+      );
     const servicePort = await freePort();
-    const service = needsData
-      ? pinned(
-          SERVER_CPU,
-          process.execPath,
-          [...startOptions(), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/server.js'],
-          {
-            DATABASE_URL: database.url,
-            PORT: String(servicePort),
-            HOST: '127.0.0.1',
-            LOG_LEVEL: 'warn',
-            BOOTSTRAP_API_KEY: '',
-            ADMIN_TOKEN: '',
-            // The benchmark measures the service, not its rate limits.
-            RATE_LIMIT_PER_SECOND: '10000000',
-            COLLECT_RATE_PER_MINUTE: '1000000',
-            FILE_URL_SECRET: BENCH_SECRET,
-          },
-        )
-      : undefined;
+    const service = needsData ? startService(servicePort) : undefined;
     if (service) processes.push(service);
+    const meteredPort = await freePort();
+    const metered = wanted.some((s) => s.target === 'metered') ? startService(meteredPort, { METRICS_TOKEN: BENCH_SECRET }) : undefined;
+    if (metered) processes.push(metered);
     await waitFor(`http://127.0.0.1:${ceilingPort}/`);
     if (service) await waitFor(`http://127.0.0.1:${servicePort}/healthz`);
+    if (metered) await waitFor(`http://127.0.0.1:${meteredPort}/healthz`);
 
     let prism: ChildProcess | undefined;
     let prismPort = 0;
@@ -475,16 +495,24 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
         ? await prepareSite(data, servicePort)
         : { etag: '', reports: [] };
     const results: ScenarioResult[] = [];
+    /** The server's CPU time per answered request, by scenario: steadier than throughput on a busy machine. */
+    const cpuPerRequest = new Map<string, number>();
     let ceilingRps: number | null = null;
     for (const scenario of wanted) {
-      const child = scenario.target === 'ceiling' ? ceiling : scenario.target === 'prism' ? prism : service;
+      const [child, port] = {
+        ceiling: [ceiling, ceilingPort] as const,
+        prism: [prism, prismPort] as const,
+        metered: [metered, meteredPort] as const,
+        service: [service, servicePort] as const,
+      }[scenario.target];
       if (!child) continue;
-      const port = scenario.target === 'ceiling' ? ceilingPort : scenario.target === 'prism' ? prismPort : servicePort;
       const base = { ...scenario.spec(data, deepCursor, site), url: `http://127.0.0.1:${port}`, connections: 50 };
       await waitIdle(child.pid!);
       await load({ ...base, duration: Math.min(3, Math.max(1, options.duration / 3)) }); // warm-up
       await waitIdle(child.pid!);
+      const cpuBefore = cpuSeconds(child.pid!);
       const [result, peak] = await peakRss(child.pid!, load({ ...base, duration: options.duration }));
+      cpuPerRequest.set(scenario.name, (cpuSeconds(child.pid!) - cpuBefore) / Math.max(1, result.requests));
       if (scenario.name === 'ceiling') ceilingRps = result.rps;
       const row: ScenarioResult = {
         name: scenario.name,
@@ -494,6 +522,17 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
       };
       results.push(row);
       log(formatRow(backend, row));
+    }
+    const plain = results.find((r) => r.name === 'get-person');
+    const withMetrics = results.find((r) => r.name === 'get-person-metrics');
+    if (plain && withMetrics) {
+      const cost = (1 - withMetrics.rps / plain.rps) * 100;
+      const cpuOff = cpuPerRequest.get('get-person') ?? 0;
+      const cpuOn = cpuPerRequest.get('get-person-metrics') ?? 0;
+      log(
+        `# ${backend}: metrics on cost get-person ${cost.toFixed(1)}% of its throughput, ` +
+          `${((cpuOn / cpuOff - 1) * 100).toFixed(1)}% more server CPU a request (${(cpuOff * 1e6).toFixed(1)} → ${(cpuOn * 1e6).toFixed(1)} µs; target: at most 5%)`,
+      );
     }
     return results;
   } finally {

@@ -51,7 +51,7 @@ export async function buildApp({ config, maintenanceEveryMs }: AppOptions): Prom
 
   // Metrics only when asked for (METRICS_TOKEN or METRICS_PORT): otherwise nothing of them runs.
   const metrics = serviceMetrics(config.metrics);
-  const db: Db = openDatabase(config.database, metrics?.database.queryLog, metrics?.database);
+  const db: Db = openDatabase(config.database, undefined, metrics?.database);
   metrics?.watchDatabase(db);
   app.addHook('onClose', () => db.close());
   await migrateToLatest(db);

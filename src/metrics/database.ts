@@ -1,21 +1,15 @@
-import type { Kysely, LogEvent } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Db } from '../db/connection.js';
 import type { Database } from '../db/types.js';
+import type { Series } from './accumulators.js';
 import type { MetricsRegistry } from './registry.js';
 
-/** Kysely's node kinds, as the few operation kinds a query is counted under. */
-const KINDS: Record<string, string> = {
-  SelectQueryNode: 'select',
-  InsertQueryNode: 'insert',
-  UpdateQueryNode: 'update',
-  DeleteQueryNode: 'delete',
-  MergeQueryNode: 'merge',
-};
-const RAW_KINDS = new Set([
+const KINDS = new Set([
   'select',
   'insert',
   'update',
   'delete',
+  'merge',
   'with',
   'begin',
   'commit',
@@ -25,33 +19,49 @@ const RAW_KINDS = new Set([
   'pragma',
 ]);
 
-/** A raw SQL statement is counted under its first keyword when it is a known one, else `other`. */
-export function operationKind(event: LogEvent): string {
-  const kind = KINDS[event.query.query.kind];
-  if (kind) return kind;
-  const word = /^\s*([a-z]+)/i.exec(event.query.sql)?.[1]?.toLowerCase() ?? '';
-  return RAW_KINDS.has(word) ? word : 'other';
+/** A statement is counted under its first keyword when it is one of a few known ones, else `other`. */
+export function operationKind(sql: string): string {
+  const word = /^\s*([a-z]+)/i.exec(sql)?.[1]?.toLowerCase() ?? '';
+  return KINDS.has(word) ? word : 'other';
 }
 
 export function databaseMetrics(metrics: MetricsRegistry) {
-  const queries = metrics.histogram(
+  const queries = metrics.hotHistogram(
     'db_query_duration_seconds',
     'Database query duration by operation kind, and whether it failed',
     [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    ['operation', 'outcome'],
   );
+  const series = new Map<string, Series>();
+  const bySql = new Map<string, Series>();
+  const seriesOf = (operation: string, outcome: string): Series => {
+    const key = `${operation} ${outcome}`;
+    let found = series.get(key);
+    if (!found) {
+      found = queries.series({ operation, outcome });
+      series.set(key, found);
+    }
+    return found;
+  };
   const groupCommits = metrics.histogram(
     'sqlite_group_commit_size',
     'Write transactions and statements committed together by one SQLite commit',
     [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
   );
   return {
-    /** Kysely's `log` hook: every query executed, with its duration. */
-    queryLog(event: LogEvent): void {
-      queries.observe(
-        { operation: operationKind(event), outcome: event.level === 'error' ? 'error' : 'ok' },
-        event.queryDurationMillis / 1000,
-      );
+    /** Every statement the database layer runs (src/db/sqlite.ts, src/db/connection.ts), with its duration. */
+    query(sql: string, seconds: number, failed: boolean): void {
+      if (failed) {
+        seriesOf(operationKind(sql), 'error').observe(seconds);
+        return;
+      }
+      // Statements are mostly the same few strings (prepared and cached ones): their series is remembered.
+      let found = bySql.get(sql);
+      if (!found) {
+        if (bySql.size >= 1000) bySql.clear();
+        found = seriesOf(operationKind(sql), 'ok');
+        bySql.set(sql, found);
+      }
+      found.observe(seconds);
     },
     /** The SQLite dialect's group commit: how many members shared it. */
     groupCommitted(members: number): void {

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { MetricsConfig } from '../config.js';
+import type { Series } from './accumulators.js';
 import type { MetricsRegistry } from './registry.js';
 
 export type Plane = 'api' | 'site';
@@ -17,47 +18,48 @@ const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 
 
 /** The request series: counted and timed by route template (never the path), method and status class. */
 export function requestMetrics(metrics: MetricsRegistry) {
-  const labels = ['plane', 'route', 'method', 'status_class'] as const;
-  const requests = metrics.counter('http_requests_total', 'Requests answered, by route template, method and status class', labels);
-  const duration = metrics.histogram('http_request_duration_seconds', 'Time to answer a request', DURATION_BUCKETS, labels);
-  const inFlight = metrics.gauge('http_requests_in_flight', 'Requests received and not yet answered', ['plane']);
+  const duration = metrics.hotHistogram('http_request_duration_seconds', 'Time to answer a request', DURATION_BUCKETS, {
+    name: 'http_requests_total',
+    help: 'Requests answered, by route template, method and status class',
+  });
+  const flying: Record<Plane, number> = { api: 0, site: 0 };
+  metrics.gauge('http_requests_in_flight', 'Requests received and not yet answered', ['plane'], (gauge) => {
+    for (const plane of ['api', 'site'] as const) gauge.set({ plane }, flying[plane]);
+  });
 
-  type Children = { count: { inc(): void }; time: { observe(value: number): void } };
-  // One child per label set, found by one string key: the hot path hashes no label object.
-  const children = new Map<string, Children>();
-  const childrenOf = (plane: Plane, route: string, method: string, status: number): Children => {
+  // One series per label set, found by one string key.
+  const series = new Map<string, Series>();
+  const seriesOf = (plane: Plane, route: string, method: string, status: number): Series => {
     const statusClass = `${Math.trunc(status / 100)}xx`;
     const key = `${plane} ${method} ${statusClass} ${route}`;
-    let found = children.get(key);
+    let found = series.get(key);
     if (!found) {
-      const set = { plane, route, method, status_class: statusClass };
-      found = { count: requests.labels(set), time: duration.labels(set) };
-      children.set(key, found);
+      found = duration.series({ plane, route, method, status_class: statusClass });
+      series.set(key, found);
     }
     return found;
   };
 
   /** Adds the hooks to one Fastify instance (the API app, or the visitor plane's). */
   return function instrument(app: FastifyInstance, plane: Plane): void {
-    const flying = inFlight.labels({ plane });
-    const landed = () => flying.dec();
+    const landed = () => {
+      flying[plane]--;
+    };
     app.decorateRequest('metered', false);
     app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
       // Already answered: handed over to the visitor plane, which counts it itself.
       if (reply.sent) return done();
       request.metered = true;
-      flying.inc();
-      // 'close' comes once the response is sent or the client has gone, whichever happens.
-      reply.raw.once('close', landed);
+      flying[plane]++;
+      // 'close' comes once, when the response is sent or the client has gone, whichever happens.
+      reply.raw.on('close', landed);
       done();
     });
     app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
       if (!request.metered) return done();
       const route = request.routeOptions.url ?? 'unmatched';
       const method = METHODS.has(request.method) ? request.method : 'OTHER';
-      const child = childrenOf(plane, route, method, reply.statusCode);
-      child.count.inc();
-      child.time.observe(reply.elapsedTime / 1000);
+      seriesOf(plane, route, method, reply.statusCode).observe(reply.elapsedTime / 1000);
       done();
     });
   };

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { accumulatingHistogram, type Series } from './accumulators.js';
 
 /**
  * One app's metrics: a prom-client registry of its own (tests build several apps in one process),
@@ -20,6 +21,17 @@ export interface MetricsRegistry {
     collect?: (gauge: Gauge<L>) => Promise<void> | void,
   ): Gauge<L>;
   histogram<L extends string>(name: string, help: string, buckets: number[], labelNames?: readonly L[]): Histogram<L>;
+  /**
+   * A histogram for a hot path (every request, every query): each label set is a series the caller
+   * keeps, observed by plain arithmetic (src/metrics/accumulators.ts). `count` adds a counter of
+   * the same observations.
+   */
+  hotHistogram(
+    name: string,
+    help: string,
+    buckets: number[],
+    count?: { name: string; help: string },
+  ): { series(labels: Record<string, string>): Series };
   /** The Prometheus text exposition of every series, and its content type. */
   expose(): Promise<{ contentType: string; body: string }>;
 }
@@ -48,6 +60,13 @@ export function createMetricsRegistry(): MetricsRegistry {
       }),
     histogram: (name, help, buckets, labelNames = []) =>
       new Histogram({ name: PREFIX + name, help, buckets, labelNames, registers: [registry] }),
+    hotHistogram: (name, help, buckets, count) =>
+      accumulatingHistogram(registry, {
+        name: PREFIX + name,
+        help,
+        buckets,
+        ...(count ? { countName: PREFIX + count.name, countHelp: count.help } : {}),
+      }),
     expose: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
   };
 }

@@ -95,6 +95,17 @@ describe('METRICS_TOKEN: /metrics on the API host', () => {
     assert.equal(value(text, `pam_http_requests_total{${labels('4xx')}}`), 1);
     assert.equal(value(text, `pam_http_request_duration_seconds_count{${labels('2xx')}}`), 3);
     assert.ok((value(text, `pam_http_request_duration_seconds_sum{${labels('2xx')}}`) ?? -1) > 0);
+    // Buckets are cumulative, the last one (+Inf) holding every observation.
+    const buckets = [
+      ...text.matchAll(new RegExp(`^pam_http_request_duration_seconds_bucket\\{${labels('2xx')},le="([^"]+)"\\} (\\d+)$`, 'gm')),
+    ];
+    assert.ok(buckets.length > 5);
+    assert.deepEqual(buckets.at(-1)?.slice(1), ['+Inf', '3']);
+    const counts = buckets.map((m) => Number(m[2]));
+    assert.deepEqual(
+      counts,
+      [...counts].sort((x, y) => x - y),
+    );
     assert.equal(value(text, 'pam_http_requests_total{plane="api",route="unmatched",method="GET",status_class="4xx"}'), 1);
     assert.equal(value(text, 'pam_http_requests_total{plane="api",route="/v0/persons",method="POST",status_class="2xx"}'), 1);
     for (const secret of [person.personId, 'person_missing_one', '/no/such', t.key, t.tenantId, 'metered@example.com', host]) {
