@@ -82,14 +82,14 @@ export function groupCommitSqlite(file: string, observer: DbObserver = {}): Dial
   // Timed here rather than by Kysely's `log`, whose extra promises cost more than the statements.
   const observe = observer.query;
   const exec = observe
-    ? (statement: Statement, parameters: readonly unknown[]): QueryResult<unknown> => {
+    ? (statement: Statement, parameters: readonly unknown[], sql: string): QueryResult<unknown> => {
         const start = performance.now();
         try {
           const result = run(statement, parameters);
-          observe(statement.source, (performance.now() - start) / 1000, false);
+          observe(sql, (performance.now() - start) / 1000, false);
           return result;
         } catch (err) {
-          observe(statement.source, (performance.now() - start) / 1000, true);
+          observe(sql, (performance.now() - start) / 1000, true);
           throw err;
         }
       }
@@ -104,13 +104,13 @@ export function groupCommitSqlite(file: string, observer: DbObserver = {}): Dial
     snapshot = false;
     if (reader?.inTransaction && read) read('commit').run();
   };
-  const runRead = (statement: Statement, parameters: readonly unknown[]) => {
+  const runRead = (statement: Statement, parameters: readonly unknown[], sql: string) => {
     if (!snapshot && read) {
       read('begin').run();
       snapshot = true;
       setImmediate(endSnapshot);
     }
-    return exec(statement, parameters);
+    return exec(statement, parameters, sql);
   };
   const lock = fifoLock();
   let group: Group | undefined;
@@ -162,7 +162,7 @@ export function groupCommitSqlite(file: string, observer: DbObserver = {}): Dial
     let result: QueryResult<unknown>;
     try {
       joined = openGroup();
-      result = exec(write(sql), parameters);
+      result = exec(write(sql), parameters, sql);
     } finally {
       release();
     }
@@ -194,9 +194,9 @@ export function groupCommitSqlite(file: string, observer: DbObserver = {}): Dial
   const connection = (): DatabaseConnection & { release?: () => void } => {
     const self: DatabaseConnection & { release?: () => void } = {
       async executeQuery<R>({ sql, parameters }: CompiledQuery): Promise<QueryResult<R>> {
-        if (self.release) return exec(write(sql), parameters) as QueryResult<R>;
+        if (self.release) return exec(write(sql), parameters, sql) as QueryResult<R>;
         const statement = readable(sql);
-        if (statement?.readonly) return runRead(statement, parameters) as QueryResult<R>;
+        if (statement?.readonly) return runRead(statement, parameters, sql) as QueryResult<R>;
         return (await writeAlone(sql, parameters)) as QueryResult<R>;
       },
       streamQuery(): AsyncIterableIterator<QueryResult<never>> {

@@ -27,15 +27,24 @@ export function requestMetrics(metrics: MetricsRegistry) {
     for (const plane of ['api', 'site'] as const) gauge.set({ plane }, flying[plane]);
   });
 
-  // One series per label set, found by one string key.
-  const series = new Map<string, Series>();
+  // One series per label set, found without building a key: route, then method, then status class.
+  const series: Record<Plane, Map<string, Map<string, (Series | undefined)[]>>> = { api: new Map(), site: new Map() };
   const seriesOf = (plane: Plane, route: string, method: string, status: number): Series => {
-    const statusClass = `${Math.trunc(status / 100)}xx`;
-    const key = `${plane} ${method} ${statusClass} ${route}`;
-    let found = series.get(key);
+    let byMethod = series[plane].get(route);
+    if (!byMethod) {
+      byMethod = new Map();
+      series[plane].set(route, byMethod);
+    }
+    let byClass = byMethod.get(method);
+    if (!byClass) {
+      byClass = [];
+      byMethod.set(method, byClass);
+    }
+    const statusClass = Math.trunc(status / 100);
+    let found = byClass[statusClass];
     if (!found) {
-      found = duration.series({ plane, route, method, status_class: statusClass });
-      series.set(key, found);
+      found = duration.series({ plane, route, method, status_class: `${statusClass}xx` });
+      byClass[statusClass] = found;
     }
     return found;
   };
