@@ -64,8 +64,11 @@ function parseArgs(argv: string[]): Options {
 
 interface Scenario {
   name: string;
-  /** Which server answers: the service, the bare ceiling, or Prism mocking the service's OpenAPI document. */
-  target: 'service' | 'ceiling' | 'prism';
+  /**
+   * Which server answers: the service, the same service with its metrics on (a second process over
+   * the same database), the bare ceiling, or Prism mocking the service's OpenAPI document.
+   */
+  target: 'service' | 'metered' | 'ceiling' | 'prism';
   spec(data: Seeded, deepCursor: string, site: SiteLoad): Omit<LoadSpec, 'url' | 'connections' | 'duration'>;
 }
 
@@ -75,6 +78,12 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'get-person',
     target: 'service',
+    spec: (d) => ({ method: 'GET', headers: { 'x-api-key': d.key }, paths: d.personIds.map((id) => `/v0/persons/${id}`) }),
+  },
+  {
+    // The same requests to the service with METRICS_TOKEN set (issue 18: metrics cost at most 5%).
+    name: 'get-person-metrics',
+    target: 'metered',
     spec: (d) => ({ method: 'GET', headers: { 'x-api-key': d.key }, paths: d.personIds.map((id) => `/v0/persons/${id}`) }),
   },
   {
@@ -297,6 +306,12 @@ async function waitFor(url: string, ms = 60_000): Promise<void> {
 }
 
 /** Peak resident memory of a process while `during` runs, sampled every 100 ms. */
+/** CPU seconds (user and system) a process has used so far, from /proc (clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 async function peakRss<T>(pid: number, during: Promise<T>): Promise<[T, number]> {
   let peak = 0;
   const sample = () => {
@@ -553,29 +568,34 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
     const ceilingPort = await freePort();
     const ceiling = pinned(SERVER_CPU, process.execPath, ['bench/ceiling.mjs', String(ceilingPort), JSON.stringify(data.samplePerson)]);
     processes.push(ceiling);
+    const startService = (port: number, extra: NodeJS.ProcessEnv = {}) =>
+      pinned(
+        SERVER_CPU,
+        process.execPath,
+        [...startOptions(), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/server.js'],
+        {
+          DATABASE_URL: database.url,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'warn',
+          BOOTSTRAP_API_KEY: '',
+          ADMIN_TOKEN: '',
+          // The benchmark measures the service, not its rate limits.
+          RATE_LIMIT_PER_SECOND: '10000000',
+          COLLECT_RATE_PER_MINUTE: '1000000',
+          FILE_URL_SECRET: BENCH_SECRET,
+          ...extra,
+        },
+      );
     const servicePort = await freePort();
-    const service = needsData
-      ? pinned(
-          SERVER_CPU,
-          process.execPath,
-          [...startOptions(), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/server.js'],
-          {
-            DATABASE_URL: database.url,
-            PORT: String(servicePort),
-            HOST: '127.0.0.1',
-            LOG_LEVEL: 'warn',
-            BOOTSTRAP_API_KEY: '',
-            ADMIN_TOKEN: '',
-            // The benchmark measures the service, not its rate limits.
-            RATE_LIMIT_PER_SECOND: '10000000',
-            COLLECT_RATE_PER_MINUTE: '1000000',
-            FILE_URL_SECRET: BENCH_SECRET,
-          },
-        )
-      : undefined;
+    const service = needsData ? startService(servicePort) : undefined;
     if (service) processes.push(service);
+    const meteredPort = await freePort();
+    const metered = wanted.some((s) => s.target === 'metered') ? startService(meteredPort, { METRICS_TOKEN: BENCH_SECRET }) : undefined;
+    if (metered) processes.push(metered);
     await waitFor(`http://127.0.0.1:${ceilingPort}/`);
     if (service) await waitFor(`http://127.0.0.1:${servicePort}/healthz`);
+    if (metered) await waitFor(`http://127.0.0.1:${meteredPort}/healthz`);
 
     let prism: ChildProcess | undefined;
     let prismPort = 0;
@@ -600,9 +620,13 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
     const results: ScenarioResult[] = [];
     let ceilingRps: number | null = null;
     for (const scenario of wanted) {
-      const child = scenario.target === 'ceiling' ? ceiling : scenario.target === 'prism' ? prism : service;
+      const [child, port] = {
+        ceiling: [ceiling, ceilingPort] as const,
+        prism: [prism, prismPort] as const,
+        metered: [metered, meteredPort] as const,
+        service: [service, servicePort] as const,
+      }[scenario.target];
       if (!child) continue;
-      const port = scenario.target === 'ceiling' ? ceilingPort : scenario.target === 'prism' ? prismPort : servicePort;
       const base = { ...scenario.spec(data, deepCursor, site), url: `http://127.0.0.1:${port}`, connections: 50 };
       if (scenario.name === 'agent-template') {
         await waitIdle(child.pid!);
@@ -625,6 +649,40 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
       };
       results.push(row);
       log(formatRow(backend, row));
+    }
+    if (service && metered && results.some((r) => r.name === 'get-person') && results.some((r) => r.name === 'get-person-metrics')) {
+      // One run of each is at the mercy of whatever else the machine does meanwhile: the cost is
+      // measured again in alternating rounds, and the medians compared.
+      const spec = SCENARIOS.find((s) => s.name === 'get-person')!.spec(data, deepCursor, site);
+      const rounds: Record<'off' | 'on', { rps: number[]; cpu: number[] }> = { off: { rps: [], cpu: [] }, on: { rps: [], cpu: [] } };
+      for (let round = 0; round < 6; round++) {
+        const order = round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const);
+        for (const which of order) {
+          const [child, port] = which === 'off' ? [service, servicePort] : [metered, meteredPort];
+          await waitIdle(child.pid!);
+          const before = cpuSeconds(child.pid!);
+          const result = await load({
+            ...spec,
+            url: `http://127.0.0.1:${port}`,
+            connections: 50,
+            duration: Math.max(2, options.duration / 3),
+          });
+          rounds[which].rps.push(result.rps);
+          rounds[which].cpu.push((cpuSeconds(child.pid!) - before) / Math.max(1, result.requests));
+        }
+      }
+      const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+      const [rpsOff, rpsOn, cpuOff, cpuOn] = [rounds.off.rps, rounds.on.rps, rounds.off.cpu, rounds.on.cpu].map(median) as [
+        number,
+        number,
+        number,
+        number,
+      ];
+      log(
+        `# ${backend}: metrics on, 6 alternating rounds: get-person ${((1 - rpsOn / rpsOff) * 100).toFixed(1)}% less throughput ` +
+          `(${rpsOff.toFixed(0)} → ${rpsOn.toFixed(0)} req/s), ${((cpuOn / cpuOff - 1) * 100).toFixed(1)}% more server CPU a request ` +
+          `(${(cpuOff * 1e6).toFixed(1)} → ${(cpuOn * 1e6).toFixed(1)} µs); target: at most 5%`,
+      );
     }
     return results;
   } finally {

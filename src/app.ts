@@ -16,6 +16,7 @@ import type { Config } from './config.js';
 import { consoleRoutes } from './console/routes.js';
 import { openDatabase, type Db } from './db/connection.js';
 import { migrateToLatest } from './db/migrate.js';
+import { serviceMetrics } from './metrics/service.js';
 import { domainRoutes } from './domains/routes.js';
 import { eventRoutes } from './events/routes.js';
 import { apiKeyAuth } from './http/auth.js';
@@ -57,7 +58,10 @@ export async function buildApp({ config, maintenanceEveryMs, agent: agentTuning 
   const door: RouterErrorDoor = {};
   const app = Fastify(serverOptions(config, door)).withTypeProvider<TypeBoxTypeProvider>();
 
-  const db: Db = openDatabase(config.database);
+  // Metrics only when asked for (METRICS_TOKEN or METRICS_PORT): otherwise nothing of them runs.
+  const metrics = serviceMetrics(config.metrics);
+  const db: Db = openDatabase(config.database, undefined, metrics?.database);
+  metrics?.watchDatabase(db);
   app.addHook('onClose', () => db.close());
   await migrateToLatest(db);
   app.decorate('db', db.kysely);
@@ -68,15 +72,17 @@ export async function buildApp({ config, maintenanceEveryMs, agent: agentTuning 
   const limiter = config.redisUrl ? redisLimiter(config.redisUrl, app.log) : memoryLimiter();
   await limiter.ready();
   app.addHook('onClose', () => limiter.close());
-  const keys = apiKeyAuth(app.db, limiter, config.rateLimit);
+  const keys = apiKeyAuth(app.db, limiter, config.rateLimit, metrics && (() => metrics.rateLimited('api')));
 
   // Requests on tenant domains go to the visitor plane (src/site/) before anything of the API runs.
   const secret = await fileUrlSecret(app.db, config.fileUrlSecret);
   const stores = fileStores(app.db, config.dataDir, config.fileStore);
   const hosts = siteHosts(app.db);
-  const site = await buildSite({ db: app.db, dataVersion: db.dataVersion, config, log: app.log, secret, stores });
+  const observe = metrics && { instrument: (site: FastifyInstance) => metrics.instrument(site, 'site'), report: metrics.collectorReport };
+  const site = await buildSite({ db: app.db, dataVersion: db.dataVersion, config, log: app.log, secret, stores, observe });
   app.addHook('onRequest', dispatchTenantHosts(hosts, site));
   door.visitor = handOverTenantHosts(hosts, site);
+  metrics?.instrument(app, 'api');
   app.addHook('onClose', () => site.close());
   app.decorate('siteHosts', hosts);
 
@@ -93,7 +99,7 @@ export async function buildApp({ config, maintenanceEveryMs, agent: agentTuning 
   }
 
   // Background work: webhook delivery where enabled, housekeeping in every process.
-  const dispatcher = createDispatcher(db.kysely, config.webhooks, app.log);
+  const dispatcher = createDispatcher(db.kysely, config.webhooks, app.log, metrics?.webhookDelivery);
   if (config.webhooks.enabled) {
     app.addHook('onReady', async () => dispatcher.start());
     app.addHook('preClose', async () => dispatcher.stop());
@@ -116,6 +122,7 @@ export async function buildApp({ config, maintenanceEveryMs, agent: agentTuning 
 
   await registerOpenApi(app);
   await app.register(healthRoutes);
+  await metrics?.serve(app);
 
   // The areas, each one plugin.
   if (config.adminToken !== undefined) await app.register(adminRoutes, { adminToken: config.adminToken });

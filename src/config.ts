@@ -36,6 +36,17 @@ export interface Config {
   /** Reports a visitor's address may send to the collector a minute (its token bucket). */
   collectRatePerMinute: number;
   agent: AgentConfig;
+  metrics: MetricsConfig;
+}
+
+/** `GET /metrics` (Prometheus): off unless a token or a port is set. */
+export interface MetricsConfig {
+  /** Set: served on the API's host and port, to `Authorization: Bearer <token>` only. */
+  token: string | undefined;
+  /** Set: served on a port of its own, without a token, at `host`. */
+  port: number | undefined;
+  /** Where the metrics port listens: loopback unless said otherwise. */
+  host: string;
 }
 
 /** The page agent (src/agent/, docs/agent.md). */
@@ -129,6 +140,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: readTrustProxy(env),
     collectRatePerMinute: readInteger(env, 'COLLECT_RATE_PER_MINUTE', 60, 1, 1_000_000),
     agent: readAgent(env),
+    metrics: readMetrics(env, port),
   };
 }
 
@@ -156,6 +168,18 @@ function readOpenAi(env: Env): OpenAiConfig {
   if (apiKey !== undefined && !/^[\x21-\x7e]+$/.test(apiKey))
     throw new ConfigError('AGENT_OPENAI_API_KEY must be visible ASCII without spaces');
   return { baseUrl: baseUrl.replace(/\/+$/, ''), apiKey, model };
+}
+
+function readMetrics(env: Env, apiPort: number): MetricsConfig {
+  const token = readString(env, 'METRICS_TOKEN');
+  // The token travels in an HTTP header: visible ASCII without spaces, and long enough not to be guessed.
+  if (token !== undefined && !/^[\x21-\x7e]{16,256}$/.test(token))
+    throw new ConfigError('METRICS_TOKEN must be 16 to 256 visible ASCII characters without spaces');
+  const port = readString(env, 'METRICS_PORT') === undefined ? undefined : readInteger(env, 'METRICS_PORT', 0, 1, 65535);
+  if (port !== undefined && port === apiPort) throw new ConfigError(`METRICS_PORT must differ from PORT (${apiPort})`);
+  const host = readString(env, 'METRICS_HOST') ?? '127.0.0.1';
+  if (net.isIP(host) === 0 && host !== 'localhost') throw new ConfigError(`METRICS_HOST must be an IP address, got "${host}"`);
+  return { token, port, host };
 }
 
 function readRateLimit(env: Env): { perSecond: number; burst: number } {

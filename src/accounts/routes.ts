@@ -6,7 +6,7 @@ import { createAccount, deleteAccount, findAccount, getAccount, searchAccounts, 
 import { Account, AccountCreate, AccountParams, AccountSearchQuery, AccountUpdate } from './schemas.js';
 
 const tags = ['accounts'];
-const extension = [...tags, 'extension'];
+const extension = { tags, 'x-extension': true };
 
 /** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
 export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -14,7 +14,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/accounts',
     {
       schema: {
-        tags: extension,
+        ...extension,
         operationId: 'createAccount',
         headers: IdempotencyHeaders,
         summary: 'Create account (extension)',
@@ -30,7 +30,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/accounts/:account_id',
     {
       schema: {
-        tags: extension,
+        ...extension,
         operationId: 'getAccount',
         summary: 'Get account (extension)',
         params: AccountParams,
@@ -48,7 +48,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/accounts/:account_id',
     {
       schema: {
-        tags: extension,
+        ...extension,
         operationId: 'updateAccount',
         summary: 'Update account (extension)',
         params: AccountParams,
@@ -68,7 +68,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/accounts/:account_id',
     {
       schema: {
-        tags: extension,
+        ...extension,
         operationId: 'deleteAccount',
         summary: 'Delete account and its logs; persons stay (extension)',
         params: AccountParams,

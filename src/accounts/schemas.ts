@@ -5,31 +5,40 @@ import { RoundTrip } from '../http/round-trip.js';
 
 export const AccountId = Type.String({ minLength: 1, pattern: idPattern('account') });
 
-export const Account = Type.Object({
-  accountId: AccountId,
-  domain: Type.String(),
-  name: Type.String(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  latestActivityAt: Timestamp,
-  linkedPersonsCount: Type.Integer({
-    minimum: 0,
-    maximum: MAX_SAFE_INTEGER,
-    description: 'Persons whose domain equals this domain, ignoring case',
-  }),
-});
+export const Account = Type.Object(
+  {
+    accountId: AccountId,
+    domain: Type.String(),
+    name: Type.String(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    latestActivityAt: Timestamp,
+    linkedPersonsCount: Type.Integer({
+      minimum: 0,
+      maximum: MAX_SAFE_INTEGER,
+      description: 'Persons whose domain equals this domain, ignoring case',
+    }),
+  },
+  { $id: 'Account' },
+);
 export type Account = Static<typeof Account>;
 
 const AccountName = Type.String({ minLength: 1, maxLength: 255 });
 const AccountDomain = Type.String({ minLength: 1, maxLength: 253, pattern: '^\\S+$', description: 'Unique in the tenant, ignoring case' });
 
-export const AccountCreate = Type.Object({ name: AccountName, domain: AccountDomain }, { additionalProperties: false });
+export const AccountCreate = Type.Object(
+  { name: AccountName, domain: AccountDomain },
+  { additionalProperties: false, $id: 'AccountCreate' },
+);
 export type AccountCreate = Static<typeof AccountCreate>;
 
 /** The account's other fields as read (read-only). */
 export const AccountUpdate = RoundTrip(
   Account,
-  Type.Object({ name: Type.Optional(AccountName), domain: Type.Optional(AccountDomain) }, { additionalProperties: false }),
+  Type.Object(
+    { name: Type.Optional(AccountName), domain: Type.Optional(AccountDomain) },
+    { additionalProperties: false, $id: 'AccountUpdate' },
+  ),
 );
 export type AccountUpdate = Static<typeof AccountUpdate>;
 

@@ -21,6 +21,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ adminToken: string }> = as
       schema: {
         tags,
         security,
+        operationId: 'createTenant',
         summary: 'Create a tenant and its first API key',
         body: TenantCreate,
         response: responses({ 201: TenantCreated }),
@@ -38,7 +39,14 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ adminToken: string }> = as
   app.get(
     '/admin/tenants',
     {
-      schema: { tags, security, summary: 'List tenants', querystring: ListQuery({}), response: responses({ 200: ListEnvelope(Tenant) }) },
+      schema: {
+        tags,
+        security,
+        operationId: 'listTenants',
+        summary: 'List tenants',
+        querystring: ListQuery({}),
+        response: responses({ 200: ListEnvelope(Tenant) }),
+      },
     },
     async (request) => listTenants(app.db, request.query),
   );
@@ -49,6 +57,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ adminToken: string }> = as
       schema: {
         tags,
         security,
+        operationId: 'createApiKey',
         summary: 'Create an API key for a tenant',
         params: TenantIdParams,
         body: ApiKeyCreate,
@@ -68,6 +77,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ adminToken: string }> = as
       schema: {
         tags,
         security,
+        operationId: 'listApiKeys',
         summary: "List a tenant's API keys (never the keys themselves)",
         params: TenantIdParams,
         querystring: ListQuery({}),
@@ -83,7 +93,14 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ adminToken: string }> = as
   app.delete(
     '/admin/api_keys/:apiKeyId',
     {
-      schema: { tags, security, summary: 'Revoke an API key (at once)', params: ApiKeyIdParams, response: responses({ 204: NoContent }) },
+      schema: {
+        tags,
+        security,
+        operationId: 'revokeApiKey',
+        summary: 'Revoke an API key (at once)',
+        params: ApiKeyIdParams,
+        response: responses({ 204: NoContent }),
+      },
     },
     async (request, reply) => {
       if (!(await revokeApiKey(app.db, request.params.apiKeyId))) throw notFound('API key');

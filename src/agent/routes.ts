@@ -20,7 +20,8 @@ export const agentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         headers: IdempotencyHeaders,
-        tags: ['pages', 'extension'],
+        tags: ['pages'],
+        'x-extension': true,
         operationId: 'regeneratePage',
         summary: "Queue a new version of the page's live audiences (or the listed ones) for the page agent (extension)",
         params: PageParams,

@@ -8,7 +8,7 @@ import { listPagesAnalytics } from './overview.js';
 import { getPageAnalytics } from './repository.js';
 import { PageAnalytics, PageAnalyticsQuery, PagesAnalyticsQuery, PageTotals } from './schemas.js';
 
-const tags = ['analytics', 'extension'];
+const extension = { tags: ['analytics'], 'x-extension': true };
 
 /** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
 export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -16,7 +16,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/pages/:page_id/analytics',
     {
       schema: {
-        tags,
+        ...extension,
         operationId: 'getPageAnalytics',
         summary: "A page's visits aggregated over time, in a time zone (extension)",
         description: 'Metric definitions, bounds and defaults: docs/analytics.md.',
@@ -39,7 +39,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/analytics/pages',
     {
       schema: {
-        tags,
+        ...extension,
         operationId: 'listPagesAnalytics',
         summary: 'Totals per page over a range, most visited or converting first (extension)',
         description: 'Pages with at least one visit in the range; metric definitions in docs/analytics.md.',

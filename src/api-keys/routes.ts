@@ -11,7 +11,8 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/api_key',
     {
       schema: {
-        tags: ['extension'],
+        tags: ['api keys'],
+        'x-extension': true,
         operationId: 'getCallerApiKey',
         summary: 'The API key this request was made with: its scopes, expiry and limits (extension)',
         response: responses({ 200: CallerKey }),

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError, notFound } from '../http/errors.js';
 import { createOnce, fromBodyOrHeader, fromHeader, IdempotencyHeaders, replayIfKnown, sendOnce } from '../http/idempotency.js';
-import { NoContent, responses } from '../http/schemas.js';
+import { bytesResponses, NoContent, responses } from '../http/schemas.js';
 import { IMAGE_TYPES } from '../db/enums.js';
 import { MAX_FILE_BYTES, inspectImage, sniffImageType, type UrlSigner } from './files.js';
 import { createAsset, deleteAsset, findFile, getAsset, insertFile, storeFileBytes, updateAsset } from './repository.js';
@@ -14,7 +14,7 @@ export interface AssetContext {
 }
 
 const tags = ['assets'];
-const extension = [...tags, 'extension'];
+const extension = { tags, 'x-extension': true };
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
@@ -38,7 +38,7 @@ const fileUploadRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (app, { 
       bodyLimit: MAX_FILE_BYTES,
       schema: {
         headers: IdempotencyHeaders,
-        tags: extension,
+        ...extension,
         operationId: 'uploadFile',
         summary: 'Upload an image file (extension)',
         description: `The raw bytes as the body, with Content-Type ${IMAGE_TYPES.join(', ')}; at most 10 MiB. The bytes must really be of that type.`,
@@ -84,10 +84,12 @@ const downloadRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (app, { si
       {
         schema: {
           tags: ['assets'],
+          operationId: variant === 'original' ? 'downloadFile' : 'downloadFilePreview',
           summary: variant === 'original' ? 'Download a file (signed link)' : "Download a file's preview (signed link)",
           security: [],
           params: FileParams,
           querystring: DownloadQuery,
+          response: bytesResponses('The image, with its Content-Type', IMAGE_TYPES),
         },
       },
       async (request, reply) => {
@@ -155,7 +157,7 @@ const assetResourceRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (app,
     '/v0/assets/:asset_id',
     {
       schema: {
-        tags: extension,
+        ...extension,
         operationId: 'updateAsset',
         summary: 'Update, trash or restore an asset (extension)',
         params: AssetParams,
@@ -176,7 +178,7 @@ const assetResourceRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (app,
     '/v0/assets/:asset_id',
     {
       schema: {
-        tags: extension,
+        ...extension,
         operationId: 'deleteAsset',
         summary: 'Delete an asset (extension)',
         params: AssetParams,

@@ -3,35 +3,41 @@ import { IMAGE_TYPES, LIFECYCLE_STATES } from '../db/enums.js';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.js';
 import { RoundTrip } from '../http/round-trip.js';
 
-export const FileInfo = Type.Object({
-  fileId: Type.String(),
-  contentType: StringEnum(IMAGE_TYPES),
-  sizeBytes: Type.Integer({ minimum: 1 }),
-  sha256: Type.String({ description: 'Hex SHA-256 of the bytes' }),
-  width: Type.Integer({ minimum: 1 }),
-  height: Type.Integer({ minimum: 1 }),
-  createdAt: Timestamp,
-});
+export const FileInfo = Type.Object(
+  {
+    fileId: Type.String(),
+    contentType: StringEnum(IMAGE_TYPES),
+    sizeBytes: Type.Integer({ minimum: 1 }),
+    sha256: Type.String({ description: 'Hex SHA-256 of the bytes' }),
+    width: Type.Integer({ minimum: 1 }),
+    height: Type.Integer({ minimum: 1 }),
+    createdAt: Timestamp,
+  },
+  { $id: 'FileInfo' },
+);
 export type FileInfo = Static<typeof FileInfo>;
 
-export const Asset = Type.Object({
-  assetId: Type.String(),
-  tenantId: Type.String(),
-  name: Type.String(),
-  purpose: Type.String(),
-  tags: Type.Array(Type.String()),
-  aiDescription: Nullable(Type.String()),
-  parentAssetId: Nullable(Type.String()),
-  hidden: Type.Boolean(),
-  data: Type.Object({ type: Type.String(), fileId: Type.String() }),
-  lifecycleState: StringEnum(LIFECYCLE_STATES),
-  downloadUrl: Nullable(Type.String({ description: 'Signed, valid one hour; null once the asset is deleted' })),
-  previewDownloadUrl: Nullable(Type.String({ description: 'A preview at most 320 px wide; null when none could be made' })),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  trashedAt: NullableTimestamp,
-  deletedAt: NullableTimestamp,
-});
+export const Asset = Type.Object(
+  {
+    assetId: Type.String(),
+    tenantId: Type.String(),
+    name: Type.String(),
+    purpose: Type.String(),
+    tags: Type.Array(Type.String()),
+    aiDescription: Nullable(Type.String()),
+    parentAssetId: Nullable(Type.String()),
+    hidden: Type.Boolean(),
+    data: Type.Object({ type: Type.String(), fileId: Type.String() }),
+    lifecycleState: StringEnum(LIFECYCLE_STATES),
+    downloadUrl: Nullable(Type.String({ description: 'Signed, valid one hour; null once the asset is deleted' })),
+    previewDownloadUrl: Nullable(Type.String({ description: 'A preview at most 320 px wide; null when none could be made' })),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    trashedAt: NullableTimestamp,
+    deletedAt: NullableTimestamp,
+  },
+  { $id: 'Asset' },
+);
 export type Asset = Static<typeof Asset>;
 
 export const AssetCreate = Type.Object(
@@ -46,7 +52,7 @@ export const AssetCreate = Type.Object(
     ),
     hidden: Type.Optional(Type.Boolean({ default: false })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, $id: 'AssetCreate' },
 );
 export type AssetCreate = Static<typeof AssetCreate>;
 
@@ -65,7 +71,7 @@ export const AssetUpdate = RoundTrip(
         }),
       ),
     },
-    { additionalProperties: false },
+    { additionalProperties: false, $id: 'AssetUpdate' },
   ),
   { ignored: ['downloadUrl', 'previewDownloadUrl'] },
 );

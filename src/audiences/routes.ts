@@ -39,7 +39,7 @@ import {
 import { PageParams } from '../pages/schemas.js';
 
 const tags = ['audiences'];
-const extension = [...tags, 'extension'];
+const extension = { tags, 'x-extension': true };
 
 /** Every path under a page answers 404 once the page is gone (or was never the caller's). */
 async function livePage(db: Kysely<Database>, tenantId: string, pageId: string) {
@@ -84,7 +84,7 @@ export const audienceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         headers: IdempotencyHeaders,
-        tags: extension,
+        ...extension,
         operationId: 'createAudience',
         summary: 'Create audience (extension)',
         params: PageParams,
@@ -123,7 +123,7 @@ export const audienceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/pages/:page_id/audiences/:audience_id',
     {
       schema: {
-        tags: extension,
+        ...extension,
         operationId: 'updateAudience',
         summary: 'Update audience (extension)',
         params: PageAudienceParams,
@@ -147,7 +147,7 @@ export const audienceRoutes: FastifyPluginAsyncTypebox = async (app) => {
       {
         schema: {
           headers: IdempotencyHeaders,
-          tags: extension,
+          ...extension,
           operationId: `${action}Audience`,
           summary,
           params: PageAudienceParams,
@@ -170,7 +170,7 @@ export const audienceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         headers: IdempotencyHeaders,
-        tags: extension,
+        ...extension,
         operationId: 'createAudienceVersion',
         summary: 'Create a draft audience version (extension)',
         params: PageAudienceParams,
@@ -191,7 +191,7 @@ export const audienceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/pages/:page_id/audiences/:audience_id/versions',
     {
       schema: {
-        tags: extension,
+        ...extension,
         operationId: 'listAudienceVersions',
         summary: "List an audience's versions, newest first (extension)",
         params: PageAudienceParams,
@@ -223,7 +223,7 @@ export const audienceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/pages/:page_id/audiences/:audience_id/versions/:version_id',
     {
       schema: {
-        tags: extension,
+        ...extension,
         operationId: 'updateAudienceVersion',
         summary: "Move an audience version forward, or change a draft's content (extension)",
         params: VersionParams,

@@ -6,50 +6,56 @@ import { RoundTrip } from '../http/round-trip.js';
 
 export const VersionStatus = StringEnum(VERSION_STATUSES);
 
-export const AudienceVersion = Type.Object({
-  versionId: Type.String(),
-  audienceId: Type.String(),
-  versionNumber: Type.Integer({ minimum: 1, maximum: MAX_SAFE_INTEGER }),
-  status: VersionStatus,
-  isNewPageAgent: Type.Boolean(),
-  supplementaryContext: Nullable(Type.String()),
-  content: NullableContent("Extension. The audience's content; null: the page's"),
-  queueDurationMs: Nullable(Type.Number({ description: 'Milliseconds from queuedAt to leaving queued; null until then' })),
-  createdAt: Timestamp,
-  becameDraftAt: NullableTimestamp,
-  queuedAt: NullableTimestamp,
-  publishedAt: NullableTimestamp,
-  cancelledAt: NullableTimestamp,
-  obsoleteAt: NullableTimestamp,
-  archivedAt: NullableTimestamp,
-  failureReason: Nullable(
-    Type.String({ description: 'Extension. Why the page agent gave up generating this version (it is then cancelled); null otherwise' }),
-  ),
-});
+export const AudienceVersion = Type.Object(
+  {
+    versionId: Type.String(),
+    audienceId: Type.String(),
+    versionNumber: Type.Integer({ minimum: 1, maximum: MAX_SAFE_INTEGER }),
+    status: VersionStatus,
+    isNewPageAgent: Type.Boolean(),
+    supplementaryContext: Nullable(Type.String()),
+    content: NullableContent("Extension. The audience's content; null: the page's"),
+    queueDurationMs: Nullable(Type.Number({ description: 'Milliseconds from queuedAt to leaving queued; null until then' })),
+    createdAt: Timestamp,
+    becameDraftAt: NullableTimestamp,
+    queuedAt: NullableTimestamp,
+    publishedAt: NullableTimestamp,
+    cancelledAt: NullableTimestamp,
+    obsoleteAt: NullableTimestamp,
+    archivedAt: NullableTimestamp,
+    failureReason: Nullable(
+      Type.String({ description: 'Extension. Why the page agent gave up generating this version (it is then cancelled); null otherwise' }),
+    ),
+  },
+  { $id: 'AudienceVersion' },
+);
 export type AudienceVersion = Static<typeof AudienceVersion>;
 
-export const Audience = Type.Object({
-  audienceId: Type.String(),
-  pageId: Type.String(),
-  computedName: Type.String({ description: '"<person name> (<domain>)" for a linked person, else "Audience <n>"' }),
-  customName: Nullable(Type.String()),
-  effectiveName: Type.String({ description: 'customName when set, else computedName' }),
-  status: VersionStatus,
-  flags: Flags,
-  isNewPageAgent: Type.Boolean(),
-  latestVersion: AudienceVersion,
-  publishedVersion: AudienceVersion,
-  personId: Nullable(Type.String()),
-  personRouteKey: Nullable(Type.String()),
-  actionFormIdOverride: Nullable(Type.String()),
-  actionFormInstructionsOverride: Nullable(Type.String()),
-  actionUrlOverride: Nullable(Type.String()),
-  supplementaryContext: Nullable(Type.String()),
-  effectiveMetadata: Type.Optional(Metadata),
-  metadataOverride: Type.Optional(MetadataPartial),
-  archivedAt: NullableTimestamp,
-  createdAt: Timestamp,
-});
+export const Audience = Type.Object(
+  {
+    audienceId: Type.String(),
+    pageId: Type.String(),
+    computedName: Type.String({ description: '"<person name> (<domain>)" for a linked person, else "Audience <n>"' }),
+    customName: Nullable(Type.String()),
+    effectiveName: Type.String({ description: 'customName when set, else computedName' }),
+    status: VersionStatus,
+    flags: Flags,
+    isNewPageAgent: Type.Boolean(),
+    latestVersion: AudienceVersion,
+    publishedVersion: AudienceVersion,
+    personId: Nullable(Type.String()),
+    personRouteKey: Nullable(Type.String()),
+    actionFormIdOverride: Nullable(Type.String()),
+    actionFormInstructionsOverride: Nullable(Type.String()),
+    actionUrlOverride: Nullable(Type.String()),
+    supplementaryContext: Nullable(Type.String()),
+    effectiveMetadata: Type.Optional(Metadata),
+    metadataOverride: Type.Optional(MetadataPartial),
+    archivedAt: NullableTimestamp,
+    createdAt: Timestamp,
+  },
+  { $id: 'Audience' },
+);
 export type Audience = Static<typeof Audience>;
 
 const CustomName = Type.String({ minLength: 1, maxLength: 255 });
@@ -78,14 +84,17 @@ export const AudienceCreate = Type.Object(
     supplementaryContext: Type.Optional(Nullable(Type.String())),
     metadataOverride: Type.Optional(MetadataPartial),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, $id: 'AudienceCreate' },
 );
 export type AudienceCreate = Static<typeof AudienceCreate>;
 
 /** The audience's other fields as read (read-only), so a read can be sent back. */
 export const AudienceUpdate = RoundTrip(
   Audience,
-  Type.Object({ ...audienceFields, metadataOverride: Type.Optional(Nullable(MetadataOverridePatch)) }, { additionalProperties: false }),
+  Type.Object(
+    { ...audienceFields, metadataOverride: Type.Optional(Nullable(MetadataOverridePatch)) },
+    { additionalProperties: false, $id: 'AudienceUpdate' },
+  ),
 );
 export type AudienceUpdate = Static<typeof AudienceUpdate>;
 
@@ -96,7 +105,7 @@ export const VersionCreate = Nullable(
       isNewPageAgent: Type.Optional(Type.Boolean()),
       content: Type.Optional(NullableContent("The audience's content (null: the page's); absent: the latest version's")),
     },
-    { additionalProperties: false },
+    { additionalProperties: false, $id: 'AudienceVersionCreate' },
   ),
 );
 export type VersionCreate = Static<typeof VersionCreate>;
@@ -119,17 +128,24 @@ export const VersionUpdate = RoundTrip(
       ),
       content: Type.Optional(NullableContent("Only while the version is draft (409 otherwise); null: the page's content")),
     },
-    { additionalProperties: false, description: 'status, content or both: a body with neither is 400 naming both' },
+    {
+      additionalProperties: false,
+      description: 'status, content or both: a body with neither is 400 naming both',
+      $id: 'AudienceVersionUpdate',
+    },
   ),
 );
 export type VersionUpdate = Static<typeof VersionUpdate>;
 
-export const AudienceSearchItem = Type.Object({
-  audienceId: Type.String(),
-  effectiveName: Type.String(),
-  pageId: Type.String(),
-  pageName: Type.String(),
-});
+export const AudienceSearchItem = Type.Object(
+  {
+    audienceId: Type.String(),
+    effectiveName: Type.String(),
+    pageId: Type.String(),
+    pageName: Type.String(),
+  },
+  { $id: 'AudienceSearchItem' },
+);
 
 export const AudienceSearchQuery = Type.Object(
   {
@@ -142,12 +158,15 @@ export const AudienceSearchQuery = Type.Object(
 );
 export type AudienceSearchQuery = Static<typeof AudienceSearchQuery>;
 
-export const AudienceSearchPage = Type.Object({
-  items: Type.Array(AudienceSearchItem),
-  hasMore: Type.Boolean(),
-  nextCursor: Type.Null({ description: 'Search has no further pages: raise limit instead' }),
-  totalCount: Nullable(Type.Integer({ minimum: 0, maximum: MAX_SAFE_INTEGER })),
-});
+export const AudienceSearchPage = Type.Object(
+  {
+    items: Type.Array(AudienceSearchItem),
+    hasMore: Type.Boolean(),
+    nextCursor: Type.Null({ description: 'Search has no further pages: raise limit instead' }),
+    totalCount: Nullable(Type.Integer({ minimum: 0, maximum: MAX_SAFE_INTEGER })),
+  },
+  { $id: 'AudienceSearchList' },
+);
 
 export const PageAudienceParams = Type.Object({ page_id: Type.String(), audience_id: Type.String() });
 export const VersionParams = Type.Object({ page_id: Type.String(), audience_id: Type.String(), version_id: Type.String() });

@@ -12,6 +12,7 @@ import {
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { groupCommitSqlite } from './sqlite.js';
+import type { DbObserver } from './observer.js';
 import type { Database } from './types.js';
 
 export type Dialect = DatabaseConfig['kind'];
@@ -22,11 +23,13 @@ export interface Db {
   /** SQLite with a reader only: the committed state's version (src/db/sqlite.ts); changes with every commit. */
   dataVersion?: () => number;
   close(): Promise<void>;
+  /** PostgreSQL's connection pool, now (for the metrics). */
+  poolStats?: () => { total: number; idle: number; waiting: number };
 }
 
 /** `log` is Kysely's own: it sees every query executed, prepared ones included (the query-plan test uses it). */
-export function openDatabase(config: DatabaseConfig, log?: LogConfig): Db {
-  return config.kind === 'postgres' ? openPostgres(config.url, config.poolSize, log) : openSqlite(config.path, log);
+export function openDatabase(config: DatabaseConfig, log?: LogConfig, observer: DbObserver = {}): Db {
+  return config.kind === 'postgres' ? openPostgres(config.url, config.poolSize, log, observer) : openSqlite(config.path, log, observer);
 }
 
 // PostgreSQL returns what SQLite returns: timestamps as ISO 8601 strings in UTC with milliseconds
@@ -52,7 +55,7 @@ function tagUnavailable(err: unknown): Error {
   return error;
 }
 
-function openPostgres(url: string, poolSize: number, log?: LogConfig): Db {
+function openPostgres(url: string, poolSize: number, log: LogConfig | undefined, observer: DbObserver): Db {
   // A database that is down or unreachable is answered fast: 2.5 s at most to get a connection and
   // 2.5 s for a query (the service's queries take milliseconds), so a request waits 5 s at worst.
   const pool = new pg.Pool({
@@ -79,14 +82,34 @@ function openPostgres(url: string, poolSize: number, log?: LogConfig): Db {
       // down with an unhandled 'error' event (the pool drops the client when it is released).
       client.on('error', () => {});
       const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-      client.query = ((...args: unknown[]) => {
-        const result = query(...args);
-        return result instanceof Promise
-          ? result.catch((err: unknown) => {
-              throw tagUnavailable(err);
-            })
-          : result;
-      }) as typeof client.query;
+      const observe = observer.query;
+      client.query = (
+        observe
+          ? (...args: unknown[]) => {
+              const start = performance.now();
+              const result = query(...args);
+              if (!(result instanceof Promise)) return result;
+              const sql = typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: unknown } | undefined)?.text ?? '');
+              return result.then(
+                (value: unknown) => {
+                  observe(sql, (performance.now() - start) / 1000, false);
+                  return value;
+                },
+                (err: unknown) => {
+                  observe(sql, (performance.now() - start) / 1000, true);
+                  throw tagUnavailable(err);
+                },
+              );
+            }
+          : (...args: unknown[]) => {
+              const result = query(...args);
+              return result instanceof Promise
+                ? result.catch((err: unknown) => {
+                    throw tagUnavailable(err);
+                  })
+                : result;
+            }
+      ) as typeof client.query;
     }
     return client;
   };
@@ -100,7 +123,8 @@ function openPostgres(url: string, poolSize: number, log?: LogConfig): Db {
     },
     log,
   });
-  return { kysely, dialect: 'postgres', close: () => kysely.destroy() };
+  const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+  return { kysely, dialect: 'postgres', close: () => kysely.destroy(), poolStats };
 }
 
 /**
@@ -127,9 +151,9 @@ function currentSchemaIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
   };
 }
 
-function openSqlite(file: string, log?: LogConfig): Db {
+function openSqlite(file: string, log: LogConfig | undefined, observer: DbObserver): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const { dialect, dataVersion } = groupCommitSqlite(file);
+  const { dialect, dataVersion } = groupCommitSqlite(file, observer);
   const kysely = new Kysely<Database>({ dialect, log });
   return { kysely, dialect: 'sqlite', ...(dataVersion ? { dataVersion } : {}), close: () => kysely.destroy() };
 }

@@ -1,5 +1,6 @@
 import SQLite from 'better-sqlite3';
 import { type CompiledQuery, SqliteDialect, type DatabaseConnection, type Dialect, type Driver, type QueryResult } from 'kysely';
+import type { DbObserver } from './observer.js';
 
 /**
  * SQLite with group commit and a separate reader.
@@ -53,6 +54,8 @@ function fifoLock() {
 }
 
 interface Group {
+  /** Transactions and statements that joined it. */
+  members: number;
   committed: Promise<void>;
   resolve(): void;
   reject(err: unknown): void;
@@ -68,7 +71,7 @@ export interface GroupCommitSqlite {
   dataVersion: (() => number) | undefined;
 }
 
-export function groupCommitSqlite(file: string): GroupCommitSqlite {
+export function groupCommitSqlite(file: string, observer: DbObserver = {}): GroupCommitSqlite {
   const writer = new SQLite(file);
   writer.pragma('journal_mode = WAL');
   // NORMAL in WAL mode survives a process crash (kill -9); only a power loss can drop the last commits.
@@ -86,6 +89,22 @@ export function groupCommitSqlite(file: string): GroupCommitSqlite {
   // end of time-ordered indexes, and the writer's default cache holds those pages.
   reader?.pragma('cache_size = -32000');
 
+  // Timed here rather than by Kysely's `log`, whose extra promises cost more than the statements.
+  const observe = observer.query;
+  const exec = observe
+    ? (statement: Statement, parameters: readonly unknown[], sql: string): QueryResult<unknown> => {
+        const start = performance.now();
+        try {
+          const result = run(statement, parameters);
+          observe(sql, (performance.now() - start) / 1000, false);
+          return result;
+        } catch (err) {
+          observe(sql, (performance.now() - start) / 1000, true);
+          throw err;
+        }
+      }
+    : run;
+
   const write = statementCache(writer);
   const read = reader && statementCache(reader);
 
@@ -95,19 +114,22 @@ export function groupCommitSqlite(file: string): GroupCommitSqlite {
     snapshot = false;
     if (reader?.inTransaction && read) read('commit').run();
   };
-  const runRead = (statement: Statement, parameters: readonly unknown[]) => {
+  const runRead = (statement: Statement, parameters: readonly unknown[], sql: string) => {
     if (!snapshot && read) {
       read('begin').run();
       snapshot = true;
       setImmediate(endSnapshot);
     }
-    return run(statement, parameters);
+    return exec(statement, parameters, sql);
   };
   const lock = fifoLock();
   let group: Group | undefined;
 
   const openGroup = (): Group => {
-    if (group && writer.inTransaction) return group;
+    if (group && writer.inTransaction) {
+      group.members++;
+      return group;
+    }
     // A failed statement may have ended the outer transaction (SQLite does so on a full disk or an
     // I/O error): the members that were waiting for it fail with it, and a new group begins.
     group?.reject(new Error('The group transaction was rolled back by SQLite'));
@@ -119,7 +141,7 @@ export function groupCommitSqlite(file: string): GroupCommitSqlite {
     });
     committed.catch(() => {}); // observed by each member; never an unhandled rejection here
     write('begin immediate').run();
-    group = { committed, resolve, reject };
+    group = { members: 1, committed, resolve, reject };
     setImmediate(() => void flush());
     return group;
   };
@@ -134,6 +156,7 @@ export function groupCommitSqlite(file: string): GroupCommitSqlite {
       endSnapshot();
       write('commit').run();
       current.resolve();
+      observer.groupCommitted?.(current.members);
     } catch (err) {
       if (writer.inTransaction) write('rollback').run();
       current?.reject(err);
@@ -149,7 +172,7 @@ export function groupCommitSqlite(file: string): GroupCommitSqlite {
     let result: QueryResult<unknown>;
     try {
       joined = openGroup();
-      result = run(write(sql), parameters);
+      result = exec(write(sql), parameters, sql);
     } finally {
       release();
     }
@@ -181,9 +204,9 @@ export function groupCommitSqlite(file: string): GroupCommitSqlite {
   const connection = (): DatabaseConnection & { release?: () => void } => {
     const self: DatabaseConnection & { release?: () => void } = {
       async executeQuery<R>({ sql, parameters }: CompiledQuery): Promise<QueryResult<R>> {
-        if (self.release) return run(write(sql), parameters) as QueryResult<R>;
+        if (self.release) return exec(write(sql), parameters, sql) as QueryResult<R>;
         const statement = readable(sql);
-        if (statement?.readonly) return runRead(statement, parameters) as QueryResult<R>;
+        if (statement?.readonly) return runRead(statement, parameters, sql) as QueryResult<R>;
         return (await writeAlone(sql, parameters)) as QueryResult<R>;
       },
       streamQuery(): AsyncIterableIterator<QueryResult<never>> {
@@ -260,6 +283,7 @@ export function groupCommitSqlite(file: string): GroupCommitSqlite {
     createQueryCompiler: () => base.createQueryCompiler(),
   };
   // Read inside the turn's snapshot, so it names exactly the state the turn's other reads see.
-  const dataVersion = read && (() => (runRead(read('pragma data_version'), []).rows[0] as { data_version: number }).data_version);
+  const dataVersion =
+    read && (() => (runRead(read('pragma data_version'), [], 'pragma data_version').rows[0] as { data_version: number }).data_version);
   return { dialect, dataVersion };
 }

@@ -6,7 +6,7 @@ import { deleteDomainLinks } from '../page-links/repository.js';
 import { createDomain, deleteDomain, findDomain, listDomains } from './repository.js';
 import { TenantDomain, TenantDomainCreate, TenantDomainListQuery, TenantDomainParams } from './schemas.js';
 
-const tags = ['page links', 'extension'];
+const extension = { tags: ['page links'], 'x-extension': true };
 
 /** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
 export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -14,7 +14,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/tenant_domains',
     {
       schema: {
-        tags,
+        ...extension,
         operationId: 'listTenantDomains',
         summary: 'List tenant domains (extension)',
         querystring: TenantDomainListQuery,
@@ -28,7 +28,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/tenant_domains',
     {
       schema: {
-        tags,
+        ...extension,
         operationId: 'createTenantDomain',
         headers: IdempotencyHeaders,
         summary: 'Add a custom domain (extension)',
@@ -48,7 +48,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/tenant_domains/:tenant_domain_id',
     {
       schema: {
-        tags,
+        ...extension,
         operationId: 'deleteTenantDomain',
         summary: 'Remove a custom domain and its page links (extension)',
         params: TenantDomainParams,

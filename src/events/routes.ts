@@ -4,7 +4,7 @@ import { ListEnvelope, responses } from '../http/schemas.js';
 import { getEvent, listEvents } from './repository.js';
 import { Event, EventListQuery, EventParams } from './schemas.js';
 
-const tags = ['webhooks', 'extension'];
+const extension = { tags: ['webhooks'], 'x-extension': true };
 
 /** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
 export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -12,7 +12,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/events',
     {
       schema: {
-        tags,
+        ...extension,
         operationId: 'listEvents',
         summary: 'List events, newest first (extension)',
         querystring: EventListQuery,
@@ -25,7 +25,13 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v0/events/:event_id',
     {
-      schema: { tags, operationId: 'getEvent', summary: 'Get event (extension)', params: EventParams, response: responses({ 200: Event }) },
+      schema: {
+        ...extension,
+        operationId: 'getEvent',
+        summary: 'Get event (extension)',
+        params: EventParams,
+        response: responses({ 200: Event }),
+      },
     },
     async (request) => {
       const event = await getEvent(app.db, request.tenantId, request.params.event_id);

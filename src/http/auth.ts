@@ -38,7 +38,13 @@ export interface ApiKeyAuth {
  * expired), then takes a token from its bucket (RateLimit-* headers on every answer from here on,
  * 429 when empty), then must have the scope the method needs (403). The key itself is never logged.
  */
-export function apiKeyAuth(db: Kysely<Database>, limiter: RateLimiter, defaults: { perSecond: number; burst: number }): ApiKeyAuth {
+export function apiKeyAuth(
+  db: Kysely<Database>,
+  limiter: RateLimiter,
+  defaults: { perSecond: number; burst: number },
+  /** Told of every request a key's rate limit refuses (the metrics). */
+  onRefused?: () => void,
+): ApiKeyAuth {
   const lastUsed = new Map<string, number>();
   const touch = (keyId: string) => {
     const at = Date.now();
@@ -87,6 +93,7 @@ export function apiKeyAuth(db: Kysely<Database>, limiter: RateLimiter, defaults:
       .header('ratelimit-remaining', bucket.remaining)
       .header('ratelimit-reset', bucket.resetSeconds);
     if (!bucket.allowed) {
+      onRefused?.();
       throw new AppError('rate_limited', `Rate limit exceeded; retry in ${bucket.retryAfterSeconds} s`, undefined, {
         'retry-after': String(bucket.retryAfterSeconds),
       });

@@ -33,11 +33,14 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
 export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-22T12:00:00.000Z'] });
 export const NullableTimestamp = Nullable(Timestamp);
 
-export const FieldErrorSchema = Type.Object({
-  /** A JSON Pointer, e.g. `/phoneNumber`: the field itself, even when it is missing. */
-  path: Type.String(),
-  message: Type.String(),
-});
+export const FieldErrorSchema = Type.Object(
+  {
+    /** A JSON Pointer, e.g. `/phoneNumber`: the field itself, even when it is missing. */
+    path: Type.String(),
+    message: Type.String(),
+  },
+  { $id: 'FieldError' },
+);
 
 export const ProblemSchema = Type.Object(
   {
@@ -49,7 +52,7 @@ export const ProblemSchema = Type.Object(
     requestId: Type.String(),
     errors: Type.Optional(Type.Array(FieldErrorSchema)),
   },
-  { description: 'RFC 9457 problem details' },
+  { description: 'RFC 9457 problem details', $id: 'Problem' },
 );
 
 const problemResponse = (description: string) => ({
@@ -75,6 +78,18 @@ export function htmlResponses(description: string) {
   };
 }
 
+/** Responses of a route that answers bytes of one of `types` (a file download), and problems as every route. */
+export function bytesResponses(description: string, types: readonly string[]) {
+  return {
+    200: {
+      description,
+      content: Object.fromEntries(types.map((type) => [type, { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) }])),
+    },
+    '4xx': problemResponse('The request was refused: see `code` and `errors`'),
+    '5xx': problemResponse('The service failed: quote `requestId` when reporting it'),
+  };
+}
+
 /** An absolute `http:` or `https:` URL. */
 export const HttpUrl = Type.String({
   maxLength: 2048,
@@ -84,7 +99,7 @@ export const HttpUrl = Type.String({
 });
 
 /** The body of an action that takes none: `{}` or no body at all; any field is a 400. */
-export const EmptyBody = Nullable(Type.Object({}, { additionalProperties: false }));
+export const EmptyBody = Nullable(Type.Object({}, { additionalProperties: false, $id: 'EmptyBody' }));
 
 /** The query string of a route that takes no parameters: any parameter is a 400, not silently ignored. */
 export const NoQuery = Type.Object({}, { additionalProperties: false });
@@ -99,18 +114,25 @@ export function ListQuery<P extends TProperties>(filters: P) {
   return Type.Object({ ...filters, cursor: Type.Optional(CursorParam), limit: Type.Optional(LimitParam) }, { additionalProperties: false });
 }
 
-/** `totalCount` counts every match unless a list says otherwise, in its own description. */
+/**
+ * `totalCount` counts every match unless a list says otherwise, in its own description. The envelope
+ * of a named item is named after it (`Person` → `PersonList`), so the document declares it once.
+ */
 export function ListEnvelope<T extends TSchema>(item: T, about: { totalCount?: string } = {}) {
-  return Type.Object({
-    items: Type.Array(item),
-    hasMore: Type.Boolean(),
-    nextCursor: Nullable(Type.String()),
-    totalCount: Type.Integer({
-      minimum: 0,
-      maximum: MAX_SAFE_INTEGER,
-      ...(about.totalCount === undefined ? {} : { description: about.totalCount }),
-    }),
-  });
+  const named = typeof item.$id === 'string' ? { $id: `${item.$id}List` } : {};
+  return Type.Object(
+    {
+      items: Type.Array(item),
+      hasMore: Type.Boolean(),
+      nextCursor: Nullable(Type.String()),
+      totalCount: Type.Integer({
+        minimum: 0,
+        maximum: MAX_SAFE_INTEGER,
+        ...(about.totalCount === undefined ? {} : { description: about.totalCount }),
+      }),
+    },
+    named,
+  );
 }
 /** A list's response as the code builds it: the envelope's type, over items of any type. */
 export type ListPage<T> = Static<ReturnType<typeof ListEnvelope<TUnsafe<T>>>>;

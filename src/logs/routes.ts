@@ -81,7 +81,8 @@ export const logRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return row;
     };
     const schema = (s: { summary: string; operationId: string; extension?: boolean; response: Record<number, TSchema> }) => ({
-      tags: s.extension === false ? [o.tag] : [o.tag, 'extension'],
+      tags: [o.tag],
+      ...(s.extension === false ? {} : { 'x-extension': true }),
       operationId: s.operationId,
       summary: s.extension === false ? s.summary : `${s.summary} (extension)`,
       response: responses(s.response),

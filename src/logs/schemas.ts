@@ -14,7 +14,7 @@ export const LogCreate = Type.Object(
     payload: Payload,
     idempotencyKey: Type.Optional(Nullable(IdempotencyKey)),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, $id: 'LogCreate' },
 );
 export type LogCreate = Static<typeof LogCreate>;
 
@@ -28,24 +28,30 @@ const logFields = {
   deletedAt: NullableTimestamp,
 };
 
-export const PersonLog = Type.Object({
-  personId: Type.String({ minLength: 1 }),
-  personLogId: Type.String({ minLength: 1 }),
-  ...logFields,
-});
+export const PersonLog = Type.Object(
+  {
+    personId: Type.String({ minLength: 1 }),
+    personLogId: Type.String({ minLength: 1 }),
+    ...logFields,
+  },
+  { $id: 'PersonLog' },
+);
 export type PersonLog = Static<typeof PersonLog>;
 
-export const AccountLog = Type.Object({
-  accountId: AccountId,
-  accountLogId: Type.String({ minLength: 1 }),
-  ...logFields,
-});
+export const AccountLog = Type.Object(
+  {
+    accountId: AccountId,
+    accountLogId: Type.String({ minLength: 1 }),
+    ...logFields,
+  },
+  { $id: 'AccountLog' },
+);
 export type AccountLog = Static<typeof AccountLog>;
 
-const LogUpdate = Type.Object({ payload: Payload }, { additionalProperties: false });
+const logUpdate = ($id: string) => Type.Object({ payload: Payload }, { additionalProperties: false, $id });
 /** The new payload; the entry's other fields as read (read-only). */
-export const PersonLogUpdate = RoundTrip(PersonLog, LogUpdate);
-export const AccountLogUpdate = RoundTrip(AccountLog, LogUpdate);
+export const PersonLogUpdate = RoundTrip(PersonLog, logUpdate('PersonLogUpdate'));
+export const AccountLogUpdate = RoundTrip(AccountLog, logUpdate('AccountLogUpdate'));
 
 export const LogListQuery = ListQuery({
   source: Type.Optional(Kebab),

@@ -6,7 +6,7 @@ import { createPageLink, deletePageLink, searchPageLinks, updatePageLink } from 
 import { PageLink, PageLinkCreate, PageLinkParams, PageLinkSearchQuery, PageLinkUpdate } from './schemas.js';
 
 const tags = ['page links'];
-const extension = [...tags, 'extension'];
+const extension = { tags, 'x-extension': true };
 
 /** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
 export const pageLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -28,7 +28,7 @@ export const pageLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/page_links',
     {
       schema: {
-        tags: extension,
+        ...extension,
         operationId: 'createPageLink',
         headers: IdempotencyHeaders,
         summary: 'Create page link (extension)',
@@ -44,7 +44,7 @@ export const pageLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/page_links/:page_link_id',
     {
       schema: {
-        tags: extension,
+        ...extension,
         operationId: 'updatePageLink',
         summary: 'Move a page link to another path or target (extension)',
         params: PageLinkParams,
@@ -65,7 +65,7 @@ export const pageLinkRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/page_links/:page_link_id',
     {
       schema: {
-        tags: extension,
+        ...extension,
         operationId: 'deletePageLink',
         summary: 'Delete page link (extension)',
         params: PageLinkParams,

@@ -8,32 +8,44 @@ export const TargetType = StringEnum(TARGET_TYPES);
 /** What a link leads to, by `targetType`: an audience target names its audience, the others their page. */
 export const PageLinkTarget = Type.Union(
   [
-    Type.Object({
-      targetType: Type.Literal('audience'),
-      audienceId: Type.String({ description: 'The audience shown (with its page)' }),
-    }),
-    Type.Object({
-      targetType: Type.Literal('page'),
-      pageId: Type.String({ description: 'The page shown, without an audience' }),
-    }),
-    Type.Object({
-      targetType: Type.Literal('page_routing'),
-      pageId: Type.String({ description: 'The page; `<path>/<personRouteKey>` shows it for the audience with that key' }),
-    }),
+    Type.Object(
+      {
+        targetType: Type.Literal('audience'),
+        audienceId: Type.String({ description: 'The audience shown (with its page)' }),
+      },
+      { $id: 'AudienceTarget' },
+    ),
+    Type.Object(
+      {
+        targetType: Type.Literal('page'),
+        pageId: Type.String({ description: 'The page shown, without an audience' }),
+      },
+      { $id: 'PageTarget' },
+    ),
+    Type.Object(
+      {
+        targetType: Type.Literal('page_routing'),
+        pageId: Type.String({ description: 'The page; `<path>/<personRouteKey>` shows it for the audience with that key' }),
+      },
+      { $id: 'PageRoutingTarget' },
+    ),
   ],
   { discriminator: { propertyName: 'targetType' } },
 );
 export type PageLinkTarget = Static<typeof PageLinkTarget>;
 
-export const PageLink = Type.Object({
-  pageLinkId: Type.String(),
-  tenantDomainId: Type.String(),
-  path: Type.String(),
-  target: PageLinkTarget,
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  deletedAt: NullableTimestamp,
-});
+export const PageLink = Type.Object(
+  {
+    pageLinkId: Type.String(),
+    tenantDomainId: Type.String(),
+    path: Type.String(),
+    target: PageLinkTarget,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    deletedAt: NullableTimestamp,
+  },
+  { $id: 'PageLink' },
+);
 export type PageLink = Static<typeof PageLink>;
 
 const Path = Type.String({
@@ -57,7 +69,7 @@ export const PageLinkCreate = Type.Object(
     tenantDomainId: Type.Optional(Type.String({ description: "Defaults to the tenant's fallback domain" })),
     target: Target,
   },
-  { additionalProperties: false },
+  { additionalProperties: false, $id: 'PageLinkCreate' },
 );
 export type PageLinkCreate = Static<typeof PageLinkCreate>;
 
@@ -68,6 +80,7 @@ export const PageLinkUpdate = RoundTrip(
     {
       additionalProperties: false,
       description: "The link stays on its domain; a new target replaces the old one whole; the link's other fields as read (read-only)",
+      $id: 'PageLinkUpdate',
     },
   ),
 );

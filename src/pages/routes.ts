@@ -8,7 +8,7 @@ import { createPage, deletePage, getPage, listPages, updatePage } from './reposi
 import { Page, PageCreate, PageListQuery, PageParams, PagePreviewQuery, PageUpdate } from './schemas.js';
 
 const tags = ['pages'];
-const extension = [...tags, 'extension'];
+const extension = { tags, 'x-extension': true };
 
 /** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
 export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -31,7 +31,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         headers: IdempotencyHeaders,
-        tags: extension,
+        ...extension,
         operationId: 'createPage',
         summary: 'Create page (extension)',
         body: PageCreate,
@@ -47,7 +47,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/pages/:page_id',
     {
       schema: {
-        tags: extension,
+        ...extension,
         operationId: 'getPage',
         summary: 'Get page (extension)',
         params: PageParams,
@@ -65,7 +65,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/pages/:page_id/preview',
     {
       schema: {
-        tags: extension,
+        ...extension,
         operationId: 'previewPage',
         summary: 'Preview a page as a visitor would get it, in any status (extension)',
         description:
@@ -111,7 +111,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/pages/:page_id',
     {
       schema: {
-        tags: extension,
+        ...extension,
         operationId: 'deletePage',
         summary: 'Delete page (extension)',
         params: PageParams,

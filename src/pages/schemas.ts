@@ -31,31 +31,34 @@ const ImageAssetId = (kind: 'og' | 'twitter') =>
   });
 
 /** Every Metadata field; responses carry all of them (unset strings as "", unset arrays as []). */
-export const Metadata = Type.Object({
-  title: Type.String(),
-  description: Type.String(),
-  keywords: Type.Array(Type.String()),
-  author: Type.String(),
-  robots: Robots,
-  canonicalUrl: Type.String(),
-  ogTitle: Type.String(),
-  ogDescription: Type.String(),
-  ogImageUrl: Type.String(),
-  ogImageFileId: Type.String(),
-  ogImageAlt: Type.String(),
-  ogSiteName: Type.String(),
-  ogUrl: Type.String(),
-  twitterTitle: Type.String(),
-  twitterDescription: Type.String(),
-  twitterImageUrl: Type.String(),
-  twitterImageFileId: Type.String(),
-  twitterImageAlt: Type.String(),
-  twitterSite: Type.String(),
-  twitterCreator: Type.String(),
-  themeColor: Type.String(),
-  ogImageAssetId: Type.Optional(ImageAssetId('og')),
-  twitterImageAssetId: Type.Optional(ImageAssetId('twitter')),
-});
+export const Metadata = Type.Object(
+  {
+    title: Type.String(),
+    description: Type.String(),
+    keywords: Type.Array(Type.String()),
+    author: Type.String(),
+    robots: Robots,
+    canonicalUrl: Type.String(),
+    ogTitle: Type.String(),
+    ogDescription: Type.String(),
+    ogImageUrl: Type.String(),
+    ogImageFileId: Type.String(),
+    ogImageAlt: Type.String(),
+    ogSiteName: Type.String(),
+    ogUrl: Type.String(),
+    twitterTitle: Type.String(),
+    twitterDescription: Type.String(),
+    twitterImageUrl: Type.String(),
+    twitterImageFileId: Type.String(),
+    twitterImageAlt: Type.String(),
+    twitterSite: Type.String(),
+    twitterCreator: Type.String(),
+    themeColor: Type.String(),
+    ogImageAssetId: Type.Optional(ImageAssetId('og')),
+    twitterImageAssetId: Type.Optional(ImageAssetId('twitter')),
+  },
+  { $id: 'Metadata' },
+);
 export type Metadata = Static<typeof Metadata>;
 
 /** The image fields are set by the service (from the image asset ids), never by a page request. */
@@ -93,14 +96,17 @@ export const MetadataOverridePatch = Type.Object(mergeable(MetadataPartial.prope
 });
 export type MetadataOverridePatch = Static<typeof MetadataOverridePatch>;
 
-export const Action = Type.Object({
-  actionId: Type.String(),
-  actionIndex: Type.Integer({ minimum: 0, description: 'The position of the action in `actions`, from 0' }),
-  purpose: Type.String(),
-  buttonTitle: Type.String(),
-  actionType: Type.String({ minLength: 1 }),
-  url: Type.String(),
-});
+export const Action = Type.Object(
+  {
+    actionId: Type.String(),
+    actionIndex: Type.Integer({ minimum: 0, description: 'The position of the action in `actions`, from 0' }),
+    purpose: Type.String(),
+    buttonTitle: Type.String(),
+    actionType: Type.String({ minLength: 1 }),
+    url: Type.String(),
+  },
+  { $id: 'Action' },
+);
 export const ActionInput = Type.Object(
   {
     actionId: Type.Optional(Type.String({ description: 'Keeps an existing action; omit it for a new one' })),
@@ -137,7 +143,7 @@ export const ActionCardWidget = Type.Object(
       ),
     ),
   },
-  closed,
+  { ...closed, $id: 'ActionCardWidget' },
 );
 
 export const FooterLinkGroup = Type.Object(
@@ -146,12 +152,12 @@ export const FooterLinkGroup = Type.Object(
     title: Type.String(),
     links: Type.Array(Type.Object({ id: Type.String(), text: Type.String(), url: Type.String() }, closed)),
   },
-  closed,
+  { ...closed, $id: 'FooterLinkGroup' },
 );
 
 export const Script = Type.Object(
   { name: Type.String(), description: Type.String(), content: Type.String(), enabled: Type.Boolean() },
-  closed,
+  { ...closed, $id: 'Script' },
 );
 
 /** What the page shows; `headline`, `subheadline`, `heading` and `body` take personalisation tokens, `body` is Markdown. */
@@ -170,30 +176,33 @@ export type Content = Static<typeof Content>;
 /** Content or null, closed (for requests and responses alike). */
 export const NullableContent = (description: string) => Nullable(Type.Object(Content.properties, { ...closed, description }));
 
-export const Page = Type.Object({
-  pageId: Type.String(),
-  name: Type.String(),
-  title: Type.String(),
-  pageContext: Type.String(),
-  pageType: PageType,
-  status: PageStatus,
-  flags: Flags,
-  brandId: Type.String(),
-  headerActionId: Type.Optional(Type.String()),
-  actions: Type.Array(Action),
-  actionCardWidgets: Type.Array(ActionCardWidget),
-  footerLinks: Type.Array(FooterLinkGroup),
-  scripts: Type.Array(Script),
-  metadata: Type.Optional(Metadata),
-  content: Type.Object(Content.properties, {
-    description: 'Extension. Until set: the title as headline, no subheadline, no sections (the headline follows the title)',
-  }),
-  audiencesCount: Type.Integer({ minimum: 0, maximum: MAX_SAFE_INTEGER, description: 'Audiences of the page that are not archived' }),
-  archivedAt: NullableTimestamp,
-  deletedAt: NullableTimestamp,
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+export const Page = Type.Object(
+  {
+    pageId: Type.String(),
+    name: Type.String(),
+    title: Type.String(),
+    pageContext: Type.String(),
+    pageType: PageType,
+    status: PageStatus,
+    flags: Flags,
+    brandId: Type.String(),
+    headerActionId: Type.Optional(Type.String()),
+    actions: Type.Array(Action),
+    actionCardWidgets: Type.Array(ActionCardWidget),
+    footerLinks: Type.Array(FooterLinkGroup),
+    scripts: Type.Array(Script),
+    metadata: Type.Optional(Metadata),
+    content: Type.Object(Content.properties, {
+      description: 'Extension. Until set: the title as headline, no subheadline, no sections (the headline follows the title)',
+    }),
+    audiencesCount: Type.Integer({ minimum: 0, maximum: MAX_SAFE_INTEGER, description: 'Audiences of the page that are not archived' }),
+    archivedAt: NullableTimestamp,
+    deletedAt: NullableTimestamp,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { $id: 'Page' },
+);
 export type Page = Static<typeof Page>;
 
 const Name = Type.String({ minLength: 1 });
@@ -221,7 +230,7 @@ export const PageUpdate = RoundTrip(
       scripts: Type.Optional(Type.Array(Script)),
       status: Type.Optional(PageStatus),
     },
-    closed,
+    { ...closed, $id: 'PageUpdate' },
   ),
 );
 export type PageUpdate = Static<typeof PageUpdate>;
@@ -243,7 +252,7 @@ export const PageCreate = Type.Object(
     metadata: Type.Optional(MetadataInput),
     content: Type.Optional(Content),
   },
-  closed,
+  { ...closed, $id: 'PageCreate' },
 );
 export type PageCreate = Static<typeof PageCreate>;
 

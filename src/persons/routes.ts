@@ -64,7 +64,8 @@ export const personRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/persons/:person_id',
     {
       schema: {
-        tags: [...tags, 'extension'],
+        tags,
+        'x-extension': true,
         operationId: 'erasePerson',
         summary: 'Erase person: their data, logs, form submissions and events (extension)',
         description: 'What erasure removes and what it cannot recall: docs/privacy.md.',
@@ -83,7 +84,8 @@ export const personRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/persons',
     {
       schema: {
-        tags: [...tags, 'extension'],
+        tags,
+        'x-extension': true,
         operationId: 'listPersons',
         summary: 'List persons (extension)',
         querystring: PersonListQuery,

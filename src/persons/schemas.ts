@@ -8,17 +8,20 @@ const Domain = Type.String({ minLength: 1 });
 const PhoneNumber = Type.String({ pattern: '^\\+[1-9]\\d{1,14}$', description: 'E.164, e.g. +14155550100' });
 const LinkedinProfileUrl = Type.String({ minLength: 1 });
 
-export const Person = Type.Object({
-  personId: Type.String({ minLength: 1 }),
-  name: Type.String(),
-  email: Nullable(Type.String()),
-  domain: Nullable(Domain),
-  slug: Type.String({ description: 'Derived from the name at creation, unique in the tenant; kept when the name changes' }),
-  phoneNumber: Nullable(PhoneNumber),
-  linkedinProfileUrl: Nullable(LinkedinProfileUrl),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+export const Person = Type.Object(
+  {
+    personId: Type.String({ minLength: 1 }),
+    name: Type.String(),
+    email: Nullable(Type.String()),
+    domain: Nullable(Domain),
+    slug: Type.String({ description: 'Derived from the name at creation, unique in the tenant; kept when the name changes' }),
+    phoneNumber: Nullable(PhoneNumber),
+    linkedinProfileUrl: Nullable(LinkedinProfileUrl),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { $id: 'Person' },
+);
 export type Person = Static<typeof Person>;
 
 export const PersonCreate = Type.Object(
@@ -29,7 +32,7 @@ export const PersonCreate = Type.Object(
     phoneNumber: Type.Optional(PhoneNumber),
     linkedinProfileUrl: Type.Optional(LinkedinProfileUrl),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, $id: 'PersonCreate' },
 );
 export type PersonCreate = Static<typeof PersonCreate>;
 
@@ -44,7 +47,7 @@ export const PersonUpdate = RoundTrip(
       phoneNumber: Type.Optional(Nullable(PhoneNumber)),
       linkedinProfileUrl: Type.Optional(Nullable(LinkedinProfileUrl)),
     },
-    { additionalProperties: false },
+    { additionalProperties: false, $id: 'PersonUpdate' },
   ),
 );
 export type PersonUpdate = Static<typeof PersonUpdate>;

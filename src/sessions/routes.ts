@@ -69,7 +69,8 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         headers: IdempotencyHeaders,
-        tags: [...tags, 'extension'],
+        tags,
+        'x-extension': true,
         operationId: 'createAudienceSession',
         summary: 'Record an audience session (extension)',
         params: PageParams,

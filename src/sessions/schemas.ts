@@ -1,32 +1,35 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ListQuery, MAX_SAFE_INTEGER, Timestamp } from '../http/schemas.js';
 
-export const AudienceSession = Type.Object({
-  audienceSessionId: Type.String(),
-  analyticsSessionId: Type.String(),
-  audienceId: Type.String(),
-  pageId: Type.String(),
-  pageTitle: Type.String(),
-  pageUrl: Type.String(),
-  sessionStartedAt: Timestamp,
-  sessionEndedAt: Timestamp,
-  timeSpentSeconds: Type.Number(),
-  maxScrollDepthPercentage: Type.Number(),
-  totalClicksCount: Type.Number(),
-  questionsAskedCount: Type.Number(),
-  isBounce: Type.Boolean(),
-  hasFormSubmit: Type.Boolean(),
-  hasConversion: Type.Boolean(),
-  formSubmissionId: Type.String(),
-  formSubmissionIdentifier: Type.String(),
-  formSubmissionEmail: Type.String(),
-  formSubmissionPhone: Type.String(),
-  utmCampaign: Type.String(),
-  utmContent: Type.String(),
-  utmMedium: Type.String(),
-  utmSource: Type.String(),
-  utmTerm: Type.String(),
-});
+export const AudienceSession = Type.Object(
+  {
+    audienceSessionId: Type.String(),
+    analyticsSessionId: Type.String(),
+    audienceId: Type.String(),
+    pageId: Type.String(),
+    pageTitle: Type.String(),
+    pageUrl: Type.String(),
+    sessionStartedAt: Timestamp,
+    sessionEndedAt: Timestamp,
+    timeSpentSeconds: Type.Number(),
+    maxScrollDepthPercentage: Type.Number(),
+    totalClicksCount: Type.Number(),
+    questionsAskedCount: Type.Number(),
+    isBounce: Type.Boolean(),
+    hasFormSubmit: Type.Boolean(),
+    hasConversion: Type.Boolean(),
+    formSubmissionId: Type.String(),
+    formSubmissionIdentifier: Type.String(),
+    formSubmissionEmail: Type.String(),
+    formSubmissionPhone: Type.String(),
+    utmCampaign: Type.String(),
+    utmContent: Type.String(),
+    utmMedium: Type.String(),
+    utmSource: Type.String(),
+    utmTerm: Type.String(),
+  },
+  { $id: 'AudienceSession' },
+);
 export type AudienceSession = Static<typeof AudienceSession>;
 
 const DateTime = Type.String({ format: 'date-time', description: 'RFC 3339 date-time with a time zone' });
@@ -57,7 +60,7 @@ export const SessionCreate = Type.Object(
     utmSource: Type.Optional(Type.String()),
     utmTerm: Type.Optional(Type.String()),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, $id: 'AudienceSessionCreate' },
 );
 export type SessionCreate = Static<typeof SessionCreate>;
 

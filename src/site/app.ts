@@ -18,6 +18,16 @@ export interface SiteDeps {
   /** The service secret (the one that signs download links); view tokens use a key derived from it. */
   secret: string;
   stores: FileStores;
+  /** The metrics (src/metrics/), when they are on. */
+  observe?: SiteObserver;
+}
+
+/** What the metrics learn from the visitor plane. */
+export interface SiteObserver {
+  /** Adds the request series' hooks to the plane's instance. */
+  instrument(site: FastifyInstance): void;
+  /** How a visit report ended: recorded, or why not. */
+  report(outcome: 'accepted' | 'rate_limited' | 'bot' | 'invalid_report' | 'invalid_token' | 'page_gone' | 'error'): void;
 }
 
 export interface SiteContext extends SiteDeps {
@@ -46,6 +56,7 @@ export async function buildSite(deps: SiteDeps): Promise<FastifyInstance> {
   });
   const context: SiteContext = { ...deps, tokens: viewTokens(deps.secret) };
 
+  deps.observe?.instrument(site);
   site.removeAllContentTypeParsers();
   // A beacon sends text/plain (no CORS preflight); a form, urlencoded. Each handler parses its own.
   site.addContentTypeParser(

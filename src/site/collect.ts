@@ -78,6 +78,7 @@ export async function collectRoutes(site: FastifyInstance, context: SiteContext)
   site.setErrorHandler((err, request, reply) => {
     const given = (err as { statusCode?: unknown }).statusCode;
     const status = typeof given === 'number' && given >= 400 && given < 500 ? given : 500;
+    context.observe?.report(status === 500 ? 'error' : 'invalid_report');
     if (status === 500) {
       request.log.error({ err }, 'visit report failed');
       return reply.code(500).type('text/plain; charset=utf-8').send('The report could not be recorded.');
@@ -99,26 +100,31 @@ export async function collectRoutes(site: FastifyInstance, context: SiteContext)
         const address = clientAddress(trusted, request.raw.socket.remoteAddress, request.headers['x-forwarded-for']);
         const bucket = limiter.take(address);
         if (!bucket.allowed) {
+          context.observe?.report('rate_limited');
           return reply
             .code(429)
             .header('retry-after', String(bucket.retryAfterSeconds))
             .type('text/plain; charset=utf-8')
             .send('Too many reports.');
         }
-        if (isbot(request.headers['user-agent'] ?? '')) return reply.code(204).send();
+        if (isbot(request.headers['user-agent'] ?? '')) {
+          context.observe?.report('bot');
+          return reply.code(204).send();
+        }
       },
     },
     async (request, reply) => {
       const claims = context.tokens.verify(request.body.token);
       const host = siteHostOf(request);
       if (!claims || claims.tenantId !== host.tenantId) {
+        context.observe?.report('invalid_token');
         return reply.code(400).type('text/plain; charset=utf-8').send('The token is not valid here.');
       }
       const scheme = forwardedScheme(request, trusted) ?? request.protocol;
-      await context.db.transaction().execute(async (trx) => {
+      const recorded = await context.db.transaction().execute(async (trx) => {
         const page = await findPageTitle(trx, claims.tenantId, claims.pageId);
         // The page was deleted since it was served: its sessions are gone from the API with it.
-        if (!page) return;
+        if (!page) return false;
         const link = claims.path === undefined ? await findPageLinkPath(trx, claims.tenantId, claims.linkId) : undefined;
         await lockVisit(trx, claims.visitId);
         const stored = await findVisit(trx, claims.tenantId, claims.visitId);
@@ -133,9 +139,11 @@ export async function collectRoutes(site: FastifyInstance, context: SiteContext)
           startedAt: new Date(at).toISOString(),
         };
         await recordVisit(trx, visit, stored, raise(stored, request.body, claims, at));
+        return true;
       });
       // After the commit: the pages overview of this process must not keep an answer from before it.
       sessionsChanged(claims.tenantId);
+      context.observe?.report(recorded ? 'accepted' : 'page_gone');
       return reply.code(204).send();
     },
   );

@@ -87,7 +87,8 @@ export const topicRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         headers: IdempotencyHeaders,
-        tags: [...tags, 'extension'],
+        tags,
+        'x-extension': true,
         operationId: 'createTopicEntry',
         summary: 'Create topic entry (extension)',
         params: TopicParams,
@@ -104,7 +105,7 @@ export const topicRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return sendOnce(reply, result);
     },
   );
-  const extension = [...tags, 'extension'];
+  const extension = { tags, 'x-extension': true };
 
   async function topicOf(db: typeof app.db, tenantId: string, topicId: string) {
     const topic = await findTopic(db, tenantId, topicId);
@@ -123,7 +124,7 @@ export const topicRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/topics/:topic_id',
     {
       schema: {
-        tags: extension,
+        ...extension,
         operationId: 'getTopic',
         summary: 'Get topic, with its entries (extension)',
         params: TopicParams,
@@ -137,7 +138,7 @@ export const topicRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/topics/:topic_id',
     {
       schema: {
-        tags: extension,
+        ...extension,
         operationId: 'updateTopic',
         summary: 'Update topic (extension)',
         params: TopicParams,
@@ -155,7 +156,7 @@ export const topicRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/topics/:topic_id',
     {
       schema: {
-        tags: extension,
+        ...extension,
         operationId: 'deleteTopic',
         summary: 'Delete topic and its entries; not the default topic (extension)',
         params: TopicParams,
@@ -172,7 +173,7 @@ export const topicRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/topics/:topic_id/entries/:topic_entry_id',
     {
       schema: {
-        tags: extension,
+        ...extension,
         operationId: 'getTopicEntry',
         summary: 'Get topic entry (extension)',
         params: TopicEntryParams,
@@ -186,7 +187,7 @@ export const topicRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/topics/:topic_id/entries/:topic_entry_id',
     {
       schema: {
-        tags: extension,
+        ...extension,
         operationId: 'updateTopicEntry',
         summary: 'Update topic entry (extension)',
         params: TopicEntryParams,
@@ -205,7 +206,7 @@ export const topicRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/topics/:topic_id/entries/:topic_entry_id',
     {
       schema: {
-        tags: extension,
+        ...extension,
         operationId: 'deleteTopicEntry',
         summary: 'Delete topic entry (extension)',
         params: TopicEntryParams,

@@ -8,31 +8,37 @@ const SortOrder = Type.Integer({
   description: 'Defaults to one more than the highest, 0 for the first',
 });
 
-export const TopicEntry = Type.Object({
-  topicEntryId: Type.String(),
-  topicId: Type.String(),
-  sortOrder: Type.Number(),
-  content: Type.Object({ type: Type.String(), content: Type.String() }),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+export const TopicEntry = Type.Object(
+  {
+    topicEntryId: Type.String(),
+    topicId: Type.String(),
+    sortOrder: Type.Number(),
+    content: Type.Object({ type: Type.String(), content: Type.String() }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { $id: 'TopicEntry' },
+);
 export type TopicEntry = Static<typeof TopicEntry>;
 
-export const Topic = Type.Object({
-  topicId: Type.String(),
-  title: Type.String(),
-  purpose: Nullable(Type.String()),
-  sortOrder: Type.Number(),
-  isDefault: Type.Boolean({ description: "The tenant's first topic is its default; exactly one topic per tenant is" }),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  entries: Type.Array(TopicEntry, { description: "All the topic's entries, in sortOrder order" }),
-});
+export const Topic = Type.Object(
+  {
+    topicId: Type.String(),
+    title: Type.String(),
+    purpose: Nullable(Type.String()),
+    sortOrder: Type.Number(),
+    isDefault: Type.Boolean({ description: "The tenant's first topic is its default; exactly one topic per tenant is" }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    entries: Type.Array(TopicEntry, { description: "All the topic's entries, in sortOrder order" }),
+  },
+  { $id: 'Topic' },
+);
 export type Topic = Static<typeof Topic>;
 
 export const TopicCreate = Type.Object(
   { title: Type.String({ minLength: 1 }), sortOrder: Type.Optional(SortOrder) },
-  { additionalProperties: false },
+  { additionalProperties: false, $id: 'TopicCreate' },
 );
 export type TopicCreate = Static<typeof TopicCreate>;
 
@@ -44,7 +50,7 @@ export const TopicEntryCreate = Type.Object(
     ),
     sortOrder: Type.Optional(SortOrder),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, $id: 'TopicEntryCreate' },
 );
 export type TopicEntryCreate = Static<typeof TopicEntryCreate>;
 
@@ -63,7 +69,7 @@ export const TopicUpdate = RoundTrip(
         }),
       ),
     },
-    { additionalProperties: false },
+    { additionalProperties: false, $id: 'TopicUpdate' },
   ),
 );
 export type TopicUpdate = Static<typeof TopicUpdate>;
@@ -73,7 +79,7 @@ export const TopicEntryUpdate = RoundTrip(
   TopicEntry,
   Type.Object(
     { content: Type.Optional(TopicEntryCreate.properties.content), sortOrder: Type.Optional(SortOrder) },
-    { additionalProperties: false },
+    { additionalProperties: false, $id: 'TopicEntryUpdate' },
   ),
 );
 export type TopicEntryUpdate = Static<typeof TopicEntryUpdate>;

@@ -42,7 +42,15 @@ const POLL_MS = 1000;
 const MIN_ROUND_GAP_MS = 20;
 const BATCH = 100;
 
-export function createDispatcher(db: Kysely<Database>, options: WebhookDelivery, log: FastifyBaseLogger): Dispatcher {
+/** How an attempt ended, for the metrics: delivered, to be retried, given up, or not made (subscription inactive). */
+export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed' | 'skipped';
+
+export function createDispatcher(
+  db: Kysely<Database>,
+  options: WebhookDelivery,
+  log: FastifyBaseLogger,
+  onOutcome?: (outcome: AttemptOutcome) => void,
+): Dispatcher {
   // A claim outlives the longest attempt, so a live holder never loses it mid-attempt.
   const leaseMs = options.timeoutMs + 5000;
   const inFlight = new Map<string, Promise<void>>();
@@ -64,6 +72,7 @@ export function createDispatcher(db: Kysely<Database>, options: WebhookDelivery,
         last_error: 'the subscription is not active',
         next_attempt_at: null,
       });
+      onOutcome?.('skipped');
       return;
     }
     const timestamp = Math.floor(Date.now() / 1000);
@@ -108,6 +117,7 @@ export function createDispatcher(db: Kysely<Database>, options: WebhookDelivery,
       last_error: outcome.lastError,
       next_attempt_at: outcome.nextAttemptAt,
     });
+    onOutcome?.(outcome.status === 'pending' ? 'retrying' : outcome.status);
     // Sooner than the next poll: a timer, so the retry is not late.
     if (outcome.retryInMs !== null && outcome.retryInMs < POLL_MS) setTimeout(wake, outcome.retryInMs).unref();
     if (outcome.subscription === 'healthy') {

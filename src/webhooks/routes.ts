@@ -26,7 +26,7 @@ import {
 } from './schemas.js';
 
 const tags = ['webhooks'];
-const extension = [...tags, 'extension'];
+const extension = { tags, 'x-extension': true };
 
 /** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
 export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -51,7 +51,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         headers: IdempotencyHeaders,
-        tags: extension,
+        ...extension,
         operationId: 'createWebhookSubscription',
         summary: 'Create webhook subscription (extension)',
         body: WebhookSubscriptionCreate,
@@ -69,7 +69,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/webhook_subscriptions/:subscription_id',
     {
       schema: {
-        tags: extension,
+        ...extension,
         operationId: 'getWebhookSubscription',
         summary: 'Get webhook subscription (extension)',
         params: SubscriptionParams,
@@ -87,7 +87,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/webhook_subscriptions/:subscription_id',
     {
       schema: {
-        tags: extension,
+        ...extension,
         operationId: 'updateWebhookSubscription',
         summary: 'Update webhook subscription (extension)',
         params: SubscriptionParams,
@@ -108,7 +108,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/webhook_subscriptions/:subscription_id',
     {
       schema: {
-        tags: extension,
+        ...extension,
         operationId: 'deleteWebhookSubscription',
         summary: 'Delete webhook subscription (extension)',
         params: SubscriptionParams,
@@ -126,7 +126,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         headers: IdempotencyHeaders,
-        tags: extension,
+        ...extension,
         operationId: 'rotateWebhookSecret',
         summary: 'Rotate the signing secret (extension)',
         params: SubscriptionParams,
@@ -154,7 +154,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v0/webhook_subscriptions/:subscription_id/deliveries',
     {
       schema: {
-        tags: extension,
+        ...extension,
         operationId: 'listWebhookDeliveries',
         summary: 'List deliveries of a subscription (extension)',
         params: SubscriptionParams,
@@ -170,7 +170,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         headers: IdempotencyHeaders,
-        tags: extension,
+        ...extension,
         operationId: 'retryWebhookDelivery',
         summary: 'Send a finished delivery again now (extension)',
         params: DeliveryParams,
@@ -194,7 +194,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         headers: IdempotencyHeaders,
-        tags: extension,
+        ...extension,
         operationId: 'testWebhookSubscription',
         summary: 'Send a webhook.test event now (extension)',
         params: SubscriptionParams,

@@ -187,21 +187,106 @@ describe('paths, methods and path parameters', () => {
   });
 });
 
-describe('tags', () => {
-  test('the extension operations are tagged "extension" and the reference ones are not', () => {
+describe('extension operations', () => {
+  test('the extension operations are marked x-extension: true and the reference ones are not', () => {
     for (const [path, methods] of Object.entries(EXPECTED)) {
       for (const [method, kind] of Object.entries(methods)) {
-        const tags = (operation(path, method).tags ?? []) as string[];
-        if (kind === 'extension')
-          assert.ok(tags.includes('extension'), `${method.toUpperCase()} ${path} tagged extension: ${tags.join(', ')}`);
-        else assert.ok(!tags.includes('extension'), `${method.toUpperCase()} ${path} is a reference endpoint: ${tags.join(', ')}`);
+        const marked = operation(path, method)['x-extension'];
+        if (kind === 'extension') assert.equal(marked, true, `${method.toUpperCase()} ${path} is an extension`);
+        else assert.equal(marked, undefined, `${method.toUpperCase()} ${path} is a reference endpoint`);
       }
     }
   });
 
-  test('the extension tag is declared once at the top level', () => {
-    const tags = (doc.tags ?? []) as { name: string }[];
-    assert.equal(tags.filter((x) => x.name === 'extension').length, 1);
+  test('no operation is listed twice in /docs by a second "extension" tag', () => {
+    assert.ok(!((doc.tags ?? []) as { name: string }[]).some((x) => x.name === 'extension'));
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Json>)) {
+      for (const [method, op] of Object.entries(item)) {
+        if (HTTP_METHODS.includes(method)) assert.ok(!((op as Json).tags ?? []).includes('extension'), `${method.toUpperCase()} ${path}`);
+      }
+    }
+  });
+});
+
+describe('operation ids and named schemas', () => {
+  const operations = () =>
+    Object.entries(doc.paths as Record<string, Json>).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([method]) => HTTP_METHODS.includes(method))
+        .map(([method, op]) => ({ path, method, op: op as Json })),
+    );
+
+  test('every operation has an operationId, unique in the document', () => {
+    const ids = operations().map(({ path, method, op }) => {
+      assert.match(String(op.operationId), /^[a-z][A-Za-z]+$/, `${method.toUpperCase()} ${path}`);
+      return op.operationId;
+    });
+    assert.equal(new Set(ids).size, ids.length);
+  });
+
+  test("the reference's shapes and the problem are components under their own names", () => {
+    const names = Object.keys(doc.components.schemas);
+    for (const name of [
+      'Page',
+      'Action',
+      'ActionCardWidget',
+      'FooterLinkGroup',
+      'Script',
+      'Metadata',
+      'Audience',
+      'AudienceVersion',
+      'AudienceSession',
+      'AudienceSearchItem',
+      'Asset',
+      'Topic',
+      'TopicEntry',
+      'Person',
+      'PersonLog',
+      'AccountLog',
+      'PageLink',
+      'Account',
+      'WebhookSubscription',
+      'Problem',
+      'PersonCreate',
+      'PersonUpdate',
+      'PersonList',
+    ]) {
+      assert.ok(names.includes(name), `${name} in ${names.join(', ')}`);
+    }
+    assert.equal(doc.components.schemas.Person.$id, undefined, 'no $id left in a component');
+    assert.deepEqual(doc.components.schemas.Page.properties.actions.items, { $ref: '#/components/schemas/Action' });
+  });
+
+  test('every JSON body and response of an operation is a $ref to a component, every problem to Problem', () => {
+    for (const { path, method, op } of operations()) {
+      const where = `${method.toUpperCase()} ${path}`;
+      const body = op.requestBody?.content?.['application/json']?.schema;
+      if (body) assert.match(String(body.$ref), /^#\/components\/schemas\/[A-Z]\w+$/, `${where} body`);
+      for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
+        for (const [type, media] of Object.entries((response.content ?? {}) as Record<string, Json>)) {
+          if (type === 'application/problem+json') assert.equal(media.schema.$ref, '#/components/schemas/Problem', `${where} ${status}`);
+          else if (type === 'application/json') assert.match(String(media.schema.$ref), /^#\/components\/schemas\//, `${where} ${status}`);
+        }
+      }
+    }
+  });
+
+  test("a body that may be left out (an action's EmptyBody) is not required; a create's body is", () => {
+    const archive = operation('/v0/pages/{page_id}/audiences/{audience_id}/archive', 'post').requestBody;
+    assert.equal(archive.content['application/json'].schema.$ref, '#/components/schemas/EmptyBody');
+    assert.equal(archive.required, false);
+    assert.equal(operation('/v0/persons', 'post').requestBody.required, true);
+  });
+
+  test('every $ref in the document resolves', () => {
+    const walk = (node: Json): void => {
+      if (Array.isArray(node)) node.forEach(walk);
+      else if (node && typeof node === 'object') {
+        if (typeof node.$ref === 'string') deref(node);
+        Object.values(node).forEach(walk);
+      }
+    };
+    walk(doc);
   });
 });
 

@@ -1,0 +1,58 @@
+import type { FastifyInstance } from 'fastify';
+import type { MetricsConfig } from '../config.js';
+import type { Db } from '../db/connection.js';
+import { databaseMetrics, webhookBacklogMetrics } from './database.js';
+import { metricsRoute, metricsServer, requestMetrics, type Plane } from './http.js';
+import { createMetricsRegistry, type MetricsRegistry } from './registry.js';
+
+/** How a delivery attempt ended: delivered, to be retried, given up, or not attempted (subscription inactive). */
+export type DeliveryOutcome = 'succeeded' | 'retrying' | 'failed' | 'skipped';
+/** Why the collector refused a report (bounded: one of these). */
+export type ReportRefusal = 'rate_limited' | 'bot' | 'invalid_report' | 'invalid_token' | 'page_gone' | 'error';
+
+/**
+ * Every series of the service, on one registry per app; built only when metrics are on (METRICS_TOKEN
+ * or METRICS_PORT), so with them off no hook, no query log and no counter costs anything.
+ */
+export interface ServiceMetrics {
+  registry: MetricsRegistry;
+  instrument(app: FastifyInstance, plane: Plane): void;
+  database: ReturnType<typeof databaseMetrics>;
+  watchDatabase(db: Db): void;
+  webhookDelivery(outcome: DeliveryOutcome): void;
+  collectorReport(outcome: 'accepted' | ReportRefusal): void;
+  rateLimited(plane: 'api' | 'collect'): void;
+  /** Serves `GET /metrics` as configured: on the API's host, on its own port, or both. */
+  serve(app: FastifyInstance): Promise<void>;
+}
+
+export function serviceMetrics(config: MetricsConfig): ServiceMetrics | undefined {
+  if (config.token === undefined && config.port === undefined) return undefined;
+  const registry = createMetricsRegistry();
+  const database = databaseMetrics(registry);
+  const deliveries = registry.counter('webhook_deliveries_total', 'Webhook delivery attempts by outcome', ['outcome']);
+  const reports = registry.counter('collect_reports_total', 'Visit reports accepted, and refused by reason', ['outcome', 'reason']);
+  const refusals = registry.counter('rate_limit_refusals_total', 'Requests refused by a rate limit (429)', ['plane']);
+  return {
+    registry,
+    instrument: requestMetrics(registry),
+    database,
+    watchDatabase(db) {
+      database.watchPool(db);
+      webhookBacklogMetrics(registry, db.kysely);
+    },
+    webhookDelivery: (outcome) => deliveries.inc({ outcome }),
+    collectorReport(outcome) {
+      reports.inc(outcome === 'accepted' ? { outcome: 'accepted', reason: '' } : { outcome: 'refused', reason: outcome });
+      if (outcome === 'rate_limited') refusals.inc({ plane: 'collect' });
+    },
+    rateLimited: (plane) => refusals.inc({ plane }),
+    async serve(app) {
+      if (config.token !== undefined) metricsRoute(app, registry, config.token);
+      if (config.port !== undefined) {
+        const server = await metricsServer(registry, { ...config, port: config.port });
+        app.addHook('onClose', () => server.close());
+      }
+    },
+  };
+}
