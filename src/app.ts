@@ -78,7 +78,11 @@ export async function buildApp({ config, maintenanceEveryMs, agent: agentTuning 
   const secret = await fileUrlSecret(app.db, config.fileUrlSecret);
   const stores = fileStores(app.db, config.dataDir, config.fileStore);
   const hosts = siteHosts(app.db);
-  const observe = metrics && { instrument: (site: FastifyInstance) => metrics.instrument(site, 'site'), report: metrics.collectorReport };
+  const observe = metrics && {
+    instrument: (site: FastifyInstance) => metrics.instrument(site, 'site'),
+    report: metrics.collectorReport,
+    watchDocuments: metrics.watchSiteDocuments,
+  };
   const site = await buildSite({ db: app.db, dataVersion: db.dataVersion, config, log: app.log, secret, stores, observe });
   app.addHook('onRequest', dispatchTenantHosts(hosts, site));
   door.visitor = handOverTenantHosts(hosts, site);
@@ -104,7 +108,7 @@ export async function buildApp({ config, maintenanceEveryMs, agent: agentTuning 
     app.addHook('onReady', async () => dispatcher.start());
     app.addHook('preClose', async () => dispatcher.stop());
   }
-  const agent = createAgent(db.kysely, config.agent, generatorFor(config.agent), app.log, agentTuning);
+  const agent = createAgent(db.kysely, config.agent, generatorFor(config.agent), app.log, agentTuning, metrics?.agentGeneration);
   if (config.agent.enabled) {
     app.addHook('onReady', async () => agent.start());
     app.addHook('preClose', async () => agent.stop());

@@ -63,10 +63,10 @@ export async function startProcessing(trx: Transaction<Database>, versions: Audi
  * still processing and still under this worker's lease, so a version cancelled meanwhile stays
  * cancelled and one taken over after the lease ran out is left to its new holder (the late result
  * is dropped). Publishing and cancelling go through the lifecycle (moveVersion): events,
- * publishedAt, archiving the older published version. Returns how many outcomes were written.
+ * publishedAt, archiving the older published version. Returns the outcomes that were written.
  */
-export async function writeOutcomes(trx: Transaction<Database>, outcomes: Outcome[]): Promise<number> {
-  let written = 0;
+export async function writeOutcomes(trx: Transaction<Database>, outcomes: Outcome[]): Promise<Set<Outcome>> {
+  const written = new Set<Outcome>();
   // The same order in every worker, so two transactions on PostgreSQL never wait on each other in a circle.
   const sorted = [...outcomes].sort((a, b) => (a.version.audience_id < b.version.audience_id ? -1 : 1));
   for (const outcome of sorted) {
@@ -77,14 +77,14 @@ export async function writeOutcomes(trx: Transaction<Database>, outcomes: Outcom
       .where('agent_lease_until', '=', outcome.lease);
     if (outcome.kind === 'give-back') {
       const result = await held.set({ agent_lease_until: null }).executeTakeFirst();
-      written += Number(result.numUpdatedRows);
+      if (Number(result.numUpdatedRows) > 0) written.add(outcome);
       continue;
     }
     if (outcome.kind === 'retry') {
       const result = await held
         .set({ agent_lease_until: null, agent_attempts: sql<number>`agent_attempts + 1`, agent_retry_at: outcome.at })
         .executeTakeFirst();
-      written += Number(result.numUpdatedRows);
+      if (Number(result.numUpdatedRows) > 0) written.add(outcome);
       continue;
     }
     const row = await held
@@ -102,7 +102,7 @@ export async function writeOutcomes(trx: Transaction<Database>, outcomes: Outcom
       .executeTakeFirst();
     if (!row) continue;
     await moveVersion(trx, audienceOf(row), row, outcome.kind === 'publish' ? 'published' : 'cancelled');
-    written += 1;
+    written.add(outcome);
   }
   return written;
 }

@@ -52,7 +52,30 @@ const MIN_ROUND_GAP_MS = 10;
 const LEASE_MARGIN_MS = 10_000;
 const WRITE_BATCH = 50;
 
+/** A generation's outcome, and how long the generator took (undefined: it did not run). */
+interface Generated {
+  outcome: Outcome;
+  seconds: number | undefined;
+}
+
 const isContent = TypeCompiler.Compile(Content);
+
+/**
+ * What became of a generation, once its outcome was written (or not): `dropped` when the write
+ * found the version no longer this worker's (cancelled or moved on by a client meanwhile, or taken
+ * over after the lease ran out) or the write failed; `given_back` when the worker stopped first.
+ */
+export type GenerationOutcome = 'published' | 'retried' | 'failed' | 'given_back' | 'dropped';
+
+const OUTCOME_OF: Record<Outcome['kind'], GenerationOutcome> = {
+  publish: 'published',
+  retry: 'retried',
+  fail: 'failed',
+  'give-back': 'given_back',
+};
+
+/** Told of each generation's outcome, with how long the generator took (undefined: it did not run). */
+export type OnGeneration = (outcome: GenerationOutcome, seconds: number | undefined) => void;
 
 export function createAgent(
   db: Kysely<Database>,
@@ -60,6 +83,7 @@ export function createAgent(
   generator: Generator,
   log: FastifyBaseLogger,
   tuning: AgentTuning = {},
+  onGeneration?: OnGeneration,
 ): Agent {
   const pollMs = tuning.pollMs ?? POLL_MS;
   const retryBaseMs = tuning.retryBaseMs ?? 1000;
@@ -93,12 +117,12 @@ export function createAgent(
   }
 
   // Outcomes wait here and are written together, one transaction per turn of the writer.
-  let pending: { outcome: Outcome; done: () => void }[] = [];
+  let pending: { outcome: Outcome; seconds: number | undefined; done: () => void }[] = [];
   let writing: Promise<void> | undefined;
 
-  function record(outcome: Outcome): Promise<void> {
+  function record({ outcome, seconds }: Generated): Promise<void> {
     return new Promise((done) => {
-      pending.push({ outcome, done });
+      pending.push({ outcome, seconds, done });
       writing ??= writeAll();
     });
   }
@@ -107,8 +131,9 @@ export function createAgent(
     while (pending.length > 0) {
       const batch = pending.slice(0, WRITE_BATCH);
       pending = pending.slice(WRITE_BATCH);
+      let written = new Set<Outcome>();
       try {
-        await paced(() =>
+        written = await paced(() =>
           db.transaction().execute((trx) =>
             writeOutcomes(
               trx,
@@ -120,35 +145,42 @@ export function createAgent(
         // Not written: the leases run out and the versions are claimed again.
         log.error({ err }, 'agent: writing outcomes failed');
       }
-      for (const p of batch) p.done();
+      for (const p of batch) {
+        onGeneration?.(written.has(p.outcome) ? OUTCOME_OF[p.outcome.kind] : 'dropped', p.seconds);
+        p.done();
+      }
     }
     writing = undefined;
   }
 
-  async function generateOne(version: AudienceVersionsTable, lease: string, input: GeneratorInput | undefined): Promise<Outcome> {
-    if (!input) return { kind: 'fail', version, lease, reason: 'the audience or its page no longer exists' };
-    if (stopping.signal.aborted) return { kind: 'give-back', version, lease };
+  async function generateOne(version: AudienceVersionsTable, lease: string, input: GeneratorInput | undefined): Promise<Generated> {
+    if (!input)
+      return { outcome: { kind: 'fail', version, lease, reason: 'the audience or its page no longer exists' }, seconds: undefined };
+    if (stopping.signal.aborted) return { outcome: { kind: 'give-back', version, lease }, seconds: undefined };
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
     let reason: string;
     let retryAfterMs: number | undefined;
     try {
       // An in-process generation is over before any timer could fire: it needs none.
       const signal = generator.inProcess ? stopping.signal : AbortSignal.any([stopping.signal, AbortSignal.timeout(config.timeoutMs)]);
       const content = await generator.generate(input, signal);
-      if (isContent.Check(content)) return { kind: 'publish', version, lease, content };
+      if (isContent.Check(content)) return { outcome: { kind: 'publish', version, lease, content }, seconds: seconds() };
       const first = isContent.Errors(content).First();
       reason = `${generator.name}: the answer is not valid content${first ? ` (${first.path || '/'} ${first.message})` : ''}`;
     } catch (err) {
-      if (stopping.signal.aborted) return { kind: 'give-back', version, lease };
+      if (stopping.signal.aborted) return { outcome: { kind: 'give-back', version, lease }, seconds: seconds() };
       reason = err instanceof GenerationError ? err.reason : `${generator.name}: the generation failed`;
       retryAfterMs = err instanceof GenerationError ? err.retryAfterMs : undefined;
       if (!(err instanceof GenerationError)) log.warn({ err, versionId: version.id }, 'agent: generator error');
     }
+    const took = seconds();
     const failures = Number(version.agent_attempts) + 1;
     const wait = retryIn({ failures, baseMs: retryBaseMs, retryAfterMs, random: Math.random() });
     log.info({ versionId: version.id, failures, reason, retryInMs: wait }, 'agent: generation failed');
-    if (wait === null) return { kind: 'fail', version, lease, reason };
+    if (wait === null) return { outcome: { kind: 'fail', version, lease, reason }, seconds: took };
     if (wait < pollMs) setTimeout(wake, wait).unref();
-    return { kind: 'retry', version, lease, reason, at: new Date(Date.now() + wait).toISOString() };
+    return { outcome: { kind: 'retry', version, lease, reason, at: new Date(Date.now() + wait).toISOString() }, seconds: took };
   }
 
   async function runBatch(claimed: AudienceVersionsTable[]): Promise<void> {

@@ -13,7 +13,13 @@ import { accumulatingHistogram, type Series } from './accumulators.js';
  * key, a tenant, a host or anything a client chooses, or the series multiply without end.
  */
 export interface MetricsRegistry {
-  counter<L extends string>(name: string, help: string, labelNames?: readonly L[]): Counter<L>;
+  /** `collect`, when given, is read at scrape time (a count kept elsewhere: set it with `setCounter`). */
+  counter<L extends string>(
+    name: string,
+    help: string,
+    labelNames?: readonly L[],
+    collect?: (counter: Counter<L>) => Promise<void> | void,
+  ): Counter<L>;
   gauge<L extends string>(
     name: string,
     help: string,
@@ -43,7 +49,20 @@ export function createMetricsRegistry(): MetricsRegistry {
   // Node's own: CPU, memory, heap, event-loop lag, handles, GC (prefixed like the rest).
   collectDefaultMetrics({ register: registry, prefix: PREFIX });
   return {
-    counter: (name, help, labelNames = []) => new Counter({ name: PREFIX + name, help, labelNames, registers: [registry] }),
+    counter: (name, help, labelNames = [], collect) =>
+      new Counter({
+        name: PREFIX + name,
+        help,
+        labelNames,
+        registers: [registry],
+        ...(collect
+          ? {
+              collect: function (this: Counter) {
+                return collect(this);
+              },
+            }
+          : {}),
+      }),
     gauge: (name, help, labelNames = [], collect) =>
       new Gauge({
         name: PREFIX + name,
@@ -69,4 +88,10 @@ export function createMetricsRegistry(): MetricsRegistry {
       }),
     expose: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
   };
+}
+
+/** Sets an unlabelled counter to a total counted elsewhere (in a `collect`): a counter has no `set`. */
+export function setCounter(counter: Counter, total: number): void {
+  counter.reset();
+  counter.inc(total);
 }

@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { MetricsConfig } from '../config.js';
 import type { Db } from '../db/connection.js';
+import { agentGenerationMetrics, agentQueueMetrics, type GenerationOutcome } from './agent.js';
 import { databaseMetrics, webhookBacklogMetrics } from './database.js';
 import { metricsRoute, metricsServer, requestMetrics, type Plane } from './http.js';
 import { createMetricsRegistry, type MetricsRegistry } from './registry.js';
+import { type SiteCacheStats, siteCacheMetrics } from './site.js';
 
 /** How a delivery attempt ended: delivered, to be retried, given up, or not attempted (subscription inactive). */
 export type DeliveryOutcome = 'succeeded' | 'retrying' | 'failed' | 'skipped';
@@ -22,6 +24,10 @@ export interface ServiceMetrics {
   webhookDelivery(outcome: DeliveryOutcome): void;
   collectorReport(outcome: 'accepted' | ReportRefusal): void;
   rateLimited(plane: 'api' | 'collect'): void;
+  /** The page agent's worker: each generation's outcome, and how long the generator took. */
+  agentGeneration(outcome: GenerationOutcome, seconds: number | undefined): void;
+  /** The visitor plane's caches, read when scraped. */
+  watchSiteDocuments(read: () => SiteCacheStats): void;
   /** Serves `GET /metrics` as configured: on the API's host, on its own port, or both. */
   serve(app: FastifyInstance): Promise<void>;
 }
@@ -40,6 +46,7 @@ export function serviceMetrics(config: MetricsConfig): ServiceMetrics | undefine
     watchDatabase(db) {
       database.watchPool(db);
       webhookBacklogMetrics(registry, db.kysely);
+      agentQueueMetrics(registry, db.kysely);
     },
     webhookDelivery: (outcome) => deliveries.inc({ outcome }),
     collectorReport(outcome) {
@@ -47,6 +54,8 @@ export function serviceMetrics(config: MetricsConfig): ServiceMetrics | undefine
       if (outcome === 'rate_limited') refusals.inc({ plane: 'collect' });
     },
     rateLimited: (plane) => refusals.inc({ plane }),
+    agentGeneration: agentGenerationMetrics(registry),
+    watchSiteDocuments: (read) => siteCacheMetrics(registry, read),
     async serve(app) {
       if (config.token !== undefined) metricsRoute(app, registry, config.token);
       if (config.port !== undefined) {

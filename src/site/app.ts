@@ -28,6 +28,14 @@ export interface SiteObserver {
   instrument(site: FastifyInstance): void;
   /** How a visit report ended: recorded, or why not. */
   report(outcome: 'accepted' | 'rate_limited' | 'bot' | 'invalid_report' | 'invalid_token' | 'page_gone' | 'error'): void;
+  /** Hands over a reader of the plane's in-process caches, called when the metrics are scraped. */
+  watchDocuments(read: () => DocumentStats): void;
+}
+
+/** The document cache (site/cache.ts) and the outcome memo (site/memo.ts, SQLite only), counted so far. */
+export interface DocumentStats {
+  cache: { entries: number; bytes: number; hits: number; misses: number };
+  memo: { entries: number; hits: number; misses: number };
 }
 
 export interface SiteContext extends SiteDeps {

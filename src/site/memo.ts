@@ -13,11 +13,15 @@ export interface OutcomeMemo<T> {
   /** The remembered answer for `key` at `version`, or undefined. */
   get(version: number, key: string): T | undefined;
   set(version: number, key: string, value: T): void;
+  /** Look-ups answered and not, and the answers held, so far. */
+  stats(): { entries: number; hits: number; misses: number };
 }
 
 export function outcomeMemo<T>(maxEntries = 4000): OutcomeMemo<T> {
   let at = -1;
   const entries = new Map<string, T>();
+  let hits = 0;
+  let misses = 0;
   const sync = (version: number) => {
     if (version === at) return;
     entries.clear();
@@ -26,12 +30,16 @@ export function outcomeMemo<T>(maxEntries = 4000): OutcomeMemo<T> {
   return {
     get(version, key) {
       sync(version);
-      return entries.get(key);
+      const found = entries.get(key);
+      if (found === undefined) misses++;
+      else hits++;
+      return found;
     },
     set(version, key, value) {
       sync(version);
       if (entries.size >= maxEntries) entries.clear();
       entries.set(key, value);
     },
+    stats: () => ({ entries: entries.size, hits, misses }),
   };
 }

@@ -22,6 +22,7 @@ const OTHER_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 export const documentRoutes: FastifyPluginAsync<SiteContext> = async (site, context) => {
   const cache = documentCache();
   const documents: Documents = { cache, memo: outcomeMemo() };
+  context.observe?.watchDocuments(() => ({ cache: cache.stats(), memo: documents.memo.stats() }));
   site.addHook('onClose', async () => {
     context.log.info({ documentCache: cache.stats() }, 'site document cache');
   });

@@ -5,7 +5,10 @@ import { after, before, describe, test } from 'node:test';
 import { fileUrlSecret } from '../../src/assets/files.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { viewTokens } from '../../src/site/token.js';
+import { ok, pageWithAudiences, until, versionsOf } from '../agent/common.js';
+import { contentFor, fakeOpenAi, type FakeAnswer } from '../agent/fake-openai.js';
 import { onPostgres, startApp, type Json, type TestApp } from '../helpers.js';
+import { audienceOf, link, publishedPage, unique, visit } from '../site/serve-helpers.js';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
 const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
@@ -73,6 +76,17 @@ describe('METRICS_TOKEN: /metrics on the API host', () => {
       'pam_webhook_deliveries_total',
       'pam_collect_reports_total',
       'pam_rate_limit_refusals_total',
+      'pam_agent_queue_depth',
+      'pam_agent_queue_oldest_age_seconds',
+      'pam_agent_generations_total',
+      'pam_agent_generation_duration_seconds',
+      'pam_site_document_cache_hits_total',
+      'pam_site_document_cache_misses_total',
+      'pam_site_document_cache_entries',
+      'pam_site_document_cache_bytes',
+      'pam_site_outcome_memo_hits_total',
+      'pam_site_outcome_memo_misses_total',
+      'pam_site_outcome_memo_entries',
       'pam_process_cpu_seconds_total',
       'pam_nodejs_eventloop_lag_seconds',
       onPostgres ? 'pam_db_pool_size' : 'pam_sqlite_group_commit_size',
@@ -206,6 +220,143 @@ describe('METRICS_TOKEN: /metrics on the API host', () => {
       'a visitor request is not counted by the API plane',
     );
     assert.ok(!text.includes(token.slice(0, 20)) && !text.includes('198.51.100'), 'neither the token nor an address');
+  });
+});
+
+describe('the document cache and the outcome memo', () => {
+  test('a first visit misses and renders, the next ones hit; entries and bytes held; the memo on SQLite only', async () => {
+    const t = await startApp({ METRICS_TOKEN: TOKEN });
+    try {
+      const host = ((await t.req('GET', '/v0/tenant_domains')).body.items as Json[]).find((d) => d.isFallback).hostname;
+      const page = await publishedPage(t);
+      const audience = await audienceOf(t, page.pageId);
+      const path = unique('cached');
+      await link(t, path, { targetType: 'audience', audienceId: audience.audienceId });
+      const series = (text: string) => ({
+        hits: value(text, 'pam_site_document_cache_hits_total') ?? Number.NaN,
+        misses: value(text, 'pam_site_document_cache_misses_total') ?? Number.NaN,
+        entries: value(text, 'pam_site_document_cache_entries') ?? Number.NaN,
+        bytes: value(text, 'pam_site_document_cache_bytes') ?? Number.NaN,
+        memoHits: value(text, 'pam_site_outcome_memo_hits_total') ?? Number.NaN,
+        memoMisses: value(text, 'pam_site_outcome_memo_misses_total') ?? Number.NaN,
+        memoEntries: value(text, 'pam_site_outcome_memo_entries') ?? Number.NaN,
+      });
+      const before = series((await scrape(t)).text);
+      assert.deepEqual(before, { hits: 0, misses: 0, entries: 0, bytes: 0, memoHits: 0, memoMisses: 0, memoEntries: 0 });
+
+      const first = await visit(t, host, path);
+      assert.equal(first.statusCode, 200);
+      const once = series((await scrape(t)).text);
+      assert.equal(once.misses, 1);
+      assert.equal(once.hits, 0);
+      assert.equal(once.entries, 1);
+      assert.ok(once.bytes > 500 && once.bytes < first.body.length + 1000, `bytes ${once.bytes}`);
+
+      assert.equal((await visit(t, host, path)).statusCode, 200);
+      const etag = String(first.headers.etag);
+      assert.equal((await visit(t, host, path, { headers: { 'if-none-match': etag } })).statusCode, 304);
+      const thrice = series((await scrape(t)).text);
+      assert.equal(thrice.hits, 2, 'the 200 and the 304 both from the cache');
+      assert.equal(thrice.misses, 1);
+      assert.equal(thrice.entries, 1);
+      assert.equal(thrice.bytes, once.bytes);
+      if (onPostgres) {
+        assert.deepEqual([thrice.memoHits, thrice.memoMisses, thrice.memoEntries], [0, 0, 0], 'no memo on PostgreSQL');
+      } else {
+        assert.equal(thrice.memoHits + thrice.memoMisses, 3, 'every visit looks in the memo');
+        assert.ok(thrice.memoMisses >= 1 && thrice.memoEntries >= 0);
+      }
+
+      // A change renders a new document: a miss, and a second entry (the old one falls out unused, later).
+      const patched = await t.req('PATCH', `/v0/pages/${page.pageId}`, {
+        content: { headline: 'A new headline', subheadline: '', sections: [] },
+      });
+      assert.equal(patched.status, 200, patched.text);
+      assert.equal((await visit(t, host, path)).statusCode, 200);
+      const changed = series((await scrape(t)).text);
+      assert.equal(changed.misses, 2);
+      assert.equal(changed.entries, 2);
+      assert.ok(changed.bytes > once.bytes);
+      const { text } = await scrape(t);
+      assert.ok(!text.includes(host) && !text.includes(path), 'neither the host nor the path');
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('page agent series', () => {
+  test('queue depth and age while generations are held, then generations by outcome and their durations', async () => {
+    const holds: (() => void)[] = [];
+    const fake = await fakeOpenAi((request): FakeAnswer => {
+      const tag = String(request.inputs?.version?.supplementaryContext ?? '');
+      if (tag === 'fail') return { status: 500, raw: { error: { message: 'down' } } };
+      if (tag === 'hold') return { hold: new Promise<void>((r) => holds.push(r)), content: contentFor('held') };
+      return { content: contentFor('you') };
+    });
+    const t = await startApp(
+      {
+        METRICS_TOKEN: TOKEN,
+        AGENT: 'true',
+        AGENT_GENERATOR: 'openai',
+        AGENT_OPENAI_BASE_URL: fake.url,
+        AGENT_OPENAI_API_KEY: 'sk-test-secret-key-0123456789abcdef',
+        AGENT_OPENAI_MODEL: 'test-model-1',
+        AGENT_TIMEOUT_MS: '5000',
+      },
+      { agent: { pollMs: 20, retryBaseMs: 20 } },
+    );
+    const generations = (text: string, outcome: string) => value(text, `pam_agent_generations_total{outcome="${outcome}"}`);
+    try {
+      let text = (await scrape(t)).text;
+      assert.equal(value(text, 'pam_agent_queue_depth'), 0);
+      assert.equal(value(text, 'pam_agent_queue_oldest_age_seconds'), 0);
+      for (const outcome of ['published', 'retried', 'failed', 'given_back', 'dropped'])
+        assert.equal(generations(text, outcome), 0, outcome);
+      assert.equal(value(text, 'pam_agent_generation_duration_seconds_count'), 0);
+
+      // Two generations held by the endpoint: both versions wait, processing.
+      const kept = await pageWithAudiences(t, 1, { context: 'hold' });
+      const cancelled = await pageWithAudiences(t, 1, { context: 'hold' });
+      for (const { page } of [kept, cancelled]) ok(await t.req('POST', `/v0/pages/${page.pageId}/regenerate`, {}), 202);
+      await until('both generations to start', async () => holds.length === 2);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      text = (await scrape(t)).text;
+      assert.equal(value(text, 'pam_agent_queue_depth'), 2);
+      const age = value(text, 'pam_agent_queue_oldest_age_seconds') ?? 0;
+      assert.ok(age >= 0.05 && age < 60, `age ${age}`);
+
+      // One is cancelled meanwhile: its late answer is dropped; the other is published.
+      const [version] = await versionsOf(t, cancelled.audiences[0].audienceId);
+      const base = `/v0/pages/${cancelled.page.pageId}/audiences/${cancelled.audiences[0].audienceId}/versions/${version?.id}`;
+      assert.equal(ok(await t.req('POST', `${base}/cancel`)).status, 'cancelled');
+      for (const release of holds) release();
+      await until('both outcomes', async () => {
+        text = (await scrape(t)).text;
+        return generations(text, 'published') === 1 && generations(text, 'dropped') === 1;
+      });
+      assert.equal(value(text, 'pam_agent_queue_depth'), 0);
+      assert.equal(value(text, 'pam_agent_queue_oldest_age_seconds'), 0);
+      assert.equal(value(text, 'pam_agent_generation_duration_seconds_count'), 2);
+      const sum = value(text, 'pam_agent_generation_duration_seconds_sum') ?? 0;
+      assert.ok(sum >= 0.1 && sum < 30, `sum ${sum}`);
+
+      // An endpoint that keeps failing: three retries, then the version is cancelled.
+      const failing = await pageWithAudiences(t, 1, { context: 'fail' });
+      ok(await t.req('POST', `/v0/pages/${failing.page.pageId}/regenerate`, {}), 202);
+      await until('the failure', async () => {
+        text = (await scrape(t)).text;
+        return generations(text, 'failed') === 1;
+      });
+      assert.equal(generations(text, 'retried'), 3);
+      assert.equal(generations(text, 'published'), 1);
+      assert.equal(value(text, 'pam_agent_generation_duration_seconds_count'), 6);
+      assert.equal(value(text, 'pam_agent_queue_depth'), 0);
+      assert.doesNotMatch(text, /pam_agent_[^\n]*(version|tenant|page)_?id/i);
+    } finally {
+      await t.close();
+      await fake.close();
+    }
   });
 });
 
