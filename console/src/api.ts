@@ -1,8 +1,8 @@
-// The console's one door to the service: every request goes through here, typed by the paths of
-// the OpenAPI document (generated/api.d.ts, made at build time by openapi-typescript). When the
-// SDK package exists, this module is what switches to it.
-import createClient, { type Middleware } from 'openapi-fetch';
-import type { components, paths } from './generated/api.js';
+// The console's one door to the service: every request goes through the SDK (sdk/), so its types
+// are the SDK's, generated from the OpenAPI document at build time. Its openapi-fetch client
+// (`raw`) is used, which returns failures instead of raising them: the views show them.
+import { createClient } from '../../sdk/src/client.js';
+import type { components, paths } from '../../sdk/src/schema.js';
 
 export type { components, paths };
 type Schemas = components['schemas'];
@@ -45,16 +45,19 @@ export const storedKey = (): string | null => sessionStorage.getItem(KEY);
 export const storeKey = (key: string): void => sessionStorage.setItem(KEY, key);
 export const forgetKey = (): void => sessionStorage.removeItem(KEY);
 
-const withKey: Middleware = {
-  onRequest({ request }) {
+// The key is read at each request (it is set and removed without a reload); retries of 429 and 503
+// wait at most 5 s, which a person in front of the console can bear.
+export const api = createClient({
+  baseUrl: location.origin,
+  apiKey: '',
+  maxRetryDelayMs: 5_000,
+  fetch: (request) => {
     const key = storedKey();
     if (key) request.headers.set('x-api-key', key);
-    return request;
+    else request.headers.delete('x-api-key');
+    return fetch(request);
   },
-};
-
-export const api = createClient<paths>({ baseUrl: location.origin });
-api.use(withKey);
+}).raw;
 
 interface Problem {
   title?: string;
