@@ -14,12 +14,15 @@ export const RegenerateBody = Nullable(
         }),
       ),
     },
-    { additionalProperties: false },
+    { additionalProperties: false, $id: 'RegenerateRequest' },
   ),
 );
 export type RegenerateBody = Static<typeof RegenerateBody>;
 
-export const Regenerated = Type.Object({
-  queued: Type.Integer({ minimum: 0, maximum: MAX_SAFE_INTEGER, description: 'Versions queued for the page agent' }),
-});
+export const Regenerated = Type.Object(
+  {
+    queued: Type.Integer({ minimum: 0, maximum: MAX_SAFE_INTEGER, description: 'Versions queued for the page agent' }),
+  },
+  { $id: 'Regenerated' },
+);
 export type Regenerated = Static<typeof Regenerated>;

@@ -31,7 +31,7 @@ export const MetricsProperties = {
   conversions: Count,
   conversionRate: Rate,
 };
-export const Metrics = Type.Object(MetricsProperties);
+export const Metrics = Type.Object(MetricsProperties, { $id: 'AnalyticsMetrics' });
 export type Metrics = Static<typeof Metrics>;
 
 const DateTime = (description: string) => Type.String({ format: 'date-time', description });
@@ -60,23 +60,29 @@ export const PageAnalyticsQuery = Type.Object(
 );
 export type PageAnalyticsQuery = Static<typeof PageAnalyticsQuery>;
 
-export const SeriesPoint = Type.Object({ start: Timestamp, ...MetricsProperties });
-export const Group = Type.Object({
-  key: Type.String({ description: 'The audience id, or the UTM value ("" for sessions without one)' }),
-  label: Type.String({ description: "The audience's effectiveName; for UTM groups, the value itself" }),
-  ...MetricsProperties,
-});
+export const SeriesPoint = Type.Object({ start: Timestamp, ...MetricsProperties }, { $id: 'AnalyticsBucket' });
+export const Group = Type.Object(
+  {
+    key: Type.String({ description: 'The audience id, or the UTM value ("" for sessions without one)' }),
+    label: Type.String({ description: "The audience's effectiveName; for UTM groups, the value itself" }),
+    ...MetricsProperties,
+  },
+  { $id: 'AnalyticsGroup' },
+);
 
-export const PageAnalytics = Type.Object({
-  pageId: Type.String(),
-  startDate: Timestamp,
-  endDate: Timestamp,
-  interval: StringEnum(INTERVALS),
-  timeZone: Type.String(),
-  totals: Metrics,
-  series: Type.Array(SeriesPoint, { description: 'Every bucket of the range, in order, zero-filled' }),
-  groups: Type.Optional(Type.Array(Group, { description: `With groupBy: the top ${MAX_GROUPS} by visits, then by key` })),
-});
+export const PageAnalytics = Type.Object(
+  {
+    pageId: Type.String(),
+    startDate: Timestamp,
+    endDate: Timestamp,
+    interval: StringEnum(INTERVALS),
+    timeZone: Type.String(),
+    totals: Metrics,
+    series: Type.Array(SeriesPoint, { description: 'Every bucket of the range, in order, zero-filled' }),
+    groups: Type.Optional(Type.Array(Group, { description: `With groupBy: the top ${MAX_GROUPS} by visits, then by key` })),
+  },
+  { $id: 'PageAnalytics' },
+);
 export type PageAnalytics = Static<typeof PageAnalytics>;
 
 export const PagesAnalyticsQuery = ListQuery({
@@ -86,9 +92,12 @@ export const PagesAnalyticsQuery = ListQuery({
 });
 export type PagesAnalyticsQuery = Static<typeof PagesAnalyticsQuery>;
 
-export const PageTotals = Type.Object({
-  pageId: Type.String(),
-  pageName: Type.String(),
-  ...MetricsProperties,
-});
+export const PageTotals = Type.Object(
+  {
+    pageId: Type.String(),
+    pageName: Type.String(),
+    ...MetricsProperties,
+  },
+  { $id: 'PageTotals' },
+);
 export type PageTotals = Static<typeof PageTotals>;
