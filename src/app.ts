@@ -36,6 +36,7 @@ import { pageRoutes } from './pages/routes.js';
 import { personRoutes } from './persons/routes.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { buildSite } from './site/app.js';
+import { previewRoutes } from './site/preview.js';
 import { dispatchTenantHosts, frontDoor, handOverTenantHosts } from './site/dispatch.js';
 import { siteHosts } from './site/hosts.js';
 import { topicRoutes } from './topics/routes.js';
@@ -135,6 +136,7 @@ export async function buildApp({ config, maintenanceEveryMs, agent: agentTuning 
   await app.register(accountRoutes);
   await app.register(logRoutes);
   await app.register(pageRoutes);
+  await app.register(previewRoutes);
   await app.register(audienceRoutes);
   await app.register(agentRoutes);
   await app.register(sessionRoutes);

@@ -23,8 +23,10 @@ export function claimVersions(db: Kysely<Database>, limit: number, at: string, u
   return claimLeases(db, {
     table: 'audience_versions',
     lease: 'agent_lease_until',
+    // The statuses written as literals, not parameters: only then may SQLite read the partial index
+    // of the queue (audience_versions_agent_idx) instead of every version of every audience.
     due: (eb) =>
-      eb.and([eb('status', 'in', ['queued', 'processing']), eb.or([eb('agent_retry_at', 'is', null), eb('agent_retry_at', '<=', at)])]),
+      eb.and([sql<boolean>`status in ('queued', 'processing')`, eb.or([eb('agent_retry_at', 'is', null), eb('agent_retry_at', '<=', at)])]),
     orderBy: [sql`row_number() over (partition by tenant_id order by queued_at, id)`, 'queued_at', 'id'],
     limit,
     now: at,

@@ -88,7 +88,8 @@ interface Ranked {
  * often than the ranges it is asked for change.
  */
 const KEEP_MS = 10_000;
-const MAX_ENTRIES = 64;
+// Each answer ranks up to every page of a tenant (a few MB for ten thousand pages): few are kept.
+const MAX_ENTRIES = 16;
 const cache = new Map<string, { generation: number; at: number; ranked: Promise<Ranked[]> }>();
 
 function ranking(db: Kysely<Database>, tenantId: string, range: Span, sort: Sort): Promise<Ranked[]> {

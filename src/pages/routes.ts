@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
-import { invalidField, notFound } from '../http/errors.js';
-import { previewDocument } from '../site/preview.js';
+import { notFound } from '../http/errors.js';
 import { sessionsChanged } from '../analytics/freshness.js';
-import { htmlResponses, ListEnvelope, NoContent, responses } from '../http/schemas.js';
+import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
 import { createPage, deletePage, getPage, listPages, updatePage } from './repository.js';
-import { Page, PageCreate, PageListQuery, PageParams, PagePreviewQuery, PageUpdate } from './schemas.js';
+import { Page, PageCreate, PageListQuery, PageParams, PageUpdate } from './schemas.js';
 
 const tags = ['pages'];
 const extension = { tags, 'x-extension': true };
@@ -58,33 +57,6 @@ export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const page = await getPage(app.db, request.tenantId, request.params.page_id);
       if (!page) throw notFound('Page');
       return page;
-    },
-  );
-
-  app.get(
-    '/v0/pages/:page_id/preview',
-    {
-      schema: {
-        ...extension,
-        operationId: 'previewPage',
-        summary: 'Preview a page as a visitor would get it, in any status (extension)',
-        description:
-          'The HTML document of the page for the audience (none without `audienceId`), without the measuring script, always `noindex`.',
-        params: PageParams,
-        querystring: PagePreviewQuery,
-        response: htmlResponses('The document, as a visitor would get it'),
-      },
-    },
-    async (request, reply) => {
-      const preview = await previewDocument(app.db, request.tenantId, request.params.page_id, request.query.audienceId);
-      if (!preview) throw notFound('Page');
-      if (!preview.audience) throw invalidField('/audienceId', 'is not an audience of this page');
-      return reply
-        .type('text/html; charset=utf-8')
-        .header('cache-control', 'no-store')
-        .header('x-robots-tag', 'noindex, nofollow')
-        .header('content-security-policy', "frame-ancestors 'self'")
-        .send(preview.html);
     },
   );
 

@@ -130,26 +130,35 @@ export async function listSessions(db: Kysely<Database>, page: PagesTable, query
 }
 
 /** What a visit's session holds that the collector and the lead form change. */
-export type VisitFields = Pick<
-  AudienceSessionsTable,
-  | 'session_ended_at'
-  | 'time_spent_seconds'
-  | 'max_scroll_depth_percentage'
-  | 'total_clicks_count'
-  | 'questions_asked_count'
-  | 'is_bounce'
-  | 'has_form_submit'
-  | 'has_conversion'
-  | 'form_submission_id'
-  | 'form_submission_identifier'
-  | 'form_submission_email'
-  | 'form_submission_phone'
-  | 'utm_campaign'
-  | 'utm_content'
-  | 'utm_medium'
-  | 'utm_source'
-  | 'utm_term'
->;
+/** What a report or a lead form may change of a visit's session. */
+const VISIT_FIELDS = [
+  'session_ended_at',
+  'time_spent_seconds',
+  'max_scroll_depth_percentage',
+  'total_clicks_count',
+  'questions_asked_count',
+  'is_bounce',
+  'has_form_submit',
+  'has_conversion',
+  'form_submission_id',
+  'form_submission_identifier',
+  'form_submission_email',
+  'form_submission_phone',
+  'utm_campaign',
+  'utm_content',
+  'utm_medium',
+  'utm_source',
+  'utm_term',
+] as const;
+export type VisitFields = Pick<AudienceSessionsTable, (typeof VISIT_FIELDS)[number]>;
+
+// Compiled once: the collector runs it on every report after a visit's first.
+const updateVisit = prepared((db, p: VisitFields & { id: string }) =>
+  db
+    .updateTable('audience_sessions')
+    .set(Object.fromEntries(VISIT_FIELDS.map((f) => [f, p[f]])) as VisitFields)
+    .where('id', '=', p.id),
+);
 
 /** Who and where a visit is: fixed by its first report. */
 export interface Visit {
@@ -195,12 +204,8 @@ export async function recordVisit(
   fields: VisitFields,
 ): Promise<AudienceSession> {
   if (existing) {
-    const row = await trx
-      .updateTable('audience_sessions')
-      .set(fields)
-      .where('id', '=', existing.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    await updateVisit(trx, { ...fields, id: existing.id });
+    const row: AudienceSessionsTable = { ...existing, ...fields };
     await applySessionChange(trx, existing, row);
     return toSession(row);
   }

@@ -31,7 +31,7 @@ export function renderedOf(html: string, slot: string, about: Pick<Rendered, 'ro
  * characters each: a megabyte). Keys name every value a document depends on (site/stamp.ts), so
  * an entry is never stale, only unused: nothing expires by time, old keys fall out.
  */
-export function documentCache(maxEntries = 4000, maxBytes = 32 * 1024 * 1024): DocumentCache {
+export function documentCache(maxEntries = 4000, maxBytes = 16 * 1024 * 1024): DocumentCache {
   const entries = new Map<string, Rendered>();
   let bytes = 0;
   let hits = 0;

@@ -1,8 +1,12 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import { findAudience } from '../audiences/repository.js';
 import type { Database } from '../db/types.js';
 import { findFallbackDomain } from '../domains/repository.js';
+import { invalidField, notFound } from '../http/errors.js';
+import { htmlResponses } from '../http/schemas.js';
 import { findPage } from '../pages/repository.js';
+import { PageParams, PagePreviewQuery } from '../pages/schemas.js';
 import { fileSrc, render } from './serve.js';
 import { loadView } from './view.js';
 
@@ -28,3 +32,38 @@ export async function previewDocument(db: Kysely<Database>, tenantId: string, pa
   });
   return { audience: true as const, html: render(view).parts.join('') };
 }
+
+/**
+ * `GET /v0/pages/{page_id}/preview`: an API route (API key, read scope, on the API host) that
+ * renders what the visitor plane would serve. It lives here, beside the rendering it uses, and is
+ * listed in app.ts like the areas' routes, so the pages area never imports the visitor plane.
+ */
+export const previewRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/v0/pages/:page_id/preview',
+    {
+      schema: {
+        tags: ['pages'],
+        'x-extension': true,
+        operationId: 'previewPage',
+        summary: 'Preview a page as a visitor would get it, in any status (extension)',
+        description:
+          'The HTML document of the page for the audience (none without `audienceId`), without the measuring script, always `noindex`.',
+        params: PageParams,
+        querystring: PagePreviewQuery,
+        response: htmlResponses('The document, as a visitor would get it'),
+      },
+    },
+    async (request, reply) => {
+      const preview = await previewDocument(app.db, request.tenantId, request.params.page_id, request.query.audienceId);
+      if (!preview) throw notFound('Page');
+      if (!preview.audience) throw invalidField('/audienceId', 'is not an audience of this page');
+      return reply
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .header('x-robots-tag', 'noindex, nofollow')
+        .header('content-security-policy', "frame-ancestors 'self'")
+        .send(preview.html);
+    },
+  );
+};
