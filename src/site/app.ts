@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, LogController } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { FileStores } from '../assets/store.js';
 import type { Config } from '../config.js';
@@ -56,7 +56,7 @@ export async function buildSite(deps: SiteDeps): Promise<FastifyInstance> {
     loggerInstance: deps.log,
     bodyLimit: BODY_LIMIT,
     return503OnClosing: false,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     // The router's own errors (a path that is not valid percent-encoding): a visitor gets HTML too.
     frameworkErrors: (_err, _request, reply: FastifyReply) => {
       reply.code(400).header('x-content-type-options', 'nosniff').type('text/html; charset=utf-8').send(siteErrorPage(400));

@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
 
-/** A rendered document: its parts around the token slots, its ETag, and its size in bytes. */
+/**
+ * A rendered document: its parts around the token slots, as UTF-8 bytes (each visit's response is
+ * these with its token between them: one copy, off the JavaScript heap), its ETag, and its size.
+ */
 export interface Rendered {
-  parts: string[];
+  parts: Buffer[];
   etag: string;
   bytes: number;
   /** The `X-Robots-Tag` it is served with, if any. */
@@ -19,8 +22,8 @@ export interface DocumentCache {
 
 /** A strong ETag of the document without its token: the same for every visit of the same rendering. */
 export function renderedOf(html: string, slot: string, about: Pick<Rendered, 'robots' | 'title'>): Rendered {
-  const parts = html.split(slot);
-  const bytes = parts.reduce((n, p) => n + Buffer.byteLength(p), 0);
+  const parts = html.split(slot).map((part) => Buffer.from(part));
+  const bytes = parts.reduce((n, p) => n + p.length, 0);
   const hash = createHash('sha256');
   for (const part of parts) hash.update(part);
   return { parts, etag: `"${hash.digest('base64url')}"`, bytes, ...about };

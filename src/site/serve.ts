@@ -131,7 +131,7 @@ export function sendDocument(
   reply.header('cache-control', 'no-cache').header('etag', rendered.etag);
   if (rendered.robots) reply.header('x-robots-tag', rendered.robots);
   if (status === 200 && notModified(request, rendered.etag)) return reply.code(304).send();
-  let body = rendered.parts[0] ?? '';
+  let body = rendered.parts[0] ?? Buffer.alloc(0);
   if (rendered.parts.length > 1) {
     const value =
       token ??
@@ -143,7 +143,8 @@ export function sendDocument(
         // The path served (P/<key> of a page_routing link, or / for the home page): the session's pageUrl.
         ...(served.path !== undefined ? { path: served.path } : {}),
       }).token;
-    body = rendered.parts.join(value);
+    const between = Buffer.from(value);
+    body = Buffer.concat(rendered.parts.flatMap((part, i) => (i === 0 ? [part] : [between, part])));
   }
   return reply.code(status).type('text/html; charset=utf-8').send(body);
 }
