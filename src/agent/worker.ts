@@ -1,3 +1,4 @@
+import { roundLoop } from '../jobs/loop.js';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
@@ -95,10 +96,6 @@ export function createAgent(
   const stopping = new AbortController();
   const batches = new Set<Promise<void>>();
   let held = 0;
-  let running = false;
-  let loop: Promise<void> | undefined;
-  let wakeUp: (() => void) | undefined;
-  let woken = false;
 
   /** Runs a step of database work, then leaves the process to the API for its share while it is busy (see SHARE). */
   async function paced<T>(work: () => Promise<T>): Promise<T> {
@@ -180,7 +177,7 @@ export function createAgent(
     const wait = retryIn({ failures, baseMs: retryBaseMs, retryAfterMs, random: Math.random() });
     log.info({ versionId: version.id, failures, reason, retryInMs: wait }, 'agent: generation failed');
     if (wait === null) return { outcome: { kind: 'fail', version, lease, reason }, seconds: took };
-    if (wait < pollMs) setTimeout(wake, wait).unref();
+    if (wait < pollMs) setTimeout(rounds.wake, wait).unref();
     return { outcome: { kind: 'retry', version, lease, reason, at: new Date(Date.now() + wait).toISOString() }, seconds: took };
   }
 
@@ -199,7 +196,7 @@ export function createAgent(
       log.error({ err }, 'agent: a batch failed; its versions are claimed again when their leases end');
     } finally {
       held -= claimed.length;
-      wake();
+      rounds.wake();
     }
   }
 
@@ -212,51 +209,22 @@ export function createAgent(
     held += claimed.length;
     const batch = runBatch(claimed).finally(() => batches.delete(batch));
     batches.add(batch);
-    if (claimed.length === free) woken = true; // there may be more: claim again at once
+    if (claimed.length === free) rounds.wake(); // there may be more: claim again at once
   }
 
-  function wake(): void {
-    woken = true;
-    wakeUp?.();
-  }
-
-  async function run(): Promise<void> {
-    while (running) {
-      woken = false;
-      const started = Date.now();
-      try {
-        await tick();
-      } catch (err) {
-        log.error({ err }, 'agent: claim round failed');
-      }
-      if (!running) break;
-      if (!woken) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, pollMs);
-          wakeUp = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        wakeUp = undefined;
-      }
-      const gap = MIN_ROUND_GAP_MS - (Date.now() - started);
-      if (gap > 0 && running) await new Promise((r) => setTimeout(r, gap));
-    }
-  }
+  const rounds = roundLoop({
+    round: tick,
+    pollMs,
+    minGapMs: MIN_ROUND_GAP_MS,
+    onError: (err) => log.error({ err }, 'agent: claim round failed'),
+  });
 
   return {
-    start() {
-      if (running) return;
-      running = true;
-      loop = run();
-    },
-    wake,
+    start: rounds.start,
+    wake: rounds.wake,
     async stop() {
-      running = false;
       stopping.abort();
-      wakeUp?.();
-      await loop;
+      await rounds.stop();
       await Promise.allSettled(batches);
       await writing;
     },

@@ -1,3 +1,4 @@
+import { roundLoop } from '../jobs/loop.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { WebhookDelivery } from '../config.js';
@@ -55,10 +56,6 @@ export function createDispatcher(
   const leaseMs = options.timeoutMs + 5000;
   const inFlight = new Map<string, Promise<void>>();
   const perSubscription = new Map<string, number>();
-  let running = false;
-  let loop: Promise<void> | undefined;
-  let wakeUp: (() => void) | undefined;
-  let woken = false;
 
   const later = (ms: number) => new Date(Date.now() + ms).toISOString();
 
@@ -119,7 +116,7 @@ export function createDispatcher(
     });
     onOutcome?.(outcome.status === 'pending' ? 'retrying' : outcome.status);
     // Sooner than the next poll: a timer, so the retry is not late.
-    if (outcome.retryInMs !== null && outcome.retryInMs < POLL_MS) setTimeout(wake, outcome.retryInMs).unref();
+    if (outcome.retryInMs !== null && outcome.retryInMs < POLL_MS) setTimeout(rounds.wake, outcome.retryInMs).unref();
     if (outcome.subscription === 'healthy') {
       if (recorded) await markSubscriptionHealthy(db, delivery.subscription_id);
     } else if (outcome.subscription !== 'gone') {
@@ -153,7 +150,7 @@ export function createDispatcher(
         const left = (perSubscription.get(delivery.subscription_id) ?? 1) - 1;
         if (left > 0) perSubscription.set(delivery.subscription_id, left);
         else perSubscription.delete(delivery.subscription_id);
-        wake(); // a slot is free
+        rounds.wake(); // a slot is free
       });
     inFlight.set(delivery.id, run);
   }
@@ -164,49 +161,19 @@ export function createDispatcher(
     for (const delivery of await claimDueDeliveries(db, free, later(leaseMs))) launch(delivery);
   }
 
-  function wake(): void {
-    woken = true;
-    wakeUp?.();
-  }
-
-  async function run(): Promise<void> {
-    while (running) {
-      woken = false;
-      const started = Date.now();
-      try {
-        await tick();
-      } catch (err) {
-        log.error({ err }, 'webhook dispatcher round failed');
-      }
-      if (!running) break;
-      if (!woken) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, POLL_MS);
-          wakeUp = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        wakeUp = undefined;
-      }
-      // Woken during the round or after it: either way, rounds start at least this far apart, so
-      // a stream of writes costs one round per 20 ms, not one per write.
-      const gap = MIN_ROUND_GAP_MS - (Date.now() - started);
-      if (gap > 0 && running) await new Promise((r) => setTimeout(r, gap));
-    }
-  }
+  // a stream of writes costs one round per MIN_ROUND_GAP_MS, not one per write
+  const rounds = roundLoop({
+    round: tick,
+    pollMs: POLL_MS,
+    minGapMs: MIN_ROUND_GAP_MS,
+    onError: (err) => log.error({ err }, 'webhook dispatcher round failed'),
+  });
 
   return {
-    start() {
-      if (running) return;
-      running = true;
-      loop = run();
-    },
-    wake,
+    start: rounds.start,
+    wake: rounds.wake,
     async stop() {
-      running = false;
-      wakeUp?.();
-      await loop;
+      await rounds.stop();
       await Promise.allSettled(inFlight.values());
     },
   };
