@@ -33,7 +33,7 @@ async function computeTotals(db: Kysely<Database>, tenantId: string, range: Span
     const hours = splitSpan(edge, HOUR_MS);
     if (hours.whole) {
       const rows = await db
-        .selectFrom('analytics_hours')
+        .selectFrom('analytics_hours_utm')
         .select((eb) => ['page_id', ...SUM_COLUMNS.map((c) => eb.fn.sum<number>(c).as(c))])
         .where('tenant_id', '=', tenantId)
         .where('hour', '>=', iso(hours.whole.start))

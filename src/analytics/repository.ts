@@ -29,7 +29,8 @@ interface Scope {
 
 /** The rollup's hours in `span`, summed per hour (and group). */
 function readHours(db: Kysely<Database>, scope: Scope, span: Span) {
-  const table = scope.group === undefined || scope.group === 'audience_id' ? 'analytics_hours' : 'analytics_hours_utm';
+  // One hourly rollup, split by UTM values: without a UTM grouping they are summed over.
+  const table = 'analytics_hours_utm';
   const key = scope.group === undefined ? sql`''` : sql.ref(scope.group);
   return sql<SumRow & { hour: string; k: string }>`select hour, ${key} as k, ${SUMS_SQL} from ${sql.table(table)}
     where page_id = ${scope.pageId} and hour >= ${iso(span.start)} and hour < ${iso(span.end)}

@@ -28,15 +28,11 @@ export const dayOf = (instant: string): string => `${instant.slice(0, 10)}T00:00
 
 type Key = Record<string, string>;
 interface RollupTable {
-  name: 'analytics_hours' | 'analytics_hours_utm' | 'analytics_days';
+  name: 'analytics_hours_utm' | 'analytics_days';
   key: (s: RolledSession) => Key;
 }
 
 const TABLES: readonly RollupTable[] = [
-  {
-    name: 'analytics_hours',
-    key: (s) => ({ page_id: s.page_id, hour: hourOf(s.session_started_at), audience_id: s.audience_id, tenant_id: s.tenant_id }),
-  },
   {
     name: 'analytics_hours_utm',
     key: (s) => ({
@@ -54,7 +50,6 @@ const TABLES: readonly RollupTable[] = [
 
 /** The primary key columns of each table (tenant_id rides along in the hourly ones, outside their key). */
 const CONFLICT: Record<RollupTable['name'], string[]> = {
-  analytics_hours: ['page_id', 'hour', 'audience_id'],
   analytics_hours_utm: ['page_id', 'hour', 'audience_id', 'utm_source', 'utm_medium', 'utm_campaign'],
   analytics_days: ['tenant_id', 'day', 'page_id'],
 };
@@ -168,12 +163,9 @@ export async function rebuildRollups<DB>(db: Kysely<DB>): Promise<void> {
       : unit === 'hour'
         ? sql`substr(session_started_at, 1, 13) || ':00:00.000Z'`
         : sql`substr(session_started_at, 1, 10) || 'T00:00:00.000Z'`;
-  for (const table of ['analytics_hours', 'analytics_hours_utm', 'analytics_days']) {
+  for (const table of ['analytics_hours_utm', 'analytics_days']) {
     await sql`delete from ${sql.table(table)}`.execute(db);
   }
-  await sql`insert into analytics_hours (tenant_id, page_id, audience_id, hour, ${SUM_LIST})
-    select tenant_id, page_id, audience_id, ${truncate('hour')}, ${SESSION_SUMS}
-    from audience_sessions group by tenant_id, page_id, audience_id, ${truncate('hour')}`.execute(db);
   await sql`insert into analytics_hours_utm (tenant_id, page_id, audience_id, hour, utm_source, utm_medium, utm_campaign, ${SUM_LIST})
     select tenant_id, page_id, audience_id, ${truncate('hour')}, utm_source, utm_medium, utm_campaign, ${SESSION_SUMS}
     from audience_sessions group by tenant_id, page_id, audience_id, ${truncate('hour')}, utm_source, utm_medium, utm_campaign`.execute(db);

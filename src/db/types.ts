@@ -42,7 +42,6 @@ export interface Database {
   events: EventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   tenant_counters: TenantCountersTable;
-  analytics_hours: AnalyticsHoursTable;
   analytics_hours_utm: AnalyticsHoursUtmTable;
   analytics_days: AnalyticsDaysTable;
 }
@@ -408,16 +407,15 @@ export interface RollupSums {
   conversions: number;
 }
 
-/** The sessions of a page's audience that started in one UTC hour (`hour`: its first instant). */
-export interface AnalyticsHoursTable extends RollupSums {
+/**
+ * The sessions of a page's audience that started in one UTC hour (`hour`: its first instant) with
+ * one UTM source, medium and campaign ('' for none).
+ */
+export interface AnalyticsHoursUtmTable extends RollupSums {
   tenant_id: string;
   page_id: string;
   audience_id: string;
   hour: string;
-}
-
-/** As `analytics_hours`, further split by the sessions' UTM source, medium and campaign ('' for none). */
-export interface AnalyticsHoursUtmTable extends AnalyticsHoursTable {
   utm_source: string;
   utm_medium: string;
   utm_campaign: string;

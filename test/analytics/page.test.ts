@@ -407,7 +407,7 @@ describe('the migration', () => {
       await analyticsMigration.up(db);
     });
     const rows = await t.app.db
-      .selectFrom('analytics_hours')
+      .selectFrom('analytics_hours_utm')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
     assert.ok(Number(rows.n) > 0);
