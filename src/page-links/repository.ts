@@ -1,5 +1,4 @@
 import type { Kysely, Transaction } from 'kysely';
-import { prepared } from '../db/prepared.js';
 import { indexable, scopeEquals, searchWithTotal, substringMatch, type SearchPlan } from '../db/search.js';
 import type { Database, PageLinksTable } from '../db/types.js';
 import { findDomain, findFallbackDomain } from '../domains/repository.js';
@@ -172,14 +171,6 @@ export async function deleteDomainLinks(trx: Transaction<Database>, tenantId: st
 export function findPageLink(db: Kysely<Database>, tenantId: string, linkId: string) {
   return db.selectFrom('page_links').selectAll().where('id', '=', linkId).where('tenant_id', '=', tenantId).executeTakeFirst();
 }
-
-/** A link's path (deleted ones too: a visit keeps the path it was served at), compiled once for the collector. */
-export async function findPageLinkPath(db: Kysely<Database>, tenantId: string, linkId: string): Promise<{ path: string } | undefined> {
-  return (await linkPathById(db, { tenantId, linkId }))[0];
-}
-const linkPathById = prepared((db, p: { tenantId: string; linkId: string }) =>
-  db.selectFrom('page_links').select('path').where('id', '=', p.linkId).where('tenant_id', '=', p.tenantId),
-);
 
 /** False when there is no such link; deleting a deleted link changes nothing. */
 export async function deletePageLink(trx: Transaction<Database>, tenantId: string, linkId: string): Promise<boolean> {

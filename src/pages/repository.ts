@@ -1,5 +1,4 @@
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
-import { prepared } from '../db/prepared.js';
 import { bump, counter } from '../db/counters.js';
 import type { Database, PagesTable } from '../db/types.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
@@ -216,11 +215,3 @@ export async function listPages(db: Kysely<Database>, tenantId: string, query: P
   const rows = live.selectAll().select(audiencesCount);
   return pagesList.read({ query, rows, count: () => counter(db, tenantId, 'pages'), map: toPage });
 }
-
-/** A live page's title (what a visit records), by a query compiled once: the collector reads it on every report. */
-export async function findPageTitle(db: Kysely<Database>, tenantId: string, pageId: string): Promise<{ title: string } | undefined> {
-  return (await pageTitleById(db, { tenantId, pageId }))[0];
-}
-const pageTitleById = prepared((db, p: { tenantId: string; pageId: string }) =>
-  db.selectFrom('pages').select('title').where('id', '=', p.pageId).where('tenant_id', '=', p.tenantId).where('deleted_at', 'is', null),
-);

@@ -4,8 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isbot } from 'isbot';
 import type { AudienceSessionsTable } from '../db/types.js';
 import { validatorCompiler } from '../http/validation.js';
-import { findPageLinkPath } from '../page-links/repository.js';
-import { findPageTitle } from '../pages/repository.js';
+import { prepared } from '../db/prepared.js';
 import { findVisit, lockVisit, recordVisit, type Visit, type VisitFields } from '../sessions/repository.js';
 import { sessionsChanged } from '../analytics/freshness.js';
 import type { SiteContext } from './app.js';
@@ -52,6 +51,21 @@ const BOUNCE_SECONDS = 10;
  * `GET /_pam/v.js` and `POST /_pam/collect`. Registered in buildSite; its parsers, validator and
  * error answers are its own (encapsulated), so the other visitor routes keep theirs.
  */
+/**
+ * The live page a report is for (its title, as the session records it) and the path of the link
+ * it came through (deleted links too: the visit keeps the path it was served at), in one read
+ * compiled once: it runs on every report.
+ */
+const reportTarget = prepared((db, p: Pick<ViewClaims, 'tenantId' | 'pageId' | 'linkId'>) =>
+  db
+    .selectFrom('pages')
+    .leftJoin('page_links', (join) => join.on('page_links.id', '=', p.linkId).on('page_links.tenant_id', '=', p.tenantId))
+    .select(['pages.title', 'page_links.path'])
+    .where('pages.id', '=', p.pageId)
+    .where('pages.tenant_id', '=', p.tenantId)
+    .where('pages.deleted_at', 'is', null),
+);
+
 export async function collectRoutes(site: FastifyInstance, context: SiteContext): Promise<void> {
   const trusted = trustedProxies(context.config.trustProxy);
   const limiter = addressLimiter(context.config.collectRatePerMinute);
@@ -122,10 +136,9 @@ export async function collectRoutes(site: FastifyInstance, context: SiteContext)
       }
       const scheme = forwardedScheme(request, trusted) ?? request.protocol;
       const recorded = await context.db.transaction().execute(async (trx) => {
-        const page = await findPageTitle(trx, claims.tenantId, claims.pageId);
+        const [page] = await reportTarget(trx, claims);
         // The page was deleted since it was served: its sessions are gone from the API with it.
         if (!page) return false;
-        const link = claims.path === undefined ? await findPageLinkPath(trx, claims.tenantId, claims.linkId) : undefined;
         await lockVisit(trx, claims.visitId);
         const stored = await findVisit(trx, claims.tenantId, claims.visitId);
         const at = Date.now();
@@ -134,7 +147,7 @@ export async function collectRoutes(site: FastifyInstance, context: SiteContext)
           pageId: claims.pageId,
           audienceId: claims.audienceId,
           visitId: claims.visitId,
-          pageUrl: `${scheme}://${host.hostname}${claims.path ?? link?.path ?? '/'}`,
+          pageUrl: `${scheme}://${host.hostname}${claims.path ?? page.path ?? '/'}`,
           pageTitle: page.title,
           startedAt: new Date(at).toISOString(),
         };
