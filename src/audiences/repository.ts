@@ -434,6 +434,35 @@ export async function restoreAudience(trx: Transaction<Database>, page: PagesTab
   return audience;
 }
 
+/** The row of a new draft version of `audience`, with what it carries over (from the latest version, or the request). */
+function draftRow(
+  audience: Pick<AudiencesTable, 'id' | 'tenant_id'>,
+  id: string,
+  versionNumber: number,
+  at: string,
+  carried: Pick<AudienceVersionsTable, 'is_new_page_agent' | 'supplementary_context' | 'content'>,
+): AudienceVersionsTable {
+  return {
+    id,
+    tenant_id: audience.tenant_id,
+    audience_id: audience.id,
+    version_number: versionNumber,
+    status: 'draft',
+    is_new_page_agent: carried.is_new_page_agent,
+    supplementary_context: carried.supplementary_context,
+    content: carried.content,
+    queue_duration_ms: null,
+    created_at: at,
+    became_draft_at: at,
+    queued_at: null,
+    published_at: null,
+    cancelled_at: null,
+    obsolete_at: null,
+    archived_at: null,
+    ...AGENT_FRESH,
+  };
+}
+
 /** A new draft with the next number; fields not given are carried over from the latest version. */
 export async function createVersion(trx: Transaction<Database>, audience: AudiencesTable, input: VersionCreate): Promise<AudienceVersion> {
   const latest = await trx
@@ -449,25 +478,11 @@ export async function createVersion(trx: Transaction<Database>, audience: Audien
     .where('id', '=', audience.id)
     .returning('version_seq')
     .executeTakeFirstOrThrow();
-  const version: AudienceVersionsTable = {
-    id: versionId,
-    tenant_id: audience.tenant_id,
-    audience_id: audience.id,
-    version_number: versionNumber,
-    status: 'draft',
+  const version = draftRow(audience, versionId, versionNumber, at, {
     is_new_page_agent: input?.isNewPageAgent !== undefined ? (input.isNewPageAgent ? 1 : 0) : latest.is_new_page_agent,
     supplementary_context: input?.supplementaryContext !== undefined ? input.supplementaryContext : latest.supplementary_context,
     content: input?.content !== undefined ? contentText(input.content) : latest.content,
-    queue_duration_ms: null,
-    created_at: at,
-    became_draft_at: at,
-    queued_at: null,
-    published_at: null,
-    cancelled_at: null,
-    obsolete_at: null,
-    archived_at: null,
-    ...AGENT_FRESH,
-  };
+  });
   await trx.insertInto('audience_versions').values(version).execute();
   const created = toVersion(version);
   await emit(trx, audience.tenant_id, 'audience_version.created', created);
@@ -666,26 +681,7 @@ export async function queueNewVersions(
     const previous = latestById.get(audience.latest_version_id);
     const number = numberOf.get(audience.id);
     if (!previous || number === undefined) throw new Error(`audience ${audience.id} lost its latest version`);
-    return {
-      id: newId('version'),
-      tenant_id: audience.tenant_id,
-      audience_id: audience.id,
-      version_number: number,
-      status: 'draft',
-      is_new_page_agent: previous.is_new_page_agent,
-      supplementary_context: previous.supplementary_context,
-      content: previous.content,
-      queue_duration_ms: null,
-      created_at: at,
-      became_draft_at: at,
-      queued_at: null,
-      published_at: null,
-      cancelled_at: null,
-      obsolete_at: null,
-      archived_at: null,
-      ...AGENT_FRESH,
-      regeneration_key: regenerationKey,
-    };
+    return { ...draftRow(audience, newId('version'), number, at, previous), regeneration_key: regenerationKey };
   });
   const queued = drafts.map(
     (draft): AudienceVersionsTable => ({ ...draft, status: 'queued', ...timesOfMove('draft', 'queued', draft, at) }),
