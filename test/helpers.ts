@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -131,6 +132,12 @@ export async function startApp(env: Record<string, string> = {}, options: Omit<A
 }
 
 /** Asserts a problem+json answer with `status`, `code`, and (when given) an error at each path. */
+/** The body of a response that must have `status` (the response's text in the failure message). */
+export function ok(res: Res, status = 200): Json {
+  assert.equal(res.status, status, res.text);
+  return res.body;
+}
+
 export function expectProblem(res: Res, status: number, code: string, paths: string[] = []): void {
   const ok =
     res.status === status &&

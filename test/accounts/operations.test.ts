@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { expectProblem, startApp, type Json, type Res, type TestApp } from '../helpers.js';
+import { expectProblem, startApp, type Json, type TestApp, ok } from '../helpers.js';
 
 // Accounts (get, update, delete), page links (update) and custom domains (delete), through HTTP only.
 
@@ -11,11 +11,6 @@ before(async () => {
 after(async () => {
   await t.close();
 });
-
-function ok(res: Res, status = 200): Json {
-  assert.equal(res.status, status, res.text);
-  return res.body;
-}
 let n = 0;
 const uniqueDomain = () => `d${++n}-${Date.now().toString(36)}.example`;
 async function eventsOf(type: string, key?: string): Promise<Json[]> {

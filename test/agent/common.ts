@@ -1,12 +1,8 @@
-import assert from 'node:assert/strict';
-import type { Json, Res, TestApp } from '../helpers.js';
+import { type Json, ok, type TestApp } from '../helpers.js';
+
+export { ok };
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-export function ok(res: Res, status = 200): Json {
-  assert.equal(res.status, status, res.text);
-  return res.body;
-}
 
 export const PAGE_CONTENT = {
   headline: 'Hello {{ person.firstName | there }}',

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { expectProblem, startApp, type Json, type Res, type TestApp } from '../helpers.js';
+import { expectProblem, startApp, type Json, type TestApp, ok } from '../helpers.js';
 
 // The audience operations around the reference: PATCH, archive, restore, the list's status
 // filter, the route-key and home-page rules, through HTTP only.
@@ -12,11 +12,6 @@ before(async () => {
 after(async () => {
   await t.close();
 });
-
-function ok(res: Res, status = 200): Json {
-  assert.equal(res.status, status, res.text);
-  return res.body;
-}
 
 async function newPage(name = 'Page'): Promise<Json> {
   return ok(await t.req('POST', '/v0/pages', { name, title: 'Title', pageContext: 'ctx', pageType: 'inbound' }), 201);

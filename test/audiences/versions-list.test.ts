@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startApp, type Json, type Res, type TestApp } from '../helpers.js';
+import { startApp, type Json, type TestApp, ok } from '../helpers.js';
 
 // GET /v0/pages/{page_id}/audiences/{audience_id}/versions (extension): an audience's versions,
 // newest first, keyset-paginated; what the console's versions timeline reads.
@@ -15,11 +15,6 @@ before(async () => {
   for (let i = 0; i < 4; i++) ok(await t.req('POST', `/v0/pages/${pageId}/audiences/${audienceId}/versions`, {}), 201);
 });
 after(async () => t?.close());
-
-function ok(res: Res, status = 200): Json {
-  assert.equal(res.status, status, res.text);
-  return res.body;
-}
 const url = (query = '') => `/v0/pages/${pageId}/audiences/${audienceId}/versions${query}`;
 
 describe('listing an audience versions', () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -8,21 +8,16 @@ import { createRequire } from 'node:module';
 import { type Browser, type BrowserContext, chromium, type Page as Tab } from 'playwright-core';
 import { buildConsole } from '../../scripts/build-console.js';
 import { createApiKey } from '../../src/admin/repository.js';
-import { startApp, type Json, type Res, type TestApp } from '../helpers.js';
+import { available, CHROMIUM, skip, until, USER_AGENT } from '../browser.js';
+import { startApp, type Json, type TestApp, ok } from '../helpers.js';
 
 // The console end to end in real headless Chromium (Debian's), against a listening server with
 // seeded data: sign in, a page's chart against the API's series, the interval switch, archive and
 // restore, the CSV download, a webhook retry; a read-only key; axe-core on every view. Each
 // view's screenshot goes to test-artifacts/console/ (gitignored).
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-// Under CI the browser is installed by .ci/run: its absence is a failure, not a skip.
-const skip = !available && process.env.CI !== 'true' ? `no browser at ${CHROMIUM} (apt-get install chromium)` : false;
 const ARTIFACTS = path.resolve('test-artifacts', 'console');
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-// An ordinary Chrome's name (as in test/site/browser.test.ts).
-const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
 let t: TestApp;
 let browser: Browser;
@@ -31,21 +26,6 @@ let receiver: http.Server;
 let received = 0;
 let readKey: string;
 const seed = { pageId: '', audienceId: '', otherAudienceId: '', subscriptionId: '', personId: '', accountId: '', sessions: 0 };
-
-function ok(res: Res, status = 200): Json {
-  assert.equal(res.status, status, res.text);
-  return res.body;
-}
-
-async function until<T>(what: string, read: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await read();
-    if (found !== undefined) return found;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 async function seedData(): Promise<void> {
   const person = ok(await t.req('POST', '/v0/persons', { name: 'Jane Doe', email: 'jane@acme.example', domain: 'acme.example' }), 201);

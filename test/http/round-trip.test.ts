@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { makeImage } from '../fixtures.js';
-import { expectProblem, startApp, toRes, type Json, type Res, type TestApp } from '../helpers.js';
+import { expectProblem, startApp, toRes, type Json, type TestApp, ok } from '../helpers.js';
 
 // Issue 19: every resource with a PATCH takes back, unchanged, the body a GET gave: 200, nothing
 // changed (updatedAt included), no event. A read-only field sent with another value is 400 naming it,
@@ -14,11 +14,6 @@ before(async () => {
 after(async () => {
   await t.close();
 });
-
-function ok(res: Res, status = 200): Json {
-  assert.equal(res.status, status, res.text);
-  return res.body;
-}
 
 const newestEvent = async () => ok(await t.req('GET', '/v0/events?limit=1')).items[0]?.eventId;
 /** Signed links are made anew on every read: compared without them. */

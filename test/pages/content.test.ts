@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { expectProblem, startApp, type Json, type Res, type TestApp } from '../helpers.js';
+import { expectProblem, startApp, type Json, type TestApp, ok } from '../helpers.js';
 
 // The `content` extension field of pages and audience versions, through HTTP only.
 
@@ -11,11 +11,6 @@ before(async () => {
 after(async () => {
   await t.close();
 });
-
-function ok(res: Res, status = 200): Json {
-  assert.equal(res.status, status, res.text);
-  return res.body;
-}
 async function eventsOf(type: string): Promise<Json[]> {
   return ok(await t.req('GET', `/v0/events?type=${type}&limit=100`)).items;
 }

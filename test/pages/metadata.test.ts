@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { makeImage } from '../fixtures.js';
-import { expectProblem, startApp, toRes, type Json, type Res, type TestApp } from '../helpers.js';
+import { expectProblem, startApp, toRes, type Json, type TestApp, ok } from '../helpers.js';
 import { audienceOf, fallbackHost, link, publishedPage, unique, visit } from '../site/serve-helpers.js';
 
 // Issue 19: metadata merges (pages and audience overrides), images set from assets and served as
@@ -16,11 +16,6 @@ before(async () => {
 after(async () => {
   await t.close();
 });
-
-function ok(res: Res, status = 200): Json {
-  assert.equal(res.status, status, res.text);
-  return res.body;
-}
 
 async function imageAsset(key = t.key): Promise<Json> {
   const bytes = await makeImage('png', 30, 20, [Math.floor(Math.random() * 255), 40, 50]);

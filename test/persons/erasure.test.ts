@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { expectProblem, onPostgres, startApp, type Json, type Res, type TestApp } from '../helpers.js';
+import { expectProblem, onPostgres, startApp, type Json, type TestApp, ok } from '../helpers.js';
 
 // DELETE /v0/persons/{person_id}: erasure, checked against a dump of every table.
 
@@ -13,11 +13,6 @@ before(async () => {
 after(async () => {
   await t.close();
 });
-
-function ok(res: Res, status = 200): Json {
-  assert.equal(res.status, status, res.text);
-  return res.body;
-}
 
 /** Every row of every table of the test's database, as text (blobs as latin1, so stored strings show). */
 async function dump(): Promise<string> {

@@ -1,18 +1,13 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
-import { startApp, type Json, type Res, type TestApp } from '../helpers.js';
+import { available, CHROMIUM, skip, until, USER_AGENT } from '../browser.js';
+import { startApp, type Json, type TestApp, ok } from '../helpers.js';
 
 // A visit driven end to end in real headless Chromium (Debian's): a page created through the API,
 // published and linked, is served on its tenant domain personalised for its audience; the visitor
 // scrolls, clicks and submits the lead form; the session and the form's event are then found
 // through the API. Chromium resolves *.localhost to loopback, so the fallback domain needs no DNS.
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-// Under CI the browser is installed by .ci/run: its absence is a failure, not a skip.
-const skip = !available && process.env.CI !== 'true' ? `no browser at ${CHROMIUM} (apt-get install chromium)` : false;
 
 let t: TestApp;
 let browser: Browser;
@@ -31,21 +26,6 @@ after(async () => {
   await browser?.close();
   await t?.close();
 });
-
-function ok(res: Res, status = 200): Json {
-  assert.equal(res.status, status, res.text);
-  return res.body;
-}
-
-async function until<T>(what: string, read: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await read();
-    if (found !== undefined) return found;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe('a real browser visit', { skip }, () => {
   test('served personalised, measured, and its lead form recorded', { timeout: 90_000 }, async () => {
@@ -80,7 +60,7 @@ describe('a real browser visit', { skip }, () => {
     // Headless Chromium names itself HeadlessChrome, which the collector ignores as a bot (rightly):
     // the visit is a person's, so the browser says what an ordinary Chrome says.
     const context = await browser.newContext({
-      userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+      userAgent: USER_AGENT,
     });
     const tab = await context.newPage();
     if (process.env.DEBUG_BROWSER) {

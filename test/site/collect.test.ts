@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { recordVisit } from '../../src/sessions/repository.js';
 import { MEASURING_SCRIPT } from '../../src/site/script.js';
 import { VIEW_TOKEN_MAX_AGE_MS, viewTokens, type ViewClaims, type ViewTokens } from '../../src/site/token.js';
-import { startApp, type Json, type Res, type TestApp } from '../helpers.js';
+import { startApp, type Json, type Res, type TestApp, ok } from '../helpers.js';
 
 // The measuring half of the visitor plane: /_pam/v.js and POST /_pam/collect, driven with view
 // tokens signed by the app's own secret (what a served document carries).
@@ -19,11 +19,6 @@ let host: string;
 let page: Json;
 let audience: Json;
 let link: Json;
-
-function ok(res: Res, status = 200): Json {
-  assert.equal(res.status, status, res.text);
-  return res.body;
-}
 
 before(async () => {
   t = await startApp({ TRUST_PROXY: `${PROXY}, 192.0.2.1` });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { expectProblem, startApp, type Json, type Res, type TestApp } from '../helpers.js';
+import { expectProblem, startApp, type Json, type TestApp, ok } from '../helpers.js';
 
 // Topic and entry operations around the reference: get, update, delete, through HTTP only.
 
@@ -11,11 +11,6 @@ before(async () => {
 after(async () => {
   await t.close();
 });
-
-function ok(res: Res, status = 200): Json {
-  assert.equal(res.status, status, res.text);
-  return res.body;
-}
 async function newTenantTopics() {
   const tenant = await t.newTenant('Topics');
   const key = tenant.key;
