@@ -15,7 +15,7 @@ import { audienceRoutes } from './audiences/routes.js';
 import type { Config } from './config.js';
 import { consoleRoutes } from './console/routes.js';
 import { openDatabase, type Db } from './db/connection.js';
-import { migrateToLatest } from './db/migrate.js';
+import { migrateDatabase } from './db/migrate.js';
 import { serviceMetrics } from './metrics/service.js';
 import { domainRoutes } from './domains/routes.js';
 import { eventRoutes } from './events/routes.js';
@@ -61,10 +61,10 @@ export async function buildApp({ config, maintenanceEveryMs, agent: agentTuning 
 
   // Metrics only when asked for (METRICS_TOKEN or METRICS_PORT): otherwise nothing of them runs.
   const metrics = serviceMetrics(config.metrics);
+  await migrateDatabase(config.database);
   const db: Db = openDatabase(config.database, undefined, metrics?.database);
   metrics?.watchDatabase(db);
   app.addHook('onClose', () => db.close());
-  await migrateToLatest(db);
   app.decorate('db', db.kysely);
   app.decorate('config', config);
   app.decorateRequest('tenantId', '');

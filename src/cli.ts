@@ -11,7 +11,7 @@ import {
 import { isScope } from './admin/schemas.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/connection.js';
-import { migrateToLatest } from './db/migrate.js';
+import { migrateDatabase } from './db/migrate.js';
 import { erasePerson } from './persons/erasure.js';
 
 const USAGE = `Usage: npm run admin -- <command>
@@ -50,9 +50,9 @@ async function main(args: string[]): Promise<unknown> {
   const [group, action, ...rest] = args;
   const arg = rest.join(' ');
   const config = loadConfig();
+  const migrated = await migrateDatabase(config.database);
   const db = openDatabase(config.database);
   try {
-    const migrated = await migrateToLatest(db);
     const command = `${group ?? ''} ${action ?? ''}`.trim();
     switch (command) {
       case 'migrate':

@@ -1,7 +1,10 @@
 import net from 'node:net';
 import path from 'node:path';
 
-export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; poolSize: number };
+export type DatabaseConfig =
+  | { kind: 'sqlite'; path: string }
+  /** `unboundedQueries`: no 2.5 s limit on a query (migrations, bulk loads); the service keeps it. */
+  | { kind: 'postgres'; url: string; poolSize: number; unboundedQueries?: boolean };
 
 export interface Config {
   port: number;

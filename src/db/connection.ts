@@ -29,7 +29,7 @@ export interface Db {
 
 /** `log` is Kysely's own: it sees every query executed, prepared ones included (the query-plan test uses it). */
 export function openDatabase(config: DatabaseConfig, log?: LogConfig, observer: DbObserver = {}): Db {
-  return config.kind === 'postgres' ? openPostgres(config.url, config.poolSize, log, observer) : openSqlite(config.path, log, observer);
+  return config.kind === 'postgres' ? openPostgres(config, log, observer) : openSqlite(config.path, log, observer);
 }
 
 // PostgreSQL returns what SQLite returns: timestamps as ISO 8601 strings in UTC with milliseconds
@@ -55,7 +55,8 @@ function tagUnavailable(err: unknown): Error {
   return error;
 }
 
-function openPostgres(url: string, poolSize: number, log: LogConfig | undefined, observer: DbObserver): Db {
+function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }>, log: LogConfig | undefined, observer: DbObserver): Db {
+  const { url, poolSize } = config;
   // A database that is down or unreachable is answered fast: 2.5 s at most to get a connection and
   // 2.5 s for a query (the service's queries take milliseconds), so a request waits 5 s at worst.
   const pool = new pg.Pool({
@@ -63,7 +64,7 @@ function openPostgres(url: string, poolSize: number, log: LogConfig | undefined,
     max: poolSize,
     types: pgTypes,
     connectionTimeoutMillis: 2500,
-    query_timeout: 2500,
+    ...(config.unboundedQueries ? {} : { query_timeout: 2500 }),
     keepAlive: true,
   });
   // An idle client that loses its connection (a server restart) must not crash the process.

@@ -1,5 +1,6 @@
 import { Migrator, sql, type MigrationResultSet } from 'kysely';
-import type { Db } from './connection.js';
+import type { DatabaseConfig } from '../config.js';
+import { openDatabase, type Db } from './connection.js';
 import { migrations } from './migrations/index.js';
 
 /** Applies every pending migration; throws (and applies nothing further) if one fails. */
@@ -21,4 +22,18 @@ async function currentSchema(db: Db): Promise<string> {
   const schema = rows[0]?.schema;
   if (!schema) throw new Error('The database connection has no current schema (check search_path)');
   return schema;
+}
+
+/**
+ * Migrates the database on a connection of its own, without the service's time limit on a
+ * query: a migration that fills a table from a large one (0013's rollups, 0014's counts) takes
+ * longer than any request may.
+ */
+export async function migrateDatabase(config: DatabaseConfig): Promise<MigrationResultSet> {
+  const db = openDatabase(config.kind === 'postgres' ? { ...config, poolSize: 1, unboundedQueries: true } : config);
+  try {
+    return await migrateToLatest(db);
+  } finally {
+    await db.close();
+  }
 }
