@@ -67,8 +67,16 @@ function sumsOf(s: RolledSession, sign: 1 | -1): RollupSums {
   };
 }
 
-const plus = (a: RollupSums, b: RollupSums): RollupSums =>
-  Object.fromEntries(SUM_COLUMNS.map((c) => [c, a[c] + b[c]])) as unknown as RollupSums;
+const plus = (a: RollupSums, b: RollupSums): RollupSums => ({
+  visits: a.visits + b.visits,
+  bounces: a.bounces + b.bounces,
+  time_spent_seconds: a.time_spent_seconds + b.time_spent_seconds,
+  scroll_sum: a.scroll_sum + b.scroll_sum,
+  clicks: a.clicks + b.clicks,
+  questions: a.questions + b.questions,
+  form_submits: a.form_submits + b.form_submits,
+  conversions: a.conversions + b.conversions,
+});
 const isZero = (d: RollupSums) => SUM_COLUMNS.every((c) => d[c] === 0);
 
 /**
@@ -83,7 +91,8 @@ function statementsFor(table: RollupTable['name'], keyColumns: string[], postgre
   const id = `${table}|${postgres}`;
   let known = statements.get(id);
   if (known === undefined) {
-    const at = (i: number) => (postgres ? `$${i + 1}` : '?');
+    // `+?` on SQLite: planned once, not on every run for the values bound (see db/prepared.ts).
+    const at = (i: number) => (postgres ? `$${i + 1}` : '+?');
     const sums = SUM_COLUMNS.map((c, i) => `${c} = ${c} + ${at(i)}`).join(', ');
     const where = keyColumns.map((c, i) => `${c} = ${at(SUM_COLUMNS.length + i)}`).join(' and ');
     const columns = [...SUM_COLUMNS, ...keyColumns];
@@ -128,22 +137,30 @@ export async function applySessionChange(
   after: RolledSession | undefined,
 ): Promise<void> {
   for (const table of TABLES) {
-    const changes = new Map<string, { key: Key; delta: RollupSums }>();
-    for (const [session, sign] of [
-      [before, -1],
-      [after, 1],
-    ] as const) {
-      if (!session) continue;
-      const key = table.key(session);
-      const id = JSON.stringify(key);
-      const known = changes.get(id);
-      changes.set(id, { key, delta: known ? plus(known.delta, sumsOf(session, sign)) : sumsOf(session, sign) });
-    }
-    for (const id of [...changes.keys()].sort()) {
-      const change = changes.get(id);
-      if (change) await addTo(trx, table.name, change.key, change.delta);
-    }
+    for (const { key, delta } of changesOf(table, before, after)) await addTo(trx, table.name, key, delta);
   }
+}
+
+/** What a session's change adds to each row of `table` it touches, in key order. */
+function changesOf(table: RollupTable, before: RolledSession | undefined, after: RolledSession | undefined): Change[] {
+  // Most changes are a visit's later report: the session stays in its row, one delta.
+  if (before && after) {
+    const key = table.key(after);
+    if (sameKey(table.key(before), key)) return [{ key, delta: plus(sumsOf(before, -1), sumsOf(after, 1)) }];
+  }
+  const changes: Change[] = [];
+  if (before) changes.push({ key: table.key(before), delta: sumsOf(before, -1) });
+  if (after) changes.push({ key: table.key(after), delta: sumsOf(after, 1) });
+  return changes.sort((a, b) => (JSON.stringify(a.key) < JSON.stringify(b.key) ? -1 : 1));
+}
+interface Change {
+  key: Key;
+  delta: RollupSums;
+}
+
+function sameKey(a: Key, b: Key): boolean {
+  for (const column in a) if (a[column] !== b[column]) return false;
+  return true;
 }
 
 const SESSION_SUMS = sql.raw(`count(*), sum(is_bounce), sum(time_spent_seconds), sum(max_scroll_depth_percentage),

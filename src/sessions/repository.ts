@@ -129,7 +129,6 @@ export async function listSessions(db: Kysely<Database>, page: PagesTable, query
   return sessionsList.read({ query, within: page.id, filters, rows: matching.selectAll(), count: matching, map: toSession });
 }
 
-/** What a visit's session holds that the collector and the lead form change. */
 /** What a report or a lead form may change of a visit's session. */
 const VISIT_FIELDS = [
   'session_ended_at',

@@ -5,7 +5,7 @@ import { isbot } from 'isbot';
 import type { AudienceSessionsTable } from '../db/types.js';
 import { validatorCompiler } from '../http/validation.js';
 import { prepared } from '../db/prepared.js';
-import { findVisit, lockVisit, recordVisit, type Visit, type VisitFields } from '../sessions/repository.js';
+import { lockVisit, recordVisit, type Visit, type VisitFields } from '../sessions/repository.js';
 import { sessionsChanged } from '../analytics/freshness.js';
 import type { SiteContext } from './app.js';
 import { siteHostOf } from './dispatch.js';
@@ -48,24 +48,39 @@ const MIN_INTERVAL_S = 1;
 const BOUNCE_SECONDS = 10;
 
 /**
- * `GET /_pam/v.js` and `POST /_pam/collect`. Registered in buildSite; its parsers, validator and
- * error answers are its own (encapsulated), so the other visitor routes keep theirs.
+ * What a report needs, in one read compiled once (it runs on every report): the live page it is
+ * for (its title, as the session records it), the path of the link it came through (deleted links
+ * too: the visit keeps the path it was served at), and the visit's session as stored, if any. No
+ * row when the page is not live. Taken under the visit's lock, as `findVisit` is.
  */
-/**
- * The live page a report is for (its title, as the session records it) and the path of the link
- * it came through (deleted links too: the visit keeps the path it was served at), in one read
- * compiled once: it runs on every report.
- */
-const reportTarget = prepared((db, p: Pick<ViewClaims, 'tenantId' | 'pageId' | 'linkId'>) =>
+const reportTarget = prepared((db, p: Pick<ViewClaims, 'tenantId' | 'pageId' | 'linkId' | 'visitId'>) =>
   db
     .selectFrom('pages')
     .leftJoin('page_links', (join) => join.on('page_links.id', '=', p.linkId).on('page_links.tenant_id', '=', p.tenantId))
+    .leftJoin('audience_sessions', (join) =>
+      join.on('audience_sessions.visit_id', '=', p.visitId).on('audience_sessions.tenant_id', '=', p.tenantId),
+    )
+    .selectAll('audience_sessions')
     .select(['pages.title', 'page_links.path'])
     .where('pages.id', '=', p.pageId)
     .where('pages.tenant_id', '=', p.tenantId)
     .where('pages.deleted_at', 'is', null),
 );
 
+/**
+ * The stored session of a `reportTarget` row (its columns are all null when there is none yet).
+ * The row itself, with the page's two columns beside the session's: copying it without them cost
+ * more than the read.
+ */
+function storedVisit(row: ReportTarget): AudienceSessionsTable | undefined {
+  return row.id === null ? undefined : (row as AudienceSessionsTable);
+}
+type ReportTarget = Awaited<ReturnType<typeof reportTarget>>[number];
+
+/**
+ * `GET /_pam/v.js` and `POST /_pam/collect`. Registered in buildSite; its parsers, validator and
+ * error answers are its own (encapsulated), so the other visitor routes keep theirs.
+ */
 export async function collectRoutes(site: FastifyInstance, context: SiteContext): Promise<void> {
   const trusted = trustedProxies(context.config.trustProxy);
   const limiter = addressLimiter(context.config.collectRatePerMinute);
@@ -136,11 +151,11 @@ export async function collectRoutes(site: FastifyInstance, context: SiteContext)
       }
       const scheme = forwardedScheme(request, trusted) ?? request.protocol;
       const recorded = await context.db.transaction().execute(async (trx) => {
+        await lockVisit(trx, claims.visitId);
         const [page] = await reportTarget(trx, claims);
         // The page was deleted since it was served: its sessions are gone from the API with it.
         if (!page) return false;
-        await lockVisit(trx, claims.visitId);
-        const stored = await findVisit(trx, claims.tenantId, claims.visitId);
+        const stored = storedVisit(page);
         const at = Date.now();
         const visit: Visit = {
           tenantId: claims.tenantId,

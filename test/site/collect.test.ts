@@ -192,6 +192,41 @@ describe('POST /_pam/collect: one visit, one session', () => {
     assert.equal(rows.length, 0);
   });
 
+  test('a visit whose page is deleted after its first report: the later reports change nothing', async () => {
+    const gone = ok(
+      await t.req('POST', '/v0/pages', { name: 'Gone later', title: 'Gone later', pageContext: 'ctx', pageType: 'inbound' }),
+      201,
+    );
+    const a = ok(await t.req('POST', `/v0/pages/${gone.pageId}/audiences`, {}), 201);
+    const { token, claims } = tokens.sign(
+      { tenantId: t.tenantId, pageId: gone.pageId, audienceId: a.audienceId, linkId: link.pageLinkId },
+      Date.now() - 60_000,
+    );
+    assert.equal((await send(report(token, { visibleMs: 1000, clicks: 1 }))).status, 204);
+    const stored = () => t.app.db.selectFrom('audience_sessions').selectAll().where('visit_id', '=', claims.visitId).execute();
+    const [before] = await stored();
+    assert.ok(before, 'the first report created the session');
+    assert.equal((await t.req('DELETE', `/v0/pages/${gone.pageId}`)).status, 204);
+    assert.equal((await send(report(token, { visibleMs: 30_000, scroll: 90, clicks: 5, conversions: 1 }))).status, 204);
+    assert.deepEqual(await stored(), [before]);
+  });
+
+  test('reports of one visit arriving together make one session and one audience_session.created', async () => {
+    const { token, claims } = sign(Date.now() - 60_000);
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => send(report(token, { visibleMs: 1000 * (i + 1), clicks: i + 1 }))),
+    );
+    assert.deepEqual(
+      answers.map((r) => r.status),
+      Array(8).fill(204),
+    );
+    const rows = await t.app.db.selectFrom('audience_sessions').selectAll().where('visit_id', '=', claims.visitId).execute();
+    assert.equal(rows.length, 1);
+    assert.equal(Number(rows[0]?.total_clicks_count), 8);
+    assert.equal(Number(rows[0]?.time_spent_seconds), 8);
+    assert.equal(await createdEventsOf(claims.visitId), 1);
+  });
+
   test('over a real socket, as a browser sends it', async () => {
     const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = new URL(address);
@@ -341,6 +376,17 @@ describe('POST /_pam/collect: what is refused, and writes nothing', () => {
     await refused(report(sign(Date.now() - VIEW_TOKEN_MAX_AGE_MS - 1000).token));
     // Just inside the 24 hours it is taken.
     assert.equal((await send(report(sign(Date.now() - VIEW_TOKEN_MAX_AGE_MS + 60_000).token))).status, 204);
+  });
+
+  test('a token taken before is refused once it is older than 24 h, and an altered one never borrows its claims', () => {
+    const { token, claims } = sign();
+    assert.deepEqual(tokens.verify(token, claims.issuedAt + 1000), claims);
+    assert.deepEqual(tokens.verify(token, claims.issuedAt + VIEW_TOKEN_MAX_AGE_MS), claims);
+    assert.equal(tokens.verify(token, claims.issuedAt + VIEW_TOKEN_MAX_AGE_MS + 1), undefined);
+    assert.equal(tokens.verify(token, claims.issuedAt - 61_000), undefined);
+    const [body, mac] = token.split('.') as [string, string];
+    assert.equal(tokens.verify(`${body}.${mac.slice(0, -2)}AA`, claims.issuedAt + 1000), undefined);
+    assert.equal(tokens.verify(`${body}x.${mac}`, claims.issuedAt + 1000), undefined);
   });
 
   test("another tenant's genuine token on this tenant's domain", async () => {
