@@ -50,33 +50,9 @@ export function createMetricsRegistry(): MetricsRegistry {
   collectDefaultMetrics({ register: registry, prefix: PREFIX });
   return {
     counter: (name, help, labelNames = [], collect) =>
-      new Counter({
-        name: PREFIX + name,
-        help,
-        labelNames,
-        registers: [registry],
-        ...(collect
-          ? {
-              collect: function (this: Counter) {
-                return collect(this);
-              },
-            }
-          : {}),
-      }),
+      new Counter({ name: PREFIX + name, help, labelNames, registers: [registry], ...atScrape(collect) }),
     gauge: (name, help, labelNames = [], collect) =>
-      new Gauge({
-        name: PREFIX + name,
-        help,
-        labelNames,
-        registers: [registry],
-        ...(collect
-          ? {
-              collect: function (this: Gauge) {
-                return collect(this);
-              },
-            }
-          : {}),
-      }),
+      new Gauge({ name: PREFIX + name, help, labelNames, registers: [registry], ...atScrape(collect) }),
     histogram: (name, help, buckets, labelNames = []) =>
       new Histogram({ name: PREFIX + name, help, buckets, labelNames, registers: [registry] }),
     hotHistogram: (name, help, buckets, count) =>
@@ -88,6 +64,17 @@ export function createMetricsRegistry(): MetricsRegistry {
       }),
     expose: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
   };
+}
+
+/** prom-client's `collect` option (called with the metric as `this`) for a `collect(metric)`, when given. */
+function atScrape<M>(collect: ((metric: M) => Promise<void> | void) | undefined) {
+  return collect
+    ? {
+        collect: function (this: M) {
+          return collect(this);
+        },
+      }
+    : {};
 }
 
 /** Sets an unlabelled counter to a total counted elsewhere (in a `collect`): a counter has no `set`. */
