@@ -128,6 +128,20 @@ const SCENARIOS: Scenario[] = [
       paths: d.linkQueries.map((s) => `/v0/page_links/search?query=${q(s)}`),
     }),
   },
+  // Issue 18: the same searches as a search box sends them while a real value is typed.
+  ...(['audiences', 'accounts', 'page_links'] as const).map(
+    (resource): Scenario => ({
+      name: `search-${resource.replace('_', '-')}-typing`,
+      target: 'service',
+      spec: (d) => ({
+        method: 'GET',
+        headers: { 'x-api-key': d.key },
+        paths: { audiences: d.audienceTyping, accounts: d.accountTyping, page_links: d.linkTyping }[resource].map(
+          (s) => `/v0/${resource}/search?query=${q(s)}`,
+        ),
+      }),
+    }),
+  ),
   {
     name: 'list-sessions-range',
     target: 'service',
@@ -543,6 +557,9 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
       audienceQueries: [],
       accountQueries: [],
       linkQueries: [],
+      audienceTyping: [],
+      accountTyping: [],
+      linkTyping: [],
       sessionWindows: [],
       samplePerson: {},
       siteHost: '',
@@ -553,7 +570,9 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
     let deepCursor = '';
     if (needsData) {
       const started = Date.now();
-      const db = openDatabase(loadConfig({ DATABASE_URL: database.url }).database);
+      // A bulk load: no time limit on a statement (the service keeps its own).
+      const config = loadConfig({ DATABASE_URL: database.url }).database;
+      const db = openDatabase(config.kind === 'postgres' ? { ...config, unboundedQueries: true } : config);
       await migrateToLatest(db);
       data = await seed(db.kysely, options.scale);
       await db.close();

@@ -199,6 +199,10 @@ export interface Seeded {
   audienceQueries: string[];
   accountQueries: string[];
   linkQueries: string[];
+  /** What a search box sends while a real value is typed: its prefixes of 1 to 8 characters, lowercased. */
+  audienceTyping: string[];
+  accountTyping: string[];
+  linkTyping: string[];
   sessionWindows: { pageId: string; audienceId: string; startDate: string; endDate: string }[];
   /** The 30 days the sessions fall in, for the analytics scenarios. */
   analyticsRange: { startDate: string; endDate: string };
@@ -231,6 +235,12 @@ async function insertAll<T extends keyof Database>(db: Kysely<Database>, table: 
 }
 
 const sample = <T>(rand: () => number, list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
+const typing = (value: string) =>
+  Array.from({ length: 8 }, (_, i) =>
+    Array.from(value.toLowerCase())
+      .slice(0, i + 1)
+      .join(''),
+  );
 const threeLetters = (rand: () => number, text: string) => {
   const clean = text.toLowerCase();
   const at = Math.floor(rand() * Math.max(1, clean.length - 2));
@@ -444,7 +454,11 @@ export async function seed(db: Kysely<Database>, scale: Scale, seedValue = 42): 
     });
   }
   await insertAll(db, 'pages', pages);
-  await insertAll(db, 'audiences', audiences);
+  // In the order a running service writes them, by time: the agent page's audiences are spread over
+  // the same days as the others (a search reads rows in insertion order when that is also time order).
+  const byTime = (a: Record<string, unknown>, b: Record<string, unknown>) =>
+    String(a.created_at).localeCompare(String(b.created_at)) || String(a.id).localeCompare(String(b.id));
+  await insertAll(db, 'audiences', audiences.sort(byTime));
   await insertAll(db, 'audience_versions', versions);
 
   const sessions = Array.from({ length: n.sessions }, (_, i) => {
@@ -581,6 +595,9 @@ export async function seed(db: Kysely<Database>, scale: Scale, seedValue = 42): 
     audienceQueries: pick(audiences, 500).map((a) => threeLetters(rand, String(a.effective_name))),
     accountQueries: pick(accounts, 500).map((a) => threeLetters(rand, a.name)),
     linkQueries: pick(links, 500).map((l) => threeLetters(rand, l.path.slice(1))),
+    audienceTyping: pick(audiences, 100).flatMap((a) => typing(String(a.effective_name))),
+    accountTyping: pick(accounts, 100).flatMap((a) => typing(a.name)),
+    linkTyping: pick(links, 100).flatMap((l) => typing(l.path.slice(1))),
     sessionWindows: pick(sessions, 500).map((s) => {
       const day = s.session_started_at.slice(0, 10);
       const start = `${day}T00:00:00.000Z`;

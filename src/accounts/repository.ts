@@ -1,5 +1,6 @@
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
-import { indexable, scopeEquals, searchWithTotal, substringMatch, type SearchPlan } from '../db/search.js';
+import { joinSubstringIndex, orderedBy, scopeEquals, searchWithTotal, substringMatch, type SearchPlan } from '../db/search.js';
+import { countWithoutVisiting } from '../db/search-counts.js';
 import { emit } from '../events/outbox.js';
 import type { AccountsTable, Database } from '../db/types.js';
 import { countRows, keysetList, NEWEST_FIRST } from '../http/pagination.js';
@@ -128,13 +129,17 @@ export async function searchAccounts(db: Kysely<Database>, tenantId: string, que
   const matching = (plan: SearchPlan) =>
     db
       .selectFrom('accounts')
-      .where(scopeEquals(db, 'accounts.tenant_id', tenantId, plan.driven))
-      .$if(text !== '', (q) => q.where(substringMatch(db, 'accounts', ['name_lc', 'domain_lc'], text, plan.substringIndex)))
+      .where(scopeEquals(db, 'accounts.tenant_id', tenantId, plan.driven || plan.ordered))
+      .$if(plan.ordered, joinSubstringIndex('accounts', text))
+      .$if(text !== '' && !plan.ordered, (q) =>
+        q.where(substringMatch(db, 'accounts', ['name_lc', 'domain_lc'], text, plan.substringIndex)),
+      )
       .$if(emptyOnly, (q) => q.where((eb) => eb.not(eb.exists(linkedPersons(eb).select('persons.id')))));
 
   const [rows, totalCount] = await searchWithTotal(
     db,
-    indexable(text),
+    { table: 'accounts', scopeId: tenantId },
+    text,
     (plan) =>
       matching(plan)
         .selectAll('accounts')
@@ -143,9 +148,10 @@ export async function searchAccounts(db: Kysely<Database>, tenantId: string, que
             .select((p) => p.fn.countAll().as('n'))
             .as('linked_persons_count'),
         )
-        .$call(accountsList.apply(request))
+        .$call(accountsList.apply(request, plan.ordered ? orderedBy : undefined))
         .execute(),
     (plan) => countRows(matching(plan)),
+    emptyOnly ? undefined : () => countWithoutVisiting(db, 'accounts', tenantId, { asked: [''], all: [''] }, text),
   );
   return accountsList.toListPage({ request, rows, totalCount, map: toAccount });
 }

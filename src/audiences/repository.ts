@@ -1,10 +1,9 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { indexable, scopeEquals, startsWith, substringMatch } from '../db/search.js';
 import type { VersionStatus } from '../db/enums.js';
 import type { AudiencesTable, AudienceVersionsTable, Database, PagesTable } from '../db/types.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { AppError, conflict, type FieldError, invalidField } from '../http/errors.js';
-import { countRows, keysetList, type ListQueryParams, NEWEST_FIRST } from '../http/pagination.js';
+import { keysetList, type ListQueryParams, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { emit } from '../events/outbox.js';
 import { fullMetadata, mergeMetadata, parseMetadata } from '../pages/metadata.js';
@@ -13,7 +12,7 @@ import type { Content } from '../pages/schemas.js';
 import { after, now } from '../time.js';
 import { canMove, timesOfMove } from './lifecycle.js';
 import { computedName } from './names.js';
-import type { Audience, AudienceCreate, AudienceListQuery, AudienceSearchQuery, AudienceVersion, VersionCreate } from './schemas.js';
+import type { Audience, AudienceCreate, AudienceListQuery, AudienceVersion, VersionCreate } from './schemas.js';
 import { AudienceUpdate, VERSION_MOVES, VersionUpdate } from './schemas.js';
 
 /** The agent's columns of a version it has not touched yet. */
@@ -589,41 +588,6 @@ async function setDraftContent(
   if (!updated) throw conflict('The version was changed by another request; read it again and retry');
   await emit(trx, audience.tenant_id, 'audience_version.updated', toVersion(updated));
   return updated;
-}
-
-/**
- * Substring search over the audiences' effective names and their pages' names: prefix matches
- * first, then newest. Archived audiences and audiences of deleted pages never match.
- */
-export async function searchAudiences(db: Kysely<Database>, tenantId: string, query: AudienceSearchQuery) {
-  const text = (query.query ?? '').toLowerCase();
-  const limit = query.limit ?? 20;
-  // Matches are ranked (prefix first), so every match is read anyway: let the substring index drive.
-  const matching = db
-    .selectFrom('audiences')
-    .where(scopeEquals(db, 'audiences.tenant_id', tenantId, indexable(text)))
-    .where('audiences.archived_at', 'is', null)
-    .where('audiences.page_deleted', '=', 0)
-    .$if(text !== '', (q) => q.where(substringMatch(db, 'audiences', ['effective_name_lc', 'page_name_lc'], text)));
-  const prefixFirst = sql<number>`case when ${startsWith('audiences.effective_name_lc', text)} or ${startsWith('audiences.page_name_lc', text)} then 0 else 1 end`;
-  const [rows, totalCount] = await Promise.all([
-    matching
-      .select(['audiences.id', 'audiences.effective_name', 'audiences.page_id', 'audiences.page_name'])
-      .$if(text !== '', (q) => q.orderBy(prefixFirst))
-      .orderBy('audiences.created_at', 'desc')
-      .orderBy('audiences.id', 'desc')
-      .limit(limit + 1)
-      .execute(),
-    countRows(matching),
-  ]);
-  return {
-    items: rows
-      .slice(0, limit)
-      .map((r) => ({ audienceId: r.id, effectiveName: r.effective_name, pageId: r.page_id, pageName: r.page_name })),
-    hasMore: rows.length > limit,
-    nextCursor: null,
-    totalCount,
-  };
 }
 
 /**

@@ -19,9 +19,9 @@ import {
   listVersions,
   moveVersion,
   updateVersion,
-  searchAudiences,
   toVersion,
 } from './repository.js';
+import { searchAudiences } from './search.js';
 import {
   Audience,
   AudienceCreate,

@@ -163,7 +163,9 @@ export const AudienceSearchPage = Type.Object(
     items: Type.Array(AudienceSearchItem),
     hasMore: Type.Boolean(),
     nextCursor: Type.Null({ description: 'Search has no further pages: raise limit instead' }),
-    totalCount: Nullable(Type.Integer({ minimum: 0, maximum: MAX_SAFE_INTEGER })),
+    totalCount: Nullable(
+      Type.Integer({ minimum: 0, maximum: MAX_SAFE_INTEGER, description: 'The number of matches up to 100; null when more match' }),
+    ),
   },
   { $id: 'AudienceSearchList' },
 );

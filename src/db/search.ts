@@ -1,4 +1,4 @@
-import { PostgresAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Database } from './types.js';
 
 /**
@@ -46,14 +46,21 @@ export const indexable = (text: string): boolean => [...text].length >= 3;
 const DRIVE_UP_TO = 300;
 const LIKE_FROM = 3000;
 
-/** `driven`: the substring index's matches drive the query; `substringIndex`: matches come from it at all. */
+/**
+ * How a search reads its page. `ordered` (SQLite): the substring index's matches, joined as `fts`,
+ * come newest first in its own row order (see `inOrder`), so a page is its first rows: no match
+ * beyond the page is read. Otherwise `driven`: the substring index's matches drive the query;
+ * `substringIndex`: matches come from it at all (else `LIKE` tests the rows of the list index).
+ */
 export interface SearchPlan {
+  ordered: boolean;
   driven: boolean;
   substringIndex: boolean;
 }
-const DRIVEN: SearchPlan = { driven: true, substringIndex: true };
+const DRIVEN: SearchPlan = { ordered: false, driven: true, substringIndex: true };
+const ORDERED: SearchPlan = { ordered: true, driven: false, substringIndex: true };
 
-const isPostgres = (db: Kysely<Database>) => db.getExecutor().adapter instanceof PostgresAdapter;
+export const isPostgres = (db: Kysely<Database>): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
 
 /**
  * `column = value` for the column that scopes a substring search (the tenant, the domain). With
@@ -66,20 +73,83 @@ export function scopeEquals(db: Kysely<Database>, column: string, value: string,
 }
 
 /**
- * A search's page and its total: on SQLite the count comes first (driven by the substring index),
- * and its size decides how the page is read; on PostgreSQL both run at once.
+ * A search's page and its total. `countedWithoutVisiting`, when the search has one, counts
+ * without visiting the matches where it can (src/db/search-counts.ts).
+ * `scope` names the table and the tenant (a domain, for links): on SQLite, when its rows are in order, a text the
+ * substring index serves is read in the index's order (ORDERED), whatever its number of matches.
+ * Otherwise the count comes first and its size decides how the page is read; on PostgreSQL an
+ * uncounted search reads both at once.
  */
 export async function searchWithTotal<R>(
   db: Kysely<Database>,
-  substring: boolean,
+  scope: { table: OrderedTable; scopeId: string },
+  text: string,
   items: (plan: SearchPlan) => Promise<R[]>,
   count: (plan: SearchPlan) => Promise<number>,
+  countedWithoutVisiting?: () => Promise<number | undefined>,
 ): Promise<[R[], number]> {
-  if (isPostgres(db) || !substring) {
-    const plan = { driven: false, substringIndex: true };
+  // A search with a filter the counts do not keep (few of the matches pass it) is read by its count.
+  const ordered = countedWithoutVisiting !== undefined && (await searchesInOrder(db, scope.table, scope.scopeId, text));
+  const counted = countedWithoutVisiting ? await countedWithoutVisiting() : undefined;
+  if (counted !== undefined) {
+    const total = counted;
+    // Nothing matches: no page to read (a short text would be tested against every row to find that).
+    if (total === 0) return [[], 0];
+    if (ordered) return [await items(ORDERED), total];
+    if (isPostgres(db) || !indexable(text)) return [await items({ ordered: false, driven: false, substringIndex: indexable(text) }), total];
+    return [await items(planFor(total)), total];
+  }
+  if (ordered) return Promise.all([items(ORDERED), count(DRIVEN)]);
+  if (isPostgres(db) || !indexable(text)) {
+    const plan = { ordered: false, driven: false, substringIndex: true };
     return Promise.all([items(plan), count(plan)]);
   }
   const total = await count(DRIVEN);
-  const plan = total <= DRIVE_UP_TO ? DRIVEN : { driven: false, substringIndex: total < LIKE_FROM };
-  return [await items(plan), total];
+  return [await items(planFor(total)), total];
 }
+
+const planFor = (total: number): SearchPlan =>
+  total <= DRIVE_UP_TO ? DRIVEN : { ordered: false, driven: false, substringIndex: total < LIKE_FROM };
+
+/** Tables whose SQLite substring index is read in row order (ORDERED). */
+export type OrderedTable = 'accounts' | 'page_links' | 'audiences';
+
+/** Whether a search for `text` is read with the ORDERED plan (SQLite, indexable text, rows in order). */
+export async function searchesInOrder(db: Kysely<Database>, table: OrderedTable, scopeId: string, text: string): Promise<boolean> {
+  return !isPostgres(db) && indexable(text) && (await inOrder(db, table, scopeId));
+}
+
+/**
+ * Whether a tenant's (a domain's) rows of `table` sort by (created_at, id) exactly as by rowid.
+ * Rows are written with the time of their write and ids that grow, so they do, unless a clock
+ * stepped back or rows were imported out of order: an insert trigger records that in
+ * `search_disorder` (migration 0014), and that scope's searches are then read by their count.
+ */
+async function inOrder(db: Kysely<Database>, table: OrderedTable, scopeId: string): Promise<boolean> {
+  const found = await db
+    .selectFrom('search_disorder')
+    .select('scope_id')
+    .where('table_name', '=', table)
+    .where('scope_id', '=', scopeId)
+    .executeTakeFirst();
+  return found === undefined;
+}
+
+/**
+ * For `$call` with the ORDERED plan (SQLite): `table`'s rows matching `text` through its FTS table,
+ * joined as `fts`, whose rowid is then what the page is ordered by (`orderedBy`). `atStart`: only
+ * rows where a column starts with the text (FTS5's initial phrase, `^`): a superset of what
+ * `startsWith` keeps, which the caller tests too.
+ */
+export function joinSubstringIndex(table: OrderedTable, text: string, atStart = false) {
+  const fts = `${table}_fts`;
+  const phrase = `${atStart ? '^' : ''}"${text.replace(/"/g, '""')}"`;
+  return <DB, TB extends keyof DB, O>(qb: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> =>
+    // The join adds the `fts` alias only; every column the caller reads stays its own table's.
+    qb.innerJoin(sql<{ rowid: number }>`${sql.table(fts)}`.as('fts'), (join) =>
+      join.on(sql<boolean>`fts.rowid = ${sql.ref(`${table}.rowid`)} and ${sql.ref(`fts.${fts}`)} match ${phrase}`),
+    ) as unknown as SelectQueryBuilder<DB, TB, O>;
+}
+
+/** What an ORDERED page is ordered by. */
+export const orderedBy = sql`fts.rowid`;

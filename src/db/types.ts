@@ -44,6 +44,21 @@ export interface Database {
   tenant_counters: TenantCountersTable;
   analytics_hours_utm: AnalyticsHoursUtmTable;
   analytics_days: AnalyticsDaysTable;
+  search_counts: SearchCountsTable;
+  search_disorder: SearchDisorderTable;
+}
+
+export interface SearchDisorderTable {
+  table_name: string;
+  scope_id: string;
+}
+
+export interface SearchCountsTable {
+  source: string;
+  scope_id: string;
+  facet: string;
+  gram: string;
+  n: number | string | bigint;
 }
 
 export interface TenantCountersTable {

@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import { sql, type SelectQueryBuilder } from 'kysely';
+import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../db/types.js';
 import { isIdShaped } from '../ids.js';
 import { invalidField } from './errors.js';
@@ -85,12 +85,17 @@ export function keysetList<T extends Table, C extends keyof Database[T] & string
     return { list, filters, limit, after };
   }
 
-  /** For `$call`: the rows after the cursor, in the list's order, one more than the limit. */
-  function apply(request: ListRequest) {
+  /**
+   * For `$call`: the rows after the cursor, in the list's order, one more than the limit.
+   * `sameOrder`: an expression the rows are known to sort by exactly as by the key (a search index's
+   * row number), which the query orders by instead, so that the index can hand the rows over in order.
+   */
+  function apply(request: ListRequest, sameOrder?: RawBuilder<unknown>) {
     return <DB, TB extends keyof DB, O>(qb: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> => {
       const after = request.after;
       let q = after === null ? qb : qb.where(sql<boolean>`(${sql.join(columns)}) ${beyond} (${sql.join(after)})`);
-      for (const column of columns) q = q.orderBy(column, direction);
+      if (sameOrder) q = q.orderBy(sameOrder, direction);
+      else for (const column of columns) q = q.orderBy(column, direction);
       return q.limit(request.limit + 1);
     };
   }

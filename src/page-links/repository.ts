@@ -1,5 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
-import { indexable, scopeEquals, searchWithTotal, substringMatch, type SearchPlan } from '../db/search.js';
+import { joinSubstringIndex, orderedBy, scopeEquals, searchWithTotal, substringMatch, type SearchPlan } from '../db/search.js';
+import { countWithoutVisiting } from '../db/search-counts.js';
+import { TARGET_TYPES } from '../db/enums.js';
 import type { Database, PageLinksTable } from '../db/types.js';
 import { findDomain, findFallbackDomain } from '../domains/repository.js';
 import { AppError, conflict, conflictIfTaken, notFound, type FieldError } from '../http/errors.js';
@@ -208,17 +210,34 @@ export async function searchPageLinks(db: Kysely<Database>, tenantId: string, qu
   const matching = (plan: SearchPlan) =>
     db
       .selectFrom('page_links')
-      .where(scopeEquals(db, 'page_links.tenant_domain_id', domain.id, plan.driven))
+      .where(scopeEquals(db, 'page_links.tenant_domain_id', domain.id, plan.driven || plan.ordered))
       .where('page_links.tenant_id', '=', tenantId)
       .where('page_links.deleted_at', 'is', null)
-      .$if(text !== '', (q) => q.where(substringMatch(db, 'page_links', ['path_lc'], text, plan.substringIndex)))
+      .$if(plan.ordered, joinSubstringIndex('page_links', text))
+      .$if(text !== '' && !plan.ordered, (q) => q.where(substringMatch(db, 'page_links', ['path_lc'], text, plan.substringIndex)))
       .$call((q) => (query.pageId === undefined ? q : q.where('page_links.page_id', '=', query.pageId)))
       .$call((q) => (query.targetType === undefined ? q : q.where('page_links.target_type', '=', query.targetType)));
   const [rows, totalCount] = await searchWithTotal(
     db,
-    indexable(text),
-    (plan) => matching(plan).selectAll().$call(pageLinksList.apply(request)).execute(),
+    { table: 'page_links', scopeId: domain.id },
+    text,
+    (plan) =>
+      matching(plan)
+        .selectAll('page_links')
+        .$call(pageLinksList.apply(request, plan.ordered ? orderedBy : undefined))
+        .execute(),
     (plan) => countRows(matching(plan)),
+    // A page's links are few: counted by visiting them.
+    query.pageId === undefined
+      ? () =>
+          countWithoutVisiting(
+            db,
+            'page_links',
+            domain.id,
+            { asked: query.targetType ? [query.targetType] : [...TARGET_TYPES], all: [...TARGET_TYPES] },
+            text,
+          )
+      : undefined,
   );
   return pageLinksList.toListPage({ request, rows, totalCount, map: toPageLink });
 }

@@ -1,0 +1,126 @@
+import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import {
+  indexable,
+  isPostgres,
+  joinSubstringIndex,
+  orderedBy,
+  scopeEquals,
+  searchesInOrder,
+  startsWith,
+  substringMatch,
+} from '../db/search.js';
+import type { Database } from '../db/types.js';
+import type { AudienceSearchQuery } from './schemas.js';
+
+/** Audience search counts its matches up to this many; beyond, `totalCount` is null (docs/decisions.md). */
+export const AUDIENCE_COUNT_UP_TO = 100;
+/** Up to this many prefix matches, they are read by name (SQLite's name indexes) and sorted. */
+const FEW_PREFIX_MATCHES = 500;
+
+/**
+ * SQLite: the conditions "starts with `text`" as ranges of the live audiences' name indexes
+ * (migration 0014), one per name; undefined where they cannot serve (PostgreSQL's collations do
+ * not order by code point; an empty text).
+ */
+function prefixRanges(db: Kysely<Database>, text: string): RawBuilder<boolean>[] | undefined {
+  if (isPostgres(db) || text === '') return undefined;
+  const chars = Array.from(text);
+  const last = chars.pop()?.codePointAt(0) ?? 0;
+  if (last >= 0x10ffff) return undefined;
+  const above = chars.join('') + String.fromCodePoint(last + 1 === 0xd800 ? 0xe000 : last + 1);
+  return ['audiences.effective_name_lc', 'audiences.page_name_lc'].map(
+    (column) => sql<boolean>`(${sql.ref(column)} >= ${text} and ${sql.ref(column)} < ${above})`,
+  );
+}
+
+/** How many rows `matches` selects, reading at most `max + 1` of them. */
+async function countAtMost(db: Kysely<Database>, matches: SelectQueryBuilder<Database, 'audiences', object>, max: number): Promise<number> {
+  const row = await db
+    .selectFrom(
+      matches
+        .select(sql<number>`1`.as('one'))
+        .limit(max + 1)
+        .as('matches'),
+    )
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The tenant's live audiences, as the partial indexes of live audiences say it (literals, so SQLite can use them). */
+const live = sql<boolean>`audiences.archived_at is null and audiences.page_deleted = 0`;
+
+/**
+ * Substring search over the audiences' effective names and their pages' names: prefix matches
+ * first, then newest. Archived audiences and audiences of deleted pages never match.
+ *
+ * Read as two pages, each newest first and stopping at the limit: the prefix matches, then (when
+ * they do not fill it) the other matches, so no match beyond the page is read. On SQLite, when the
+ * tenant's audiences are in key order, both come from the FTS index in its row order (the prefix
+ * ones through an initial-phrase query). The count stops at AUDIENCE_COUNT_UP_TO.
+ */
+export async function searchAudiences(db: Kysely<Database>, tenantId: string, query: AudienceSearchQuery) {
+  const text = (query.query ?? '').toLowerCase();
+  const limit = query.limit ?? 20;
+  const ordered = await searchesInOrder(db, 'audiences', tenantId, text);
+  const matching = (atStart: boolean) =>
+    db
+      .selectFrom('audiences')
+      .where(scopeEquals(db, 'audiences.tenant_id', tenantId, ordered || indexable(text)))
+      .where(live)
+      .$if(ordered, joinSubstringIndex('audiences', text, atStart))
+      .$if(text !== '' && !ordered, (q) => q.where(substringMatch(db, 'audiences', ['effective_name_lc', 'page_name_lc'], text)));
+  const prefix = sql<boolean>`(${startsWith('audiences.effective_name_lc', text)} or ${startsWith('audiences.page_name_lc', text)})`;
+  const columns = ['audiences.id', 'audiences.effective_name', 'audiences.page_id', 'audiences.page_name'] as const;
+  const page = (atStart: boolean, take: number) =>
+    matching(atStart)
+      .select(columns)
+      .where(atStart ? prefix : sql<boolean>`not ${prefix}`)
+      .$if(ordered, (q) => q.orderBy(orderedBy, 'desc'))
+      .$if(!ordered, (q) => q.orderBy('audiences.created_at', 'desc').orderBy('audiences.id', 'desc'))
+      .limit(take)
+      .execute();
+  // Few prefix matches are found faster by name than by walking the matches newest first: each
+  // name's range (ordered by `+created_at`, so that SQLite keeps to the name index), then merged.
+  const fewPrefixMatches = async (take: number) => {
+    const ranges = prefixRanges(db, text);
+    if (!ranges) return undefined;
+    let many = 0;
+    for (const range of ranges) {
+      const inRange = db.selectFrom('audiences').where('audiences.tenant_id', '=', tenantId).where(live).where(range);
+      many += await countAtMost(db, inRange, FEW_PREFIX_MATCHES);
+    }
+    if (many > FEW_PREFIX_MATCHES) return undefined;
+    const found = new Map<string, Awaited<ReturnType<typeof page>>[number] & { created_at: string }>();
+    for (const range of ranges) {
+      const rows = await db
+        .selectFrom('audiences')
+        .select([...columns, 'audiences.created_at'])
+        .where('audiences.tenant_id', '=', tenantId)
+        .where(live)
+        .where(range)
+        .where(prefix)
+        .orderBy(sql`+audiences.created_at`, 'desc')
+        .orderBy('audiences.id', 'desc')
+        .limit(take)
+        .execute();
+      for (const row of rows) found.set(row.id, row);
+    }
+    return [...found.values()]
+      .sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1))
+      .slice(0, take);
+  };
+  const readPage = async () => {
+    const first = (await fewPrefixMatches(limit + 1)) ?? (await page(true, limit + 1));
+    return first.length > limit || text === '' ? first : [...first, ...(await page(false, limit + 1 - first.length))];
+  };
+  const [rows, counted] = await Promise.all([readPage(), countAtMost(db, matching(false), AUDIENCE_COUNT_UP_TO)]);
+  return {
+    items: rows
+      .slice(0, limit)
+      .map((r) => ({ audienceId: r.id, effectiveName: r.effective_name, pageId: r.page_id, pageName: r.page_name })),
+    hasMore: rows.length > limit,
+    nextCursor: null,
+    totalCount: counted > AUDIENCE_COUNT_UP_TO ? null : counted,
+  };
+}
