@@ -83,7 +83,9 @@ function assertNoFullScan(plans: string[]): void {
 
 before(async () => {
   database = await freshDatabase();
-  db = openDatabase(loadConfig({ DATABASE_URL: database.url }).database, capture);
+  const config = loadConfig({ DATABASE_URL: database.url }).database;
+  // A bulk load and VACUUM ANALYZE, not service traffic: a slow machine must not trip the service's 2.5 s limit.
+  db = openDatabase(config.kind === 'postgres' ? { ...config, unboundedQueries: true } : config, capture);
   await migrateToLatest(db);
   const k = db.kysely;
   const ts = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
