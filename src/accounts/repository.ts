@@ -1,6 +1,7 @@
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import { joinSubstringIndex, orderedBy, scopeEquals, searchWithTotal, substringMatch, type SearchPlan } from '../db/search.js';
 import { countWithoutVisiting } from '../db/search-counts.js';
+import { joinPostings, POSTING_KEY } from '../db/search-postings.js';
 import { emit } from '../events/outbox.js';
 import type { AccountsTable, Database } from '../db/types.js';
 import { countRows, keysetList, NEWEST_FIRST } from '../http/pagination.js';
@@ -131,6 +132,7 @@ export async function searchAccounts(db: Kysely<Database>, tenantId: string, que
       .selectFrom('accounts')
       .where(scopeEquals(db, 'accounts.tenant_id', tenantId, plan.driven || plan.ordered))
       .$if(plan.ordered, joinSubstringIndex('accounts', text))
+      .$call((q) => (plan.walk ? q.$call(joinPostings('accounts', tenantId, plan.walk)) : q))
       .$if(text !== '' && !plan.ordered, (q) =>
         q.where(substringMatch(db, 'accounts', ['name_lc', 'domain_lc'], text, plan.substringIndex)),
       )
@@ -138,7 +140,7 @@ export async function searchAccounts(db: Kysely<Database>, tenantId: string, que
 
   const [rows, totalCount] = await searchWithTotal(
     db,
-    { table: 'accounts', scopeId: tenantId },
+    { table: 'accounts', scopeId: tenantId, request },
     text,
     (plan) =>
       matching(plan)
@@ -148,7 +150,7 @@ export async function searchAccounts(db: Kysely<Database>, tenantId: string, que
             .select((p) => p.fn.countAll().as('n'))
             .as('linked_persons_count'),
         )
-        .$call(accountsList.apply(request, plan.ordered ? orderedBy : undefined))
+        .$call(accountsList.apply(request, plan.ordered ? orderedBy : plan.walk !== undefined ? POSTING_KEY : undefined))
         .execute(),
     (plan) => countRows(matching(plan)),
     emptyOnly ? undefined : () => countWithoutVisiting(db, 'accounts', tenantId, { asked: [''], all: [''] }, text),

@@ -4,11 +4,13 @@ import {
   isPostgres,
   joinSubstringIndex,
   orderedBy,
+  postedGram,
   scopeEquals,
   searchesInOrder,
   startsWith,
   substringMatch,
 } from '../db/search.js';
+import { joinPostings, POSTING_KEY, walkPostings, type PostingsWalk } from '../db/search-postings.js';
 import type { Database } from '../db/types.js';
 import type { AudienceSearchQuery } from './schemas.js';
 
@@ -18,18 +20,19 @@ export const AUDIENCE_COUNT_UP_TO = 100;
 const FEW_PREFIX_MATCHES = 500;
 
 /**
- * SQLite: the conditions "starts with `text`" as ranges of the live audiences' name indexes
- * (migration 0014), one per name; undefined where they cannot serve (PostgreSQL's collations do
- * not order by code point; an empty text).
+ * The conditions "starts with `text`" as ranges of the live audiences' name indexes, one per name,
+ * in code-point order (SQLite: migration 0014; PostgreSQL: 0015, in the "C" collation); undefined
+ * for an empty text.
  */
 function prefixRanges(db: Kysely<Database>, text: string): RawBuilder<boolean>[] | undefined {
-  if (isPostgres(db) || text === '') return undefined;
+  if (text === '') return undefined;
   const chars = Array.from(text);
   const last = chars.pop()?.codePointAt(0) ?? 0;
   if (last >= 0x10ffff) return undefined;
   const above = chars.join('') + String.fromCodePoint(last + 1 === 0xd800 ? 0xe000 : last + 1);
+  const collate = isPostgres(db) ? sql` collate "C"` : sql``;
   return ['audiences.effective_name_lc', 'audiences.page_name_lc'].map(
-    (column) => sql<boolean>`(${sql.ref(column)} >= ${text} and ${sql.ref(column)} < ${above})`,
+    (column) => sql<boolean>`(${sql.ref(column)}${collate} >= ${text} and ${sql.ref(column)}${collate} < ${above})`,
   );
 }
 
@@ -57,31 +60,55 @@ const live = sql<boolean>`audiences.archived_at is null and audiences.page_delet
  * Read as two pages, each newest first and stopping at the limit: the prefix matches, then (when
  * they do not fill it) the other matches, so no match beyond the page is read. On SQLite, when the
  * tenant's audiences are in key order, both come from the FTS index in its row order (the prefix
- * ones through an initial-phrase query). The count stops at AUDIENCE_COUNT_UP_TO.
+ * ones through an initial-phrase query); on PostgreSQL, from the postings of the text's rarest
+ * trigram. The count stops at AUDIENCE_COUNT_UP_TO.
  */
 export async function searchAudiences(db: Kysely<Database>, tenantId: string, query: AudienceSearchQuery) {
   const text = (query.query ?? '').toLowerCase();
   const limit = query.limit ?? 20;
-  const ordered = await searchesInOrder(db, 'audiences', tenantId, text);
-  const matching = (atStart: boolean) =>
+  const [ordered, gram] = await Promise.all([
+    searchesInOrder(db, 'audiences', tenantId, text),
+    postedGram(db, 'audiences', tenantId, text),
+  ]);
+  const matching = (atStart: boolean, walk?: PostingsWalk) =>
     db
       .selectFrom('audiences')
       .where(scopeEquals(db, 'audiences.tenant_id', tenantId, ordered || indexable(text)))
       .where(live)
       .$if(ordered, joinSubstringIndex('audiences', text, atStart))
+      .$call((q) => (walk ? q.$call(joinPostings('audiences', tenantId, walk)) : q))
       .$if(text !== '' && !ordered, (q) => q.where(substringMatch(db, 'audiences', ['effective_name_lc', 'page_name_lc'], text)));
   const prefix = sql<boolean>`(${startsWith('audiences.effective_name_lc', text)} or ${startsWith('audiences.page_name_lc', text)})`;
   const columns = ['audiences.id', 'audiences.effective_name', 'audiences.page_id', 'audiences.page_name'] as const;
+  // PostgreSQL walks the postings of the text's rarest trigram, as many as it takes (search-postings.ts).
+  const walked = <R>(take: number, read: (walk?: PostingsWalk) => Promise<R[]>) =>
+    gram === undefined ? read() : walkPostings(db, 'audiences', tenantId, { gram, after: null }, take, read);
   const page = (atStart: boolean, take: number) =>
-    matching(atStart)
-      .select(columns)
-      .where(atStart ? prefix : sql<boolean>`not ${prefix}`)
-      .$if(ordered, (q) => q.orderBy(orderedBy, 'desc'))
-      .$if(!ordered, (q) => q.orderBy('audiences.created_at', 'desc').orderBy('audiences.id', 'desc'))
-      .limit(take)
-      .execute();
+    walked(take, (walk) =>
+      matching(atStart, walk)
+        .select(columns)
+        .where(atStart ? prefix : sql<boolean>`not ${prefix}`)
+        .$if(ordered, (q) => q.orderBy(orderedBy, 'desc'))
+        .$if(walk !== undefined, (q) => q.orderBy(POSTING_KEY[0], 'desc').orderBy(POSTING_KEY[1], 'desc'))
+        .$if(!ordered && walk === undefined, (q) => q.orderBy('audiences.created_at', 'desc').orderBy('audiences.id', 'desc'))
+        .limit(take)
+        .execute(),
+    );
+  const countMatches = async () =>
+    gram === undefined
+      ? countAtMost(db, matching(false), AUDIENCE_COUNT_UP_TO)
+      : (
+          await walked(AUDIENCE_COUNT_UP_TO + 1, (walk) =>
+            matching(false, walk)
+              .select('audiences.id')
+              .limit(AUDIENCE_COUNT_UP_TO + 1)
+              .execute(),
+          )
+        ).length;
   // Few prefix matches are found faster by name than by walking the matches newest first: each
-  // name's range (ordered by `+created_at`, so that SQLite keeps to the name index), then merged.
+  // name's range (SQLite: ordered by `+created_at`, so that it keeps to the name index; PostgreSQL:
+  // all of them, at most FEW_PREFIX_MATCHES, as a sort could tempt its planner to the time index),
+  // then merged and sorted here.
   const fewPrefixMatches = async (take: number) => {
     const ranges = prefixRanges(db, text);
     if (!ranges) return undefined;
@@ -100,9 +127,7 @@ export async function searchAudiences(db: Kysely<Database>, tenantId: string, qu
         .where(live)
         .where(range)
         .where(prefix)
-        .orderBy(sql`+audiences.created_at`, 'desc')
-        .orderBy('audiences.id', 'desc')
-        .limit(take)
+        .$if(!isPostgres(db), (q) => q.orderBy(sql`+audiences.created_at`, 'desc').orderBy('audiences.id', 'desc').limit(take))
         .execute();
       for (const row of rows) found.set(row.id, row);
     }
@@ -114,7 +139,7 @@ export async function searchAudiences(db: Kysely<Database>, tenantId: string, qu
     const first = (await fewPrefixMatches(limit + 1)) ?? (await page(true, limit + 1));
     return first.length > limit || text === '' ? first : [...first, ...(await page(false, limit + 1 - first.length))];
   };
-  const [rows, counted] = await Promise.all([readPage(), countAtMost(db, matching(false), AUDIENCE_COUNT_UP_TO)]);
+  const [rows, counted] = await Promise.all([readPage(), countMatches()]);
   return {
     items: rows
       .slice(0, limit)

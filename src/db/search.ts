@@ -1,4 +1,5 @@
 import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { rarestTrigram, walkPostings, type PostingsWalk } from './search-postings.js';
 import type { Database } from './types.js';
 
 /**
@@ -56,9 +57,12 @@ export interface SearchPlan {
   ordered: boolean;
   driven: boolean;
   substringIndex: boolean;
+  /** PostgreSQL: the postings the page is read from (search-postings.ts, `joinPostings`). */
+  walk?: PostingsWalk;
 }
 const DRIVEN: SearchPlan = { ordered: false, driven: true, substringIndex: true };
 const ORDERED: SearchPlan = { ordered: true, driven: false, substringIndex: true };
+const UNDRIVEN: SearchPlan = { ordered: false, driven: false, substringIndex: true };
 
 export const isPostgres = (db: Kysely<Database>): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
 
@@ -74,36 +78,44 @@ export function scopeEquals(db: Kysely<Database>, column: string, value: string,
 
 /**
  * A search's page and its total. `countedWithoutVisiting`, when the search has one, counts
- * without visiting the matches where it can (src/db/search-counts.ts).
- * `scope` names the table and the tenant (a domain, for links): on SQLite, when its rows are in order, a text the
- * substring index serves is read in the index's order (ORDERED), whatever its number of matches.
- * Otherwise the count comes first and its size decides how the page is read; on PostgreSQL an
- * uncounted search reads both at once.
+ * without visiting the matches where it can (src/db/search-counts.ts); a search that has none
+ * carries a filter the counts do not keep (few of the matches pass it) and is read by its count.
+ * `scope` names the table and the tenant (a domain, for links): on SQLite, when its rows are in
+ * order, a text the substring index serves is read in the index's order (ORDERED), whatever its
+ * number of matches; on PostgreSQL, through the postings of its rarest trigram. Otherwise
+ * the count comes first and its size decides how the page is read.
  */
 export async function searchWithTotal<R>(
   db: Kysely<Database>,
-  scope: { table: OrderedTable; scopeId: string },
+  scope: { table: SearchedTable; scopeId: string; request: { limit: number; after: readonly (string | number)[] | null } },
   text: string,
   items: (plan: SearchPlan) => Promise<R[]>,
   count: (plan: SearchPlan) => Promise<number>,
   countedWithoutVisiting?: () => Promise<number | undefined>,
 ): Promise<[R[], number]> {
-  // A search with a filter the counts do not keep (few of the matches pass it) is read by its count.
-  const ordered = countedWithoutVisiting !== undefined && (await searchesInOrder(db, scope.table, scope.scopeId, text));
-  const counted = countedWithoutVisiting ? await countedWithoutVisiting() : undefined;
+  const indexed = countedWithoutVisiting !== undefined && indexable(text);
+  const postgres = isPostgres(db);
+  const [ordered, counted, gram] = await Promise.all([
+    indexed && !postgres && inOrder(db, scope.table, scope.scopeId),
+    countedWithoutVisiting?.(),
+    indexed && postgres ? rarestTrigram(db, scope.table, scope.scopeId, text) : undefined,
+  ]);
+  const first = async (): Promise<R[]> =>
+    ordered
+      ? items(ORDERED)
+      : walkPostings(db, scope.table, scope.scopeId, { gram: gram ?? '', after: scope.request.after }, scope.request.limit + 1, (walk) =>
+          items({ ...UNDRIVEN, walk }),
+        );
+  const inIndexOrder = ordered || gram !== undefined;
   if (counted !== undefined) {
-    const total = counted;
     // Nothing matches: no page to read (a short text would be tested against every row to find that).
-    if (total === 0) return [[], 0];
-    if (ordered) return [await items(ORDERED), total];
-    if (isPostgres(db) || !indexable(text)) return [await items({ ordered: false, driven: false, substringIndex: indexable(text) }), total];
-    return [await items(planFor(total)), total];
+    if (counted === 0) return [[], 0];
+    if (inIndexOrder) return [await first(), counted];
+    if (postgres || !indexable(text)) return [await items({ ...UNDRIVEN, substringIndex: indexable(text) }), counted];
+    return [await items(planFor(counted)), counted];
   }
-  if (ordered) return Promise.all([items(ORDERED), count(DRIVEN)]);
-  if (isPostgres(db) || !indexable(text)) {
-    const plan = { ordered: false, driven: false, substringIndex: true };
-    return Promise.all([items(plan), count(plan)]);
-  }
+  if (inIndexOrder) return Promise.all([first(), count(ordered ? DRIVEN : UNDRIVEN)]);
+  if (postgres || !indexable(text)) return Promise.all([items(UNDRIVEN), count(UNDRIVEN)]);
   const total = await count(DRIVEN);
   return [await items(planFor(total)), total];
 }
@@ -111,12 +123,17 @@ export async function searchWithTotal<R>(
 const planFor = (total: number): SearchPlan =>
   total <= DRIVE_UP_TO ? DRIVEN : { ordered: false, driven: false, substringIndex: total < LIKE_FROM };
 
-/** Tables whose SQLite substring index is read in row order (ORDERED). */
-export type OrderedTable = 'accounts' | 'page_links' | 'audiences';
+/** Tables searched by substring, read in index order: SQLite's FTS5 row order (ORDERED), PostgreSQL's postings. */
+export type SearchedTable = 'accounts' | 'page_links' | 'audiences';
 
 /** Whether a search for `text` is read with the ORDERED plan (SQLite, indexable text, rows in order). */
-export async function searchesInOrder(db: Kysely<Database>, table: OrderedTable, scopeId: string, text: string): Promise<boolean> {
+export async function searchesInOrder(db: Kysely<Database>, table: SearchedTable, scopeId: string, text: string): Promise<boolean> {
   return !isPostgres(db) && indexable(text) && (await inOrder(db, table, scopeId));
+}
+
+/** The trigram whose postings a search for `text` walks (PostgreSQL, indexable text), else undefined. */
+export async function postedGram(db: Kysely<Database>, table: SearchedTable, scopeId: string, text: string): Promise<string | undefined> {
+  return isPostgres(db) && indexable(text) ? rarestTrigram(db, table, scopeId, text) : undefined;
 }
 
 /**
@@ -125,7 +142,7 @@ export async function searchesInOrder(db: Kysely<Database>, table: OrderedTable,
  * stepped back or rows were imported out of order: an insert trigger records that in
  * `search_disorder` (migration 0014), and that scope's searches are then read by their count.
  */
-async function inOrder(db: Kysely<Database>, table: OrderedTable, scopeId: string): Promise<boolean> {
+async function inOrder(db: Kysely<Database>, table: SearchedTable, scopeId: string): Promise<boolean> {
   const found = await db
     .selectFrom('search_disorder')
     .select('scope_id')
@@ -141,7 +158,7 @@ async function inOrder(db: Kysely<Database>, table: OrderedTable, scopeId: strin
  * rows where a column starts with the text (FTS5's initial phrase, `^`): a superset of what
  * `startsWith` keeps, which the caller tests too.
  */
-export function joinSubstringIndex(table: OrderedTable, text: string, atStart = false) {
+export function joinSubstringIndex(table: SearchedTable, text: string, atStart = false) {
   const fts = `${table}_fts`;
   const phrase = `${atStart ? '^' : ''}"${text.replace(/"/g, '""')}"`;
   return <DB, TB extends keyof DB, O>(qb: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> =>

@@ -46,6 +46,16 @@ export interface Database {
   analytics_days: AnalyticsDaysTable;
   search_counts: SearchCountsTable;
   search_disorder: SearchDisorderTable;
+  /** PostgreSQL only (migration 0015). */
+  search_postings: SearchPostingsTable;
+}
+
+export interface SearchPostingsTable {
+  source: string;
+  scope_id: string;
+  gram: string;
+  created_at: string;
+  row_id: string;
 }
 
 export interface SearchDisorderTable {

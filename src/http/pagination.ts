@@ -88,14 +88,17 @@ export function keysetList<T extends Table, C extends keyof Database[T] & string
   /**
    * For `$call`: the rows after the cursor, in the list's order, one more than the limit.
    * `sameOrder`: an expression the rows are known to sort by exactly as by the key (a search index's
-   * row number), which the query orders by instead, so that the index can hand the rows over in order.
+   * row number), which the query orders by instead, so that the index can hand the rows over in order;
+   * or a copy of the key's columns in a joined index (search postings), which the cursor is compared
+   * with too.
    */
-  function apply(request: ListRequest, sameOrder?: RawBuilder<unknown>) {
+  function apply(request: ListRequest, sameOrder?: RawBuilder<unknown> | readonly RawBuilder<unknown>[]) {
     return <DB, TB extends keyof DB, O>(qb: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> => {
       const after = request.after;
-      let q = after === null ? qb : qb.where(sql<boolean>`(${sql.join(columns)}) ${beyond} (${sql.join(after)})`);
-      if (sameOrder) q = q.orderBy(sameOrder, direction);
-      else for (const column of columns) q = q.orderBy(column, direction);
+      const key = Array.isArray(sameOrder) ? sameOrder : columns;
+      let q = after === null ? qb : qb.where(sql<boolean>`(${sql.join(key)}) ${beyond} (${sql.join(after)})`);
+      if (sameOrder !== undefined && !Array.isArray(sameOrder)) q = q.orderBy(sameOrder as RawBuilder<unknown>, direction);
+      else for (const column of key) q = q.orderBy(column, direction);
       return q.limit(request.limit + 1);
     };
   }

@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { joinSubstringIndex, orderedBy, scopeEquals, searchWithTotal, substringMatch, type SearchPlan } from '../db/search.js';
 import { countWithoutVisiting } from '../db/search-counts.js';
+import { joinPostings, POSTING_KEY } from '../db/search-postings.js';
 import { TARGET_TYPES } from '../db/enums.js';
 import type { Database, PageLinksTable } from '../db/types.js';
 import { findDomain, findFallbackDomain } from '../domains/repository.js';
@@ -214,17 +215,18 @@ export async function searchPageLinks(db: Kysely<Database>, tenantId: string, qu
       .where('page_links.tenant_id', '=', tenantId)
       .where('page_links.deleted_at', 'is', null)
       .$if(plan.ordered, joinSubstringIndex('page_links', text))
+      .$call((q) => (plan.walk ? q.$call(joinPostings('page_links', domain.id, plan.walk)) : q))
       .$if(text !== '' && !plan.ordered, (q) => q.where(substringMatch(db, 'page_links', ['path_lc'], text, plan.substringIndex)))
       .$call((q) => (query.pageId === undefined ? q : q.where('page_links.page_id', '=', query.pageId)))
       .$call((q) => (query.targetType === undefined ? q : q.where('page_links.target_type', '=', query.targetType)));
   const [rows, totalCount] = await searchWithTotal(
     db,
-    { table: 'page_links', scopeId: domain.id },
+    { table: 'page_links', scopeId: domain.id, request },
     text,
     (plan) =>
       matching(plan)
         .selectAll('page_links')
-        .$call(pageLinksList.apply(request, plan.ordered ? orderedBy : undefined))
+        .$call(pageLinksList.apply(request, plan.ordered ? orderedBy : plan.walk !== undefined ? POSTING_KEY : undefined))
         .execute(),
     (plan) => countRows(matching(plan)),
     // A page's links are few: counted by visiting them.

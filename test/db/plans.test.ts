@@ -37,6 +37,7 @@ const BIG_TABLES = [
   'topics',
   'topic_entries',
   'page_links',
+  'search_postings',
 ];
 const TENANTS = 40;
 const PER_TENANT = 300;
