@@ -1,6 +1,5 @@
-import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely';
 import { joinSubstringIndex, orderedBy, scopeEquals, searchWithTotal, substringMatch, type SearchPlan } from '../db/search.js';
-import { countWithoutVisiting } from '../db/search-counts.js';
 import { joinPostings, POSTING_KEY } from '../db/search-postings.js';
 import { emit } from '../events/outbox.js';
 import type { AccountsTable, Database } from '../db/types.js';
@@ -150,10 +149,11 @@ export async function searchAccounts(db: Kysely<Database>, tenantId: string, que
             .select((p) => p.fn.countAll().as('n'))
             .as('linked_persons_count'),
         )
+        .$if(plan.total !== undefined, (q) => q.select(sql<number | string | bigint | null>`${plan.total ?? null}`.as('search_total')))
         .$call(accountsList.apply(request, plan.ordered ? orderedBy : plan.walk !== undefined ? POSTING_KEY : undefined))
         .execute(),
     (plan) => countRows(matching(plan)),
-    emptyOnly ? undefined : () => countWithoutVisiting(db, 'accounts', tenantId, { asked: [''], all: [''] }, text),
+    emptyOnly ? undefined : { source: 'accounts', scopeId: tenantId, facets: { asked: [''], all: [''] } },
   );
   return accountsList.toListPage({ request, rows, totalCount, map: toAccount });
 }

@@ -69,7 +69,16 @@ export function gramsOf(texts: string[]): Set<string> {
   return grams;
 }
 
-/** How many live rows of `source` in `scopeId` (with one of `facets`) contain `text` (at most GRAM_MAX characters). */
+/**
+ * How many live rows of `source` in `scopeId` (with one of `facets`) contain `text` (at most
+ * GRAM_MAX characters), as an expression: a statement that reads a page can carry it (search.ts).
+ */
+export function gramCount(source: CountedSearch['source'], scopeId: string, facets: string[], text: string) {
+  return sql<number | string | bigint | null>`(select sum(n) from search_counts
+    where source = ${source} and scope_id = ${scopeId} and facet in (${sql.join(facets)}) and gram = ${text})`;
+}
+
+/** The same, read on its own. */
 export async function countByGram(
   db: Kysely<Database>,
   source: CountedSearch['source'],
@@ -77,15 +86,8 @@ export async function countByGram(
   facets: string[],
   text: string,
 ): Promise<number> {
-  const row = await db
-    .selectFrom('search_counts')
-    .select(sql<number | string | bigint | null>`sum(n)`.as('n'))
-    .where('source', '=', source)
-    .where('scope_id', '=', scopeId)
-    .where('facet', 'in', facets)
-    .where('gram', '=', text)
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
+  const { rows } = await sql<{ n: number | string | bigint | null }>`select ${gramCount(source, scopeId, facets, text)} as n`.execute(db);
+  return Number(rows[0]?.n ?? 0);
 }
 
 /** The `scope_id` of the row counting every row of a table, live or not (SQLite: its FTS table's rows). */

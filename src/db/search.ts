@@ -1,4 +1,5 @@
 import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { countable, countByGram, countWithoutVisiting, gramCount, type CountedSearch } from './search-counts.js';
 import { rarestTrigram, walkPostings, type PostingsWalk } from './search-postings.js';
 import type { Database } from './types.js';
 
@@ -59,6 +60,8 @@ export interface SearchPlan {
   substringIndex: boolean;
   /** PostgreSQL: the postings the page is read from (search-postings.ts, `joinPostings`). */
   walk?: PostingsWalk;
+  /** PostgreSQL: the search's count, for the page's statement to select as `search_total`. */
+  total?: RawBuilder<number | string | bigint | null>;
 }
 const DRIVEN: SearchPlan = { ordered: false, driven: true, substringIndex: true };
 const ORDERED: SearchPlan = { ordered: true, driven: false, substringIndex: true };
@@ -77,35 +80,49 @@ export function scopeEquals(db: Kysely<Database>, column: string, value: string,
 }
 
 /**
- * A search's page and its total. `countedWithoutVisiting`, when the search has one, counts
- * without visiting the matches where it can (src/db/search-counts.ts); a search that has none
- * carries a filter the counts do not keep (few of the matches pass it) and is read by its count.
+ * A search's page and its total. `counts`, when the search has them, count without visiting the
+ * matches where they can (src/db/search-counts.ts); a search that has none carries a filter the
+ * counts do not keep (few of the matches pass it) and is read by its count.
  * `scope` names the table and the tenant (a domain, for links): on SQLite, when its rows are in
  * order, a text the substring index serves is read in the index's order (ORDERED), whatever its
  * number of matches; on PostgreSQL, through the postings of its rarest trigram. Otherwise
  * the count comes first and its size decides how the page is read.
  */
-export async function searchWithTotal<R>(
+export async function searchWithTotal<R extends object>(
   db: Kysely<Database>,
   scope: { table: SearchedTable; scopeId: string; request: { limit: number; after: readonly (string | number)[] | null } },
   text: string,
   items: (plan: SearchPlan) => Promise<R[]>,
   count: (plan: SearchPlan) => Promise<number>,
-  countedWithoutVisiting?: () => Promise<number | undefined>,
+  counts?: SearchCounts,
 ): Promise<[R[], number]> {
-  const indexed = countedWithoutVisiting !== undefined && indexable(text);
+  const indexed = counts !== undefined && indexable(text);
   const postgres = isPostgres(db);
+  // PostgreSQL, a text of three characters: its count rides in the page's statement, one round
+  // trip instead of two.
+  const carried =
+    postgres && indexed && countable(text) && counts ? gramCount(counts.source, counts.scopeId, counts.facets.asked, text) : undefined;
   const [ordered, counted, gram] = await Promise.all([
     indexed && !postgres && inOrder(db, scope.table, scope.scopeId),
-    countedWithoutVisiting?.(),
+    counts && !carried ? countWithoutVisiting(db, counts.source, counts.scopeId, counts.facets, text) : undefined,
     indexed && postgres ? rarestTrigram(db, scope.table, scope.scopeId, text) : undefined,
   ]);
   const first = async (): Promise<R[]> =>
     ordered
       ? items(ORDERED)
       : walkPostings(db, scope.table, scope.scopeId, { gram: gram ?? '', after: scope.request.after }, scope.request.limit + 1, (walk) =>
-          items({ ...UNDRIVEN, walk }),
+          items({ ...UNDRIVEN, walk, total: carried }),
         );
+  if (carried && counts) {
+    const rows = await first();
+    // An empty page carries no count: nothing matches, or the cursor is past the last match.
+    const row = rows[0];
+    const total =
+      row === undefined
+        ? await countByGram(db, counts.source, counts.scopeId, counts.facets.asked, text)
+        : Number('search_total' in row ? row.search_total : 0);
+    return [rows, total];
+  }
   const inIndexOrder = ordered || gram !== undefined;
   if (counted !== undefined) {
     // Nothing matches: no page to read (a short text would be tested against every row to find that).
@@ -118,6 +135,16 @@ export async function searchWithTotal<R>(
   if (postgres || !indexable(text)) return Promise.all([items(UNDRIVEN), count(UNDRIVEN)]);
   const total = await count(DRIVEN);
   return [await items(planFor(total)), total];
+}
+
+/**
+ * What a search counts by grams (src/db/search-counts.ts): its source, scope and facets (asked:
+ * the filter's; all: every one). A search with a filter the counts do not keep has none.
+ */
+export interface SearchCounts {
+  source: CountedSearch['source'];
+  scopeId: string;
+  facets: { asked: string[]; all: string[] };
 }
 
 const planFor = (total: number): SearchPlan =>

@@ -48,6 +48,30 @@ export function findFallbackDomain(db: Kysely<Database>, tenantId: string) {
   return db.selectFrom('tenant_domains').selectAll().where('tenant_id', '=', tenantId).where('is_fallback', '=', 1).executeTakeFirst();
 }
 
+/** Tenants whose fallback domain's id this process remembers, at most (oldest forgotten first). */
+const FALLBACK_IDS_KEPT = 10_000;
+const fallbackIds = new Map<string, string>();
+
+/**
+ * The id of a tenant's fallback domain. It is made with the tenant and never deleted (`deleteDomain`
+ * refuses; a slug change renames it in place), so once read, its id is remembered: every instance
+ * would read the same one. A page-link search would otherwise spend a statement on it.
+ */
+export async function fallbackDomainId(db: Kysely<Database>, tenantId: string): Promise<string | undefined> {
+  const known = fallbackIds.get(tenantId);
+  if (known !== undefined) return known;
+  const row = await db
+    .selectFrom('tenant_domains')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('is_fallback', '=', 1)
+    .executeTakeFirst();
+  if (row === undefined) return undefined;
+  if (fallbackIds.size >= FALLBACK_IDS_KEPT) fallbackIds.delete(fallbackIds.keys().next().value ?? '');
+  fallbackIds.set(tenantId, row.id);
+  return row.id;
+}
+
 const domainsList = keysetList({ name: 'tenant_domains', table: 'tenant_domains', ...NEWEST_FIRST });
 
 export async function listDomains(db: Kysely<Database>, tenantId: string, query: TenantDomainListQuery) {

@@ -1,10 +1,9 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { joinSubstringIndex, orderedBy, scopeEquals, searchWithTotal, substringMatch, type SearchPlan } from '../db/search.js';
-import { countWithoutVisiting } from '../db/search-counts.js';
 import { joinPostings, POSTING_KEY } from '../db/search-postings.js';
 import { TARGET_TYPES } from '../db/enums.js';
 import type { Database, PageLinksTable } from '../db/types.js';
-import { findDomain, findFallbackDomain } from '../domains/repository.js';
+import { fallbackDomainId, findDomain, findFallbackDomain } from '../domains/repository.js';
 import { AppError, conflict, conflictIfTaken, notFound, type FieldError } from '../http/errors.js';
 import { countRows, keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
@@ -202,43 +201,41 @@ const pageLinksList = keysetList({ name: 'page_links', table: 'page_links', ...N
 
 /** Live links of one domain (the fallback one unless named), newest first. */
 export async function searchPageLinks(db: Kysely<Database>, tenantId: string, query: PageLinkSearchQuery) {
-  const domain =
-    query.tenantDomainId === undefined ? await findFallbackDomain(db, tenantId) : await findDomain(db, tenantId, query.tenantDomainId);
-  if (!domain) throw notFound('Tenant domain');
+  const domainId =
+    query.tenantDomainId === undefined ? await fallbackDomainId(db, tenantId) : (await findDomain(db, tenantId, query.tenantDomainId))?.id;
+  if (!domainId) throw notFound('Tenant domain');
   const text = (query.query ?? '').toLowerCase();
-  const filters = { domain: domain.id, text, pageId: query.pageId, targetType: query.targetType };
+  const filters = { domain: domainId, text, pageId: query.pageId, targetType: query.targetType };
   const request = pageLinksList.request(query, { filters });
   const matching = (plan: SearchPlan) =>
     db
       .selectFrom('page_links')
-      .where(scopeEquals(db, 'page_links.tenant_domain_id', domain.id, plan.driven || plan.ordered))
+      .where(scopeEquals(db, 'page_links.tenant_domain_id', domainId, plan.driven || plan.ordered))
       .where('page_links.tenant_id', '=', tenantId)
       .where('page_links.deleted_at', 'is', null)
       .$if(plan.ordered, joinSubstringIndex('page_links', text))
-      .$call((q) => (plan.walk ? q.$call(joinPostings('page_links', domain.id, plan.walk)) : q))
+      .$call((q) => (plan.walk ? q.$call(joinPostings('page_links', domainId, plan.walk)) : q))
       .$if(text !== '' && !plan.ordered, (q) => q.where(substringMatch(db, 'page_links', ['path_lc'], text, plan.substringIndex)))
       .$call((q) => (query.pageId === undefined ? q : q.where('page_links.page_id', '=', query.pageId)))
       .$call((q) => (query.targetType === undefined ? q : q.where('page_links.target_type', '=', query.targetType)));
   const [rows, totalCount] = await searchWithTotal(
     db,
-    { table: 'page_links', scopeId: domain.id, request },
+    { table: 'page_links', scopeId: domainId, request },
     text,
     (plan) =>
       matching(plan)
         .selectAll('page_links')
+        .$if(plan.total !== undefined, (q) => q.select(sql<number | string | bigint | null>`${plan.total ?? null}`.as('search_total')))
         .$call(pageLinksList.apply(request, plan.ordered ? orderedBy : plan.walk !== undefined ? POSTING_KEY : undefined))
         .execute(),
     (plan) => countRows(matching(plan)),
     // A page's links are few: counted by visiting them.
     query.pageId === undefined
-      ? () =>
-          countWithoutVisiting(
-            db,
-            'page_links',
-            domain.id,
-            { asked: query.targetType ? [query.targetType] : [...TARGET_TYPES], all: [...TARGET_TYPES] },
-            text,
-          )
+      ? {
+          source: 'page_links',
+          scopeId: domainId,
+          facets: { asked: query.targetType ? [query.targetType] : [...TARGET_TYPES], all: [...TARGET_TYPES] },
+        }
       : undefined,
   );
   return pageLinksList.toListPage({ request, rows, totalCount, map: toPageLink });

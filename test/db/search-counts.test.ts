@@ -426,3 +426,29 @@ describe('PostgreSQL: trigram postings', { skip: !onPostgres && 'PostgreSQL only
     assert.equal((await searchAll(key, '/v0/accounts/search?query=common', 30)).length, 30);
   });
 });
+
+describe('a search page that ends up empty', () => {
+  test('a cursor whose later matches were deleted gets no items and the count as it now is', async () => {
+    const { key } = await t.newTenant('Empty page');
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      ids.push(ok(await t.req('POST', '/v0/accounts', { name: `Qvx ${i}`, domain: `qvx${i}.example` }, as(key)), 201).accountId);
+    }
+    const first = ok(await t.req('GET', '/v0/accounts/search?query=qvx&limit=2', undefined, as(key)));
+    assert.equal(first.totalCount, 5);
+    assert.deepEqual(
+      first.items.map((a: Json) => a.accountId),
+      [ids[4], ids[3]],
+    );
+    // The three older matches go: the next page is empty, and the count says what is left.
+    for (const id of ids.slice(0, 3)) ok(await t.req('DELETE', `/v0/accounts/${id}`, undefined, as(key)), 204);
+    const next = ok(
+      await t.req('GET', `/v0/accounts/search?query=qvx&limit=2&cursor=${encodeURIComponent(first.nextCursor)}`, undefined, as(key)),
+    );
+    assert.deepEqual(next.items, []);
+    assert.equal(next.hasMore, false);
+    assert.equal(next.totalCount, 2);
+    const none = ok(await t.req('GET', '/v0/accounts/search?query=qvz', undefined, as(key)));
+    assert.deepEqual([none.items.length, none.totalCount], [0, 0]);
+  });
+});
