@@ -70,7 +70,7 @@ export async function buildApp({ config, maintenanceEveryMs, agent: agentTuning 
   app.decorateRequest('tenantId', '');
   app.decorateRequest('apiKeyId', '');
 
-  const limiter = config.redisUrl ? redisLimiter(config.redisUrl, app.log) : memoryLimiter();
+  const limiter = config.redisUrl ? await redisLimiter(config.redisUrl, app.log) : memoryLimiter();
   await limiter.ready();
   app.addHook('onClose', () => limiter.close());
   const keys = apiKeyAuth(app.db, limiter, config.rateLimit, metrics && (() => metrics.rateLimited('api')));
@@ -109,7 +109,7 @@ export async function buildApp({ config, maintenanceEveryMs, agent: agentTuning 
     app.addHook('onReady', async () => dispatcher.start());
     app.addHook('preClose', async () => dispatcher.stop());
   }
-  const agent = createAgent(db.kysely, config.agent, generatorFor(config.agent), app.log, agentTuning, metrics?.agentGeneration);
+  const agent = createAgent(db.kysely, config.agent, await generatorFor(config.agent), app.log, agentTuning, metrics?.agentGeneration);
   if (config.agent.enabled) {
     app.addHook('onReady', async () => agent.start());
     app.addHook('preClose', async () => agent.stop());

@@ -1,6 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import sharp from 'sharp';
 import type { ImageType } from '../db/enums.js';
 import type { Database } from '../db/types.js';
 import { now } from '../time.js';
@@ -26,8 +25,13 @@ export interface InspectedImage {
   preview?: Buffer;
 }
 
-/** Dimensions and a preview, decoded by sharp; undefined when the bytes do not decode as an image. */
+/**
+ * Dimensions and a preview, decoded by sharp; undefined when the bytes do not decode as an image.
+ * sharp (libvips) is loaded on the first upload, not at start-up: most processes never decode an
+ * image, and it holds several megabytes.
+ */
 export async function inspectImage(bytes: Buffer): Promise<InspectedImage | undefined> {
+  const { default: sharp } = await import('sharp');
   let width: number | undefined;
   let height: number | undefined;
   try {

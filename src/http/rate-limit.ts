@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
 
 /**
@@ -72,8 +71,12 @@ redis.call('EXPIRE', KEYS[1], math.ceil(burst / rate) + 60)
 return {allowed, tostring(tokens)}
 `;
 
-/** Shared buckets; if Redis cannot answer, requests are let through (and logged) rather than refused. */
-export function redisLimiter(url: string, log: FastifyBaseLogger): RateLimiter {
+/**
+ * Shared buckets; if Redis cannot answer, requests are let through (and logged) rather than refused.
+ * The Redis client is loaded only here: an instance without REDIS_URL never holds it in memory.
+ */
+export async function redisLimiter(url: string, log: FastifyBaseLogger): Promise<RateLimiter> {
+  const { Redis } = await import('ioredis');
   const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
   redis.on('error', (err) => log.warn({ err: err.message }, 'rate limiter: redis unavailable'));
   redis.defineCommand('takeToken', { numberOfKeys: 1, lua: TAKE });
