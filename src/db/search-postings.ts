@@ -42,14 +42,21 @@ export function trigramsOf(text: string): string[] {
 
 /** Postings counted per trigram to pick the rarest; beyond this many, a trigram is "common". */
 const PROBE = 500;
+/** Trigrams probed at most, spread over a long text (a 2,048-character path has 2,046). */
+const PROBED_GRAMS = 12;
 
 /**
  * The trigram of `text` (three characters or more) with the fewest postings in the scope, each
  * counted up to PROBE: the shortest walk to a page. One statement, a few hundred index entries.
  */
 export async function rarestTrigram(db: Kysely<Database>, table: SearchedTable, scopeId: string, text: string): Promise<string> {
-  const grams = trigramsOf(text);
-  if (grams.length <= 1) return grams[0] ?? text;
+  const all = trigramsOf(text);
+  if (all.length <= 1) return all[0] ?? text;
+  // Any trigram of the text finds every match; the rarest of a few is short enough a walk.
+  const grams =
+    all.length <= PROBED_GRAMS
+      ? all
+      : Array.from({ length: PROBED_GRAMS }, (_, i) => all[Math.floor((i * all.length) / PROBED_GRAMS)] ?? '');
   const { rows } = await sql<{ gram: string }>`select g.gram from unnest(${grams}::text[]) as g(gram)
     order by (select count(*) from (select 1 from search_postings p
       where p.source = ${table} and p.scope_id = ${scopeId} and p.gram = g.gram limit ${PROBE}) as found), g.gram

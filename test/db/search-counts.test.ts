@@ -425,6 +425,18 @@ describe('PostgreSQL: trigram postings', { skip: !onPostgres && 'PostgreSQL only
     );
     assert.equal((await searchAll(key, '/v0/accounts/search?query=common', 30)).length, 30);
   });
+
+  test('a text of 255 characters finds its one match (only some of its trigrams are probed)', async () => {
+    const { key } = await t.newTenant('Long text');
+    const long = Array.from({ length: 255 }, (_, i) => 'abcdefghijklmnopqrstuvwxyz0123456789'[(i * 7) % 36]).join('');
+    const target = ok(await t.req('POST', '/v0/accounts', { name: long, domain: 'long.example' }, as(key)), 201).accountId;
+    ok(await t.req('POST', '/v0/accounts', { name: long.slice(0, 254), domain: 'shorter.example' }, as(key)), 201);
+    const found = await searchAll(key, `/v0/accounts/search?query=${long}`, 1);
+    assert.deepEqual(
+      found.map((a) => a.accountId),
+      [target],
+    );
+  });
 });
 
 describe('a search page that ends up empty', () => {
