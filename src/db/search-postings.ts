@@ -98,9 +98,11 @@ export const POSTING_KEY = [sql.ref('p.created_at'), sql.ref('p.row_id')] as con
 
 /**
  * Reads `want` rows through postings: `read` reads among the next `chunk` postings; while it finds
- * fewer than `want` and more postings follow, the chunk grows fourfold. For a text of three
- * characters every posting matches, so the first chunk (`want`) is the page; a longer text's
- * rarest trigram mostly matches too. The work is at most about 4/3 of the postings a page needs.
+ * fewer than `want` and more postings follow, the chunk grows fourfold (and is read again from its
+ * start). For a text of three characters every posting matches (unless a filter the postings do not
+ * keep, a link's target type, leaves some out), so the first chunk (`want`) is the page; a longer
+ * text's rarest trigram mostly matches too. All chunks together read at most 4/3 of the last one,
+ * which is at most four times the postings the page needed.
  */
 export async function walkPostings<R>(
   db: Kysely<Database>,
