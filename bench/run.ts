@@ -20,7 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { loadConfig } from '../src/config.js';
+import { forBulkWork, loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { encodeCursor } from '../src/http/pagination.js';
@@ -572,7 +572,7 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
       const started = Date.now();
       // A bulk load: no time limit on a statement (the service keeps its own).
       const config = loadConfig({ DATABASE_URL: database.url }).database;
-      const db = openDatabase(config.kind === 'postgres' ? { ...config, unboundedQueries: true } : config);
+      const db = openDatabase(forBulkWork(config));
       await migrateToLatest(db);
       data = await seed(db.kysely, options.scale);
       await db.close();

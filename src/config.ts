@@ -6,6 +6,14 @@ export type DatabaseConfig =
   /** `unboundedQueries`: no 2.5 s limit on a query (migrations, bulk loads); the service keeps it. */
   | { kind: 'postgres'; url: string; poolSize: number; unboundedQueries?: boolean };
 
+/**
+ * The same database for bulk work (migrations, loads, maintenance): no limit on a query's time.
+ * (A pool opens connections as they are asked for: a migration still uses one.)
+ */
+export function forBulkWork(config: DatabaseConfig): DatabaseConfig {
+  return config.kind === 'postgres' ? { ...config, unboundedQueries: true } : config;
+}
+
 export interface Config {
   port: number;
   host: string;

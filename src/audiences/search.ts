@@ -16,7 +16,7 @@ import type { AudienceSearchQuery } from './schemas.js';
 
 /** Audience search counts its matches up to this many; beyond, `totalCount` is null (docs/decisions.md). */
 export const AUDIENCE_COUNT_UP_TO = 100;
-/** Up to this many prefix matches, they are read by name (SQLite's name indexes) and sorted. */
+/** Up to this many prefix matches, they are read by name (the live audiences' name indexes) and sorted. */
 const FEW_PREFIX_MATCHES = 500;
 
 /**
@@ -95,16 +95,14 @@ export async function searchAudiences(db: Kysely<Database>, tenantId: string, qu
         .execute(),
     );
   const countMatches = async () =>
-    gram === undefined
-      ? countAtMost(db, matching(false), AUDIENCE_COUNT_UP_TO)
-      : (
-          await walked(AUDIENCE_COUNT_UP_TO + 1, (walk) =>
-            matching(false, walk)
-              .select('audiences.id')
-              .limit(AUDIENCE_COUNT_UP_TO + 1)
-              .execute(),
-          )
-        ).length;
+    (
+      await walked(AUDIENCE_COUNT_UP_TO + 1, (walk) =>
+        matching(false, walk)
+          .select('audiences.id')
+          .limit(AUDIENCE_COUNT_UP_TO + 1)
+          .execute(),
+      )
+    ).length;
   // Few prefix matches are found faster by name than by walking the matches newest first: each
   // name's range (SQLite: ordered by `+created_at`, so that it keeps to the name index; PostgreSQL:
   // all of them, at most FEW_PREFIX_MATCHES, as a sort could tempt its planner to the time index),

@@ -1,5 +1,5 @@
 import { Migrator, sql, type MigrationResultSet } from 'kysely';
-import type { DatabaseConfig } from '../config.js';
+import { forBulkWork, type DatabaseConfig } from '../config.js';
 import { openDatabase, type Db } from './connection.js';
 import { migrations } from './migrations/index.js';
 
@@ -25,12 +25,12 @@ async function currentSchema(db: Db): Promise<string> {
 }
 
 /**
- * Migrates the database on a connection of its own, without the service's time limit on a
+ * Migrates the database on connections of its own, without the service's time limit on a
  * query: a migration that fills a table from a large one (0013's rollups, 0014's counts) takes
  * longer than any request may.
  */
 export async function migrateDatabase(config: DatabaseConfig): Promise<MigrationResultSet> {
-  const db = openDatabase(config.kind === 'postgres' ? { ...config, poolSize: 1, unboundedQueries: true } : config);
+  const db = openDatabase(forBulkWork(config));
   try {
     return await migrateToLatest(db);
   } finally {

@@ -23,7 +23,7 @@ export function substringMatch(db: Kysely<Database>, table: string, columns: str
     columns.map((c) => contains(`${table}.${c}`, text)),
     sql` or `,
   )})`;
-  if (db.getExecutor().adapter instanceof PostgresAdapter || !indexable(text) || !useIndex) return like;
+  if (isPostgres(db) || !indexable(text) || !useIndex) return like;
   const fts = sql.table(`${table}_fts`);
   const phrase = `"${text.replace(/"/g, '""')}"`;
   return sql<boolean>`${sql.ref(`${table}.rowid`)} in (select rowid from ${fts} where ${fts} match ${phrase})`;
@@ -103,9 +103,9 @@ export async function searchWithTotal<R extends object>(
   const carried =
     postgres && indexed && countable(text) && counts ? gramCount(counts.source, counts.scopeId, counts.facets.asked, text) : undefined;
   const [ordered, counted, gram] = await Promise.all([
-    indexed && !postgres && inOrder(db, scope.table, scope.scopeId),
+    counts !== undefined && searchesInOrder(db, scope.table, scope.scopeId, text),
     counts && !carried ? countWithoutVisiting(db, counts.source, counts.scopeId, counts.facets, text) : undefined,
-    indexed && postgres ? rarestTrigram(db, scope.table, scope.scopeId, text) : undefined,
+    counts && postedGram(db, scope.table, scope.scopeId, text),
   ]);
   const first = async (): Promise<R[]> =>
     ordered

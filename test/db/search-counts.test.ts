@@ -110,7 +110,7 @@ describe('account search counts and orders', () => {
     await check();
   });
 
-  test('the counts are the grams of the stored rows', { skip: onPostgres && 'the same table on both; checked once' }, async () => {
+  test('the counts are the grams of the stored rows', async () => {
     // What the triggers keep equals a recount from the rows (the migration's backfill does the same).
     const counts = new Map<string, number>();
     for (const a of accounts.values()) {
@@ -131,7 +131,9 @@ describe('account search counts and orders', () => {
       .where('n', '<>', 0)
       .execute();
     assert.deepEqual(new Map(stored.map((r) => [r.gram, Number(r.n)])), counts);
-    // And the row that counts the whole table (every tenant's), which lets a longer text be counted by FTS alone.
+    // Each database keeps the counts with triggers of its own: both are checked. SQLite alone has
+    // the row that counts the whole table (every tenant's), which lets a longer text be counted by FTS alone.
+    if (onPostgres) return;
     const whole = await t.app.db
       .selectFrom('search_counts')
       .select('n')
