@@ -109,9 +109,12 @@ export function groupCommitSqlite(file: string, observer: DbObserver = {}): Grou
   const read = reader && statementCache(reader);
 
   let snapshot = false;
+  /** `data_version` as the open snapshot sees it: it cannot change before the snapshot ends. */
+  let snapshotVersion: number | undefined;
   const endSnapshot = () => {
     if (!snapshot) return;
     snapshot = false;
+    snapshotVersion = undefined;
     if (reader?.inTransaction && read) read('commit').run();
   };
   const runRead = (statement: Statement, parameters: readonly unknown[], sql: string) => {
@@ -282,8 +285,12 @@ export function groupCommitSqlite(file: string, observer: DbObserver = {}): Grou
     createIntrospector: (db) => base.createIntrospector(db),
     createQueryCompiler: () => base.createQueryCompiler(),
   };
-  // Read inside the turn's snapshot, so it names exactly the state the turn's other reads see.
+  // Read inside the turn's snapshot, so it names exactly the state the turn's other reads see; read
+  // once per snapshot, as every visitor request asks for it.
   const dataVersion =
-    read && (() => (runRead(read('pragma data_version'), [], 'pragma data_version').rows[0] as { data_version: number }).data_version);
+    read &&
+    (() =>
+      (snapshotVersion ??= (runRead(read('pragma data_version'), [], 'pragma data_version').rows[0] as { data_version: number })
+        .data_version));
   return { dialect, dataVersion };
 }
