@@ -30,7 +30,7 @@ export async function previewDocument(db: Kysely<Database>, tenantId: string, pa
     fileSrc: (fileId) => `${origin}${fileSrc(fileId)}`,
     fileUrl: (fileId) => `${origin}${fileSrc(fileId)}`,
   });
-  return { audience: true as const, html: Buffer.concat(render(view).parts).toString() };
+  return { audience: true as const, html: render(view).parts.join('') };
 }
 
 /**

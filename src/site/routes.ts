@@ -35,7 +35,7 @@ export const documentRoutes: FastifyPluginAsync<SiteContext> = async (site, cont
     const outcome = await documentAt(context, documents, host, path, { submitted });
     if (!outcome) return notFound(reply);
     if (outcome.kind === 'redirect') return reply.code(308).header('location', encodeURI(outcome.location)).send();
-    return sendDocument(request, reply, context, host, outcome);
+    return sendDocument(request, reply, context, outcome);
   });
 
   for (const variant of ['original', 'preview'] as const) {
@@ -65,7 +65,7 @@ export const documentRoutes: FastifyPluginAsync<SiteContext> = async (site, cont
       outcome?.kind === 'document' && outcome.stamp.pageId === claims.pageId && outcome.stamp.audienceId === claims.audienceId
         ? outcome
         : undefined;
-    if (errors) return served ? sendDocument(request, reply, context, host, served, 400, post.token) : badRequest(reply);
+    if (errors) return served ? sendDocument(request, reply, context, served, 400, post.token) : badRequest(reply);
     await recordLead(context.db, claims, target, post.fields, {
       pageUrl: `https://${host.hostname}${served ? post.path : ''}`,
       pageTitle: served?.rendered.title ?? target.page.title,

@@ -7,15 +7,19 @@ import type { SiteHost } from './hosts.js';
 import { resolvePath, type Resolution } from './resolve.js';
 import { readStamp, stampKey, type Stamp } from './stamp.js';
 import type { OutcomeMemo } from './memo.js';
+import type { TokenFields } from './token.js';
 import { loadView, rowsOf, type ViewOptions } from './view.js';
 
 /** A document ready to send: its rendering, and what its view token names when it has one. */
 export interface Servable {
   rendered: Rendered;
   stamp: Stamp;
-  linkId: string;
-  /** The visitor path it was served at; signed into the view token (the session's pageUrl). */
-  path?: string;
+  /**
+   * What its view tokens name: tenant, page, audience, the link, and the path it was served at
+   * (`P/<key>` of a `page_routing` link, or `/` for the home page: the session's pageUrl). One
+   * object per remembered outcome, so that its part of each token is encoded once (site/token.ts).
+   */
+  visit: TokenFields;
 }
 
 export type Outcome = { kind: 'redirect'; location: string } | ({ kind: 'document' } & Servable) | undefined;
@@ -24,7 +28,7 @@ export type Outcome = { kind: 'redirect'; location: string } | ({ kind: 'documen
 export type Remembered =
   | { kind: 'none' }
   | { kind: 'redirect'; location: string }
-  | { kind: 'document'; key: string; stamp: Stamp; linkId: string; path: string };
+  | { kind: 'document'; key: string; stamp: Stamp; visit: TokenFields };
 
 /** Rendered documents by everything they depend on, and on SQLite, each path's last outcome. */
 export interface Documents {
@@ -65,7 +69,7 @@ export async function documentAt(
   if (known?.kind === 'none') return undefined;
   if (known?.kind === 'redirect') return known;
   const remembered = known && cache.get(known.key);
-  if (known && remembered) return { kind: 'document', rendered: remembered, stamp: known.stamp, linkId: known.linkId, path };
+  if (known && remembered) return { kind: 'document', rendered: remembered, stamp: known.stamp, visit: known.visit };
   const remember = (value: Remembered) => version !== undefined && memo.set(version, memoKey, value);
 
   const resolution: Resolution | undefined = await resolvePath(context.db, host, path);
@@ -76,12 +80,18 @@ export async function documentAt(
   }
   const stamp = await readStamp(context.db, host.tenantId, resolution.pageId, resolution.audience);
   if (!stamp) return void remember({ kind: 'none' });
-  const linkId = resolution.link?.id ?? '';
+  const visit: TokenFields = {
+    tenantId: host.tenantId,
+    pageId: stamp.pageId,
+    audienceId: stamp.audienceId ?? '',
+    linkId: resolution.link?.id ?? '',
+    path,
+  };
   const key = `${host.hostname}|${path}|${resolution.link?.updated_at ?? ''}|${options.submitted ? 1 : 0}|${stampKey(stamp)}`;
   const cached = options.form ? undefined : cache.get(key);
   if (cached) {
-    remember({ kind: 'document', key, stamp, linkId, path });
-    return { kind: 'document', rendered: cached, stamp, linkId, path };
+    remember({ kind: 'document', key, stamp, visit });
+    return { kind: 'document', rendered: cached, stamp, visit };
   }
   const { page, audience } = await rowsOf(context.db, host.tenantId, stamp.pageId, stamp.audienceId);
   if (!page) return undefined;
@@ -97,9 +107,9 @@ export async function documentAt(
   // Rows newer than the stamp would be cached under a key no request asks for again: harmless, but useless.
   if (!options.form && page.updated_at === stamp.pageUpdatedAt && (audience?.updated_at ?? null) === stamp.audienceUpdatedAt) {
     cache.set(key, rendered);
-    remember({ kind: 'document', key, stamp, linkId, path });
+    remember({ kind: 'document', key, stamp, visit });
   }
-  return { kind: 'document', rendered, stamp, linkId, path };
+  return { kind: 'document', rendered, stamp, visit };
 }
 
 export function render(view: View): Rendered {
@@ -122,7 +132,6 @@ export function sendDocument(
   request: FastifyRequest,
   reply: FastifyReply,
   context: SiteContext,
-  host: SiteHost,
   served: Servable,
   status = 200,
   token?: string,
@@ -131,20 +140,11 @@ export function sendDocument(
   reply.header('cache-control', 'no-cache').header('etag', rendered.etag);
   if (rendered.robots) reply.header('x-robots-tag', rendered.robots);
   if (status === 200 && notModified(request, rendered.etag)) return reply.code(304).send();
-  let body = rendered.parts[0] ?? Buffer.alloc(0);
-  if (rendered.parts.length > 1) {
-    const value =
-      token ??
-      context.tokens.sign({
-        tenantId: host.tenantId,
-        pageId: served.stamp.pageId,
-        audienceId: served.stamp.audienceId ?? '',
-        linkId: served.linkId,
-        // The path served (P/<key> of a page_routing link, or / for the home page): the session's pageUrl.
-        ...(served.path !== undefined ? { path: served.path } : {}),
-      }).token;
-    const between = Buffer.from(value);
-    body = Buffer.concat(rendered.parts.flatMap((part, i) => (i === 0 ? [part] : [between, part])));
+  const [first = '', ...rest] = rendered.parts;
+  let body = first;
+  if (rest.length > 0) {
+    const value = token ?? context.tokens.sign(served.visit).token;
+    for (const part of rest) body += value + part;
   }
   return reply.code(status).type('text/html; charset=utf-8').send(body);
 }

@@ -389,6 +389,24 @@ describe('POST /_pam/collect: what is refused, and writes nothing', () => {
     assert.equal(tokens.verify(`${body}x.${mac}`, claims.issuedAt + 1000), undefined);
   });
 
+  test('a token is one base64url JSON whatever the length of its path, and each visit of a document is its own', () => {
+    const own = viewTokens('a secret of at least thirty-two characters, for this');
+    // Paths whose JSON ends on each of the three byte offsets, in ASCII and in multi-byte UTF-8.
+    for (const path of ['/a', '/ab', '/abc', '/é', '/éé', '/日本', '/𝔘', '/"quoted"\\and</script>']) {
+      const fields = { tenantId: 'tenant_1', pageId: 'page_1', audienceId: 'audience_1', linkId: 'link_1', path };
+      const first = own.sign(fields, 1_000_000);
+      const second = own.sign(fields, 1_000_500);
+      for (const { token, claims } of [first, second]) {
+        assert.deepEqual(own.verify(token, claims.issuedAt + 1), claims);
+        const decoded = JSON.parse(Buffer.from(token.split('.')[0] as string, 'base64url').toString('utf8'));
+        assert.deepEqual(decoded, { ...fields, visitId: claims.visitId, issuedAt: claims.issuedAt });
+        assert.match(token, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
+      }
+      assert.notEqual(first.claims.visitId, second.claims.visitId);
+      assert.equal(second.claims.issuedAt, 1_000_500);
+    }
+  });
+
   test("another tenant's genuine token on this tenant's domain", async () => {
     const other = await t.newTenant('Other');
     const { token } = tokens.sign({
