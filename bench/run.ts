@@ -128,6 +128,15 @@ const SCENARIOS: Scenario[] = [
       paths: d.linkQueries.map((s) => `/v0/page_links/search?query=${q(s)}`),
     }),
   },
+  // The search routes without a text: the same rows, page and exact total, no matching. What a
+  // search of the same route costs at the least.
+  ...(['accounts', 'page_links'] as const).map(
+    (resource): Scenario => ({
+      name: `list-${resource.replace('_', '-')}`,
+      target: 'service',
+      spec: (d) => ({ method: 'GET', headers: { 'x-api-key': d.key }, paths: [`/v0/${resource}/search`] }),
+    }),
+  ),
   // Issue 18: the same searches as a search box sends them while a real value is typed.
   ...(['audiences', 'accounts', 'page_links'] as const).map(
     (resource): Scenario => ({
