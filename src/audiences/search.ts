@@ -4,6 +4,7 @@ import {
   isPostgres,
   joinSubstringIndex,
   orderedBy,
+  plannedOnce,
   postedGram,
   scopeEquals,
   searchesInOrder,
@@ -32,7 +33,8 @@ function prefixRanges(db: Kysely<Database>, text: string): RawBuilder<boolean>[]
   const above = chars.join('') + String.fromCodePoint(last + 1 === 0xd800 ? 0xe000 : last + 1);
   const collate = isPostgres(db) ? sql` collate "C"` : sql``;
   return ['audiences.effective_name_lc', 'audiences.page_name_lc'].map(
-    (column) => sql<boolean>`(${sql.ref(column)}${collate} >= ${text} and ${sql.ref(column)}${collate} < ${above})`,
+    (column) =>
+      sql<boolean>`(${sql.ref(column)}${collate} >= ${plannedOnce(db, text)} and ${sql.ref(column)}${collate} < ${plannedOnce(db, above)})`,
   );
 }
 
@@ -78,7 +80,7 @@ export async function searchAudiences(db: Kysely<Database>, tenantId: string, qu
       .$if(ordered, joinSubstringIndex('audiences', text, atStart))
       .$call((q) => (walk ? q.$call(joinPostings('audiences', tenantId, walk)) : q))
       .$if(text !== '' && !ordered, (q) => q.where(substringMatch(db, 'audiences', ['effective_name_lc', 'page_name_lc'], text)));
-  const prefix = sql<boolean>`(${startsWith('audiences.effective_name_lc', text)} or ${startsWith('audiences.page_name_lc', text)})`;
+  const prefix = sql<boolean>`(${startsWith(db, 'audiences.effective_name_lc', text)} or ${startsWith(db, 'audiences.page_name_lc', text)})`;
   const columns = ['audiences.id', 'audiences.effective_name', 'audiences.page_id', 'audiences.page_name'] as const;
   // PostgreSQL walks the postings of the text's rarest trigram, as many as it takes (search-postings.ts).
   const walked = <R>(take: number, read: (walk?: PostingsWalk) => Promise<R[]>) =>
@@ -110,21 +112,25 @@ export async function searchAudiences(db: Kysely<Database>, tenantId: string, qu
   const fewPrefixMatches = async (take: number) => {
     const ranges = prefixRanges(db, text);
     if (!ranges) return undefined;
+    const inRange = (range: RawBuilder<boolean>) =>
+      db
+        .selectFrom('audiences')
+        .where(sql<boolean>`audiences.tenant_id = ${plannedOnce(db, tenantId)}`)
+        .where(live)
+        .where(range);
     let many = 0;
+    const nonEmpty: RawBuilder<boolean>[] = [];
     for (const range of ranges) {
-      const inRange = db.selectFrom('audiences').where('audiences.tenant_id', '=', tenantId).where(live).where(range);
-      many += await countAtMost(db, inRange, FEW_PREFIX_MATCHES);
+      const n = await countAtMost(db, inRange(range), FEW_PREFIX_MATCHES);
+      many += n;
+      if (n > 0) nonEmpty.push(range);
     }
     if (many > FEW_PREFIX_MATCHES) return undefined;
     const found = new Map<string, Awaited<ReturnType<typeof page>>[number] & { created_at: string }>();
-    for (const range of ranges) {
-      const rows = await db
-        .selectFrom('audiences')
+    // A row in a name's range starts with the text (code-point order): it is a prefix match.
+    for (const range of nonEmpty) {
+      const rows = await inRange(range)
         .select([...columns, 'audiences.created_at'])
-        .where('audiences.tenant_id', '=', tenantId)
-        .where(live)
-        .where(range)
-        .where(prefix)
         .$if(!isPostgres(db), (q) => q.orderBy(sql`+audiences.created_at`, 'desc').orderBy('audiences.id', 'desc').limit(take))
         .execute();
       for (const row of rows) found.set(row.id, row);

@@ -30,9 +30,19 @@ export function substringMatch(db: Kysely<Database>, table: string, columns: str
 }
 
 /** `column LIKE 'text%'` with the text taken literally: what ranks prefix matches first. */
-export function startsWith(column: string, text: string): RawBuilder<boolean> {
+export function startsWith(db: Kysely<Database>, column: string, text: string): RawBuilder<boolean> {
   const pattern = `${text.replace(/[\\%_]/g, '\\$&')}%`;
-  return sql<boolean>`${sql.ref(column)} like ${pattern} escape '\\'`;
+  return sql<boolean>`${sql.ref(column)} like ${plannedOnce(db, pattern)} escape '\\'`;
+}
+
+/**
+ * A value bound as `+?` on SQLite (as is on PostgreSQL, where `+` on text is an error): planned
+ * once, where a bare `?` compared with an indexed column or on the right of LIKE makes SQLite plan
+ * the statement again on every run, for the value bound (db/prepared.ts). For conditions whose
+ * plan does not depend on the value.
+ */
+export function plannedOnce(db: Kysely<Database>, value: string): RawBuilder<string> {
+  return isPostgres(db) ? sql<string>`${value}` : sql<string>`+${value}`;
 }
 
 /** A text of fewer than three characters has no trigram: no substring index can serve it. */

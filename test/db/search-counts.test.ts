@@ -332,7 +332,25 @@ describe('audience search: prefix matches first, then newest; totalCount up to 1
   });
 
   test('exact up to 100 matches, null beyond; orders unchanged', async () => {
-    for (const text of ['zeta', 'zet', 'ze', 'z', 'buyer', 'buy', 'b', 'other', 'searchable', 'able', 'xyz', '', 'zeta buyer 4']) {
+    for (const text of [
+      'zeta',
+      'zet',
+      'ze',
+      'z',
+      'buyer',
+      'buy',
+      'b',
+      'other',
+      'searchable',
+      'able',
+      'xyz',
+      '',
+      'zeta buyer 4',
+      '%',
+      '_',
+      'zeta_',
+      'r z',
+    ]) {
       for (const limit of [1, 20, 100]) await expectSearch(text, limit);
     }
   });
