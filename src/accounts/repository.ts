@@ -1,6 +1,5 @@
-import { sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kysely';
-import { joinSubstringIndex, orderedBy, scopeEquals, searchWithTotal, substringMatch, type SearchPlan } from '../db/search.js';
-import { joinPostings, POSTING_KEY } from '../db/search-postings.js';
+import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
+import { carriedTotal, matchingText, pageOrder, scopeEquals, searchWithTotal, type SearchPlan } from '../db/search.js';
 import { emit } from '../events/outbox.js';
 import type { AccountsTable, Database } from '../db/types.js';
 import { countRows, keysetList, NEWEST_FIRST } from '../http/pagination.js';
@@ -130,11 +129,7 @@ export async function searchAccounts(db: Kysely<Database>, tenantId: string, que
     db
       .selectFrom('accounts')
       .where(scopeEquals(db, 'accounts.tenant_id', tenantId, plan.driven || plan.ordered))
-      .$if(plan.ordered, joinSubstringIndex('accounts', text))
-      .$call((q) => (plan.walk ? q.$call(joinPostings('accounts', tenantId, plan.walk)) : q))
-      .$if(text !== '' && !plan.ordered, (q) =>
-        q.where(substringMatch(db, 'accounts', ['name_lc', 'domain_lc'], text, plan.substringIndex)),
-      )
+      .$call(matchingText(db, { table: 'accounts', scopeId: tenantId, columns: ['name_lc', 'domain_lc'] }, text, plan))
       .$if(emptyOnly, (q) => q.where((eb) => eb.not(eb.exists(linkedPersons(eb).select('persons.id')))));
 
   const [rows, totalCount] = await searchWithTotal(
@@ -149,8 +144,8 @@ export async function searchAccounts(db: Kysely<Database>, tenantId: string, que
             .select((p) => p.fn.countAll().as('n'))
             .as('linked_persons_count'),
         )
-        .$if(plan.total !== undefined, (q) => q.select(sql<number | string | bigint | null>`${plan.total ?? null}`.as('search_total')))
-        .$call(accountsList.apply(request, plan.ordered ? orderedBy : plan.walk !== undefined ? POSTING_KEY : undefined))
+        .$call(carriedTotal(plan))
+        .$call(accountsList.apply(request, pageOrder(plan)))
         .execute(),
     (plan) => countRows(matching(plan)),
     emptyOnly ? undefined : { source: 'accounts', scopeId: tenantId, facets: { asked: [''], all: [''] } },

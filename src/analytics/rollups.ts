@@ -1,5 +1,5 @@
-import { CompiledQuery, PostgresAdapter, sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
-import { isPostgres } from '../db/migrations/dialect.js';
+import { CompiledQuery, sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { isPostgres } from '../db/adapter.js';
 import type { AudienceSessionsTable, Database, RollupSums } from '../db/types.js';
 import { SUM_COLUMNS } from './metrics.js';
 
@@ -110,7 +110,7 @@ function statementsFor(table: RollupTable['name'], keyColumns: string[], postgre
 async function addTo(trx: Transaction<Database>, table: RollupTable['name'], key: Key, delta: RollupSums): Promise<void> {
   if (isZero(delta)) return;
   // The key's tenant_id rides along outside the hourly tables' primary key: matching it too is harmless.
-  const { update, upsert } = statementsFor(table, Object.keys(key), trx.getExecutor().adapter instanceof PostgresAdapter);
+  const { update, upsert } = statementsFor(table, Object.keys(key), isPostgres(trx));
   const values = [...SUM_COLUMNS.map((c) => delta[c]), ...Object.values(key)];
   const updated = await trx.executeQuery(CompiledQuery.raw(update, values));
   if (Number(updated.numAffectedRows ?? 0n) === 0) await trx.executeQuery(CompiledQuery.raw(upsert, values));

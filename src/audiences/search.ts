@@ -2,16 +2,15 @@ import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kyse
 import {
   indexable,
   isPostgres,
-  joinSubstringIndex,
+  matchingText,
   orderedBy,
   plannedOnce,
   postedGram,
   scopeEquals,
   searchesInOrder,
   startsWith,
-  substringMatch,
 } from '../db/search.js';
-import { joinPostings, POSTING_KEY, walkPostings, type PostingsWalk } from '../db/search-postings.js';
+import { POSTING_KEY, walkPostings, type PostingsWalk } from '../db/search-postings.js';
 import type { Database } from '../db/types.js';
 import type { AudienceSearchQuery } from './schemas.js';
 
@@ -72,14 +71,13 @@ export async function searchAudiences(db: Kysely<Database>, tenantId: string, qu
     searchesInOrder(db, 'audiences', tenantId, text),
     postedGram(db, 'audiences', tenantId, text),
   ]);
+  const searched = { table: 'audiences', scopeId: tenantId, columns: ['effective_name_lc', 'page_name_lc'] } as const;
   const matching = (atStart: boolean, walk?: PostingsWalk) =>
     db
       .selectFrom('audiences')
       .where(scopeEquals(db, 'audiences.tenant_id', tenantId, ordered || indexable(text)))
       .where(live)
-      .$if(ordered, joinSubstringIndex('audiences', text, atStart))
-      .$call((q) => (walk ? q.$call(joinPostings('audiences', tenantId, walk)) : q))
-      .$if(text !== '' && !ordered, (q) => q.where(substringMatch(db, 'audiences', ['effective_name_lc', 'page_name_lc'], text)));
+      .$call(matchingText(db, searched, text, { ordered, driven: false, substringIndex: true, ...(walk ? { walk } : {}) }, atStart));
   const prefix = sql<boolean>`(${startsWith(db, 'audiences.effective_name_lc', text)} or ${startsWith(db, 'audiences.page_name_lc', text)})`;
   const columns = ['audiences.id', 'audiences.effective_name', 'audiences.page_id', 'audiences.page_name'] as const;
   // PostgreSQL walks the postings of the text's rarest trigram, as many as it takes (search-postings.ts).

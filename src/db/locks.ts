@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
+import { isPostgres } from './adapter.js';
 import type { Database } from './types.js';
 
 /**
@@ -6,7 +7,7 @@ import type { Database } from './types.js';
  * lock held until the transaction ends. SQLite has a single writer per file and needs nothing.
  */
 export async function lockExclusive(trx: Transaction<Database>, name: string): Promise<void> {
-  if (trx.getExecutor().adapter instanceof PostgresAdapter) {
+  if (isPostgres(trx)) {
     await sql`select pg_advisory_xact_lock(hashtext(${name}))`.execute(trx);
   }
 }

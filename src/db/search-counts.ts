@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { isPostgres } from './adapter.js';
 import type { Database } from './types.js';
 
 /**
@@ -90,6 +91,9 @@ export async function countByGram(
   return Number(rows[0]?.n ?? 0);
 }
 
+/** An FTS5 query for `text` as one phrase: a substring match, its own quotes doubled. */
+export const ftsPhrase = (text: string): string => `"${text.replace(/"/g, '""')}"`;
+
 /** The `scope_id` of the row counting every row of a table, live or not (SQLite: its FTS table's rows). */
 export const WHOLE_TABLE = '*';
 
@@ -108,12 +112,11 @@ export async function countWithoutVisiting(
   text: string,
 ): Promise<number | undefined> {
   if (countable(text)) return countByGram(db, source, scopeId, facets.asked, text);
-  if (db.getExecutor().adapter instanceof PostgresAdapter || facets.asked.length < facets.all.length) return undefined;
+  if (isPostgres(db) || facets.asked.length < facets.all.length) return undefined;
   const scope = await countByGram(db, source, scopeId, facets.all, '');
   const whole = await countByGram(db, source, WHOLE_TABLE, [''], '');
   if (scope !== whole) return undefined;
   const fts = sql.table(`${source}_fts`);
-  const phrase = `"${text.replace(/"/g, '""')}"`;
-  const { rows } = await sql<{ n: number }>`select count(*) as n from ${fts} where ${fts} match ${phrase}`.execute(db);
+  const { rows } = await sql<{ n: number }>`select count(*) as n from ${fts} where ${fts} match ${ftsPhrase(text)}`.execute(db);
   return Number(rows[0]?.n ?? 0);
 }

@@ -1,15 +1,20 @@
-import { PostgresAdapter, sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
-import { countable, countByGram, countWithoutVisiting, gramCount, type CountedSearch } from './search-counts.js';
-import { rarestTrigram, walkPostings, type PostingsWalk } from './search-postings.js';
+import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { isPostgres } from './adapter.js';
+import { countable, countByGram, countWithoutVisiting, ftsPhrase, gramCount, type CountedSearch } from './search-counts.js';
+import { joinPostings, POSTING_KEY, rarestTrigram, walkPostings, type PostingsWalk } from './search-postings.js';
 import type { Database } from './types.js';
+
+export { isPostgres };
+
+/** `text` for LIKE, its own `%`, `_` and `\` taken literally (with `escape '\'`). */
+const likeLiteral = (text: string): string => text.replace(/[\\%_]/g, '\\$&');
 
 /**
  * `column LIKE '%text%'`, with the text's own `%`, `_` and `\` taken literally on both dialects.
  * Searches use it on lowercased copies with lowercased text; erasure, on stored text as stored.
  */
 export function contains(column: string, text: string): RawBuilder<boolean> {
-  const pattern = `%${text.replace(/[\\%_]/g, '\\$&')}%`;
-  return sql<boolean>`${sql.ref(column)} like ${pattern} escape '\\'`;
+  return sql<boolean>`${sql.ref(column)} like ${`%${likeLiteral(text)}%`} escape '\\'`;
 }
 
 /**
@@ -18,21 +23,25 @@ export function contains(column: string, text: string): RawBuilder<boolean> {
  * trigram table is asked for the text as one phrase (a substring match). Texts shorter than a
  * trigram cannot use either index and fall back to LIKE over the caller's other filters.
  */
-export function substringMatch(db: Kysely<Database>, table: string, columns: string[], text: string, useIndex = true): RawBuilder<boolean> {
+export function substringMatch(
+  db: Kysely<Database>,
+  table: string,
+  columns: readonly string[],
+  text: string,
+  useIndex = true,
+): RawBuilder<boolean> {
   const like = sql<boolean>`(${sql.join(
     columns.map((c) => contains(`${table}.${c}`, text)),
     sql` or `,
   )})`;
   if (isPostgres(db) || !indexable(text) || !useIndex) return like;
   const fts = sql.table(`${table}_fts`);
-  const phrase = `"${text.replace(/"/g, '""')}"`;
-  return sql<boolean>`${sql.ref(`${table}.rowid`)} in (select rowid from ${fts} where ${fts} match ${phrase})`;
+  return sql<boolean>`${sql.ref(`${table}.rowid`)} in (select rowid from ${fts} where ${fts} match ${ftsPhrase(text)})`;
 }
 
 /** `column LIKE 'text%'` with the text taken literally: what ranks prefix matches first. */
 export function startsWith(db: Kysely<Database>, column: string, text: string): RawBuilder<boolean> {
-  const pattern = `${text.replace(/[\\%_]/g, '\\$&')}%`;
-  return sql<boolean>`${sql.ref(column)} like ${plannedOnce(db, pattern)} escape '\\'`;
+  return sql<boolean>`${sql.ref(column)} like ${plannedOnce(db, `${likeLiteral(text)}%`)} escape '\\'`;
 }
 
 /**
@@ -76,8 +85,6 @@ export interface SearchPlan {
 const DRIVEN: SearchPlan = { ordered: false, driven: true, substringIndex: true };
 const ORDERED: SearchPlan = { ordered: true, driven: false, substringIndex: true };
 const UNDRIVEN: SearchPlan = { ordered: false, driven: false, substringIndex: true };
-
-export const isPostgres = (db: Kysely<Database>): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
 
 /**
  * `column = value` for the column that scopes a substring search (the tenant, the domain). With
@@ -197,7 +204,7 @@ async function inOrder(db: Kysely<Database>, table: SearchedTable, scopeId: stri
  */
 export function joinSubstringIndex(table: SearchedTable, text: string, atStart = false) {
   const fts = `${table}_fts`;
-  const phrase = `${atStart ? '^' : ''}"${text.replace(/"/g, '""')}"`;
+  const phrase = `${atStart ? '^' : ''}${ftsPhrase(text)}`;
   return <DB, TB extends keyof DB, O>(qb: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> =>
     // The join adds the `fts` alias only; every column the caller reads stays its own table's.
     qb.innerJoin(sql<{ rowid: number }>`${sql.table(fts)}`.as('fts'), (join) =>
@@ -207,3 +214,31 @@ export function joinSubstringIndex(table: SearchedTable, text: string, atStart =
 
 /** What an ORDERED page is ordered by. */
 export const orderedBy = sql`fts.rowid`;
+
+/**
+ * For `$call`: `table`'s rows in `scopeId` whose `columns` contain `text`, read as `plan` says:
+ * through the FTS table in its row order (ORDERED; `atStart`, see `joinSubstringIndex`), among a
+ * walk's postings, or tested by `substringMatch`.
+ */
+export function matchingText(
+  db: Kysely<Database>,
+  target: { table: SearchedTable; scopeId: string; columns: readonly string[] },
+  text: string,
+  plan: SearchPlan,
+  atStart = false,
+) {
+  return <DB, TB extends keyof DB, O>(qb: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> => {
+    if (plan.ordered) return qb.$call(joinSubstringIndex(target.table, text, atStart));
+    const walked = plan.walk ? qb.$call(joinPostings(target.table, target.scopeId, plan.walk)) : qb;
+    return text === '' ? walked : walked.where(substringMatch(db, target.table, target.columns, text, plan.substringIndex));
+  };
+}
+
+/** What a list's `apply` orders a page read with `plan` by: the FTS row order, the postings' key, or its own key. */
+export const pageOrder = (plan: SearchPlan) => (plan.ordered ? orderedBy : plan.walk !== undefined ? POSTING_KEY : undefined);
+
+/** For `$call`: the count `plan` carries, selected as `search_total`, where `searchWithTotal` reads it. */
+export function carriedTotal(plan: SearchPlan) {
+  return <DB, TB extends keyof DB, O>(qb: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> =>
+    plan.total === undefined ? qb : (qb.select(sql`${plan.total}`.as('search_total')) as unknown as SelectQueryBuilder<DB, TB, O>);
+}

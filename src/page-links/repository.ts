@@ -1,6 +1,5 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
-import { joinSubstringIndex, orderedBy, scopeEquals, searchWithTotal, substringMatch, type SearchPlan } from '../db/search.js';
-import { joinPostings, POSTING_KEY } from '../db/search-postings.js';
+import type { Kysely, Transaction } from 'kysely';
+import { carriedTotal, matchingText, pageOrder, scopeEquals, searchWithTotal, type SearchPlan } from '../db/search.js';
 import { TARGET_TYPES } from '../db/enums.js';
 import type { Database, PageLinksTable } from '../db/types.js';
 import { fallbackDomainId, findDomain, findFallbackDomain } from '../domains/repository.js';
@@ -213,9 +212,7 @@ export async function searchPageLinks(db: Kysely<Database>, tenantId: string, qu
       .where(scopeEquals(db, 'page_links.tenant_domain_id', domainId, plan.driven || plan.ordered))
       .where('page_links.tenant_id', '=', tenantId)
       .where('page_links.deleted_at', 'is', null)
-      .$if(plan.ordered, joinSubstringIndex('page_links', text))
-      .$call((q) => (plan.walk ? q.$call(joinPostings('page_links', domainId, plan.walk)) : q))
-      .$if(text !== '' && !plan.ordered, (q) => q.where(substringMatch(db, 'page_links', ['path_lc'], text, plan.substringIndex)))
+      .$call(matchingText(db, { table: 'page_links', scopeId: domainId, columns: ['path_lc'] }, text, plan))
       .$call((q) => (query.pageId === undefined ? q : q.where('page_links.page_id', '=', query.pageId)))
       .$call((q) => (query.targetType === undefined ? q : q.where('page_links.target_type', '=', query.targetType)));
   const [rows, totalCount] = await searchWithTotal(
@@ -225,8 +222,8 @@ export async function searchPageLinks(db: Kysely<Database>, tenantId: string, qu
     (plan) =>
       matching(plan)
         .selectAll('page_links')
-        .$if(plan.total !== undefined, (q) => q.select(sql<number | string | bigint | null>`${plan.total ?? null}`.as('search_total')))
-        .$call(pageLinksList.apply(request, plan.ordered ? orderedBy : plan.walk !== undefined ? POSTING_KEY : undefined))
+        .$call(carriedTotal(plan))
+        .$call(pageLinksList.apply(request, pageOrder(plan)))
         .execute(),
     (plan) => countRows(matching(plan)),
     // A page's links are few: counted by visiting them.

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { COUNTED_SEARCHES, gramsOf, WHOLE_TABLE, type CountedSearch } from '../search-counts.js';
-import { columnTypes, createSearchCounts, createSearchCountsSupport, isPostgres } from './dialect.js';
+import { isPostgres } from '../adapter.js';
+import { columnTypes, createSearchCounts, createSearchCountsSupport } from './dialect.js';
 
 /**
  * Match counts of short search texts per gram (src/db/search-counts.ts), kept by triggers, and

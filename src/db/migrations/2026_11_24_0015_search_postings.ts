@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { POSTED_SEARCHES, type PostedSearch } from '../search-postings.js';
-import { columnTypes, isPostgres } from './dialect.js';
+import { isPostgres } from '../adapter.js';
+import { columnTypes } from './dialect.js';
 
 /**
  * PostgreSQL only: trigram postings in list order (src/db/search-postings.ts), kept by statement

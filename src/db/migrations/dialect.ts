@@ -1,9 +1,6 @@
-import { PostgresAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { isPostgres } from '../adapter.js';
 import { GRAM_MAX, WHOLE_TABLE, type CountedSearch } from '../search-counts.js';
-
-export function isPostgres<DB>(db: Kysely<DB>): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
-}
 
 /**
  * The one place where migrations differ by dialect: column types.
