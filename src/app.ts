@@ -17,7 +17,11 @@ import { consoleRoutes } from './console/routes.js';
 import { openDatabase, type Db } from './db/connection.js';
 import { migrateDatabase } from './db/migrate.js';
 import { serviceMetrics } from './metrics/service.js';
+import { createDomainChecks } from './domains/checks.js';
+import { txtLookup } from './domains/dns.js';
+import { hostnameRules } from './domains/hostnames.js';
 import { domainRoutes } from './domains/routes.js';
+import { releaseRefusedDomains } from './domains/sweep.js';
 import { eventRoutes } from './events/routes.js';
 import { apiKeyAuth } from './http/auth.js';
 import './http/context.js';
@@ -49,13 +53,20 @@ export interface AppOptions {
   maintenanceEveryMs?: number;
   /** The page agent's timings and batch size; tests shorten them. */
   agent?: AgentTuning;
+  /** How often pending domains' due checks are looked for (a minute by default); tests shorten it. */
+  domainChecksEveryMs?: number;
 }
 
 /**
  * Builds the whole service; `server.ts` listens on it and every test drives it, with the same
  * options. Wiring only: what each piece does is in its own module. The order matters where said.
  */
-export async function buildApp({ config, maintenanceEveryMs, agent: agentTuning }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({
+  config,
+  maintenanceEveryMs,
+  agent: agentTuning,
+  domainChecksEveryMs,
+}: AppOptions): Promise<FastifyInstance> {
   const door: RouterErrorDoor = {};
   const app = Fastify(serverOptions(config, door)).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -78,7 +89,10 @@ export async function buildApp({ config, maintenanceEveryMs, agent: agentTuning 
   // Requests on tenant domains go to the visitor plane (src/site/) before anything of the API runs.
   const secret = await fileUrlSecret(app.db, config.fileUrlSecret);
   const stores = fileStores(app.db, config.dataDir, config.fileStore);
-  const hosts = siteHosts(app.db);
+  // Names under the rules' refusal are released before the first request (src/domains/sweep.ts).
+  const rules = hostnameRules(config);
+  await releaseRefusedDomains(app.db, rules, app.log);
+  const hosts = siteHosts(app.db, rules);
   const observe = metrics && {
     instrument: (site: FastifyInstance) => metrics.instrument(site, 'site'),
     report: metrics.collectorReport,
@@ -114,6 +128,10 @@ export async function buildApp({ config, maintenanceEveryMs, agent: agentTuning 
     app.addHook('onReady', async () => agent.start());
     app.addHook('preClose', async () => agent.stop());
   }
+  const lookup = txtLookup(config.dnsResolvers);
+  const domainChecks = createDomainChecks(db.kysely, lookup, app.log, domainChecksEveryMs);
+  app.addHook('onReady', async () => domainChecks.start());
+  app.addHook('preClose', async () => domainChecks.stop());
   const maintenance = createMaintenance(db.kysely, app.log, maintenanceEveryMs);
   app.addHook('onReady', async () => maintenance.start());
   app.addHook('preClose', async () => maintenance.stop());
@@ -141,7 +159,7 @@ export async function buildApp({ config, maintenanceEveryMs, agent: agentTuning 
   await app.register(agentRoutes);
   await app.register(sessionRoutes);
   await app.register(analyticsRoutes);
-  await app.register(domainRoutes);
+  await app.register(domainRoutes, { rules, lookup });
   await app.register(topicRoutes);
   await app.register(pageLinkRoutes);
   await app.register(webhookRoutes);

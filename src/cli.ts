@@ -12,6 +12,7 @@ import { isScope } from './admin/schemas.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/connection.js';
 import { migrateDatabase } from './db/migrate.js';
+import { attestDomain } from './domains/verification.js';
 import { erasePerson } from './persons/erasure.js';
 
 const USAGE = `Usage: npm run admin -- <command>
@@ -23,6 +24,7 @@ const USAGE = `Usage: npm run admin -- <command>
   keys list TENANT_ID        list a tenant's keys (prefix, scopes, expiry, limits, last use)
   keys revoke KEY_ID         revoke an API key at once
   persons erase PERSON_ID    erase a person and their data, as DELETE /v0/persons/{id} does
+  domains verify DOMAIN_ID   verify a tenant's custom domain without its DNS record (the operator attests it)
 Uses the same DATABASE_URL as the server. Prints JSON on stdout.`;
 
 class UsageError extends Error {}
@@ -92,6 +94,10 @@ async function main(args: string[]): Promise<unknown> {
         });
         if (!erased) throw new Error(`No person ${arg}`);
         return { personId: arg, erased: true };
+      }
+      case 'domains verify': {
+        if (!arg) throw new UsageError('domains verify needs a DOMAIN_ID');
+        return await attestDomain(db.kysely, arg);
       }
       default:
         throw new UsageError(command ? `Unknown command: ${command}` : 'No command given');

@@ -34,6 +34,10 @@ export interface Config {
   fileStore: FileStoreName;
   /** Each tenant's fallback hostname is `<tenant slug>.<suffix>`. */
   fallbackDomainSuffix: string;
+  /** Names no tenant may claim: exact names, or `*.suffix` for every name under a suffix. */
+  reservedHostnames: string[];
+  /** `address[:port]` of the DNS servers that domain verification asks; empty: the system's. */
+  dnsResolvers: string[];
   /** Allow http:// webhook URLs (for local receivers); https:// only otherwise. */
   webhookAllowHttp: boolean;
   webhooks: WebhookDelivery;
@@ -136,6 +140,8 @@ export function loadConfig(env: Env = process.env): Config {
     fileUrlSecret: readFileUrlSecret(env),
     fileStore: readFileStore(env, database.kind),
     fallbackDomainSuffix: readDomainSuffix(env),
+    reservedHostnames: readReservedHostnames(env),
+    dnsResolvers: readDnsResolvers(env),
     webhookAllowHttp: readBoolean(env, 'WEBHOOK_ALLOW_HTTP', false),
     webhooks: {
       enabled: readBoolean(env, 'WEBHOOK_DISPATCHER', true),
@@ -289,6 +295,43 @@ function readDomainSuffix(env: Env): string {
   const raw = readString(env, 'FALLBACK_DOMAIN_SUFFIX') ?? 'pages.localhost';
   if (!isHostname(raw)) throw new ConfigError(`FALLBACK_DOMAIN_SUFFIX must be a DNS name, got "${raw}"`);
   return raw.toLowerCase();
+}
+
+/** `admin.example.com, *.internal.example.com`: exact names, or every name under a suffix. */
+function readReservedHostnames(env: Env): string[] {
+  return readList(env, 'RESERVED_HOSTNAMES').map((entry) => {
+    const name = entry.toLowerCase().replace(/\.$/, '');
+    if (!isHostname(name.replace(/^\*\./, '')))
+      throw new ConfigError(`RESERVED_HOSTNAMES must be comma-separated DNS names or *.suffix, got "${entry}"`);
+    return name;
+  });
+}
+
+/** `1.1.1.1, 10.0.0.53:5353, 2606:4700::1111, [::1]:5353`: the form node's dns.setServers takes. */
+function readDnsResolvers(env: Env): string[] {
+  return readList(env, 'DNS_RESOLVERS').map((entry) => {
+    const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(entry);
+    const v4WithPort = /^([\d.]+):(\d{1,5})$/.exec(entry);
+    const [address, port] = bracketed
+      ? [bracketed[1] ?? '', bracketed[2]]
+      : v4WithPort
+        ? [v4WithPort[1] ?? '', v4WithPort[2]]
+        : [entry, undefined];
+    const family = net.isIP(address);
+    const goodPort = port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
+    if (family === 0 || !goodPort || (bracketed && family !== 6) || (v4WithPort && family !== 4))
+      throw new ConfigError(
+        `DNS_RESOLVERS must be comma-separated IP addresses, each with an optional port (1.1.1.1:53, [::1]:53), got "${entry}"`,
+      );
+    return entry;
+  });
+}
+
+function readList(env: Env, name: string): string[] {
+  return (readString(env, name) ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
 }
 
 function readBoolean(env: Env, name: string, fallback: boolean): boolean {

@@ -41,6 +41,8 @@ export const EVENT_CATALOGUE = [
   'page_link.created',
   'page_link.updated',
   'page_link.deleted',
+  'tenant_domain.verified',
+  'tenant_domain.released',
 ];
 
 export type ImageFormat = 'png' | 'jpeg' | 'gif' | 'webp';

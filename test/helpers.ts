@@ -131,13 +131,30 @@ export async function startApp(env: Record<string, string> = {}, options: Omit<A
   };
 }
 
-/** Asserts a problem+json answer with `status`, `code`, and (when given) an error at each path. */
+/**
+ * A custom domain of the tenant (`key`, else the first), verified as an operator attests it: a new
+ * domain is pending, and only verified domains are served.
+ */
+export async function verifiedDomain(t: TestApp, hostname: string, key?: string): Promise<Json> {
+  const created = ok(await t.req('POST', '/v0/tenant_domains', { hostname }, key === undefined ? {} : { key }), 201);
+  return ok(await attest(t, created.tenantDomainId));
+}
+
+/** `POST /admin/tenant_domains/{id}/verify` with the admin token. */
+export function attest(t: TestApp, tenantDomainId: string): Promise<Res> {
+  return t.req('POST', `/admin/tenant_domains/${tenantDomainId}/verify`, undefined, {
+    key: null,
+    headers: { authorization: `Bearer ${t.adminToken}` },
+  });
+}
+
 /** The body of a response that must have `status` (the response's text in the failure message). */
 export function ok(res: Res, status = 200): Json {
   assert.equal(res.status, status, res.text);
   return res.body;
 }
 
+/** Asserts a problem+json answer with `status`, `code`, and (when given) an error at each path. */
 export function expectProblem(res: Res, status: number, code: string, paths: string[] = []): void {
   const ok =
     res.status === status &&

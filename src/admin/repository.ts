@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import { allocateSlug, slugify } from '../db/slugs.js';
-import { createFallbackDomain } from '../domains/repository.js';
+import { createFallbackDomain, hostnameHeld } from '../domains/repository.js';
 import type { ApiKeysTable, Database, TenantsTable } from '../db/types.js';
 import { hashApiKey } from '../http/auth.js';
 import { keysetList, NEWEST_FIRST, type ListQueryParams } from '../http/pagination.js';
@@ -26,10 +26,19 @@ export const toTenant = (row: TenantsTable): Tenant => ({
   createdAt: row.created_at,
 });
 
-/** A tenant and its fallback domain `<slug>.<domainSuffix>`; the slug is a DNS label, unique across the service. */
+/**
+ * A tenant and its fallback domain `<slug>.<domainSuffix>`; the slug is a DNS label, unique across
+ * the service. A slug whose fallback name any domain row holds is skipped like a taken slug, so no
+ * row (a claim from before names under the suffix were refused) can make creating a tenant fail.
+ */
 export async function createTenant(trx: Transaction<Database>, name: string, domainSuffix: string): Promise<Tenant> {
-  const slug = await allocateSlug(trx, 'tenant', slugify(name, 'tenant', 50), async (s) =>
-    Boolean(await trx.selectFrom('tenants').select('id').where('slug', '=', s).executeTakeFirst()),
+  const slug = await allocateSlug(
+    trx,
+    'tenant',
+    slugify(name, 'tenant', 50),
+    async (s) =>
+      Boolean(await trx.selectFrom('tenants').select('id').where('slug', '=', s).executeTakeFirst()) ||
+      (await hostnameHeld(trx, `${s}.${domainSuffix}`)),
   );
   const row = { id: newId('tenant'), name, slug, created_at: now() };
   await trx.insertInto('tenants').values(row).execute();

@@ -1,4 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { TenantDomain, TenantDomainParams } from '../domains/schemas.js';
+import { attestDomain } from '../domains/verification.js';
 import { adminAuth } from '../http/auth.js';
 import { notFound } from '../http/errors.js';
 import { ListEnvelope, ListQuery, NoContent, responses } from '../http/schemas.js';
@@ -105,6 +107,25 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ adminToken: string }> = as
     async (request, reply) => {
       if (!(await revokeApiKey(app.db, request.params.apiKeyId))) throw notFound('API key');
       return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/admin/tenant_domains/:tenant_domain_id/verify',
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'attestTenantDomain',
+        summary: "Verify a tenant's custom domain without its DNS record (the operator attests it)",
+        params: TenantDomainParams,
+        response: responses({ 200: TenantDomain }),
+      },
+    },
+    async (request) => {
+      const domain = await attestDomain(app.db, request.params.tenant_domain_id);
+      app.siteHosts.forget(domain.hostname);
+      return domain;
     },
   );
 };

@@ -20,3 +20,6 @@ export const LIFECYCLE_STATES = ['active', 'trashed', 'deleted'] as const;
 export const TARGET_TYPES = ['audience', 'page', 'page_routing'] as const;
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+
+/** A custom domain is served only once verified (src/domains/); a fallback domain always is. */
+export const DOMAIN_STATUSES = ['verified', 'pending'] as const;

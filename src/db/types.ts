@@ -1,6 +1,7 @@
 import type { FileStoreName } from '../config.js';
 import type {
   DELIVERY_STATUSES,
+  DOMAIN_STATUSES,
   IMAGE_TYPES,
   LIFECYCLE_STATES,
   PAGE_STATUSES,
@@ -354,9 +355,16 @@ export interface TopicEntriesTable {
 export interface TenantDomainsTable {
   id: string;
   tenant_id: string;
+  /** Unique among verified domains; a pending name may be claimed by several tenants. */
   hostname: string;
   is_fallback: number;
   created_at: string;
+  status: OneOf<typeof DOMAIN_STATUSES>;
+  verified_at: string | null;
+  /** The TXT value that proves the claim; null once verified. */
+  verification_value: string | null;
+  /** When the background check looks at a pending domain again; null when it no longer does. */
+  next_check_at: string | null;
 }
 
 export interface PageLinksTable {

@@ -1,41 +1,88 @@
+import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { isHostname } from '../config.js';
 import type { Database, TenantDomainsTable } from '../db/types.js';
-import { conflict, conflictIfTaken, invalidField } from '../http/errors.js';
+import { AppError, conflict, conflictIfTaken, invalidField } from '../http/errors.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { now } from '../time.js';
+import type { HostnameRules } from './hostnames.js';
 import type { TenantDomain, TenantDomainListQuery } from './schemas.js';
+
+/** The TXT record's name for a hostname: an underscore label, which no host name uses. */
+export const verificationName = (hostname: string) => `_pam-verify.${hostname}`;
 
 export const toTenantDomain = (row: TenantDomainsTable): TenantDomain => ({
   tenantDomainId: row.id,
   hostname: row.hostname,
   isFallback: row.is_fallback === 1,
+  status: row.status,
+  verifiedAt: row.verified_at,
+  verification:
+    row.status === 'verified' || row.verification_value === null
+      ? null
+      : { recordType: 'TXT', name: verificationName(row.hostname), value: row.verification_value },
   createdAt: row.created_at,
 });
 
-/** The tenant's fallback domain `<slug>.<suffix>`; tenant slugs are unique, so these never collide. */
+/** The tenant's fallback domain `<slug>.<suffix>`: verified from the start, since the service names it. */
 export async function createFallbackDomain(db: Kysely<Database>, tenantId: string, slug: string, suffix: string): Promise<TenantDomain> {
+  const at = now();
   const row: TenantDomainsTable = {
     id: newId('domain'),
     tenant_id: tenantId,
     hostname: `${slug}.${suffix}`,
     is_fallback: 1,
-    created_at: now(),
+    created_at: at,
+    status: 'verified',
+    verified_at: at,
+    verification_value: null,
+    next_check_at: null,
   };
   await db.insertInto('tenant_domains').values(row).execute();
   return toTenantDomain(row);
 }
 
-/** A hostname taken by any tenant, in any case, is 409 at `/hostname`. */
-export async function createDomain(db: Kysely<Database>, tenantId: string, hostname: string): Promise<TenantDomain> {
+/** Whether any row, of any tenant and status, holds this name (a new tenant's fallback name must be free). */
+export async function hostnameHeld(db: Kysely<Database>, hostname: string): Promise<boolean> {
+  return Boolean(await db.selectFrom('tenant_domains').select('id').where('hostname', '=', hostname).executeTakeFirst());
+}
+
+/** The first background check of a new claim; the schedule is in verification.ts. */
+const FIRST_CHECK_MS = 10 * 60 * 1000;
+
+/**
+ * A claim on a custom domain, pending until its TXT record is found or an operator attests it.
+ * Refused (400 at `/hostname`, saying why) by the hostname rules; 409 when a tenant already holds
+ * the name verified, or this tenant already claims it. Other tenants' pending claims do not stop it.
+ */
+export async function createDomain(db: Kysely<Database>, tenantId: string, hostname: string, rules: HostnameRules): Promise<TenantDomain> {
   const name = hostname.toLowerCase().replace(/\.$/, '');
-  if (!isHostname(name) || !name.includes('.')) throw invalidField('/hostname', 'is not a valid DNS name (e.g. pages.example.com)');
-  const row: TenantDomainsTable = { id: newId('domain'), tenant_id: tenantId, hostname: name, is_fallback: 0, created_at: now() };
+  const refusal = rules.refusal(name);
+  if (refusal !== undefined) throw invalidField('/hostname', refusal);
+  const taken = { path: '/hostname', message: 'is already in use', detail: `The hostname ${name} is already in use` };
+  const verified = await db
+    .selectFrom('tenant_domains')
+    .select('tenant_id')
+    .where('hostname', '=', name)
+    .where('status', '=', 'verified')
+    .executeTakeFirst();
+  if (verified) throw new AppError('conflict', taken.detail, [{ path: taken.path, message: taken.message }]);
+  const at = now();
+  const row: TenantDomainsTable = {
+    id: newId('domain'),
+    tenant_id: tenantId,
+    hostname: name,
+    is_fallback: 0,
+    created_at: at,
+    status: 'pending',
+    verified_at: null,
+    // 160 random bits: no one guesses the value before the tenant publishes it.
+    verification_value: `pam-verify=${randomBytes(20).toString('hex')}`,
+    next_check_at: new Date(Date.parse(at) + FIRST_CHECK_MS).toISOString(),
+  };
   await conflictIfTaken(db.insertInto('tenant_domains').values(row).execute(), {
-    path: '/hostname',
-    message: 'is already in use',
-    detail: `The hostname ${hostname} is already in use`,
+    ...taken,
+    detail: `This tenant already has the hostname ${name}`,
   });
   return toTenantDomain(row);
 }

@@ -3,13 +3,16 @@ import { notFound } from '../http/errors.js';
 import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
 import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
 import { deleteDomainLinks } from '../page-links/repository.js';
+import type { TxtLookup } from './dns.js';
+import type { HostnameRules } from './hostnames.js';
 import { createDomain, deleteDomain, findDomain, listDomains } from './repository.js';
 import { TenantDomain, TenantDomainCreate, TenantDomainListQuery, TenantDomainParams } from './schemas.js';
+import { verifyDomain } from './verification.js';
 
 const extension = { tags: ['page links'], 'x-extension': true };
 
 /** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
-export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const domainRoutes: FastifyPluginAsyncTypebox<{ rules: HostnameRules; lookup: TxtLookup }> = async (app, { rules, lookup }) => {
   app.get(
     '/v0/tenant_domains',
     {
@@ -37,10 +40,32 @@ export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const result = await createOnce(app.db, fromHeader(request), (trx) => createDomain(trx, request.tenantId, request.body.hostname));
-      // Visitors reach the new domain at once in this process (other instances within seconds: site/hosts.ts).
-      app.siteHosts.forget(result.body.hostname);
+      const result = await createOnce(app.db, fromHeader(request), (trx) =>
+        createDomain(trx, request.tenantId, request.body.hostname, rules),
+      );
       return sendOnce(reply, result);
+    },
+  );
+
+  app.post(
+    '/v0/tenant_domains/:tenant_domain_id/verify',
+    {
+      schema: {
+        ...extension,
+        operationId: 'verifyTenantDomain',
+        summary: 'Verify a custom domain by its DNS TXT record (extension)',
+        description:
+          'Looks up the TXT record named in `verification` (5 s at most). Found with its value: the domain is verified and served from now on. ' +
+          'Not found: 409 `domain_not_verified`, saying what the look-up found. A verified domain answers as it is.',
+        params: TenantDomainParams,
+        response: responses({ 200: TenantDomain }),
+      },
+    },
+    async (request) => {
+      const domain = await verifyDomain(app.db, lookup, request.tenantId, request.params.tenant_domain_id);
+      // Visitors reach the domain at once in this process (other instances within seconds: site/hosts.ts).
+      app.siteHosts.forget(domain.hostname);
+      return domain;
     },
   );
 

@@ -39,6 +39,8 @@ export const EVENT_TYPES = [
   'page_link.created',
   'page_link.updated',
   'page_link.deleted',
+  'tenant_domain.verified',
+  'tenant_domain.released',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

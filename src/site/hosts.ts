@@ -1,5 +1,6 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
+import type { HostnameRules } from '../domains/hostnames.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -32,14 +33,16 @@ const MAX_ENTRIES = 10_000;
 /**
  * Every request asks whether its Host is a tenant domain, the API's own requests included, so the
  * answers (found or not) are kept a few seconds rather than read per request: one indexed read per
- * host every 5 s, and nothing on the hot path of the API.
+ * host every 5 s, and nothing on the hot path of the API. Only verified domains are tenant hosts.
+ * The API's own hosts (PUBLIC_BASE_URL's, any IP literal, localhost) never are, whatever the table
+ * holds: a row that slipped past the rules cannot take the API, the admin API or the console over.
  */
-export function siteHosts(db: Kysely<Database>): SiteHosts {
+export function siteHosts(db: Kysely<Database>, rules: HostnameRules): SiteHosts {
   const cache = new Map<string, { host: SiteHost | undefined; until: number }>();
   return {
     async lookup(hostHeader) {
       const hostname = normalize(hostHeader);
-      if (hostname === undefined) return undefined;
+      if (hostname === undefined || rules.isApiHost(hostname)) return undefined;
       const now = Date.now();
       const kept = cache.get(hostname);
       if (kept && kept.until > now) return kept.host;
@@ -47,6 +50,8 @@ export function siteHosts(db: Kysely<Database>): SiteHosts {
         .selectFrom('tenant_domains')
         .select(['id', 'tenant_id', 'hostname', 'is_fallback'])
         .where('hostname', '=', hostname)
+        // Literal, so the partial unique index of verified names answers it.
+        .where(sql<boolean>`status = 'verified'`)
         .executeTakeFirst();
       const host = row && { domainId: row.id, tenantId: row.tenant_id, hostname: row.hostname, isFallback: row.is_fallback === 1 };
       if (cache.size >= MAX_ENTRIES) cache.clear();

@@ -300,7 +300,14 @@ async function seedIssue5(k: Kysely<Database>, tenantId: string, ts: (i: number)
   const domainId = newId('domain');
   await k
     .insertInto('tenant_domains')
-    .values({ id: domainId, tenant_id: tenantId, hostname: `${tenantId}.pages.localhost`, is_fallback: 1, created_at: ts(0) })
+    .values({
+      id: domainId,
+      tenant_id: tenantId,
+      hostname: `${tenantId}.pages.localhost`,
+      is_fallback: 1,
+      created_at: ts(0),
+      status: 'verified',
+    })
     .execute();
   const links = [];
   for (const [i, page] of (await k.selectFrom('pages').select('id').where('tenant_id', '=', tenantId).execute()).entries()) {

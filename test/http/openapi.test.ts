@@ -41,6 +41,7 @@ const EXPECTED: Record<string, Record<string, 'reference' | 'extension'>> = {
   '/v0/topics/{topic_id}/entries/{topic_entry_id}': { get: 'extension', patch: 'extension', delete: 'extension' },
   '/v0/tenant_domains': { get: 'extension', post: 'extension' },
   '/v0/tenant_domains/{tenant_domain_id}': { delete: 'extension' },
+  '/v0/tenant_domains/{tenant_domain_id}/verify': { post: 'extension' },
   '/v0/page_links': { post: 'extension' },
   '/v0/page_links/search': { get: 'reference' },
   '/v0/page_links/{page_link_id}': { patch: 'extension', delete: 'extension' },

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { expectProblem, ISO_MS, startApp, type Json, type Res, type TestApp } from '../helpers.js';
+import { attest, expectProblem, ISO_MS, ok, startApp, type Json, type Res, type TestApp } from '../helpers.js';
 
 // Black-box tests of reference endpoint 20 (search page links), the page-link extensions
 // (POST /v0/page_links, DELETE /v0/page_links/{page_link_id}) and the tenant-domain extensions
@@ -130,8 +130,15 @@ describe('tenant domains (extension)', () => {
     assert.equal(d.hostname, 'acme.pages.localhost');
     assert.equal(d.isFallback, true);
     for (const k of Object.keys(d))
-      assert.ok(['tenantDomainId', 'hostname', 'isFallback', 'createdAt'].includes(k), `unexpected field ${k}`);
-    if ('createdAt' in d) assert.match(d.createdAt, ISO_MS);
+      assert.ok(
+        ['tenantDomainId', 'hostname', 'isFallback', 'status', 'verifiedAt', 'verification', 'createdAt'].includes(k),
+        `unexpected field ${k}`,
+      );
+    assert.match(d.createdAt, ISO_MS);
+    // A fallback domain is verified from the start: the service names it.
+    assert.equal(d.status, 'verified');
+    assert.equal(d.verifiedAt, d.createdAt);
+    assert.equal(d.verification, null);
   });
 
   test('every tenant has its own fallback domain from its unique slug', async () => {
@@ -173,6 +180,13 @@ describe('tenant domains (extension)', () => {
     assert.match(res.body.tenantDomainId, DOMAIN_ID);
     assert.equal(res.body.hostname, 'pages.example-shop.com');
     assert.equal(res.body.isFallback, false);
+    // A custom domain starts pending, with the TXT record that proves it.
+    assert.equal(res.body.status, 'pending');
+    assert.equal(res.body.verifiedAt, null);
+    assert.deepEqual(Object.keys(res.body.verification).sort(), ['name', 'recordType', 'value']);
+    assert.equal(res.body.verification.recordType, 'TXT');
+    assert.equal(res.body.verification.name, '_pam-verify.pages.example-shop.com');
+    assert.match(res.body.verification.value, /^pam-verify=[0-9a-f]{40}$/);
     const list = await domains(key);
     assert.equal(list.totalCount, 2);
     const listed = list.items.find((d: Json) => d.tenantDomainId === res.body.tenantDomainId);
@@ -180,19 +194,31 @@ describe('tenant domains (extension)', () => {
     assert.equal(list.items.filter((d: Json) => d.isFallback).length, 1);
   });
 
-  test('a hostname already taken, by this or another tenant, in any case, is 409', async () => {
+  test('a name this tenant claims, or another verified, in any case, is 409; pending claims coexist', async () => {
     const a = await t.newTenant('Domains Dup A');
     const b = await t.newTenant('Domains Dup B');
+    const c = await t.newTenant('Domains Dup C');
     const host = uniqueHost('dup');
-    await createDomain(host, a.key);
-    expectProblem(await t.req('POST', '/v0/tenant_domains', { hostname: host }, { key: a.key }), 409, 'conflict');
+    const claimA = await createDomain(host, a.key);
+    expectProblem(await t.req('POST', '/v0/tenant_domains', { hostname: host }, { key: a.key }), 409, 'conflict', ['/hostname']);
     expectProblem(await t.req('POST', '/v0/tenant_domains', { hostname: host.toUpperCase() }, { key: a.key }), 409, 'conflict');
-    expectProblem(await t.req('POST', '/v0/tenant_domains', { hostname: host }, { key: b.key }), 409, 'conflict');
-    expectProblem(await t.req('POST', '/v0/tenant_domains', { hostname: host.toUpperCase() }, { key: b.key }), 409, 'conflict');
-    // Another tenant's fallback hostname is taken too.
-    expectProblem(await t.req('POST', '/v0/tenant_domains', { hostname: 'acme.pages.localhost' }, { key: b.key }), 409, 'conflict');
-    expectProblem(await t.req('POST', '/v0/tenant_domains', { hostname: 'ACME.Pages.Localhost' }, { key: b.key }), 409, 'conflict');
-    assert.equal((await domains(b.key)).totalCount, 1, 'nothing was added');
+    // While pending, another tenant may claim the same name: the first to verify holds it.
+    const claimB = await createDomain(host.toUpperCase(), b.key);
+    assert.equal(claimB.status, 'pending');
+    assert.notEqual(claimB.verification.value, claimA.verification.value);
+    ok(await attest(t, claimA.tenantDomainId));
+    // B's claim was released; now the name is 409 for everyone else.
+    assert.equal((await domains(b.key)).totalCount, 1);
+    expectProblem(await t.req('POST', '/v0/tenant_domains', { hostname: host }, { key: b.key }), 409, 'conflict', ['/hostname']);
+    expectProblem(await t.req('POST', '/v0/tenant_domains', { hostname: host }, { key: c.key }), 409, 'conflict', ['/hostname']);
+    // Another tenant's fallback hostname is under the fallback suffix: refused as such.
+    expectProblem(
+      await t.req('POST', '/v0/tenant_domains', { hostname: 'acme.pages.localhost' }, { key: b.key }),
+      400,
+      'validation_failed',
+      ['/hostname'],
+    );
+    assert.equal((await domains(c.key)).totalCount, 1, 'nothing was added');
     assert.equal((await domains(a.key)).totalCount, 2);
   });
 

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import { verifyWebhook } from '../../src/webhooks/signing.js';
 import { EVENT_CATALOGUE, makeImage } from '../fixtures.js';
-import { expectProblem, ISO_MS, startApp, type Json, type Res, type TestApp } from '../helpers.js';
+import { attest, expectProblem, ISO_MS, startApp, type Json, type Res, type TestApp } from '../helpers.js';
 
 // Black-box tests of webhook delivery: real HTTP receivers on 127.0.0.1 record what the
 // dispatcher (running inside the app) sends them. Every change goes through the API; the
@@ -283,9 +283,9 @@ describe('every catalogue event reaches a "*" subscription, signed, with the doc
     const { key } = await t.newTenant('Catalogue');
     const r = await startReceiver();
     const sub = await subscribe(t, key, r.url, ['*']);
-    const expected: { type: string; data: Json; previousStatus?: string }[] = [];
-    const expect = (type: string, data: Json, previousStatus?: string) =>
-      expected.push({ type, data, ...(previousStatus ? { previousStatus } : {}) });
+    const expected: { type: string; data: Json; previousStatus?: string; reason?: string }[] = [];
+    const expect = (type: string, data: Json, previousStatus?: string, reason?: string) =>
+      expected.push({ type, data, ...(previousStatus ? { previousStatus } : {}), ...(reason ? { reason } : {}) });
     const call = async (method: string, url: string, body: unknown, status: number) => ok(await t.req(method, url, body, { key }), status);
 
     // Persons, accounts and their logs.
@@ -411,6 +411,15 @@ describe('every catalogue event reaches a "*" subscription, signed, with the doc
     const pageBefore = await call('GET', `/v0/pages/${page.pageId}`, undefined, 200);
     assert.equal((await t.req('DELETE', `/v0/pages/${page.pageId}`, undefined, { key })).status, 204);
 
+    // Custom domains: one verified (an operator attests it), one released when another tenant verifies its name first.
+    const mine = await call('POST', '/v0/tenant_domains', { hostname: `mine-${Date.now()}.example.com` }, 201);
+    expect('tenant_domain.verified', ok(await attest(t, mine.tenantDomainId), 200));
+    const contested = await call('POST', '/v0/tenant_domains', { hostname: `contested-${Date.now()}.example.com` }, 201);
+    const rival = await t.newTenant('Catalogue rival');
+    const theirs = ok(await t.req('POST', '/v0/tenant_domains', { hostname: contested.hostname }, { key: rival.key }), 201);
+    ok(await attest(t, theirs.tenantDomainId), 200);
+    expect('tenant_domain.released', contested, undefined, 'verified_by_another_tenant');
+
     // With the next test, the whole catalogue is covered.
     assert.deepEqual(
       [...new Set([...expected.map((e) => e.type), 'page.deleted', 'page_link.deleted'])].sort(),
@@ -426,7 +435,9 @@ describe('every catalogue event reaches a "*" subscription, signed, with the doc
       const keys =
         hit.body.type === 'audience_version.status_changed'
           ? ['data', 'previousStatus', 'timestamp', 'type']
-          : ['data', 'timestamp', 'type'];
+          : hit.body.type === 'tenant_domain.released'
+            ? ['data', 'reason', 'timestamp', 'type']
+            : ['data', 'timestamp', 'type'];
       assert.deepEqual(Object.keys(hit.body).sort(), keys, hit.raw);
       assert.match(hit.body.timestamp, ISO_MS);
       assert.ok(Math.abs(Date.parse(hit.body.timestamp) - hit.at) < 15_000, 'payload timestamp is the time of the change');
@@ -448,7 +459,10 @@ describe('every catalogue event reaches a "*" subscription, signed, with the doc
       return left.splice(i, 1)[0]!.body;
     };
     for (const e of expected) {
-      take(e.type, (b) => isDeepStrictEqual(unsigned(b.data), unsigned(e.data)) && b.previousStatus === e.previousStatus);
+      take(
+        e.type,
+        (b) => isDeepStrictEqual(unsigned(b.data), unsigned(e.data)) && b.previousStatus === e.previousStatus && b.reason === e.reason,
+      );
     }
     // Deleted resources: the resource as last seen, with its deleted state.
     const deletedLink = take('page_link.deleted', (b) => b.data.pageLinkId === link.pageLinkId).data;

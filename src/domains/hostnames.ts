@@ -1,0 +1,56 @@
+import net from 'node:net';
+import { isHostname } from '../config.js';
+
+/**
+ * Which names a tenant may claim, and which hosts belong to the API whatever the table holds.
+ * A pure module: the domain routes refuse a claim with it, the start-up sweep releases what it
+ * refuses, and the visitor plane's door (site/hosts.ts) keeps the API's own hosts for the API.
+ */
+export interface HostnameRules {
+  /** Why a tenant may not claim this (lowercase, no trailing dot) name, or undefined when it may. */
+  refusal(name: string): string | undefined;
+  /** A Host (lowercase, no port) that always reaches the API: its own host, any IP literal, localhost. */
+  isApiHost(name: string): boolean;
+}
+
+export interface HostnameRulesConfig {
+  fallbackDomainSuffix: string;
+  publicBaseUrl: string;
+  reservedHostnames: string[];
+}
+
+export function hostnameRules(config: HostnameRulesConfig): HostnameRules {
+  const apiHost = new URL(config.publicBaseUrl).hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  const suffix = config.fallbackDomainSuffix;
+  const exact = new Set(config.reservedHostnames.filter((r) => !r.startsWith('*.')));
+  const under = config.reservedHostnames.filter((r) => r.startsWith('*.')).map((r) => r.slice(1));
+  const isLocalhost = (name: string) => name === 'localhost' || name.endsWith('.localhost');
+
+  return {
+    refusal(name) {
+      if (isIpLiteral(name)) return 'is an IP address; a custom domain must be a DNS name';
+      if (name === suffix || name.endsWith(`.${suffix}`)) return `is under ${suffix}, where the service names tenants' fallback domains`;
+      if (isLocalhost(name)) return "is localhost, which names every visitor's own machine";
+      if (!isHostname(name) || !name.includes('.')) return 'is not a valid DNS name (e.g. pages.example.com)';
+      if (name === apiHost) return "is the service's own host (PUBLIC_BASE_URL)";
+      if (exact.has(name) || under.some((s) => name.endsWith(s))) return 'is reserved by the operator (RESERVED_HOSTNAMES)';
+      return undefined;
+    },
+    isApiHost(name) {
+      return name === apiHost || name === 'localhost' || isIpLiteral(name);
+    },
+  };
+}
+
+/**
+ * An IP address in any notation a browser or resolver reads as one: v4 and v6 literals, bracketed,
+ * IPv4-mapped, and the legacy IPv4 forms (`2130706433`, `0x7f.1`, `127.1`, `0177.0.0.1`). The URL
+ * standard reads a host whose last label is a number (decimal, octal or 0x-hex) as IPv4, so any
+ * such name counts, whether or not it parses.
+ */
+export function isIpLiteral(name: string): boolean {
+  const bare = name.replace(/^\[|\]$/g, '');
+  if (net.isIP(bare) !== 0 || bare.includes(':')) return true;
+  const last = bare.replace(/\.$/, '').split('.').pop() ?? '';
+  return /^(\d+|0x[0-9a-f]*)$/i.test(last);
+}
