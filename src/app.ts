@@ -18,6 +18,7 @@ import { openDatabase, type Db } from './db/connection.js';
 import { migrateDatabase } from './db/migrate.js';
 import { serviceMetrics } from './metrics/service.js';
 import { domainRoutes } from './domains/routes.js';
+import { tlsAskRoutes } from './domains/tls.js';
 import { eventRoutes } from './events/routes.js';
 import { apiKeyAuth } from './http/auth.js';
 import './http/context.js';
@@ -142,6 +143,7 @@ export async function buildApp({ config, maintenanceEveryMs, agent: agentTuning 
   await app.register(sessionRoutes);
   await app.register(analyticsRoutes);
   await app.register(domainRoutes);
+  await app.register(tlsAskRoutes);
   await app.register(topicRoutes);
   await app.register(pageLinkRoutes);
   await app.register(webhookRoutes);
