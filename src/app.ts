@@ -22,6 +22,7 @@ import { txtLookup } from './domains/dns.js';
 import { hostnameRules } from './domains/hostnames.js';
 import { domainRoutes } from './domains/routes.js';
 import { releaseRefusedDomains } from './domains/sweep.js';
+import { tlsAskRoutes } from './domains/tls.js';
 import { eventRoutes } from './events/routes.js';
 import { apiKeyAuth } from './http/auth.js';
 import './http/context.js';
@@ -160,6 +161,7 @@ export async function buildApp({
   await app.register(sessionRoutes);
   await app.register(analyticsRoutes);
   await app.register(domainRoutes, { rules, lookup });
+  await app.register(tlsAskRoutes, { rules });
   await app.register(topicRoutes);
   await app.register(pageLinkRoutes);
   await app.register(webhookRoutes);
