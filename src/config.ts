@@ -50,6 +50,8 @@ export interface Config {
   trustProxy: string[];
   /** Reports a visitor's address may send to the collector a minute (its token bucket). */
   collectRatePerMinute: number;
+  /** Lead forms a visitor's address may post a minute (its token bucket). */
+  formRatePerMinute: number;
   agent: AgentConfig;
   metrics: MetricsConfig;
 }
@@ -156,6 +158,7 @@ export function loadConfig(env: Env = process.env): Config {
     corsOrigins: readOrigins(env),
     trustProxy: readTrustProxy(env),
     collectRatePerMinute: readInteger(env, 'COLLECT_RATE_PER_MINUTE', 60, 1, 1_000_000),
+    formRatePerMinute: readInteger(env, 'FORM_RATE_PER_MINUTE', 10, 1, 1_000_000),
     agent: readAgent(env),
     metrics: readMetrics(env, port),
   };

@@ -49,6 +49,13 @@ export interface Database {
   search_disorder: SearchDisorderTable;
   /** PostgreSQL only (migration 0015). */
   search_postings: SearchPostingsTable;
+  form_claims: FormClaimsTable;
+}
+
+/** When a view token's lead form was last accepted (site/forms.ts). */
+export interface FormClaimsTable {
+  visit_id: string;
+  accepted_at: string;
 }
 
 export interface SearchPostingsTable {

@@ -29,6 +29,12 @@ const TASKS: Record<string, (db: Kysely<Database>) => Promise<unknown>> = {
   },
   // An expired key is already ignored (and taken over) by http/idempotency.ts; this only frees the space.
   'prune idempotency keys': (db) => db.deleteFrom('idempotency_keys').where('expires_at', '<', now()).execute(),
+  // A claim matters for REPEAT_WINDOW_MS (site/forms.ts); a minute leaves room for clocks that differ.
+  'prune form claims': (db) =>
+    db
+      .deleteFrom('form_claims')
+      .where('accepted_at', '<', new Date(Date.now() - 60_000).toISOString())
+      .execute(),
 };
 
 export function createMaintenance(db: Kysely<Database>, log: FastifyBaseLogger, everyMs = HOUR_MS): Maintenance {

@@ -1,9 +1,11 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, LogController } from 'fastify';
 import type { Kysely } from 'kysely';
+import type { BlockList } from 'node:net';
 import type { FileStores } from '../assets/store.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/types.js';
 import { collectRoutes } from './collect.js';
+import { trustedProxies } from './limits.js';
 import { siteErrorPage, notFoundPage } from './pages.js';
 import { documentRoutes } from './routes.js';
 import { viewTokens, type ViewTokens } from './token.js';
@@ -40,6 +42,8 @@ export interface DocumentStats {
 
 export interface SiteContext extends SiteDeps {
   tokens: ViewTokens;
+  /** The `TRUST_PROXY` entries as one list (site/limits.ts); undefined when none. */
+  trusted: BlockList | undefined;
 }
 
 /** Visitor bodies are small: a report is at most 2 KB, a lead form a few hundred bytes. */
@@ -62,7 +66,7 @@ export async function buildSite(deps: SiteDeps): Promise<FastifyInstance> {
       reply.code(400).header('x-content-type-options', 'nosniff').type('text/html; charset=utf-8').send(siteErrorPage(400));
     },
   });
-  const context: SiteContext = { ...deps, tokens: viewTokens(deps.secret) };
+  const context: SiteContext = { ...deps, tokens: viewTokens(deps.secret), trusted: trustedProxies(deps.config.trustProxy) };
 
   deps.observe?.instrument(site);
   site.removeAllContentTypeParsers();

@@ -9,7 +9,7 @@ import { lockVisit, recordVisit, type Visit, type VisitFields } from '../session
 import { sessionsChanged } from '../analytics/freshness.js';
 import type { SiteContext } from './app.js';
 import { siteHostOf } from './dispatch.js';
-import { addressLimiter, clientAddress, fromTrustedProxy, trustedProxies } from './limits.js';
+import { addressLimiter, fromTrustedProxy, takeFor } from './limits.js';
 import { MEASURING_SCRIPT, MEASURING_SCRIPT_ETAG } from './script.js';
 import { notModified } from './serve.js';
 import type { ViewClaims } from './token.js';
@@ -82,7 +82,7 @@ type ReportTarget = Awaited<ReturnType<typeof reportTarget>>[number];
  * error answers are its own (encapsulated), so the other visitor routes keep theirs.
  */
 export async function collectRoutes(site: FastifyInstance, context: SiteContext): Promise<void> {
-  const trusted = trustedProxies(context.config.trustProxy);
+  const { trusted } = context;
   const limiter = addressLimiter(context.config.collectRatePerMinute);
 
   site.get('/_pam/v.js', async (request, reply) => {
@@ -126,8 +126,7 @@ export async function collectRoutes(site: FastifyInstance, context: SiteContext)
       schema: { body: Report },
       // Before the body is read: a flood costs a bucket look-up, a bot nothing at all.
       onRequest: async (request, reply) => {
-        const address = clientAddress(trusted, request.raw.socket.remoteAddress, request.headers['x-forwarded-for']);
-        const bucket = limiter.take(address);
+        const bucket = takeFor(limiter, trusted, request.raw);
         if (!bucket.allowed) {
           context.observe?.report('rate_limited');
           return reply

@@ -110,6 +110,13 @@ function linkButton(view: View, action: PageAction): string {
   return href ? `<a class="button" href="${href}">${title}</a>` : `<span class="button">${title}</span>`;
 }
 
+/**
+ * The lead form's honeypot: a field people never see or reach (off-screen, hidden from assistive
+ * technology, out of the tab order, never autofilled) under a name form-filling bots fill.
+ */
+export const HONEYPOT = 'website';
+const HONEYPOT_FIELD = `<div class="hp" aria-hidden="true"><label>Website<input type="text" name="${HONEYPOT}" value="" tabindex="-1" autocomplete="off"></label></div>`;
+
 const FIELD_LABELS: Record<keyof LeadFields, [string, string]> = {
   name: ['Name', 'text'],
   email: ['Email', 'email'],
@@ -144,6 +151,7 @@ function leadForm(view: View, action: PageAction): string {
     `<input type="hidden" name="action" value="${attr(action.actionId)}">`,
     `<input type="hidden" name="path" value="${attr(view.path)}">`,
     ...fields,
+    HONEYPOT_FIELD,
     `<button type="submit">${text(fillTokens(action.buttonTitle, view.values))}</button>`,
     '</form></section>',
   ].join('');

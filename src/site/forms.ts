@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { findAudience } from '../audiences/repository.js';
 import type { AudienceSessionsTable, Database } from '../db/types.js';
 import { emit } from '../events/outbox.js';
@@ -11,7 +11,7 @@ import { findPage } from '../pages/repository.js';
 import { findVisit, lockVisit, recordVisit, type VisitFields } from '../sessions/repository.js';
 import { sessionsChanged } from '../analytics/freshness.js';
 import { now } from '../time.js';
-import type { LeadErrors, LeadFields } from './document.js';
+import { HONEYPOT, type LeadErrors, type LeadFields } from './document.js';
 import type { ViewClaims } from './token.js';
 
 /** The lead form's rules: the same email format and E.164 pattern as a person's. */
@@ -38,6 +38,8 @@ export interface LeadPost {
   actionId: string;
   path: string;
   fields: LeadFields;
+  /** The field people never see (document.ts): anything in it was typed by a bot. */
+  honeypot: string;
 }
 
 export function parseLeadPost(body: unknown): LeadPost {
@@ -49,6 +51,7 @@ export function parseLeadPost(body: unknown): LeadPost {
     path: value('path'),
     // Surrounding spaces are a typing accident, never part of a name, address or number.
     fields: { name: value('name').trim(), email: value('email').trim(), phone: value('phone').replace(/[\s()-]/g, '') },
+    honeypot: value(HONEYPOT),
   };
 }
 
@@ -111,9 +114,28 @@ function submittedFields(existing: AudienceSessionsTable | undefined, at: string
   };
 }
 
+/** How long an accepted lead holds off the next one of the same view token (issue 25). */
+export const REPEAT_WINDOW_MS = 10_000;
+
+/**
+ * Takes the visit's turn to submit: true when its token had no lead accepted in the last
+ * `REPEAT_WINDOW_MS`. One conditional upsert, so that of two instances racing, one wins.
+ */
+async function claimSubmission(trx: Transaction<Database>, visitId: string, at: string): Promise<boolean> {
+  const cutoff = new Date(Date.parse(at) - REPEAT_WINDOW_MS).toISOString();
+  const claimed = await trx
+    .insertInto('form_claims')
+    .values({ visit_id: visitId, accepted_at: at })
+    .onConflict((oc) => oc.column('visit_id').doUpdateSet({ accepted_at: at }).where('form_claims.accepted_at', '<=', cutoff))
+    .returning('visit_id')
+    .executeTakeFirst();
+  return claimed !== undefined;
+}
+
 /**
  * A valid lead: on the visit's session (created if the visit has not reported yet), in the
  * person's log when the audience names one, and as `form.submitted`: one transaction.
+ * Undefined, with nothing written, when the same token had a lead accepted within the window.
  */
 export async function recordLead(
   db: Kysely<Database>,
@@ -133,6 +155,7 @@ export async function recordLead(
     };
     // The visit's reports and its form take turns (collect.ts takes the same lock).
     await lockVisit(trx, claims.visitId);
+    if (!(await claimSubmission(trx, claims.visitId, at))) return undefined;
     const existing = await findVisit(trx, claims.tenantId, claims.visitId);
     const visit = {
       tenantId: claims.tenantId,
@@ -167,6 +190,6 @@ export async function recordLead(
     return session;
   });
   // After the commit: the pages overview of this process must not keep an answer from before it.
-  sessionsChanged(claims.tenantId);
+  if (recorded) sessionsChanged(claims.tenantId);
   return recorded;
 }

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import net from 'node:net';
 
 /**
@@ -67,6 +68,11 @@ export interface Bucket {
 
 export interface AddressLimiter {
   take(address: string): Bucket;
+}
+
+/** A token of `limiter` for the client a visitor request counts as (`clientAddress`). */
+export function takeFor(limiter: AddressLimiter, trusted: net.BlockList | undefined, request: IncomingMessage): Bucket {
+  return limiter.take(clientAddress(trusted, request.socket.remoteAddress, request.headers['x-forwarded-for']));
 }
 
 /** Enough addresses for a busy instance; past it the least recently seen one is forgotten. */

@@ -18,3 +18,10 @@ export function siteErrorPage(status: number): string {
   const [title, message] = MESSAGES[status] ?? ['Something went wrong', 'Please try again later.'];
   return page(title, message);
 }
+
+/** The lead form's rate limit (issue 25): what happened and when to try again. */
+export const formRateLimitedPage = (retryAfterSeconds: number) =>
+  page(
+    'Too many submissions',
+    `This form has been sent too often from your network. Please wait ${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'} and try again.`,
+  );

@@ -4,13 +4,13 @@ import { isIdShaped } from '../ids.js';
 import type { SiteContext } from './app.js';
 import { documentCache } from './cache.js';
 import { siteHostOf } from './dispatch.js';
-import { formTarget, leadErrors, parseLeadPost, recordLead } from './forms.js';
+import { formRoute } from './form-route.js';
+import { staysOnHost } from './location.js';
 import { notFoundPage, siteErrorPage } from './pages.js';
 import { documentAt, type Documents, notModified, pathOf, sendDocument } from './serve.js';
 import { outcomeMemo } from './memo.js';
 
 const notFound = (reply: FastifyReply) => reply.code(404).type('text/html; charset=utf-8').send(notFoundPage());
-const badRequest = (reply: FastifyReply) => reply.code(400).type('text/html; charset=utf-8').send(siteErrorPage(400));
 
 /** Every method a visitor path does not take: 405 before any body is read. */
 const OTHER_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -34,7 +34,11 @@ export const documentRoutes: FastifyPluginAsync<SiteContext> = async (site, cont
     const submitted = (request.query as Record<string, unknown>).submitted === '1';
     const outcome = await documentAt(context, documents, host, path, { submitted });
     if (!outcome) return notFound(reply);
-    if (outcome.kind === 'redirect') return reply.code(308).header('location', encodeURI(outcome.location)).send();
+    if (outcome.kind === 'redirect') {
+      // A link's path may itself read as another host (`//evil.example`): no redirect leaves this one.
+      if (!staysOnHost(outcome.location)) return notFound(reply);
+      return reply.code(308).header('location', encodeURI(outcome.location)).send();
+    }
     return sendDocument(request, reply, context, outcome);
   });
 
@@ -45,36 +49,7 @@ export const documentRoutes: FastifyPluginAsync<SiteContext> = async (site, cont
     );
   }
 
-  site.post('/_pam/forms', async (request, reply) => {
-    const host = siteHostOf(request);
-    if (!String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return badRequest(reply);
-    const post = parseLeadPost(request.body);
-    const claims = context.tokens.verify(post.token);
-    if (!claims || claims.tenantId !== host.tenantId) return badRequest(reply);
-    const target = await formTarget(context.db, claims, post.actionId);
-    if (!target) return notFound(reply);
-    // The path the form was on, if it still shows this page to this audience: never anywhere else.
-    const errors = leadErrors(post.fields);
-    const outcome = post.path.startsWith('/')
-      ? await documentAt(context, documents, host, post.path, {
-          submitted: false,
-          ...(errors ? { form: { submitted: false, actionId: post.actionId, errors, fields: post.fields } } : {}),
-        })
-      : undefined;
-    const served =
-      outcome?.kind === 'document' && outcome.stamp.pageId === claims.pageId && outcome.stamp.audienceId === claims.audienceId
-        ? outcome
-        : undefined;
-    if (errors) return served ? sendDocument(request, reply, context, served, 400, post.token) : badRequest(reply);
-    await recordLead(context.db, claims, target, post.fields, {
-      pageUrl: `https://${host.hostname}${served ? post.path : ''}`,
-      pageTitle: served?.rendered.title ?? target.page.title,
-    });
-    return reply
-      .code(303)
-      .header('location', `${encodeURI(served ? post.path : '/')}?submitted=1`)
-      .send();
-  });
+  formRoute(site, context, documents);
 
   site.route({
     method: [...OTHER_METHODS],

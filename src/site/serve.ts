@@ -127,6 +127,13 @@ export function notModified(request: FastifyRequest, etag: string): boolean {
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
+/**
+ * Every served document's policy (issue 25): no `<base>` to redirect its relative URLs, no
+ * plugins, forms post only to this host, framed only by it. Scripts and styles are left alone:
+ * the tenant's enabled scripts and the inline style must keep working. One constant string.
+ */
+export const DOCUMENT_CSP = "base-uri 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'self'";
+
 /** Sends a document: 304 when the visitor has it, else its bytes with a fresh view token in its slots. */
 export function sendDocument(
   request: FastifyRequest,
@@ -137,7 +144,7 @@ export function sendDocument(
   token?: string,
 ) {
   const { rendered } = served;
-  reply.header('cache-control', 'no-cache').header('etag', rendered.etag);
+  reply.header('cache-control', 'no-cache').header('etag', rendered.etag).header('content-security-policy', DOCUMENT_CSP);
   if (rendered.robots) reply.header('x-robots-tag', rendered.robots);
   if (status === 200 && notModified(request, rendered.etag)) return reply.code(304).send();
   const [first = '', ...rest] = rendered.parts;

@@ -12,7 +12,7 @@ code{background:#f3f4f6;padding:.1em .3em;border-radius:4px}
 .button,button{display:inline-block;background:#0b57d0;color:#fff;border:0;border-radius:8px;padding:.7rem 1.2rem;font:inherit;font-weight:600;text-decoration:none;cursor:pointer;align-self:flex-start}
 .lead{border:1px solid #e5e7eb;border-radius:12px;padding:1.25rem}.lead form{display:grid;gap:.75rem}
 .lead label{display:grid;gap:.25rem;font-weight:600}.lead input{font:inherit;padding:.55rem .7rem;border:1px solid #9ca3af;border-radius:6px}
-.lead input[aria-invalid=true]{border-color:#b42318}.err{color:#b42318;font-weight:400;font-size:.95rem}
+.lead input[aria-invalid=true]{border-color:#b42318}.lead .hp{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}.err{color:#b42318;font-weight:400;font-size:.95rem}
 .thanks{font-weight:600}
 .widget{padding:1rem 0}.logos{display:flex;flex-wrap:wrap;gap:1.5rem;align-items:center;list-style:none;padding:0}.logos img{max-height:3rem;max-width:9rem}
 footer{border-top:1px solid #e5e7eb;margin-top:2rem;padding:1.5rem 0;color:#4b5563;font-size:.95rem}

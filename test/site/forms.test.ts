@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import http from 'node:http';
+import { loadConfig } from '../../src/config.js';
 import { startApp, type Json, type TestApp } from '../helpers.js';
+import { startServer, type ServerProcess } from '../server-process.js';
 import { audienceOf, fallbackHost, link, publishedPage, unique, visit } from './serve-helpers.js';
 
 // Lead forms: rendered inline, posted without JavaScript, validated, recorded on the visit's session.
@@ -30,12 +33,27 @@ async function formPage(audience: Record<string, unknown> = {}) {
   return { person, page, audience: a, path, html, token: hidden('token'), actionId: hidden('action'), formPath: hidden('path') };
 }
 
-const post = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
+/** Each post comes from an address of its own unless told (the rate limit is tested on its own). */
+let nextAddress = 1;
+const freshAddress = () => {
+  const n = nextAddress++;
+  return `198.51.${100 + Math.floor(n / 250)}.${(n % 250) + 1}`;
+};
+
+const post = (fields: Record<string, string>, headers: Record<string, string> = {}, remoteAddress = freshAddress()) =>
   visit(t, host, '/_pam/forms', {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
     payload: new URLSearchParams(fields).toString(),
+    remoteAddress,
   });
+
+/** Every accepted lead as if it were `ms` older: the 10 s repeat window is tested on stored times, not waited for. */
+const ageClaims = (ms: number) =>
+  t.app.db
+    .updateTable('form_claims')
+    .set({ accepted_at: new Date(Date.now() - ms).toISOString() })
+    .execute();
 
 const events = async (type: string) => (await t.req('GET', `/v0/events?type=${type}&limit=100`)).body.items as Json[];
 
@@ -105,7 +123,8 @@ describe('lead forms', () => {
     assert.equal(logs[0].type, 'form-submitted');
     assert.equal(logs[0].payload.email, 'jane@example.com');
 
-    // A second submission of the same visit updates its one session.
+    // A second submission of the same visit, past the 10 s window, updates its one session.
+    await ageClaims(10_001);
     const again = await post({ token, action: actionId, path, name: 'Jane', email: 'other@example.com', phone: '' });
     assert.equal(again.statusCode, 303);
     const after = (await t.req('GET', `/v0/pages/${page.pageId}/audience_sessions`)).body.items as Json[];
@@ -204,5 +223,275 @@ describe('lead forms', () => {
     const html = (await visit(t, host, path)).body as string;
     assert.doesNotMatch(html, /<form/);
     assert.match(html, /<a class="button" href="https:\/\/example\.com\/contact">/);
+  });
+});
+
+/** What a form post may have written for a page: its sessions, its form events, the person's form logs. */
+async function written(page: Json, person?: Json) {
+  const sessions = (await t.req('GET', `/v0/pages/${page.pageId}/audience_sessions`)).body.items as Json[];
+  const submitted = (await events('form.submitted')).filter((e) => e.payload.data.pageId === page.pageId);
+  const logs = person ? ((await t.req('GET', `/v0/persons/${person.personId}/logs`)).body.items as Json[]) : [];
+  return { sessions: sessions.length, submitted: submitted.length, logs: logs.length, emails: sessions.map((x) => x.formSubmissionEmail) };
+}
+
+const LEAD = { name: 'Jane', email: 'jane@example.com' };
+
+describe('trust: the rate limit', () => {
+  test('forms: a flood from one address gets 429', async () => {
+    const { token, actionId, path, page, person } = await formPage();
+    const address = freshAddress();
+    // FORM_RATE_PER_MINUTE is 10 by default: the tenth post passes (bad ones spend tokens too), the eleventh does not.
+    for (let i = 0; i < 9; i++) assert.equal((await post({ token, action: actionId, path, name: '' }, {}, address)).statusCode, 400);
+    assert.equal((await post({ token, action: actionId, path, ...LEAD }, {}, address)).statusCode, 303);
+    const limited = await post({ token, action: actionId, path, ...LEAD, email: 'flood@example.com' }, {}, address);
+    assert.equal(limited.statusCode, 429);
+    const retryAfter = Number(limited.headers['retry-after']);
+    // Ten a minute: one more every 6 s.
+    assert.ok(retryAfter >= 1 && retryAfter <= 6, String(retryAfter));
+    assert.match(String(limited.headers['content-type']), /^text\/html/);
+    assert.match(limited.body, /Too many submissions/);
+    assert.ok(limited.body.includes(`wait ${retryAfter} second`), 'the page says how long to wait');
+    assert.deepEqual(await written(page, person), { sessions: 1, submitted: 1, logs: 1, emails: ['jane@example.com'] });
+    // Another address has a bucket of its own.
+    assert.notEqual((await post({ token, action: actionId, path, name: '' })).statusCode, 429);
+  });
+
+  test('forms: a flood through a trusted proxy is counted by the client, and a forged X-Forwarded-For escapes nothing', async () => {
+    const three = await startApp({ FORM_RATE_PER_MINUTE: '3', TRUST_PROXY: '10.9.0.0/16' });
+    try {
+      const on = await fallbackHost(three);
+      const send = (remoteAddress: string, forwardedFor?: string) =>
+        three.app.inject({
+          method: 'POST',
+          url: '/_pam/forms',
+          remoteAddress,
+          headers: {
+            host: on,
+            'content-type': 'application/x-www-form-urlencoded',
+            ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}),
+          },
+          payload: 'token=x',
+        });
+      for (let i = 0; i < 3; i++) assert.equal((await send('10.9.0.7', `1.2.3.${i}, 203.0.113.9`)).statusCode, 400);
+      const limited = await send('10.9.0.8', '203.0.113.9');
+      assert.equal(limited.statusCode, 429);
+      // Three a minute: one more every 20 s.
+      assert.ok(Number(limited.headers['retry-after']) > 6 && Number(limited.headers['retry-after']) <= 20);
+      assert.equal((await send('10.9.0.7', '203.0.113.10')).statusCode, 400, 'another client behind the proxy');
+      for (let i = 0; i < 3; i++) assert.equal((await send('192.0.2.50', `203.0.113.${100 + i}`)).statusCode, 400);
+      assert.equal((await send('192.0.2.50', '203.0.113.200')).statusCode, 429, 'a direct client cannot say it forwards another');
+    } finally {
+      await three.close();
+    }
+  });
+
+  test('FORM_RATE_PER_MINUTE: 10 by default, 1 and up, nothing else', () => {
+    assert.equal(loadConfig({}).formRatePerMinute, 10);
+    assert.equal(loadConfig({ FORM_RATE_PER_MINUTE: '1' }).formRatePerMinute, 1);
+    assert.equal(loadConfig({ FORM_RATE_PER_MINUTE: '1000000' }).formRatePerMinute, 1_000_000);
+    for (const value of ['0', '-1', '1000001', 'many', '2.5']) {
+      assert.throws(
+        () => loadConfig({ FORM_RATE_PER_MINUTE: value }),
+        (err: Error) => err.name === 'ConfigError' && err.message.includes('FORM_RATE_PER_MINUTE'),
+        value,
+      );
+    }
+  });
+});
+
+describe('trust: one view token, at most once per 10 s', () => {
+  test('forms: a repeat of one view token within 10 s shows the thank-you page and writes nothing', async () => {
+    const { token, actionId, path, page, person } = await formPage();
+    const first = await post({ token, action: actionId, path, ...LEAD });
+    assert.equal(first.statusCode, 303);
+    for (const email of ['again@example.com', 'jane@example.com']) {
+      const repeat = await post({ token, action: actionId, path, ...LEAD, email });
+      assert.equal(repeat.statusCode, 303);
+      assert.equal(repeat.headers.location, first.headers.location);
+    }
+    const thanks = await visit(t, host, String(first.headers.location));
+    assert.match(thanks.body, /Thank you/);
+    assert.deepEqual(await written(page, person), { sessions: 1, submitted: 1, logs: 1, emails: ['jane@example.com'] });
+  });
+
+  test('forms: the same token is refused 9.9 s after its lead and accepted again 10 s after', async () => {
+    const { token, actionId, path, page, person } = await formPage();
+    assert.equal((await post({ token, action: actionId, path, ...LEAD })).statusCode, 303);
+    await ageClaims(9_900);
+    assert.equal((await post({ token, action: actionId, path, ...LEAD, email: 'early@example.com' })).statusCode, 303);
+    assert.deepEqual((await written(page, person)).emails, ['jane@example.com']);
+    await ageClaims(10_000);
+    assert.equal((await post({ token, action: actionId, path, ...LEAD, email: 'later@example.com' })).statusCode, 303);
+    assert.deepEqual(await written(page, person), { sessions: 1, submitted: 2, logs: 2, emails: ['later@example.com'] });
+  });
+
+  test('an invalid post spends nothing: the next valid one of the token is accepted', async () => {
+    const { token, actionId, path, page } = await formPage();
+    assert.equal((await post({ token, action: actionId, path, ...LEAD, email: 'nope' })).statusCode, 400);
+    assert.equal((await post({ token, action: actionId, path, ...LEAD })).statusCode, 303);
+    assert.deepEqual((await written(page)).emails, ['jane@example.com']);
+  });
+
+  test('forms: a repeat through another instance, at once or after a restart, writes nothing', { timeout: 120_000 }, async () => {
+    const { token, actionId, path, page, person } = await formPage();
+    const { database } = t.app.config;
+    const env = {
+      DATABASE_URL: database.kind === 'sqlite' ? database.path : database.url,
+      DATABASE_POOL_SIZE: '2',
+      WEBHOOK_DISPATCHER: 'false',
+      AGENT: 'false',
+      FORM_RATE_PER_MINUTE: '1000',
+    };
+    const payload = (email: string) => new URLSearchParams({ token, action: actionId, path, ...LEAD, email }).toString();
+    const throughProcess = (server: ServerProcess, email: string) =>
+      new Promise<number>((resolve, reject) => {
+        const body = payload(email);
+        const req = http.request(
+          `${server.url}/_pam/forms`,
+          {
+            method: 'POST',
+            headers: { host, 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+    const here = async (email: string) => (await post({ token, action: actionId, path, ...LEAD, email })).statusCode;
+
+    const other = await startServer(env);
+    try {
+      // Both instances at once, several posts each: one lead wins.
+      const raced = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => (i % 2 ? throughProcess(other, `o${i}@example.com`) : here(`h${i}@example.com`))),
+      );
+      assert.deepEqual(
+        raced,
+        raced.map(() => 303),
+      );
+      const after = await written(page, person);
+      assert.deepEqual({ ...after, emails: after.emails.length }, { sessions: 1, submitted: 1, logs: 1, emails: 1 });
+    } finally {
+      await other.kill();
+    }
+    // A restarted instance remembers: the claim is in the database.
+    const before = await written(page, person);
+    const restarted = await startServer(env);
+    try {
+      assert.equal(await throughProcess(restarted, 'restart@example.com'), 303);
+      assert.deepEqual(await written(page, person), before);
+    } finally {
+      await restarted.kill();
+    }
+  });
+});
+
+describe('trust: the honeypot', () => {
+  test('rendered in the form where people never see or reach it, always empty', async () => {
+    const { html } = await formPage();
+    const form = /<form[^>]*>[\s\S]*?<\/form>/.exec(html)?.[0] ?? '';
+    const trap =
+      /<div class="hp" aria-hidden="true"><label>[^<]*<input type="text" name="website" value="" tabindex="-1" autocomplete="off"><\/label><\/div>/;
+    assert.match(form, trap);
+    assert.match(html, /\.lead \.hp\{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden\}/);
+  });
+
+  test('forms: a bot that fills the hidden field is thanked and nothing is written', async () => {
+    const { token, actionId, path, page, person } = await formPage();
+    for (const website of ['https://spam.example', ' ']) {
+      const res = await post({ token, action: actionId, path, ...LEAD, website });
+      assert.equal(res.statusCode, 303, website);
+      assert.equal(res.headers.location, `${path}?submitted=1`);
+    }
+    // Even with fields a person would be asked to correct: the bot learns nothing.
+    const invalid = await post({ token, action: actionId, path, name: '', email: 'x', website: 'spam' });
+    assert.equal(invalid.statusCode, 303);
+    assert.deepEqual(await written(page, person), { sessions: 0, submitted: 0, logs: 0, emails: [] });
+    // It spent nothing of the visit either: a person's post of the same token, field empty, is recorded.
+    assert.equal((await post({ token, action: actionId, path, ...LEAD, website: '' })).statusCode, 303);
+    assert.deepEqual(await written(page, person), { sessions: 1, submitted: 1, logs: 1, emails: ['jane@example.com'] });
+  });
+});
+
+describe('trust: a form redirect never leaves its host', () => {
+  /** A form page also served at `evilPath` (a link of the tenant's own), so that only the redirect rule stands between. */
+  async function servedAlsoAt(evilPath: string) {
+    const f = await formPage();
+    await link(t, evilPath, { targetType: 'audience', audienceId: f.audience.audienceId });
+    return f;
+  }
+
+  test('forms: path=//evil.example does not redirect off-site', async () => {
+    const { token, actionId, page } = await servedAlsoAt('//evil.example');
+    const served = await visit(t, host, '//evil.example');
+    assert.equal(served.statusCode, 200, 'the link serves the page');
+    const res = await post({ token, action: actionId, path: '//evil.example', ...LEAD });
+    assert.equal(res.statusCode, 303);
+    assert.equal(res.headers.location, '/?submitted=1');
+    assert.equal((await written(page)).sessions, 1, 'the lead itself is kept');
+  });
+
+  test('forms: path=/\\evil.example does not redirect off-site', async () => {
+    const { token, actionId } = await servedAlsoAt('/\\evil.example');
+    const res = await post({ token, action: actionId, path: '/\\evil.example', ...LEAD });
+    assert.equal(res.statusCode, 303);
+    assert.equal(res.headers.location, '/?submitted=1');
+  });
+
+  test('forms: percent-encoded //evil.example and /\\evil.example do not redirect off-site', async () => {
+    for (const evil of ['/%2F%2Fevil.example', '/%5Cevil.example', '/%252F%252Fevil.example', '/%2F/evil.example']) {
+      const { token, actionId } = await servedAlsoAt(evil);
+      const res = await post({ token, action: actionId, path: evil, ...LEAD });
+      assert.equal(res.statusCode, 303, evil);
+      assert.equal(res.headers.location, '/?submitted=1', evil);
+    }
+    // Encoded in the form body itself (decoded once, as every form field is).
+    const { token, actionId } = await servedAlsoAt('//evil2.example');
+    for (const raw of ['%2F%2Fevil2.example', '%2f%2fevil2.example']) {
+      const res = await visit(t, host, '/_pam/forms', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `token=${token}&action=${actionId}&name=Jane&email=jane%40example.com&path=${raw}`,
+        remoteAddress: freshAddress(),
+      });
+      assert.equal(res.statusCode, 303, raw);
+      assert.equal(res.headers.location, '/?submitted=1', raw);
+    }
+  });
+
+  test('forms: path=//<route key> under a routing link at / does not redirect off-site', async () => {
+    const page = await publishedPage(t, { actions: [FORM_ACTION] });
+    const key = `evil-${Date.now().toString(36)}`;
+    const a = await audienceOf(t, page.pageId, { personRouteKey: key });
+    await link(t, '/', { targetType: 'page_routing', pageId: page.pageId });
+    const html = (await visit(t, host, `//${key}`)).body as string;
+    const token = /name="token" value="([^"]+)"/.exec(html)?.[1] ?? '';
+    assert.ok(token, 'the routing link serves the audience at //<key>');
+    const res = await post({ token, action: page.actions[0].actionId, path: `//${key}`, ...LEAD });
+    assert.equal(res.statusCode, 303);
+    assert.equal(res.headers.location, '/?submitted=1');
+    assert.equal((await t.req('GET', `/v0/pages/${page.pageId}/audience_sessions?audienceId=${a.audienceId}`)).body.items.length, 1);
+  });
+
+  test('serving: a link at //evil.example is never a 308 off-site', async () => {
+    await servedAlsoAt('//evil3.example');
+    const res = await visit(t, host, '//evil3.example/');
+    assert.notEqual(res.statusCode, 308);
+    assert.equal(res.headers.location, undefined);
+    // A path of this host that ends in a slash still goes to its link.
+    const { path } = await formPage();
+    const fine = await visit(t, host, `${path}/`);
+    assert.equal(fine.statusCode, 308);
+    assert.equal(fine.headers.location, path);
+  });
+
+  test('a path of this host with its own characters still comes back to it', async () => {
+    const f = await servedAlsoAt('/offer/été-2026');
+    const res = await post({ token: f.token, action: f.actionId, path: '/offer/été-2026', ...LEAD });
+    assert.equal(res.statusCode, 303);
+    assert.equal(res.headers.location, `${encodeURI('/offer/été-2026')}?submitted=1`);
   });
 });

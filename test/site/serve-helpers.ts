@@ -5,13 +5,14 @@ export async function visit(
   t: TestApp,
   host: string,
   url: string,
-  init: { method?: string; headers?: Record<string, string>; payload?: string } = {},
+  init: { method?: string; headers?: Record<string, string>; payload?: string; remoteAddress?: string } = {},
 ) {
   return t.app.inject({
     method: (init.method ?? 'GET') as 'GET',
     url,
     headers: { host, ...init.headers },
     ...(init.payload !== undefined ? { payload: init.payload } : {}),
+    ...(init.remoteAddress !== undefined ? { remoteAddress: init.remoteAddress } : {}),
   });
 }
 

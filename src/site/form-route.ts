@@ -1,0 +1,67 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { SiteContext } from './app.js';
+import { siteHostOf } from './dispatch.js';
+import { formTarget, leadErrors, parseLeadPost, recordLead } from './forms.js';
+import { addressLimiter, takeFor } from './limits.js';
+import { locationOnHost, staysOnHost } from './location.js';
+import { formRateLimitedPage, notFoundPage, siteErrorPage } from './pages.js';
+import { documentAt, type Documents, sendDocument } from './serve.js';
+
+const notFound = (reply: FastifyReply) => reply.code(404).type('text/html; charset=utf-8').send(notFoundPage());
+const badRequest = (reply: FastifyReply) => reply.code(400).type('text/html; charset=utf-8').send(siteErrorPage(400));
+
+/** `POST /_pam/forms`: a lead form posted without JavaScript (issue 15), and its limits (issue 25). */
+export function formRoute(site: FastifyInstance, context: SiteContext, documents: Documents): void {
+  const limiter = addressLimiter(context.config.formRatePerMinute);
+
+  site.post(
+    '/_pam/forms',
+    {
+      // Before the body is read: a flood costs a bucket look-up.
+      onRequest: async (request, reply) => {
+        const bucket = takeFor(limiter, context.trusted, request.raw);
+        if (bucket.allowed) return;
+        return reply
+          .code(429)
+          .header('retry-after', String(bucket.retryAfterSeconds))
+          .type('text/html; charset=utf-8')
+          .send(formRateLimitedPage(bucket.retryAfterSeconds));
+      },
+    },
+    async (request, reply) => {
+      const host = siteHostOf(request);
+      if (!String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return badRequest(reply);
+      const post = parseLeadPost(request.body);
+      const claims = context.tokens.verify(post.token);
+      if (!claims || claims.tenantId !== host.tenantId) return badRequest(reply);
+      const target = await formTarget(context.db, claims, post.actionId);
+      if (!target) return notFound(reply);
+      // The path the form was on, if it still shows this page to this audience: never anywhere else.
+      const errors = leadErrors(post.fields);
+      const outcome = staysOnHost(post.path)
+        ? await documentAt(context, documents, host, post.path, {
+            submitted: false,
+            ...(errors ? { form: { submitted: false, actionId: post.actionId, errors, fields: post.fields } } : {}),
+          })
+        : undefined;
+      const served =
+        outcome?.kind === 'document' && outcome.stamp.pageId === claims.pageId && outcome.stamp.audienceId === claims.audienceId
+          ? outcome
+          : undefined;
+      const thanks = () =>
+        reply
+          .code(303)
+          .header('location', `${served ? locationOnHost(post.path) : '/'}?submitted=1`)
+          .send();
+      // A bot filled the field people never see: it is told what a person would be, and nothing is kept.
+      if (post.honeypot !== '') return thanks();
+      if (errors) return served ? sendDocument(request, reply, context, served, 400, post.token) : badRequest(reply);
+      // A repeat of this token within the window gets the same thank-you, and writes nothing.
+      await recordLead(context.db, claims, target, post.fields, {
+        pageUrl: `https://${host.hostname}${served ? post.path : ''}`,
+        pageTitle: served?.rendered.title ?? target.page.title,
+      });
+      return thanks();
+    },
+  );
+}
