@@ -42,6 +42,7 @@ import { siteHosts } from './site/hosts.js';
 import { topicRoutes } from './topics/routes.js';
 import { createDispatcher } from './webhooks/dispatcher.js';
 import { webhookRoutes } from './webhooks/routes.js';
+import type { Resolve } from './webhooks/send.js';
 
 export interface AppOptions {
   config: Config;
@@ -49,13 +50,15 @@ export interface AppOptions {
   maintenanceEveryMs?: number;
   /** The page agent's timings and batch size; tests shorten them. */
   agent?: AgentTuning;
+  /** Where webhook deliveries look names up (the system's resolver by default); tests give names the addresses an attacker would. */
+  webhookResolve?: Resolve;
 }
 
 /**
  * Builds the whole service; `server.ts` listens on it and every test drives it, with the same
  * options. Wiring only: what each piece does is in its own module. The order matters where said.
  */
-export async function buildApp({ config, maintenanceEveryMs, agent: agentTuning }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, maintenanceEveryMs, agent: agentTuning, webhookResolve }: AppOptions): Promise<FastifyInstance> {
   const door: RouterErrorDoor = {};
   const app = Fastify(serverOptions(config, door)).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -104,7 +107,7 @@ export async function buildApp({ config, maintenanceEveryMs, agent: agentTuning 
   }
 
   // Background work: webhook delivery where enabled, housekeeping in every process.
-  const dispatcher = createDispatcher(db.kysely, config.webhooks, app.log, metrics?.webhookDelivery);
+  const dispatcher = createDispatcher(db.kysely, config.webhooks, app.log, metrics?.webhookDelivery, webhookResolve);
   if (config.webhooks.enabled) {
     app.addHook('onReady', async () => dispatcher.start());
     app.addHook('preClose', async () => dispatcher.stop());
