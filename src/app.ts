@@ -47,6 +47,7 @@ import { siteHosts } from './site/hosts.js';
 import { topicRoutes } from './topics/routes.js';
 import { createDispatcher } from './webhooks/dispatcher.js';
 import { webhookRoutes } from './webhooks/routes.js';
+import type { Resolve } from './webhooks/send.js';
 
 export interface AppOptions {
   config: Config;
@@ -56,6 +57,8 @@ export interface AppOptions {
   agent?: AgentTuning;
   /** How often pending domains' due checks are looked for (a minute by default); tests shorten it. */
   domainChecksEveryMs?: number;
+  /** Where webhook deliveries look names up (the system's resolver by default); tests give names the addresses an attacker would. */
+  webhookResolve?: Resolve;
 }
 
 /**
@@ -67,6 +70,7 @@ export async function buildApp({
   maintenanceEveryMs,
   agent: agentTuning,
   domainChecksEveryMs,
+  webhookResolve,
 }: AppOptions): Promise<FastifyInstance> {
   const door: RouterErrorDoor = {};
   const app = Fastify(serverOptions(config, door)).withTypeProvider<TypeBoxTypeProvider>();
@@ -119,7 +123,7 @@ export async function buildApp({
   }
 
   // Background work: webhook delivery where enabled, housekeeping in every process.
-  const dispatcher = createDispatcher(db.kysely, config.webhooks, app.log, metrics?.webhookDelivery);
+  const dispatcher = createDispatcher(db.kysely, config.webhooks, app.log, metrics?.webhookDelivery, webhookResolve);
   if (config.webhooks.enabled) {
     app.addHook('onReady', async () => dispatcher.start());
     app.addHook('preClose', async () => dispatcher.stop());

@@ -82,9 +82,15 @@ export function toRes(res: { statusCode: number; headers: Res['headers']; body: 
   return { status: res.statusCode, headers: res.headers, body, text: res.body };
 }
 
-/** The real app over a fresh database of its own (one per test file, so files run in parallel). */
+/**
+ * The real app over a fresh database of its own (one per test file, so files run in parallel), or
+ * over `env.DATABASE_URL` (from `freshDatabase()`, which the caller drops), for one database seen
+ * by two configurations in turn. Not at once on SQLite: its writers in one process would wait for
+ * each other's locks while blocking the event loop that would release them.
+ */
 export async function startApp(env: Record<string, string> = {}, options: Omit<AppOptions, 'config'> = {}): Promise<TestApp> {
-  const database = await freshDatabase();
+  const shared = env.DATABASE_URL;
+  const database: TestDatabase = shared === undefined ? await freshDatabase() : { url: shared, drop: async () => {} };
   // Test files run in parallel against one PostgreSQL server: small pools keep them under its connection limit.
   // Suites fire hundreds of requests with one key: the rate limit is tested on its own, with its own settings.
   const config = loadConfig({

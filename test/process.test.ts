@@ -245,6 +245,45 @@ describe('bootstrap', () => {
     assert.equal(list.totalCount, 1);
   });
 
+  test('start: a taken port prints no key that is then lost', { timeout: 60_000 }, async () => {
+    // Another server process holds the port.
+    const holder = await startServer({ DATABASE_URL: await newDatabase(), BOOTSTRAP_API_KEY: BOOTSTRAP_KEY });
+    const DATABASE_URL = await newDatabase();
+    try {
+      const started = Date.now();
+      const failed = run('src/server.ts', [], { PORT: String(holder.port), HOST: '127.0.0.1', DATABASE_URL, LOG_LEVEL: 'info' });
+      const { code } = await failed.exited(20_000);
+      assert.notEqual(code, 0, `exit code ${code}`);
+      assert.notEqual(code, null, 'exited by itself, not by a signal');
+      assert.ok(Date.now() - started < 15_000, 'exits at once');
+      assert.doesNotMatch(failed.stdout(), /pak_/, `no key printed:\n${failed.stdout()}`);
+      assert.doesNotMatch(failed.stderr(), /pak_/);
+      const lines = nonEmptyLines(failed.stderr());
+      assert.equal(lines.length, 1, `one line on stderr, got:\n${failed.stderr()}`);
+      assert.ok(lines[0]!.includes(`127.0.0.1:${holder.port}`), `names where: ${lines[0]}`);
+      assert.match(lines[0]!, /port is taken/, 'says what happened');
+      assert.match(lines[0]!, /next start that listens prints the API key/, 'says how to get a key');
+      assert.ok(!/\n\s+at /.test(failed.stderr()), 'no stack trace');
+
+      const tenants = await cli(['tenants', 'list'], { DATABASE_URL });
+      assert.equal(tenants.code, 0, tenants.stderr);
+      assert.deepEqual((tenants.json as { items: unknown[] }).items, [], 'the failed start created no tenant');
+      assert.equal((await get(holder, '/healthz')).status, 200, 'the process holding the port is untouched');
+    } finally {
+      assert.equal(await holder.stop(), 0);
+    }
+
+    // The next start that listens makes the first tenant, and prints its key, which works.
+    const next = await startServer({ DATABASE_URL, LOG_LEVEL: 'info' });
+    try {
+      const key = /API key: (pak_[A-Za-z0-9]+)/.exec(next.stdout())?.[1];
+      assert.ok(key, `a key on stdout:\n${next.stdout()}`);
+      assert.equal((await get(next, '/v0/accounts/search', key)).status, 200);
+    } finally {
+      assert.equal(await next.stop(), 0);
+    }
+  });
+
   test('BOOTSTRAP_API_KEY: the key works, is never printed or logged, and a restart keeps one tenant "default"', TIMEOUT, async () => {
     const DATABASE_URL = await newDatabase();
     const env = { DATABASE_URL: onPostgres ? DATABASE_URL : `sqlite:${DATABASE_URL}`, BOOTSTRAP_API_KEY: BOOTSTRAP_KEY };

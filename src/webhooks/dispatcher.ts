@@ -14,7 +14,7 @@ import {
   recordOutcome,
 } from './deliveries.js';
 import { failingTooLong, nextAttempt } from './retry-policy.js';
-import { send, type SendResult } from './send.js';
+import { type Resolve, send, type SendResult, systemResolve } from './send.js';
 import { signatureHeader } from './signing.js';
 
 /**
@@ -51,6 +51,7 @@ export function createDispatcher(
   options: WebhookDelivery,
   log: FastifyBaseLogger,
   onOutcome?: (outcome: AttemptOutcome) => void,
+  resolve: Resolve = systemResolve,
 ): Dispatcher {
   // A claim outlives the longest attempt, so a live holder never loses it mid-attempt.
   const leaseMs = options.timeoutMs + 5000;
@@ -87,8 +88,7 @@ export function createDispatcher(
         'webhook-timestamp': String(timestamp),
         'webhook-signature': signatureHeader(secrets, delivery.id, timestamp, payload),
       },
-      options.timeoutMs,
-      options.allowPrivate,
+      { timeoutMs: options.timeoutMs, allowPrivate: options.allowPrivate, resolve },
     );
     await settle(delivery, lease, result);
   }

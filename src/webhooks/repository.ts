@@ -13,6 +13,7 @@ import type {
 } from './schemas.js';
 import { WebhookSubscriptionUpdate } from './schemas.js';
 import { settle } from '../http/round-trip.js';
+import { literalRefusal } from './addresses.js';
 
 const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
@@ -28,7 +29,13 @@ export const toSubscription = (row: WebhookSubscriptionsTable): WebhookSubscript
 /** Standard Webhooks secrets: `whsec_` + base64 of 32 random bytes. */
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
-function checkUrl(url: string, allowHttp: boolean): void {
+/** What a subscription's URL may be: WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE. */
+export interface UrlRules {
+  allowHttp: boolean;
+  allowPrivate: boolean;
+}
+
+function checkUrl(url: string, { allowHttp, allowPrivate }: UrlRules): void {
   // Literally the scheme, then no whitespace or control character anywhere: what is stored is
   // exactly where deliveries go, not what a lenient parser makes of it.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what this refuses
@@ -45,15 +52,19 @@ function checkUrl(url: string, allowHttp: boolean): void {
     throw invalidField('/url', allowHttp ? 'must be an http:// or https:// URL' : 'must be an https:// URL');
   }
   if (parsed.username || parsed.password) throw invalidField('/url', 'must not carry credentials');
+  // A literal address is judged now, as it will be at delivery (send.ts), so the client hears of
+  // it at once; a name is judged at delivery only, by the addresses it has then.
+  const refused = allowPrivate ? undefined : literalRefusal(parsed);
+  if (refused !== undefined) throw invalidField('/url', `must not point at a private or reserved address: ${refused}`);
 }
 
 export async function createSubscription(
   db: Kysely<Database>,
   tenantId: string,
   input: WebhookSubscriptionCreate,
-  allowHttp: boolean,
+  rules: UrlRules,
 ): Promise<WebhookSubscriptionWithSecret> {
-  checkUrl(input.url, allowHttp);
+  checkUrl(input.url, rules);
   const at = now();
   const row: WebhookSubscriptionsTable = {
     id: newId('whsub'),
@@ -86,14 +97,14 @@ export async function updateSubscription(
   tenantId: string,
   subscriptionId: string,
   body: WebhookSubscriptionUpdate,
-  allowHttp: boolean,
+  rules: UrlRules,
 ) {
   const current = await findSubscription(trx, tenantId, subscriptionId);
   if (!current) return undefined;
   const shown = toSubscription(current);
   const patch = settle(WebhookSubscriptionUpdate, body, shown);
   if (Object.keys(patch).length === 0) return shown;
-  if (patch.url !== undefined) checkUrl(patch.url, allowHttp);
+  if (patch.url !== undefined) checkUrl(patch.url, rules);
   const changes: Partial<WebhookSubscriptionsTable> = { updated_at: after(current.updated_at) };
   if (patch.url !== undefined) changes.url = patch.url;
   if (patch.events !== undefined) changes.events = JSON.stringify(patch.events);

@@ -30,7 +30,7 @@ const extension = { tags, 'x-extension': true };
 
 /** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
 export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const allowHttp = app.config.webhookAllowHttp;
+  const urlRules = { allowHttp: app.config.webhookAllowHttp, allowPrivate: app.config.webhooks.allowPrivate };
 
   app.get(
     '/v0/webhook_subscriptions',
@@ -61,7 +61,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) =>
       sendOnce(
         reply,
-        await createOnce(app.db, fromHeader(request), (trx) => createSubscription(trx, request.tenantId, request.body, allowHttp)),
+        await createOnce(app.db, fromHeader(request), (trx) => createSubscription(trx, request.tenantId, request.body, urlRules)),
       ),
   );
 
@@ -98,7 +98,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const subscription = await app.db
         .transaction()
-        .execute((trx) => updateSubscription(trx, request.tenantId, request.params.subscription_id, request.body, allowHttp));
+        .execute((trx) => updateSubscription(trx, request.tenantId, request.params.subscription_id, request.body, urlRules));
       if (!subscription) throw notFound('Webhook subscription');
       return subscription;
     },

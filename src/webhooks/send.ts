@@ -1,8 +1,8 @@
 import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
-import { isForbiddenAddress } from './addresses.js';
+import type { LookupFunction } from 'node:net';
+import { literalRefusal, refusal } from './addresses.js';
 
 export interface SendResult {
   /** The response status; undefined when no response came (refused, unreachable, timed out). */
@@ -12,34 +12,46 @@ export interface SendResult {
   retryAfterMs?: number;
 }
 
+/** Every address a name has, as `dns.lookup` with `all: true` finds them. */
+export type Resolve = (hostname: string, options: dns.LookupAllOptions) => Promise<dns.LookupAddress[]>;
+
+/** The system's resolver (hosts file, then DNS), as any client on the machine resolves. */
+export const systemResolve: Resolve = (hostname, options) => dns.promises.lookup(hostname, options);
+
+export interface SendOptions {
+  /** The whole exchange, from the lookup to the end of the response. */
+  timeoutMs: number;
+  allowPrivate: boolean;
+  resolve: Resolve;
+}
+
 class Refused extends Error {}
 
 /**
- * Resolves like the system does, but refuses any name with a forbidden address: the check is on
- * the address actually connected to, at delivery time, so DNS cannot swap it after a check.
+ * The connection's own lookup: it resolves once and refuses the name if ANY of its addresses is
+ * refused, then hands the connection exactly the addresses it checked. The check is thus on the
+ * address actually connected to, so a name cannot answer a public address to a check and a private
+ * one to the connection (DNS rebinding).
  */
-function guardedLookup(allowPrivate: boolean): LookupFunction {
+function guardedLookup({ resolve, allowPrivate }: SendOptions): LookupFunction {
   return (hostname, options, callback) => {
-    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, '', 0);
-      const bad = !allowPrivate && addresses.find((a) => isForbiddenAddress(a.address));
-      if (bad) return callback(new Refused(`${hostname} resolves to ${bad.address}, a private or reserved address`), '', 0);
-      if (options.all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
-      const first = addresses[0];
-      if (!first) return callback(new Error(`${hostname} has no address`), '', 0);
-      callback(null, first.address, first.family);
-    });
+    resolve(hostname, { ...options, all: true }).then(
+      (addresses) => {
+        const refused = allowPrivate ? undefined : addresses.map((a) => refusal(a.address)).find((r) => r !== undefined);
+        if (refused !== undefined) return callback(new Refused(`${hostname} resolves to ${refused}`), '', 0);
+        const first = addresses[0];
+        if (!first) return callback(new Error(`${hostname} has no address`), '', 0);
+        if (options.all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
+        callback(null, first.address, first.family);
+      },
+      (err: NodeJS.ErrnoException) => callback(err, '', 0),
+    );
   };
 }
 
 /** One POST: no redirects followed, the whole exchange bounded by `timeoutMs`. */
-export function send(
-  url: string,
-  body: string,
-  headers: Record<string, string>,
-  timeoutMs: number,
-  allowPrivate: boolean,
-): Promise<SendResult> {
+export function send(url: string, body: string, headers: Record<string, string>, options: SendOptions): Promise<SendResult> {
+  const { timeoutMs, allowPrivate } = options;
   return new Promise((resolve) => {
     let target: URL;
     try {
@@ -47,10 +59,8 @@ export function send(
     } catch {
       return resolve({ error: 'invalid URL' });
     }
-    const literal = target.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(literal) && !allowPrivate && isForbiddenAddress(literal)) {
-      return resolve({ error: `refused: ${literal} is a private or reserved address` });
-    }
+    const refused = allowPrivate ? undefined : literalRefusal(target);
+    if (refused !== undefined) return resolve({ error: `refused: ${refused}` });
     const transport = target.protocol === 'https:' ? https : http;
     let settled = false;
     const finish = (result: SendResult) => {
@@ -64,7 +74,7 @@ export function send(
       {
         method: 'POST',
         headers: { ...headers, 'content-length': Buffer.byteLength(body) },
-        lookup: guardedLookup(allowPrivate),
+        lookup: guardedLookup(options),
         agent: false,
       },
       (response) => {

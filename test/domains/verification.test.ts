@@ -3,14 +3,13 @@ import { execFile } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import type { Kysely } from 'kysely';
-import { buildApp } from '../../src/app.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import * as domainVerification from '../../src/db/migrations/2026_11_25_0016_domain_verification.js';
 import type { Database } from '../../src/db/types.js';
 import { nextCheckAt } from '../../src/domains/checks.js';
 import { newId } from '../../src/ids.js';
 import { startFakeDns, type FakeDns } from '../dns-server.js';
-import { attest, expectProblem, ok, startApp, type Json, type TestApp } from '../helpers.js';
+import { attest, expectProblem, freshDatabase, ok, startApp, type Json, type TestApp } from '../helpers.js';
 
 // Issue 25: tenant domains are proven (a DNS TXT record, or an operator's word) before they are
 // served; names that belong to the service or to every machine are refused; the API's own host
@@ -407,60 +406,76 @@ describe('pending domains are re-checked in the background', () => {
 
 describe('upgrade: refused names held from before are released at start-up', () => {
   test('each is deleted with its links, logged and emitted as tenant_domain.released; tenants can still be created', async () => {
-    const db = t.app.db as Kysely<Database>;
-    const tenant = await t.newTenant('Old squatter');
-    const at = new Date().toISOString();
-    const ids: Record<string, string> = {};
-    for (const hostname of ['192.0.2.7', 'newco.pages.localhost', 'admin.example.com', 'kept.example.org']) {
-      ids[hostname] = newId('domain');
-      await db
-        .insertInto('tenant_domains')
-        .values({
-          id: ids[hostname]!,
-          tenant_id: tenant.tenantId,
-          hostname,
-          is_fallback: 0,
-          created_at: at,
-          status: 'verified',
-          verified_at: at,
-          verification_value: null,
-          next_check_at: null,
-        })
-        .execute();
-    }
-    const page = ok(
-      await t.req('POST', '/v0/pages', { name: 'P', title: 'P', pageContext: 'c', pageType: 'inbound' }, { key: tenant.key }),
-      201,
-    );
-    ok(
-      await t.req(
-        'POST',
-        '/v0/page_links',
-        { tenantDomainId: ids['newco.pages.localhost'], path: '/squat', target: { targetType: 'page', pageId: page.pageId } },
-        { key: tenant.key },
-      ),
-      201,
-    );
-    // A squatted fallback name never stops a tenant from being created (it once answered 409 "retry" forever).
-    const newco = ok(
-      await t.req('POST', '/admin/tenants', { name: 'Newco' }, { key: null, headers: { authorization: `Bearer ${t.adminToken}` } }),
-      201,
-    );
-    assert.equal(newco.tenant.slug, 'newco-2');
-
-    // A second instance starting on the same database runs the sweep.
-    const second = await buildApp({ config: t.app.config });
+    // One database seen by two starts in turn (never two apps at once on one SQLite file in one process).
+    const database = await freshDatabase();
+    const env = { DATABASE_URL: database.url, RESERVED_HOSTNAMES: 'admin.example.com' };
+    const first = await startApp(env);
+    let tenant: { key: string; tenantId: string };
     try {
-      const left = ok(await t.req('GET', '/v0/tenant_domains', undefined, { key: tenant.key }))
+      const db = first.app.db as Kysely<Database>;
+      tenant = await first.newTenant('Old squatter');
+      const at = new Date().toISOString();
+      const ids: Record<string, string> = {};
+      for (const hostname of ['192.0.2.7', 'newco.pages.localhost', 'admin.example.com', 'kept.example.org']) {
+        ids[hostname] = newId('domain');
+        await db
+          .insertInto('tenant_domains')
+          .values({
+            id: ids[hostname]!,
+            tenant_id: tenant.tenantId,
+            hostname,
+            is_fallback: 0,
+            created_at: at,
+            status: 'verified',
+            verified_at: at,
+            verification_value: null,
+            next_check_at: null,
+          })
+          .execute();
+      }
+      const page = ok(
+        await first.req('POST', '/v0/pages', { name: 'P', title: 'P', pageContext: 'c', pageType: 'inbound' }, { key: tenant.key }),
+        201,
+      );
+      ok(
+        await first.req(
+          'POST',
+          '/v0/page_links',
+          { tenantDomainId: ids['newco.pages.localhost'], path: '/squat', target: { targetType: 'page', pageId: page.pageId } },
+          { key: tenant.key },
+        ),
+        201,
+      );
+      // A squatted fallback name never stops a tenant from being created (it once answered 409 "retry" forever).
+      const newco = ok(
+        await first.req(
+          'POST',
+          '/admin/tenants',
+          { name: 'Newco' },
+          { key: null, headers: { authorization: `Bearer ${first.adminToken}` } },
+        ),
+        201,
+      );
+      assert.equal(newco.tenant.slug, 'newco-2');
+    } finally {
+      await first.close();
+    }
+
+    // The next start runs the sweep.
+    const second = await startApp(env);
+    try {
+      const as = { key: tenant.key };
+      const left = ok(await second.req('GET', '/v0/tenant_domains', undefined, as))
         .items.map((d: Json) => d.hostname)
         .sort();
       assert.deepEqual(left, ['kept.example.org', 'old-squatter.pages.localhost']);
-      const released = await events('tenant_domain.released', tenant.key);
+      const released = ok(await second.req('GET', '/v0/events?type=tenant_domain.released', undefined, as)).items as Json[];
       assert.deepEqual(released.map((e) => e.payload.data.hostname).sort(), ['192.0.2.7', 'admin.example.com', 'newco.pages.localhost']);
       assert.ok(released.every((e) => e.payload.reason === 'hostname_refused'));
-      assert.equal((await events('page_link.deleted', tenant.key)).length, 1);
+      assert.equal(ok(await second.req('GET', '/v0/events?type=page_link.deleted', undefined, as)).items.length, 1);
     } finally {
       await second.close();
+      await database.drop();
     }
   });
 

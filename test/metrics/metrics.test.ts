@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import http from 'node:http';
+import { syncBuiltinESMExports } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { fileUrlSecret } from '../../src/assets/files.js';
@@ -95,6 +97,34 @@ describe('METRICS_TOKEN: /metrics on the API host', () => {
     }
     assert.equal(value(res.text, 'pam_http_requests_in_flight{plane="api"}'), 1, 'the scrape itself');
     assert.ok(!(await t.req('GET', '/openapi.json', undefined, { key: null })).text.includes('/metrics'), 'not in the document');
+  });
+
+  test("metrics: guessing the token's length by timing learns nothing: every token, of any length, is one 32-byte constant-time comparison", async () => {
+    // The comparison is watched through node:crypto itself: a comparison skipped for a token of
+    // another length (the old early return) would show as a missing call.
+    const compared: [number, number][] = [];
+    const original = crypto.timingSafeEqual;
+    crypto.timingSafeEqual = (a, b) => {
+      compared.push([a.byteLength, b.byteLength]);
+      return original(a, b);
+    };
+    syncBuiltinESMExports();
+    try {
+      const wrong = ['', 'x', TOKEN.slice(0, -1), `${TOKEN}x`, TOKEN.replace(/.$/, '!'), 'é'.repeat(TOKEN.length), 'y'.repeat(4096)];
+      for (const token of wrong) {
+        compared.length = 0;
+        const res = await scrape(t, token === '' ? null : token);
+        assert.equal(res.status, 401, `${token.length} characters`);
+        assert.equal(res.text, 'A metrics token is needed.\n');
+        assert.deepEqual(compared, [[32, 32]], `one comparison of two SHA-256 digests for a token of ${token.length} characters`);
+      }
+      compared.length = 0;
+      assert.equal((await scrape(t)).status, 200);
+      assert.deepEqual(compared, [[32, 32]]);
+    } finally {
+      crypto.timingSafeEqual = original;
+      syncBuiltinESMExports();
+    }
   });
 
   test('requests by route template, method and status class, never an id, key or tenant', async () => {

@@ -5,7 +5,17 @@ import { after, before, describe, test } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import { verifyWebhook } from '../../src/webhooks/signing.js';
 import { EVENT_CATALOGUE, makeImage } from '../fixtures.js';
-import { attest, expectProblem, ISO_MS, startApp, type Json, type Res, type TestApp } from '../helpers.js';
+import {
+  attest,
+  expectProblem,
+  freshDatabase,
+  ISO_MS,
+  startApp,
+  type Json,
+  type Res,
+  type TestApp,
+  type TestDatabase,
+} from '../helpers.js';
 
 // Black-box tests of webhook delivery: real HTTP receivers on 127.0.0.1 record what the
 // dispatcher (running inside the app) sends them. Every change goes through the API; the
@@ -1035,21 +1045,35 @@ describe('schedule exhausted', () => {
 
 describe('server-side request forgery guard', () => {
   let p: TestApp;
+  let database: TestDatabase;
+  let key: string;
+  let r: Receiver;
+  const subs: Json[] = [];
+  // Literal private addresses are refused at creation now, but may have been stored while
+  // WEBHOOK_ALLOW_PRIVATE was on: stored so first, then delivered with it off.
   before(async () => {
-    p = await startApp({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_RETRY_SCHEDULE: '0.2,0.2' });
+    database = await freshDatabase();
+    r = await startReceiver();
+    const maker = await startApp({ DATABASE_URL: database.url, ...BASE_ENV, WEBHOOK_DISPATCHER: 'false' });
+    key = (await maker.newTenant('Private')).key;
+    for (const url of [r.url, `http://[::1]:${r.port}/hook`]) subs.push(await subscribe(maker, key, url, ['person.created']));
+    await maker.close();
+    p = await startApp({ DATABASE_URL: database.url, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_RETRY_SCHEDULE: '0.2,0.2' });
   });
   after(async () => {
-    await p.close();
+    await p?.close();
+    await database?.drop();
   });
 
   test('127.0.0.1, localhost and [::1] are refused: nothing arrives, each attempt is recorded as refused and the schedule runs out', {
     timeout: 30_000,
   }, async () => {
-    const { key } = await p.newTenant('Private');
-    const r = await startReceiver();
-    const urls = [r.url, `http://localhost:${r.port}/hook`, `http://[::1]:${r.port}/hook`];
-    const subs = [];
-    for (const url of urls) subs.push(await subscribe(p, key, url, ['person.created']));
+    const urls = [r.url, `http://[::1]:${r.port}/hook`, `http://localhost:${r.port}/hook`];
+    for (const url of urls.slice(0, 2)) {
+      const res = await p.req('POST', '/v0/webhook_subscriptions', { url, events: ['person.created'] }, { key });
+      expectProblem(res, 400, 'validation_failed', ['/url']);
+    }
+    subs.push(await subscribe(p, key, urls[2]!, ['person.created']));
     await createPerson(p, key);
     for (const [i, sub] of subs.entries()) {
       const d = await waitDelivery(p, key, sub.subscriptionId, (x) => x.status !== 'pending', `a finished delivery to ${urls[i]}`);
