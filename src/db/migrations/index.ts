@@ -14,6 +14,7 @@ import * as agent from './2026_11_24_0012_agent.js';
 import * as analytics from './2026_11_24_0013_analytics.js';
 import * as searchCounts from './2026_11_24_0014_search_counts.js';
 import * as searchPostings from './2026_11_24_0015_search_postings.js';
+import * as erasedAudiences from './2026_11_25_0016_erased_audiences.js';
 
 /** Every migration, by name; names sort in the order they must run. Add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_24_0013_analytics': analytics,
   '2026_11_24_0014_search_counts': searchCounts,
   '2026_11_24_0015_search_postings': searchPostings,
+  '2026_11_25_0016_erased_audiences': erasedAudiences,
 };
