@@ -5,11 +5,19 @@ import type { SiteContext } from './app.js';
 import { documentCache } from './cache.js';
 import { siteHostOf } from './dispatch.js';
 import { formTarget, leadErrors, parseLeadPost, recordLead } from './forms.js';
-import { notFoundPage, siteErrorPage } from './pages.js';
+import { gonePage, notFoundPage, siteErrorPage } from './pages.js';
 import { documentAt, type Documents, notModified, pathOf, sendDocument } from './serve.js';
 import { outcomeMemo } from './memo.js';
 
 const notFound = (reply: FastifyReply) => reply.code(404).type('text/html; charset=utf-8').send(notFoundPage());
+// Never cached by anyone, never indexed: the page it replaces may have been either.
+const gone = (reply: FastifyReply) =>
+  reply
+    .code(410)
+    .header('cache-control', 'no-store')
+    .header('x-robots-tag', 'noindex, nofollow')
+    .type('text/html; charset=utf-8')
+    .send(gonePage());
 const badRequest = (reply: FastifyReply) => reply.code(400).type('text/html; charset=utf-8').send(siteErrorPage(400));
 
 /** Every method a visitor path does not take: 405 before any body is read. */
@@ -35,6 +43,7 @@ export const documentRoutes: FastifyPluginAsync<SiteContext> = async (site, cont
     const outcome = await documentAt(context, documents, host, path, { submitted });
     if (!outcome) return notFound(reply);
     if (outcome.kind === 'redirect') return reply.code(308).header('location', encodeURI(outcome.location)).send();
+    if (outcome.kind === 'gone') return gone(reply);
     return sendDocument(request, reply, context, outcome);
   });
 
