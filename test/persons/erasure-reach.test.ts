@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import SQLite from 'better-sqlite3';
-import { expectProblem, onPostgres, startApp, TEST_DATABASE_URL, type Json, type TestApp, ok } from '../helpers.js';
+import { expectProblem, startApp, TEST_DATABASE_URL, type Json, type TestApp, ok } from '../helpers.js';
 import { until } from '../agent/common.js';
 import { fakeOpenAi } from '../agent/fake-openai.js';
 import { fallbackHost, link, visit } from '../site/serve-helpers.js';
