@@ -351,18 +351,51 @@ describe('erasure reaches everything', () => {
 
   test('erasure on PostgreSQL: an upper-case email in form.submitted is redacted', async () => {
     const p = probe();
-    const planted = await plant(p);
-    const submitted = async () => {
-      const events = ok(await t.req('GET', '/v0/events?type=form.submitted&limit=100')).items as Json[];
-      return events.filter((e) => !e.payload.redacted && e.payload.data.audienceId === planted.audience.audienceId);
-    };
-    const [event, more] = await submitted();
-    assert.ok(event && !more, 'one lead on their page');
+    const person = ok(await t.req('POST', '/v0/persons', { name: p.name, email: p.email }), 201);
+    // A lead on a page made for nobody: only the email the visitor typed (in capitals) ties it to them.
+    const page = ok(
+      await t.req('POST', '/v0/pages', {
+        name: `Lead page ${p.tag}`,
+        title: 'Leads',
+        pageContext: 'ctx',
+        pageType: 'inbound',
+        status: 'published',
+        actions: [FORM_ACTION],
+      }),
+      201,
+    );
+    const audience = ok(await t.req('POST', `/v0/pages/${page.pageId}/audiences`, {}), 201);
+    const path = `/lead-${p.tag}`;
+    await link(t, path, { targetType: 'audience', audienceId: audience.audienceId });
+    const html = String((await visit(t, host, path)).body);
+    const hidden = (name: string) => new RegExp(`<input type="hidden" name="${name}" value="([^"]*)">`).exec(html)?.[1] ?? '';
+    const posted = await visit(t, host, '/_pam/forms', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        token: hidden('token'),
+        action: hidden('action'),
+        path: hidden('path'),
+        name: 'A visitor',
+        email: p.email.toUpperCase(),
+        phone: '',
+      }).toString(),
+    });
+    assert.equal(posted.statusCode, 303, posted.body);
+    const leads = async () =>
+      (ok(await t.req('GET', '/v0/events?type=form.submitted&limit=100')).items as Json[]).filter(
+        (e) => !e.payload.redacted && e.payload.data.audienceId === audience.audienceId,
+      );
+    const [event, more] = await leads();
+    assert.ok(event && !more, 'one lead');
     assert.equal(event.payload.data.email, p.email.toUpperCase(), 'the form kept the case the visitor typed');
-    await erase(planted.person.personId);
-    assert.deepEqual(await submitted(), []);
-    const redacted = ok(await t.req('GET', `/v0/events/${event.eventId}`));
-    assert.deepEqual(redacted.payload, { redacted: true, personId: planted.person.personId });
+    await erase(person.personId);
+    assert.deepEqual(await leads(), []);
+    assert.deepEqual(ok(await t.req('GET', `/v0/events/${event.eventId}`)).payload, { redacted: true, personId: person.personId });
+    const [session] = ok(await t.req('GET', `/v0/pages/${page.pageId}/audience_sessions`)).items as Json[];
+    assert.equal(session.formSubmissionEmail, '');
+    // The page made for nobody is served as before.
+    assert.equal((await visit(t, host, path)).statusCode, 200);
   });
 
   test('a visit elsewhere that mentions them loses that value, and its rollup row moves with it', async () => {
