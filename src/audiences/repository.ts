@@ -177,6 +177,8 @@ export async function createAudience(trx: Transaction<Database>, page: PagesTabl
     archived_at: null,
     created_at: at,
     updated_at: at,
+    erased_at: null,
+    erased_route_key: null,
   };
   await trx.insertInto('audiences').values(row).execute();
   await trx.insertInto('audience_versions').values(version).execute();
@@ -402,10 +404,12 @@ export async function archiveAudience(trx: Transaction<Database>, page: PagesTab
 /**
  * Back to live, with its route key if no live audience took it meanwhile (409 otherwise). Its
  * home page flag comes back only if no other live audience holds the page's home page now: a
- * restore never takes it from another audience silently.
+ * restore never takes it from another audience silently. An audience archived by the erasure of
+ * its person stays archived (409): it holds nothing to show any more.
  */
 export async function restoreAudience(trx: Transaction<Database>, page: PagesTable, current: AudiencesTable): Promise<Audience> {
   if (current.archived_at === null) return toAudienceWithVersions(trx, current, page);
+  if (current.erased_at !== null) throw conflict('the audience was archived by the erasure of its person; it cannot be restored');
   if (current.person_route_key !== null) await checkRouteKeyFree(trx, page, current.person_route_key, current.id);
   const changes: Partial<AudiencesTable> = { archived_at: null, updated_at: after(current.updated_at) };
   if (current.home_page === 1) {

@@ -18,6 +18,15 @@ export function contains(column: string, text: string): RawBuilder<boolean> {
 }
 
 /**
+ * `lower(column) LIKE '%text%'` with `text` lowercased, its wildcards taken literally. Both
+ * databases fold A-Z alike here; beyond ASCII they differ (SQLite folds nothing), so callers that
+ * need more pass ASCII text and check the rows they get in code (erasure's matcher).
+ */
+export function containsAsciiFolded(column: string, text: string): RawBuilder<boolean> {
+  return sql<boolean>`lower(${sql.ref(column)}) like ${`%${likeLiteral(text.toLowerCase())}%`} escape '\\'`;
+}
+
+/**
  * Rows of `table` where any of `columns` contains `text`, through the substring index that
  * `createSubstringIndex` made. PostgreSQL's trigram indexes serve plain LIKE; SQLite's FTS5
  * trigram table is asked for the text as one phrase (a substring match). Texts shorter than a

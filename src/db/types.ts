@@ -229,6 +229,10 @@ export interface AudiencesTable {
   archived_at: string | null;
   created_at: string;
   updated_at: string;
+  /** Set when the person it was made for was erased: it is archived for good, its links answer 410. */
+  erased_at: string | null;
+  /** SHA-256 of the page id and the route key it had then (hex), for the 410 at `P/<key>`; the key itself is gone. */
+  erased_route_key: string | null;
 }
 
 export interface AudienceVersionsTable {

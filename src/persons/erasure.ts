@@ -1,104 +1,112 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { computedName } from '../audiences/names.js';
+import { archiveErased, eraseAudiencesOf } from '../audiences/erasure.js';
 import { bump } from '../db/counters.js';
-import { contains } from '../db/search.js';
 import { slugify } from '../db/slugs.js';
 import type { Database } from '../db/types.js';
 import { emit } from '../events/outbox.js';
-import { after } from '../time.js';
+import { mentionsOf, type Mentions } from './mentions.js';
+import { forgetSessions } from './erasure-sessions.js';
 
 /**
  * Erasure of a person (the right to be forgotten): afterwards the service holds none of their
  * personal data. One transaction, so it happens whole or not at all:
  * - the person and all their log entries are removed;
- * - audiences that named them no longer do, and their computed names are recomputed;
- * - visits whose form submission carries their email or phone keep their counts, not the form data;
- * - every stored event that mentions them (by id, email, phone, or their name as a JSON value) is
- *   replaced by `{"redacted": true, "personId": ...}`, which is also what pending deliveries send;
- * - remembered answers of idempotent requests that mention them are forgotten;
+ * - the audiences made for them (whose person they are) lose every name, override and version
+ *   content (generated text included), are archived for good, and their links answer 410;
+ * - visits lose what mentions them (form data, titles, addresses, UTM values), not their counts;
+ * - every stored event that mentions them (their id, name, email, phone or LinkedIn URL, or one
+ *   of those audiences, anywhere in it, ignoring case) is replaced by `{"redacted": true,
+ *   "personId": ...}`, which is also what pending deliveries send;
+ * - remembered answers of idempotent requests that mention them are forgotten, and delivery
+ *   errors that quote them are cleared;
  * - `person.deleted` carries the id only.
- * docs/privacy.md says what this cannot recall (deliveries already made).
+ * docs/privacy.md says what this cannot recall (deliveries already made) and what stays on disk.
  */
 export async function erasePerson(trx: Transaction<Database>, tenantId: string, personId: string): Promise<boolean> {
   const person = await trx
     .selectFrom('persons')
-    .select(['id', 'name', 'email', 'phone_number'])
+    .select(['id', 'name', 'email', 'phone_number', 'linkedin_profile_url'])
     .where('id', '=', personId)
     .where('tenant_id', '=', tenantId)
     .executeTakeFirst();
   if (!person) return false;
+  const theirs = [person.id, person.name, person.email, person.phone_number, person.linkedin_profile_url];
   // What refers to the person goes first: the foreign keys hold until the end.
   await trx.deleteFrom('person_logs').where('tenant_id', '=', tenantId).where('owner_id', '=', personId).execute();
-  await unlinkAudiences(trx, tenantId, personId);
+  const audiences = await eraseAudiencesOf(trx, tenantId, personId);
   await trx.deleteFrom('persons').where('id', '=', personId).execute();
   await bump(trx, tenantId, 'persons', -1);
-  await blankForms(trx, tenantId, person.email, person.phone_number);
-
-  const mentions = [personId, person.email, person.phone_number, ...jsonStrings(person.name)].filter(
-    (v): v is string => typeof v === 'string' && v.length > 0,
+  await forgetSessions(
+    trx,
+    tenantId,
+    mentionsOf(theirs),
+    audiences.map((a) => a.id),
   );
-  // Any of them, as a substring (the stored text's own case: each value is matched as stored).
-  const mentioning = (column: string) =>
-    sql<boolean>`(${sql.join(
-      mentions.map((m) => contains(column, m)),
-      sql` or `,
-    )})`;
-  await trx
-    .updateTable('events')
-    .set({ payload: JSON.stringify({ redacted: true, personId }) })
-    .where('tenant_id', '=', tenantId)
-    .where(mentioning('payload'))
-    .execute();
-  await trx.deleteFrom('idempotency_keys').where('tenant_id', '=', tenantId).where(mentioning('response_body')).execute();
+
+  const mentions = mentionsOf([...theirs, ...audiences.map((a) => a.id)]);
+  const redacted = JSON.stringify({ redacted: true, personId });
+  for (const id of await mentioning(trx, 'events', 'payload', tenantId, mentions)) {
+    await trx.updateTable('events').set({ payload: redacted }).where('id', '=', id).execute();
+  }
+  for (const key of await mentioningKeys(trx, tenantId, mentions)) {
+    await trx
+      .deleteFrom('idempotency_keys')
+      .where('tenant_id', '=', tenantId)
+      .where('scope', '=', key.scope)
+      .where('key', '=', key.key)
+      .execute();
+  }
+  for (const id of await mentioning(trx, 'webhook_deliveries', 'last_error', tenantId, mentions)) {
+    await trx.updateTable('webhook_deliveries').set({ last_error: 'redacted' }).where('id', '=', id).execute();
+  }
   await forgetSlugBase(trx, tenantId, slugify(person.name, 'person'));
+  // After the redaction: these events name no one, and must stay.
+  await archiveErased(trx, audiences);
   await emit(trx, tenantId, 'person.deleted', { personId });
   return true;
 }
 
-async function unlinkAudiences(trx: Transaction<Database>, tenantId: string, personId: string): Promise<void> {
-  const audiences = await trx
-    .selectFrom('audiences')
-    .select(['id', 'number', 'custom_name', 'updated_at'])
-    .where('tenant_id', '=', tenantId)
-    .where('person_id', '=', personId)
-    .execute();
-  for (const a of audiences) {
-    const computed = computedName(a.number);
-    const effective = a.custom_name ?? computed;
-    await trx
-      .updateTable('audiences')
-      .set({
-        person_id: null,
-        computed_name: computed,
-        effective_name: effective,
-        effective_name_lc: effective.toLowerCase(),
-        updated_at: after(a.updated_at),
-      })
-      .where('id', '=', a.id)
+const BATCH = 500;
+
+/**
+ * The ids of `table`'s rows of the tenant whose `column` mentions the person: read in batches in
+ * id order, narrowed by SQL and decided by `mentions.test`.
+ */
+async function mentioning(
+  trx: Transaction<Database>,
+  table: 'events' | 'webhook_deliveries',
+  column: 'payload' | 'last_error',
+  tenantId: string,
+  mentions: Mentions,
+): Promise<string[]> {
+  const found: string[] = [];
+  let last = '';
+  for (;;) {
+    const rows = await trx
+      .selectFrom(table)
+      .select(['id', sql<string | null>`${sql.ref(column)}`.as('text')])
+      .where('tenant_id', '=', tenantId)
+      .where('id', '>', last)
+      .where(mentions.mayMention(column))
+      .orderBy('id')
+      .limit(BATCH)
       .execute();
+    for (const row of rows) if (mentions.test(row.text)) found.push(row.id);
+    const end = rows.at(-1);
+    if (!end || rows.length < BATCH) return found;
+    last = end.id;
   }
 }
 
-/** Matched case-insensitively for emails (as mail systems do), exactly for phone numbers. */
-async function blankForms(trx: Transaction<Database>, tenantId: string, email: string | null, phone: string | null) {
-  if (!email && !phone) return;
-  await trx
-    .updateTable('audience_sessions')
-    .set({ form_submission_email: '', form_submission_phone: '', form_submission_identifier: '' })
+/** Remembered idempotent requests whose key or answer mentions the person (few: they live 24 hours). */
+async function mentioningKeys(trx: Transaction<Database>, tenantId: string, mentions: Mentions) {
+  const rows = await trx
+    .selectFrom('idempotency_keys')
+    .select(['scope', 'key', 'response_body'])
     .where('tenant_id', '=', tenantId)
-    .where((eb) =>
-      eb.or([
-        ...(email ? [eb(eb.fn('lower', ['form_submission_email']), '=', email.toLowerCase())] : []),
-        ...(phone ? [eb('form_submission_phone', '=', phone)] : []),
-      ]),
-    )
+    .where((eb) => eb.or([mentions.mayMention('key'), mentions.mayMention('response_body')]))
     .execute();
-}
-
-/** The name as it appears inside stored JSON: a whole value, or the start of a computed name `Name (domain)`. */
-function jsonStrings(name: string): string[] {
-  const quoted = JSON.stringify(name);
-  return [quoted, `${quoted.slice(0, -1)} (`];
+  return rows.filter((r) => mentions.test(r.key) || mentions.test(r.response_body));
 }
 
 /**

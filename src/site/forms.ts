@@ -72,7 +72,8 @@ export async function formTarget(db: Kysely<Database>, claims: ViewClaims, actio
   if (!page || claims.audienceId === '') return undefined;
   const audience = await findAudience(db, claims.tenantId, page.id, claims.audienceId);
   const action = (JSON.parse(page.actions) as StoredAction[]).find((a) => a.actionId === actionId && a.actionType === 'form');
-  return audience && action ? { page, audience, action } : undefined;
+  // An audience erased with its person takes no more leads: its page is gone.
+  return audience && audience.erased_at === null && action ? { page, audience, action } : undefined;
 }
 
 type Target = NonNullable<Awaited<ReturnType<typeof formTarget>>>;

@@ -6,11 +6,19 @@ import { documentCache } from './cache.js';
 import { siteHostOf } from './dispatch.js';
 import { formRoute } from './form-route.js';
 import { staysOnHost } from './location.js';
-import { notFoundPage, siteErrorPage } from './pages.js';
+import { gonePage, notFoundPage, siteErrorPage } from './pages.js';
 import { documentAt, type Documents, notModified, pathOf, sendDocument } from './serve.js';
 import { outcomeMemo } from './memo.js';
 
 const notFound = (reply: FastifyReply) => reply.code(404).type('text/html; charset=utf-8').send(notFoundPage());
+// Never cached by anyone, never indexed: the page it replaces may have been either.
+const gone = (reply: FastifyReply) =>
+  reply
+    .code(410)
+    .header('cache-control', 'no-store')
+    .header('x-robots-tag', 'noindex, nofollow')
+    .type('text/html; charset=utf-8')
+    .send(gonePage());
 
 /** Every method a visitor path does not take: 405 before any body is read. */
 const OTHER_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -39,6 +47,7 @@ export const documentRoutes: FastifyPluginAsync<SiteContext> = async (site, cont
       if (!staysOnHost(outcome.location)) return notFound(reply);
       return reply.code(308).header('location', encodeURI(outcome.location)).send();
     }
+    if (outcome.kind === 'gone') return gone(reply);
     return sendDocument(request, reply, context, outcome);
   });
 

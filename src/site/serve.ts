@@ -22,12 +22,14 @@ export interface Servable {
   visit: TokenFields;
 }
 
-export type Outcome = { kind: 'redirect'; location: string } | ({ kind: 'document' } & Servable) | undefined;
+/** `gone`: the path named an audience erased with its person (410, a page that names no one). */
+export type Outcome = { kind: 'redirect'; location: string } | { kind: 'gone' } | ({ kind: 'document' } & Servable) | undefined;
 
 /** A remembered outcome (site/memo.ts): a document by its key in the document cache, not its bytes. */
 export type Remembered =
   | { kind: 'none' }
   | { kind: 'redirect'; location: string }
+  | { kind: 'gone' }
   | { kind: 'document'; key: string; stamp: Stamp; visit: TokenFields };
 
 /** Rendered documents by everything they depend on, and on SQLite, each path's last outcome. */
@@ -67,7 +69,7 @@ export async function documentAt(
   const memoKey = `${host.hostname}|${path}|${options.submitted ? 1 : 0}`;
   const known = version === undefined ? undefined : memo.get(version, memoKey);
   if (known?.kind === 'none') return undefined;
-  if (known?.kind === 'redirect') return known;
+  if (known?.kind === 'redirect' || known?.kind === 'gone') return known;
   const remembered = known && cache.get(known.key);
   if (known && remembered) return { kind: 'document', rendered: remembered, stamp: known.stamp, visit: known.visit };
   const remember = (value: Remembered) => version !== undefined && memo.set(version, memoKey, value);
@@ -80,6 +82,10 @@ export async function documentAt(
   }
   const stamp = await readStamp(context.db, host.tenantId, resolution.pageId, resolution.audience);
   if (!stamp) return void remember({ kind: 'none' });
+  if (stamp.gone) {
+    remember({ kind: 'gone' });
+    return { kind: 'gone' };
+  }
   const visit: TokenFields = {
     tenantId: host.tenantId,
     pageId: stamp.pageId,

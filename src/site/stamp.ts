@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { erasedRouteKey } from '../audiences/erasure.js';
 import { prepared } from '../db/prepared.js';
 import type { Database } from '../db/types.js';
 import type { AudienceChoice } from './resolve.js';
@@ -19,6 +20,11 @@ export interface Stamp {
   personUpdatedAt: string | null;
   accountId: string | null;
   accountUpdatedAt: string | null;
+  /**
+   * The path named an audience erased with its person (src/audiences/erasure.ts): by its id, or
+   * by a route key that it had and no live audience holds now. Such a path answers 410 Gone.
+   */
+  gone: boolean;
 }
 
 /** Literal values, so that each subquery matches its partial unique index's predicate on both databases. */
@@ -29,6 +35,7 @@ interface StampParams {
   pageId: string;
   audienceId: string;
   routeKey: string;
+  erasedKey: string;
 }
 
 /**
@@ -48,6 +55,12 @@ function stampQuery(db: Kysely<Database>, p: StampParams, by: AudienceChoice['by
     .where('k.page_id', '=', p.pageId)
     .where('k.archived_at', 'is', null)
     .where('k.person_route_key', '=', p.routeKey);
+  const erased = db
+    .selectFrom('audiences as e')
+    .select('e.id')
+    .where('e.page_id', '=', p.pageId)
+    .where('e.erased_at', 'is not', null)
+    .where((eb) => (by === 'id' ? eb('e.id', '=', p.audienceId) : eb('e.erased_route_key', '=', p.erasedKey)));
   return db
     .selectFrom('pages as p')
     .leftJoin('audiences as a', (join) =>
@@ -76,6 +89,10 @@ function stampQuery(db: Kysely<Database>, p: StampParams, by: AudienceChoice['by
       'per.updated_at as personUpdatedAt',
       'acc.id as accountId',
       'acc.updated_at as accountUpdatedAt',
+      (eb) =>
+        sql<boolean | number>`${
+          by === 'home' ? sql.lit(false) : by === 'id' ? eb.exists(erased) : eb.and([eb.exists(erased), eb.not(eb.exists(byKey))])
+        }`.as('gone'),
     ])
     .where('p.id', '=', p.pageId)
     .where('p.tenant_id', '=', p.tenantId)
@@ -104,9 +121,11 @@ export async function readStamp(
     pageId,
     audienceId: choice.by === 'id' ? choice.audienceId : '',
     routeKey: choice.by === 'routeKey' ? choice.key : '',
+    erasedKey: choice.by === 'routeKey' ? erasedRouteKey(pageId, choice.key) : '',
   };
   const [row] = await STAMPS[choice.by](db, params);
-  return row;
+  // SQLite answers 0 or 1, PostgreSQL a boolean.
+  return row && { ...row, gone: row.gone === true || row.gone === 1 };
 }
 
 /** The cache key: every value of the stamp, in a fixed order. */
