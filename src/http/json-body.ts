@@ -102,14 +102,12 @@ function prototypeKeyProblem(text: string): AppError | undefined {
   ]);
 }
 
-const own = (value: object, key: string) => Object.prototype.hasOwnProperty.call(value, key);
-
 function prototypeKey(value: unknown, path: string): { key: string; path: string } | undefined {
   if (value === null || typeof value !== 'object') return undefined;
-  if (own(value, '__proto__')) return { key: 'the key __proto__', path: `${path}/__proto__` };
+  if (Object.hasOwn(value, '__proto__')) return { key: 'the key __proto__', path: `${path}/__proto__` };
   const entries = Object.entries(value);
   const ctor = entries.find(([k]) => k === 'constructor')?.[1];
-  if (ctor !== null && typeof ctor === 'object' && own(ctor, 'prototype')) {
+  if (ctor !== null && typeof ctor === 'object' && Object.hasOwn(ctor, 'prototype')) {
     return { key: 'constructor.prototype', path: `${path}/constructor/prototype` };
   }
   for (const [k, v] of entries) {
