@@ -277,14 +277,26 @@ describe('request bodies', () => {
     ['__proto__ nested', '{"name": "Jane", "payload": {"a~b": [1, {"__proto__": {}}]}}', '/payload/a~0b/1/__proto__', '__proto__'],
     ['__proto__ written with escapes', '{"name": "Jane", "\\u005f_proto__": {}}', '/__proto__', '__proto__'],
     ['__proto__ behind a byte order mark', '\ufeff{"__proto__": {}}', '/__proto__', '__proto__'],
-    ['constructor.prototype', '{"name": "Jane", "constructor": {"prototype": {"admin": true}}}', '/constructor/prototype', 'constructor.prototype'],
-    ['constructor.prototype nested', '{"x": [{"constructor": {"prototype": null}}]}', '/x/0/constructor/prototype', 'constructor.prototype'],
+    [
+      'constructor.prototype',
+      '{"name": "Jane", "constructor": {"prototype": {"admin": true}}}',
+      '/constructor/prototype',
+      'constructor.prototype',
+    ],
+    [
+      'constructor.prototype nested',
+      '{"x": [{"constructor": {"prototype": null}}]}',
+      '/x/0/constructor/prototype',
+      'constructor.prototype',
+    ],
   ] as const) {
     test(`${what} is 400 naming what was refused, and nothing is written`, async () => {
       const before = await t.req('GET', '/v0/persons?limit=1');
       const res = await t.req('POST', '/v0/persons', text);
       assertProblemShape(res, 400, 'validation_failed');
-      assert.deepEqual(res.body.errors, [{ path, message: `is refused: ${named === '__proto__' ? 'the key __proto__' : named} could change the prototype of objects` }]);
+      assert.deepEqual(res.body.errors, [
+        { path, message: `is refused: ${named === '__proto__' ? 'the key __proto__' : named} could change the prototype of objects` },
+      ]);
       assert.match(res.body.detail, new RegExp(`may not contain (the key )?${named.replace('.', '\\.')} \\(at `));
       assert.doesNotMatch(res.body.detail, /not valid JSON/);
       const after = await t.req('GET', '/v0/persons?limit=1');
