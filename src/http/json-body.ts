@@ -29,7 +29,7 @@ export function registerJsonBody(app: FastifyInstance): void {
       return;
     }
     parseJson(request, text, (err, parsed) => {
-      if (err) return done(err);
+      if (err) return done(prototypeKeyProblem(text) ?? err);
       const problem = bodyProblem(parsed);
       if (problem)
         return done(new AppError('validation_failed', `Invalid body: ${problem.path || 'the body'} ${problem.message}`, [problem]));
@@ -77,6 +77,42 @@ function bodyProblem(value: unknown, path = ''): FieldError | undefined {
       const found = bodyProblem(v, at);
       if (found) return found;
     }
+  }
+  return undefined;
+}
+
+/**
+ * Why a body the JSON parser refused was refused, when it is valid JSON after all: then it was for
+ * a key that could change an object's prototype (`__proto__`, or `constructor` holding
+ * `prototype`), refused wherever it appears. Saying "not valid JSON" would send the client looking
+ * for a syntax error that is not there. Undefined for text that is not JSON.
+ */
+function prototypeKeyProblem(text: string): AppError | undefined {
+  let parsed: unknown;
+  try {
+    // JSON.parse defines `__proto__` as a plain own key, so reading the text again is harmless.
+    parsed = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch {
+    return undefined;
+  }
+  const found = prototypeKey(parsed, '');
+  if (!found) return undefined;
+  return new AppError('validation_failed', `The body may not contain ${found.key} (at ${found.path})`, [
+    { path: found.path, message: `is refused: ${found.key} could change the prototype of objects` },
+  ]);
+}
+
+function prototypeKey(value: unknown, path: string): { key: string; path: string } | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  if (Object.hasOwn(value, '__proto__')) return { key: 'the key __proto__', path: `${path}/__proto__` };
+  const entries = Object.entries(value);
+  const ctor = entries.find(([k]) => k === 'constructor')?.[1];
+  if (ctor !== null && typeof ctor === 'object' && Object.hasOwn(ctor, 'prototype')) {
+    return { key: 'constructor.prototype', path: `${path}/constructor/prototype` };
+  }
+  for (const [k, v] of entries) {
+    const found = prototypeKey(v, `${path}/${pointerSegment(k)}`);
+    if (found) return found;
   }
   return undefined;
 }

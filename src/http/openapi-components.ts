@@ -37,7 +37,9 @@ export function components(): Components {
   const within = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(refer);
     if (!isObject(node)) return node;
-    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, DATA_KEYWORDS.has(key) ? value : refer(value)]));
+    return Object.fromEntries(
+      Object.entries(discriminated(node)).map(([key, value]) => [key, DATA_KEYWORDS.has(key) ? value : refer(value)]),
+    );
   };
   const remember = (name: string, schema: Json) => {
     const known = named.get(name);
@@ -75,6 +77,32 @@ export function components(): Components {
       return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
     },
   };
+}
+
+/**
+ * A union discriminated by a property gets its `mapping`: each value of the property on the wire,
+ * to the named branch that holds it. Without one, a generated client or a validator that goes by
+ * the discriminator cannot tell which schema a value names (the names of the branches are not the
+ * values). It is written `oneOf` too, as those tools require (the values tell the branches apart,
+ * so exactly one matches). Taken from the branches themselves, so it cannot disagree with them.
+ */
+function discriminated(node: Json): Json {
+  const { discriminator, anyOf, ...rest } = node;
+  if (!isObject(discriminator) || typeof discriminator.propertyName !== 'string') return node;
+  const property = discriminator.propertyName;
+  const branches = anyOf ?? node.oneOf;
+  if (!Array.isArray(branches)) throw new Error(`A union discriminated by ${property} has no branches`);
+  const mapping: Record<string, string> = {};
+  for (const branch of branches) {
+    const name = nameOf(branch);
+    const properties = isObject(branch) ? branch.properties : undefined;
+    const value = isObject(properties) && isObject(properties[property]) ? properties[property].const : undefined;
+    if (name === undefined || typeof value !== 'string' || value in mapping) {
+      throw new Error(`Each branch of a union discriminated by ${property} needs an $id and a value of its own for ${property}`);
+    }
+    mapping[value] = COMPONENTS + name;
+  }
+  return { ...rest, oneOf: branches, discriminator: { ...discriminator, mapping } };
 }
 
 /** As @fastify/swagger writes the routes' schemas: `const` as a one-value `enum` (Swagger UI reads no `const`). */

@@ -270,6 +270,55 @@ describe('request bodies', () => {
     }
   });
 
+  // Valid JSON refused for a key that could poison prototypes: the answer names the key and where
+  // it is, not "not valid JSON" (which sends the client hunting for a syntax error).
+  for (const [what, text, path, named] of [
+    ['__proto__ at the top', '{"name": "Jane", "__proto__": {"admin": true}}', '/__proto__', '__proto__'],
+    ['__proto__ nested', '{"name": "Jane", "payload": {"a~b": [1, {"__proto__": {}}]}}', '/payload/a~0b/1/__proto__', '__proto__'],
+    ['__proto__ written with escapes', '{"name": "Jane", "\\u005f_proto__": {}}', '/__proto__', '__proto__'],
+    ['__proto__ behind a byte order mark', '\ufeff{"__proto__": {}}', '/__proto__', '__proto__'],
+    [
+      'constructor.prototype',
+      '{"name": "Jane", "constructor": {"prototype": {"admin": true}}}',
+      '/constructor/prototype',
+      'constructor.prototype',
+    ],
+    [
+      'constructor.prototype nested',
+      '{"x": [{"constructor": {"prototype": null}}]}',
+      '/x/0/constructor/prototype',
+      'constructor.prototype',
+    ],
+  ] as const) {
+    test(`${what} is 400 naming what was refused, and nothing is written`, async () => {
+      const before = await t.req('GET', '/v0/persons?limit=1');
+      const res = await t.req('POST', '/v0/persons', text);
+      assertProblemShape(res, 400, 'validation_failed');
+      assert.deepEqual(res.body.errors, [
+        { path, message: `is refused: ${named === '__proto__' ? 'the key __proto__' : named} could change the prototype of objects` },
+      ]);
+      assert.match(res.body.detail, new RegExp(`may not contain (the key )?${named.replace('.', '\\.')} \\(at `));
+      assert.doesNotMatch(res.body.detail, /not valid JSON/);
+      const after = await t.req('GET', '/v0/persons?limit=1');
+      assert.equal(after.body.totalCount, before.body.totalCount);
+    });
+  }
+
+  test('a key merely named constructor, or prototype, or __proto__ as a value, is accepted as JSON', async () => {
+    // The schema refuses unknown fields; the point is that it is the schema answering, at the field.
+    const res = await t.req('POST', '/v0/persons', '{"name": "__proto__", "constructor": "x"}');
+    expectProblem(res, 400, 'validation_failed', ['/constructor']);
+    assert.match(res.body.errors[0].message, /not an allowed field/);
+    const ok = await t.req('POST', '/v0/persons', '{"name": "constructor.prototype"}');
+    assert.equal(ok.status, 201, ok.text);
+  });
+
+  test('broken JSON that also holds __proto__ is still "not valid JSON"', async () => {
+    const res = await t.req('POST', '/v0/persons', '{"__proto__": {}');
+    assertProblemShape(res, 400, 'validation_failed');
+    assert.equal(res.body.detail, 'The body is not valid JSON');
+  });
+
   for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml']) {
     test(`a ${contentType} body is 415 unsupported_media_type`, async () => {
       const res = await t.req('POST', '/v0/persons', 'name=Jane', { headers: { 'content-type': contentType } });

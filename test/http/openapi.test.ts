@@ -351,11 +351,18 @@ describe('schemas', () => {
     assert.equal(op.responses['200'], undefined);
   });
 
-  test('PageLink target is a union discriminated by targetType (issue 19)', () => {
+  test('PageLink target is a union discriminated by targetType, with its mapping (issues 19, 26)', () => {
     const search = responseSchema('/v0/page_links/search', 'get', '200');
     const target = deref(deref(deref(search.properties.items).items).properties.target);
-    assert.deepEqual(target.discriminator, { propertyName: 'targetType' });
-    const branches = ((target.anyOf ?? target.oneOf) as Json[]).map(deref);
+    assert.deepEqual(target.discriminator, {
+      propertyName: 'targetType',
+      mapping: {
+        audience: '#/components/schemas/AudienceTarget',
+        page: '#/components/schemas/PageTarget',
+        page_routing: '#/components/schemas/PageRoutingTarget',
+      },
+    });
+    const branches = (target.oneOf as Json[]).map(deref);
     const shapes = Object.fromEntries(
       branches.map((b) => [
         deref(b.properties.targetType).const ?? deref(b.properties.targetType).enum?.[0],

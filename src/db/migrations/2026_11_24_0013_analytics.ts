@@ -1,5 +1,5 @@
-import { sql, type Kysely } from 'kysely';
-import { rebuildRollups } from '../../analytics/rollups.js';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { isPostgres } from '../adapter.js';
 import { columnTypes } from './dialect.js';
 
 /**
@@ -46,7 +46,30 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['tenant_id', 'session_started_at'])
     .execute();
 
-  await rebuildRollups(db);
+  await fillFromSessions(db);
+}
+
+/**
+ * The rollups as the sessions stored before this migration add up to, in the SQL of its day
+ * (a frozen copy of `rebuildRollups` in src/analytics/rollups.ts): a later change to the live
+ * code must not change what this step did to a database migrated before it.
+ */
+async function fillFromSessions(db: Kysely<unknown>): Promise<void> {
+  const truncate = (unit: 'hour' | 'day'): RawBuilder<string> =>
+    isPostgres(db)
+      ? sql`date_trunc(${sql.lit(unit)}, session_started_at at time zone 'UTC') at time zone 'UTC'`
+      : unit === 'hour'
+        ? sql`substr(session_started_at, 1, 13) || ':00:00.000Z'`
+        : sql`substr(session_started_at, 1, 10) || 'T00:00:00.000Z'`;
+  const sums = sql.raw(`count(*), sum(is_bounce), sum(time_spent_seconds), sum(max_scroll_depth_percentage),
+    sum(total_clicks_count), sum(questions_asked_count), sum(has_form_submit), sum(has_conversion)`);
+  const columns = sql.raw('visits, bounces, time_spent_seconds, scroll_sum, clicks, questions, form_submits, conversions');
+  await sql`insert into analytics_hours_utm (tenant_id, page_id, audience_id, hour, utm_source, utm_medium, utm_campaign, ${columns})
+    select tenant_id, page_id, audience_id, ${truncate('hour')}, utm_source, utm_medium, utm_campaign, ${sums}
+    from audience_sessions group by tenant_id, page_id, audience_id, ${truncate('hour')}, utm_source, utm_medium, utm_campaign`.execute(db);
+  await sql`insert into analytics_days (tenant_id, page_id, day, ${columns})
+    select tenant_id, page_id, ${truncate('day')}, ${sums}
+    from audience_sessions group by tenant_id, page_id, ${truncate('day')}`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
