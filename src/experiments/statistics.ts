@@ -1,0 +1,168 @@
+import { type Cell, type Comparison, compareArms } from './comparison.js';
+import { checkSeed, DEFAULT_DRAWS, probabilityBest } from './posterior.js';
+import { type SrmResult, sampleRatioMismatch } from './srm.js';
+
+/**
+ * The results of an experiment from its counts: pure, no clock, no randomness but a seeded generator,
+ * so the same counts and seed always give the same results. The method, and how to read each number,
+ * is in docs/experiments.md.
+ */
+
+export interface ArmCounts {
+  units: number;
+  visits: number;
+  /** Units with at least one converting visit. */
+  conversions: number;
+}
+
+/** The counts of one period: a stretch of the experiment during which the weights did not change. */
+export interface PeriodCounts {
+  weights: Record<string, number>;
+  arms: Record<string, ArmCounts>;
+}
+
+export interface AnalysisInput {
+  /** Every arm with its current weight; the first is the baseline (control, for a holdout). */
+  arms: { key: string; weight: number }[];
+  /** Oldest first; arms missing from a period had nothing in it. */
+  periods: PeriodCounts[];
+  minimumVisitsPerArm: number;
+  /** Seeds the draws of probabilityBest (default 1). */
+  seed?: number;
+  /** How many joint posterior draws estimate probabilityBest (default 10,000). */
+  draws?: number;
+}
+
+export interface ArmResult {
+  key: string;
+  weight: number;
+  units: number;
+  visits: number;
+  conversions: number;
+  conversionRate: number;
+  /** Relative to the baseline; null for the baseline and while it cannot be bounded. */
+  lift: { estimate: number; low: number; high: number } | null;
+  probabilityBest: number;
+  /** Always valid and Bonferroni-adjusted; null for the baseline. */
+  pValue: number | null;
+}
+
+export type Decision = 'collecting' | 'winner' | 'no_difference';
+
+export interface Analysis {
+  arms: ArmResult[];
+  srm: SrmResult;
+  decision: Decision;
+  winner: string | null;
+}
+
+/** The false-positive rate the decision keeps, over every look and every arm together. */
+export const ALPHA = 0.05;
+/** `no_difference` needs every arm's lift interval inside plus or minus this (relative). */
+export const EQUIVALENCE_MARGIN = 0.1;
+export const DEFAULT_SEED = 1;
+
+const EMPTY: ArmCounts = { units: 0, visits: 0, conversions: 0 };
+
+export function analyse(input: AnalysisInput): Analysis {
+  checkInput(input);
+  const keys = input.arms.map((arm) => arm.key);
+  const cells = keys.map((key) => input.periods.map((period) => period.arms[key] ?? EMPTY));
+  const totals = cells.map((periods) => periods.reduce(add, EMPTY));
+  const best = probabilityBest(totals, checkSeed(input.seed ?? DEFAULT_SEED), input.draws ?? DEFAULT_DRAWS);
+  const [baseCells = [], ...others] = cells;
+  const comparisons = others.map((armCells) => compareArms(baseCells.map(toCell), armCells.map(toCell), others.length, ALPHA));
+
+  const arms = input.arms.map(({ key, weight }, index): ArmResult => {
+    const total = totals[index] ?? EMPTY;
+    const comparison = index === 0 ? undefined : comparisons[index - 1];
+    return {
+      key,
+      weight,
+      ...total,
+      conversionRate: total.units > 0 ? total.conversions / total.units : 0,
+      lift: comparison?.lift ?? null,
+      probabilityBest: best[index] ?? 0,
+      pValue: index === 0 ? null : (comparison?.pValue ?? 1),
+    };
+  });
+  const collecting = totals.some((total) => total.visits < input.minimumVisitsPerArm);
+  const { decision, winner } = collecting ? { decision: 'collecting' as const, winner: null } : decide(keys, comparisons);
+  return { arms, srm: srm(input, totals), decision, winner };
+}
+
+/**
+ * A winner when some arm differs from the baseline at ALPHA (after Bonferroni): the best of those
+ * significantly better, or the baseline when it is significantly better than every other arm.
+ * No difference when every arm's lift interval lies within the equivalence margin. Otherwise, more
+ * data is needed.
+ */
+export function decide(keys: string[], comparisons: (Comparison | null)[]): { decision: Decision; winner: string | null } {
+  const significant = comparisons.map((comparison) => comparison !== null && comparison.pValue < ALPHA);
+  let winner: string | null = null;
+  let bestDifference = 0;
+  comparisons.forEach((comparison, index) => {
+    if (comparison && significant[index] && comparison.difference > bestDifference) {
+      bestDifference = comparison.difference;
+      winner = keys[index + 1] ?? null;
+    }
+  });
+  if (winner === null && comparisons.length > 0 && significant.every(Boolean)) winner = keys[0] ?? null;
+  if (winner !== null) return { decision: 'winner', winner };
+  const equivalent =
+    comparisons.length > 0 &&
+    comparisons.every((c) => c?.lift != null && c.lift.low > -EQUIVALENCE_MARGIN && c.lift.high < EQUIVALENCE_MARGIN);
+  return { decision: equivalent ? 'no_difference' : 'collecting', winner: null };
+}
+
+function srm(input: AnalysisInput, totals: ArmCounts[]): SrmResult {
+  const expected = input.arms.map(() => 0);
+  for (const period of input.periods) {
+    const units = input.arms.reduce((sum, { key }) => sum + (period.arms[key]?.units ?? 0), 0);
+    const weights = input.arms.map(({ key }) => period.weights[key] ?? 0);
+    const weightSum = weights.reduce((sum, weight) => sum + weight, 0);
+    if (units === 0) continue;
+    if (weightSum <= 0) return { pValue: 0, mismatch: true };
+    weights.forEach((weight, index) => {
+      expected[index] = (expected[index] ?? 0) + (units * weight) / weightSum;
+    });
+  }
+  return sampleRatioMismatch(
+    totals.map((total) => total.units),
+    expected,
+  );
+}
+
+function add(sum: ArmCounts, counts: ArmCounts): ArmCounts {
+  return { units: sum.units + counts.units, visits: sum.visits + counts.visits, conversions: sum.conversions + counts.conversions };
+}
+
+function toCell({ units, conversions }: ArmCounts): Cell {
+  return { units, conversions };
+}
+
+function isCount(value: number): boolean {
+  return Number.isSafeInteger(value) && value >= 0;
+}
+
+/** Counts come from the service's own tables: anything malformed is a bug upstream, thrown at once. */
+function checkInput({ arms, periods, minimumVisitsPerArm }: AnalysisInput): void {
+  if (arms.length === 0) throw new RangeError('an experiment has at least one arm');
+  const keys = new Set(arms.map((arm) => arm.key));
+  if (keys.size !== arms.length) throw new RangeError('arm keys must be unique');
+  if (arms.some((arm) => !Number.isFinite(arm.weight) || arm.weight < 0)) throw new RangeError('weights must be finite and not negative');
+  if (!Number.isFinite(minimumVisitsPerArm) || minimumVisitsPerArm < 0) throw new RangeError('minimumVisitsPerArm must be >= 0');
+  for (const period of periods) {
+    for (const [key, counts] of Object.entries(period.arms)) {
+      if (!keys.has(key)) throw new RangeError(`period counts name an unknown arm: ${key}`);
+      const { units, visits, conversions } = counts;
+      if (![units, visits, conversions].every(isCount) || conversions > units) {
+        throw new RangeError(`counts of arm ${key} must be whole numbers with conversions <= units`);
+      }
+    }
+    for (const [key, weight] of Object.entries(period.weights)) {
+      if (!keys.has(key)) throw new RangeError(`period weights name an unknown arm: ${key}`);
+      if (!Number.isFinite(weight) || weight < 0) throw new RangeError(`weight of arm ${key} must be finite and not negative`);
+    }
+  }
+}
