@@ -7,7 +7,7 @@ import type { TxtLookup } from './dns.js';
 import type { HostnameRules } from './hostnames.js';
 import { createDomain, deleteDomain, findDomain, listDomains } from './repository.js';
 import { TenantDomain, TenantDomainCreate, TenantDomainListQuery, TenantDomainParams } from './schemas.js';
-import { verifyDomain } from './verification.js';
+import { checkRecord, markVerifiedOf } from './verification.js';
 
 const extension = { tags: ['page links'], 'x-extension': true };
 
@@ -53,6 +53,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<{ rules: HostnameRules; loo
       schema: {
         ...extension,
         operationId: 'verifyTenantDomain',
+        headers: IdempotencyHeaders,
         summary: 'Verify a custom domain by its DNS TXT record (extension)',
         description:
           'Looks up the TXT record named in `verification` (5 s at most). Found with its value: the domain is verified and served from now on. ' +
@@ -61,11 +62,14 @@ export const domainRoutes: FastifyPluginAsyncTypebox<{ rules: HostnameRules; loo
         response: responses({ 200: TenantDomain }),
       },
     },
-    async (request) => {
-      const domain = await verifyDomain(app.db, lookup, request.tenantId, request.params.tenant_domain_id);
+    async (request, reply) => {
+      const { tenantId } = request;
+      const id = request.params.tenant_domain_id;
+      await checkRecord(app.db, lookup, tenantId, id);
+      const result = await createOnce(app.db, fromHeader(request, 200), (trx) => markVerifiedOf(trx, tenantId, id));
       // Visitors reach the domain at once in this process (other instances within seconds: site/hosts.ts).
-      app.siteHosts.forget(domain.hostname);
-      return domain;
+      app.siteHosts.forget(result.body.hostname);
+      return sendOnce(reply, result);
     },
   );
 

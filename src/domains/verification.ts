@@ -60,20 +60,27 @@ export async function markVerified(trx: Transaction<Database>, domain: TenantDom
   return resource;
 }
 
-/** A tenant asks: the TXT record is looked up (outside any transaction: it may take 5 s), then the domain is marked. */
-export async function verifyDomain(db: Kysely<Database>, lookup: TxtLookup, tenantId: string, domainId: string): Promise<TenantDomain> {
+/**
+ * A tenant asks: the TXT record is looked up, outside any transaction (it may take 5 s). Found, or
+ * already verified: returns, and the caller marks it in its transaction (`markVerifiedOf`). Not
+ * found: 409 `domain_not_verified`, naming the record and what the look-up saw.
+ */
+export async function checkRecord(db: Kysely<Database>, lookup: TxtLookup, tenantId: string, domainId: string): Promise<void> {
   const domain = await findTenantDomain(db, domainId, tenantId);
-  if (domain.status === 'verified' || domain.verification_value === null) return toTenantDomain(domain);
+  if (domain.status === 'verified' || domain.verification_value === null) return;
   const record = verificationName(domain.hostname);
   const check = await lookup(record, domain.verification_value);
-  if (!check.found) {
-    throw new AppError(
-      'domain_not_verified',
-      `Looked up the TXT record ${record} for the value "${domain.verification_value}" and found ${check.saw}. ` +
-        'Publish it at your DNS provider and try again; it is also checked in the background.',
-    );
-  }
-  return db.transaction().execute(async (trx) => markVerified(trx, await findTenantDomain(trx, domainId, tenantId)));
+  if (check.found) return;
+  throw new AppError(
+    'domain_not_verified',
+    `Looked up the TXT record ${record} for the value "${domain.verification_value}" and found ${check.saw}. ` +
+      'Publish it at your DNS provider and try again; it is also checked in the background.',
+  );
+}
+
+/** The domain, read again in the caller's transaction, marked verified (see `markVerified`). */
+export async function markVerifiedOf(trx: Transaction<Database>, tenantId: string, domainId: string): Promise<TenantDomain> {
+  return markVerified(trx, await findTenantDomain(trx, domainId, tenantId));
 }
 
 /** An operator attests the domain (admin API, CLI): no look-up. */
