@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { computedName } from '../audiences/names.js';
 import { bump } from '../db/counters.js';
-import { contains } from '../db/search.js';
+import { contains } from '../db/search/index.js';
 import { slugify } from '../db/slugs.js';
 import type { Database } from '../db/types.js';
 import { emit } from '../events/outbox.js';
