@@ -1,8 +1,8 @@
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
-import { carriedTotal, matchingText, pageOrder, scopeEquals, searchWithTotal, type SearchPlan } from '../db/search.js';
+import { textSearch } from '../db/search/index.js';
 import { emit } from '../events/outbox.js';
 import type { AccountsTable, Database } from '../db/types.js';
-import { countRows, keysetList, NEWEST_FIRST } from '../http/pagination.js';
+import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { conflictIfTaken } from '../http/errors.js';
 import { newId } from '../ids.js';
 import { after, now } from '../time.js';
@@ -119,36 +119,27 @@ export async function accountExists(db: Kysely<Database>, tenantId: string, acco
 
 const accountsList = keysetList({ name: 'accounts', table: 'accounts', ...NEWEST_FIRST });
 
+/** Accounts whose name or domain contains the text, newest first; `includeEmptyOnly`: those no person links to. */
 export async function searchAccounts(db: Kysely<Database>, tenantId: string, query: AccountSearchQuery) {
   const text = (query.query ?? '').toLowerCase();
   const emptyOnly = query.includeEmptyOnly === 'true';
-  const filters = { text, emptyOnly };
-  const request = accountsList.request(query, { filters });
-
-  const matching = (plan: SearchPlan) =>
-    db
-      .selectFrom('accounts')
-      .where(scopeEquals(db, 'accounts.tenant_id', tenantId, plan.driven || plan.ordered))
-      .$call(matchingText(db, { table: 'accounts', scopeId: tenantId, columns: ['name_lc', 'domain_lc'] }, text, plan))
-      .$if(emptyOnly, (q) => q.where((eb) => eb.not(eb.exists(linkedPersons(eb).select('persons.id')))));
-
-  const [rows, totalCount] = await searchWithTotal(
-    db,
-    { table: 'accounts', scopeId: tenantId, request },
+  const request = accountsList.request(query, { filters: { text, emptyOnly } });
+  const { rows, totalCount } = await textSearch(db, {
+    table: 'accounts',
+    scope: { column: 'tenant_id', id: tenantId },
+    columns: ['name_lc', 'domain_lc'],
     text,
-    (plan) =>
-      matching(plan)
-        .selectAll('accounts')
-        .select((eb) =>
-          linkedPersons(eb)
-            .select((p) => p.fn.countAll().as('n'))
-            .as('linked_persons_count'),
-        )
-        .$call(carriedTotal(plan))
-        .$call(accountsList.apply(request, pageOrder(plan)))
-        .execute(),
-    (plan) => countRows(matching(plan)),
-    emptyOnly ? undefined : { source: 'accounts', scopeId: tenantId, facets: { asked: [''], all: [''] } },
-  );
+    order: { newestFirst: (sameOrder) => accountsList.apply(request, sameOrder) },
+    page: request,
+    filter: (q) => (emptyOnly ? q.where((eb) => eb.not(eb.exists(linkedPersons(eb).select('persons.id')))) : q),
+    // The counts do not follow persons: the empty-accounts filter is counted by visiting its matches.
+    counted: emptyOnly ? undefined : { asked: [''], all: [''] },
+    select: (q) =>
+      q.selectAll('accounts').select((eb) =>
+        linkedPersons(eb)
+          .select((p) => p.fn.countAll().as('n'))
+          .as('linked_persons_count'),
+      ),
+  });
   return accountsList.toListPage({ request, rows, totalCount, map: toAccount });
 }

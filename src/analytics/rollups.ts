@@ -1,5 +1,6 @@
 import { CompiledQuery, sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { isPostgres } from '../db/adapter.js';
+import { planOnce } from '../db/plan-once.js';
 import type { AudienceSessionsTable, Database, RollupSums } from '../db/types.js';
 import { SUM_COLUMNS } from './metrics.js';
 
@@ -87,21 +88,24 @@ const isZero = (d: RollupSums) => SUM_COLUMNS.every((c) => d[c] === 0);
  * add to a row that exists (the visit's own). Parameters: the sums, then the key in `key()`'s order.
  */
 const statements = new Map<string, { update: string; upsert: string }>();
-function statementsFor(table: RollupTable['name'], keyColumns: string[], postgres: boolean) {
+function statementsFor(db: Kysely<Database>, table: RollupTable['name'], keyColumns: string[]) {
+  const postgres = isPostgres(db);
   const id = `${table}|${postgres}`;
   let known = statements.get(id);
   if (known === undefined) {
-    // `+?` on SQLite: planned once, not on every run for the values bound (see db/prepared.ts).
-    const at = (i: number) => (postgres ? `$${i + 1}` : '+?');
-    const sums = SUM_COLUMNS.map((c, i) => `${c} = ${c} + ${at(i)}`).join(', ');
-    const where = keyColumns.map((c, i) => `${c} = ${at(SUM_COLUMNS.length + i)}`).join(' and ');
+    // Planned once on SQLite, not on every run for the values bound; the values come with each run.
+    const at = () => planOnce(db, 0);
+    const sums = sql.join(SUM_COLUMNS.map((c) => sql`${sql.raw(`${c} = ${c} + `)}${at()}`));
+    const where = sql.join(
+      keyColumns.map((c) => sql`${sql.raw(`${c} = `)}${at()}`),
+      sql` and `,
+    );
     const columns = [...SUM_COLUMNS, ...keyColumns];
-    known = {
-      update: `update ${table} set ${sums} where ${where}`,
-      upsert: `insert into ${table} (${columns.join(', ')}) values (${columns.map((_, i) => at(i)).join(', ')})
-        on conflict (${CONFLICT[table].join(', ')}) do update set
-        ${SUM_COLUMNS.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(', ')}`,
-    };
+    const update = sql`update ${sql.raw(table)} set ${sums} where ${where}`;
+    const upsert = sql`insert into ${sql.raw(table)} (${sql.raw(columns.join(', '))}) values (${sql.join(columns.map(at))})
+        on conflict (${sql.raw(CONFLICT[table].join(', '))}) do update set
+        ${sql.raw(SUM_COLUMNS.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(', '))}`;
+    known = { update: update.compile(db).sql, upsert: upsert.compile(db).sql };
     statements.set(id, known);
   }
   return known;
@@ -110,7 +114,7 @@ function statementsFor(table: RollupTable['name'], keyColumns: string[], postgre
 async function addTo(trx: Transaction<Database>, table: RollupTable['name'], key: Key, delta: RollupSums): Promise<void> {
   if (isZero(delta)) return;
   // The key's tenant_id rides along outside the hourly tables' primary key: matching it too is harmless.
-  const { update, upsert } = statementsFor(table, Object.keys(key), isPostgres(trx));
+  const { update, upsert } = statementsFor(trx, table, Object.keys(key));
   const values = [...SUM_COLUMNS.map((c) => delta[c]), ...Object.values(key)];
   const updated = await trx.executeQuery(CompiledQuery.raw(update, values));
   if (Number(updated.numAffectedRows ?? 0n) === 0) await trx.executeQuery(CompiledQuery.raw(upsert, values));

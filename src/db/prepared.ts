@@ -1,4 +1,5 @@
-import { CompiledQuery, SqliteAdapter, type Compilable, type Kysely } from 'kysely';
+import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
+import { planEachOnce } from './plan-once.js';
 import type { Database } from './types.js';
 
 const PLACEHOLDER = Symbol('placeholder');
@@ -29,23 +30,13 @@ export function prepared<P extends object, O>(
     const dialect = db.getExecutor().adapter.constructor;
     let template = templates.get(dialect);
     if (!template) {
-      const { sql, parameters } = build(db, placeholders).compile();
-      template = { sql: db.getExecutor().adapter instanceof SqliteAdapter ? planOnce(sql, parameters.length) : sql, parameters };
+      // Keyed lookups and writes whose plan depends on no value: planned once on SQLite.
+      const compiled = build(db, placeholders).compile();
+      template = { sql: planEachOnce(db, compiled), parameters: compiled.parameters };
       templates.set(dialect, template);
     }
     const values = template.parameters.map((p) => (isPlaceholder(p) ? (params as Record<string, unknown>)[p[PLACEHOLDER]] : p));
     const result = await db.executeQuery<O>(CompiledQuery.raw(template.sql, values));
     return result.rows;
   };
-}
-
-/**
- * The SQLite text with each parameter written `+?` (a no-op on the value, and no affinity, like
- * `?`): SQLite plans it once. With statistics of ANALYZE (sqlite_stat4, which better-sqlite3's
- * SQLite keeps), a bare `?` compared with an indexed column makes SQLite plan the statement anew
- * on every run for the values bound, which cost several times the lookup itself; these queries are
- * keyed lookups whose plan does not depend on the values. Left as is if a `?` is not a parameter.
- */
-function planOnce(sql: string, parameters: number): string {
-  return sql.split('?').length - 1 === parameters ? sql.replaceAll('?', '+?') : sql;
 }

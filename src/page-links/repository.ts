@@ -1,10 +1,10 @@
 import type { Kysely, Transaction } from 'kysely';
-import { carriedTotal, matchingText, pageOrder, scopeEquals, searchWithTotal, type SearchPlan } from '../db/search.js';
 import { TARGET_TYPES } from '../db/enums.js';
+import { textSearch } from '../db/search/index.js';
 import type { Database, PageLinksTable } from '../db/types.js';
 import { fallbackDomainId, findDomain, findFallbackDomain } from '../domains/repository.js';
 import { AppError, conflict, conflictIfTaken, notFound, type FieldError } from '../http/errors.js';
-import { countRows, keysetList, NEWEST_FIRST } from '../http/pagination.js';
+import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { emit } from '../events/outbox.js';
 import { after, now } from '../time.js';
@@ -198,42 +198,29 @@ export async function deletePageLink(trx: Transaction<Database>, tenantId: strin
 
 const pageLinksList = keysetList({ name: 'page_links', table: 'page_links', ...NEWEST_FIRST });
 
-/** Live links of one domain (the fallback one unless named), newest first. */
+/** Live links of one domain (the fallback one unless named) whose path contains the text, newest first. */
 export async function searchPageLinks(db: Kysely<Database>, tenantId: string, query: PageLinkSearchQuery) {
   const domainId =
     query.tenantDomainId === undefined ? await fallbackDomainId(db, tenantId) : (await findDomain(db, tenantId, query.tenantDomainId))?.id;
   if (!domainId) throw notFound('Tenant domain');
+  const { pageId, targetType } = query;
   const text = (query.query ?? '').toLowerCase();
-  const filters = { domain: domainId, text, pageId: query.pageId, targetType: query.targetType };
-  const request = pageLinksList.request(query, { filters });
-  const matching = (plan: SearchPlan) =>
-    db
-      .selectFrom('page_links')
-      .where(scopeEquals(db, 'page_links.tenant_domain_id', domainId, plan.driven || plan.ordered))
-      .where('page_links.tenant_id', '=', tenantId)
-      .where('page_links.deleted_at', 'is', null)
-      .$call(matchingText(db, { table: 'page_links', scopeId: domainId, columns: ['path_lc'] }, text, plan))
-      .$call((q) => (query.pageId === undefined ? q : q.where('page_links.page_id', '=', query.pageId)))
-      .$call((q) => (query.targetType === undefined ? q : q.where('page_links.target_type', '=', query.targetType)));
-  const [rows, totalCount] = await searchWithTotal(
-    db,
-    { table: 'page_links', scopeId: domainId, request },
+  const request = pageLinksList.request(query, { filters: { domain: domainId, text, pageId, targetType } });
+  const { rows, totalCount } = await textSearch(db, {
+    table: 'page_links',
+    scope: { column: 'tenant_domain_id', id: domainId },
+    columns: ['path_lc'],
     text,
-    (plan) =>
-      matching(plan)
-        .selectAll('page_links')
-        .$call(carriedTotal(plan))
-        .$call(pageLinksList.apply(request, pageOrder(plan)))
-        .execute(),
-    (plan) => countRows(matching(plan)),
-    // A page's links are few: counted by visiting them.
-    query.pageId === undefined
-      ? {
-          source: 'page_links',
-          scopeId: domainId,
-          facets: { asked: query.targetType ? [query.targetType] : [...TARGET_TYPES], all: [...TARGET_TYPES] },
-        }
-      : undefined,
-  );
+    order: { newestFirst: (sameOrder) => pageLinksList.apply(request, sameOrder) },
+    page: request,
+    where: (q) => q.where('page_links.tenant_id', '=', tenantId).where('page_links.deleted_at', 'is', null),
+    filter: (q) => {
+      const ofPage = pageId === undefined ? q : q.where('page_links.page_id', '=', pageId);
+      return targetType === undefined ? ofPage : ofPage.where('page_links.target_type', '=', targetType);
+    },
+    // A page's links are few: counted by visiting them. The counts keep each target type apart.
+    counted: pageId === undefined ? { asked: targetType ? [targetType] : [...TARGET_TYPES], all: [...TARGET_TYPES] } : undefined,
+    select: (q) => q.selectAll('page_links'),
+  });
   return pageLinksList.toListPage({ request, rows, totalCount, map: toPageLink });
 }

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import { containsAsciiFolded } from '../db/search.js';
+import { containsAsciiFolded } from '../db/search/index.js';
 
 /**
  * What erasure looks for: a person's values (and the ids of what was made for them), anywhere

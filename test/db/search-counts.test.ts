@@ -3,8 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import * as searchCountsMigration from '../../src/db/migrations/2026_11_24_0014_search_counts.js';
 import * as searchPostingsMigration from '../../src/db/migrations/2026_11_24_0015_search_postings.js';
-import { gramsOf } from '../../src/db/search-counts.js';
-import { POSTED_SEARCHES, trigramsOf } from '../../src/db/search-postings.js';
+import { gramsOf, POSTED_SEARCHES } from '../../src/db/migrations/search-sources.js';
+import { trigramsOf } from '../../src/db/search/postgres.js';
 import { newId } from '../../src/ids.js';
 import { ok, onPostgres, startApp, type Json, type TestApp } from '../helpers.js';
 

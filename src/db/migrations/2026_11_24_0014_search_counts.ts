@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { COUNTED_SEARCHES, gramsOf, WHOLE_TABLE, type CountedSearch } from '../search-counts.js';
+import { COUNTED_SEARCHES, gramsOf, WHOLE_TABLE, type CountedSearch } from './search-sources.js';
 import { isPostgres } from '../adapter.js';
 import { columnTypes, createSearchCounts, createSearchCountsSupport } from './dialect.js';
 

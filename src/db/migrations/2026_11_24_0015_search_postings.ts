@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { POSTED_SEARCHES, type PostedSearch } from '../search-postings.js';
+import { POSTED_SEARCHES, type PostedSearch } from './search-sources.js';
 import { isPostgres } from '../adapter.js';
 import { columnTypes } from './dialect.js';
 

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { isPostgres } from '../adapter.js';
-import { GRAM_MAX, WHOLE_TABLE, type CountedSearch } from '../search-counts.js';
+import { GRAM_MAX, WHOLE_TABLE, type CountedSearch } from './search-sources.js';
 
 /**
  * The one place where migrations differ by dialect: column types.
@@ -22,7 +22,7 @@ export function columnTypes(db: Kysely<unknown>): {
 /**
  * An index that serves `LIKE '%text%'` on lowercased `columns` of `table`.
  * PostgreSQL: a pg_trgm GIN index per column. SQLite: an FTS5 trigram table `<table>_fts` over the
- * columns, kept in step with the table by triggers (see `src/db/search.ts` for the queries).
+ * columns, kept in step with the table by triggers (see `src/db/search/` for the queries).
  */
 export async function createSubstringIndex(db: Kysely<unknown>, table: string, columns: string[]): Promise<void> {
   if (isPostgres(db)) {
@@ -54,7 +54,7 @@ export async function createSubstringIndex(db: Kysely<unknown>, table: string, c
 const LONGEST_TEXT = 4096;
 
 /**
- * The `search_counts` of one counted search (src/db/search-counts.ts), kept by triggers in the
+ * The `search_counts` of one counted search (search-sources.ts), kept by triggers in the
  * writing transaction. SQLite: row triggers, grams made by joining a table of positions. PostgreSQL:
  * statement triggers over the transition tables, one upsert per statement in (scope, facet, gram)
  * order, so concurrent writers lock the shared count rows in one order and never deadlock.
@@ -126,7 +126,7 @@ export async function createSearchCounts(db: Kysely<unknown>, counted: CountedSe
   const changed = [...watched.map((c) => `old.${c} is not new.${c}`), `(${counted.live('old')}) is not (${counted.live('new')})`].join(
     ' or ',
   );
-  // Every row, live or not, as its FTS table holds them (search-counts.ts, WHOLE_TABLE).
+  // Every row, live or not, as its FTS table holds them (search-sources.ts, WHOLE_TABLE).
   const whole = (by: string) => `${upsert} values ('${source}', '${WHOLE_TABLE}', '', '', ${by}) ${onConflict.replace('excluded.n', by)};`;
   const trigger = `search_counts_${table}`;
   await sql.raw(`create trigger ${trigger}_ai after insert on ${table} begin ${add} ${whole('1')} end`).execute(db);
