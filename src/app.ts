@@ -24,6 +24,7 @@ import { domainRoutes } from './domains/routes.js';
 import { releaseRefusedDomains } from './domains/sweep.js';
 import { tlsAskRoutes } from './domains/tls.js';
 import { eventRoutes } from './events/routes.js';
+import { experimentRoutes } from './experiments/routes.js';
 import { apiKeyAuth } from './http/auth.js';
 import './http/context.js';
 import { registerErrorHandling } from './http/error-handling.js';
@@ -164,6 +165,7 @@ export async function buildApp({
   await app.register(agentRoutes);
   await app.register(sessionRoutes);
   await app.register(analyticsRoutes);
+  await app.register(experimentRoutes);
   await app.register(domainRoutes, { rules, lookup });
   await app.register(tlsAskRoutes, { rules });
   await app.register(topicRoutes);

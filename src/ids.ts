@@ -26,6 +26,7 @@ export const ID_PREFIXES = [
   'event',
   'delivery',
   'submission',
+  'experiment',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

@@ -15,6 +15,7 @@ export const EVENT_CATALOGUE = [
   'audience_version.created',
   'audience_version.updated',
   'audience_version.status_changed',
+  'page.version.published',
   'audience_session.created',
   'form.submitted',
   'asset.created',
@@ -43,6 +44,8 @@ export const EVENT_CATALOGUE = [
   'page_link.deleted',
   'tenant_domain.verified',
   'tenant_domain.released',
+  'experiment.started',
+  'experiment.concluded',
 ];
 
 export type ImageFormat = 'png' | 'jpeg' | 'gif' | 'webp';

@@ -548,6 +548,9 @@ export async function moveVersion(
       .limit(1)
       .executeTakeFirstOrThrow();
     await trx.updateTable('audiences').set({ published_version_id: newest.id, updated_at: at }).where('id', '=', audience.id).execute();
+    // The page now serves this version to the audience: one event for whoever only cares about that.
+    const { page_id: pageId } = await trx.selectFrom('audiences').select('page_id').where('id', '=', audience.id).executeTakeFirstOrThrow();
+    await emit(trx, audience.tenant_id, 'page.version.published', toVersion(moved), { pageId });
   }
   return toVersion(moved);
 }

@@ -23,3 +23,9 @@ export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 
 /** A custom domain is served only once verified (src/domains/); a fallback domain always is. */
 export const DOMAIN_STATUSES = ['verified', 'pending'] as const;
+
+/** Experiments (src/experiments/): what they compare, how traffic is split, where they stand. */
+export const EXPERIMENT_KINDS = ['holdout', 'versions'] as const;
+export const EXPERIMENT_ALLOCATIONS = ['fixed', 'bandit'] as const;
+export const EXPERIMENT_STATUSES = ['draft', 'running', 'concluded'] as const;
+export const EXPERIMENT_DECISIONS = ['collecting', 'winner', 'no_difference'] as const;

@@ -1,4 +1,5 @@
 import type { FileStoreName } from '../config.js';
+import type { DailySecretsTable, ExperimentPeriodsTable, ExperimentsTable } from './experiment-tables.js';
 import type {
   DELIVERY_STATUSES,
   DOMAIN_STATUSES,
@@ -50,6 +51,9 @@ export interface Database {
   /** PostgreSQL only (migration 0015). */
   search_postings: SearchPostingsTable;
   form_claims: FormClaimsTable;
+  experiments: ExperimentsTable;
+  experiment_periods: ExperimentPeriodsTable;
+  daily_secrets: DailySecretsTable;
 }
 
 /** When a view token's lead form was last accepted (site/forms.ts). */
@@ -294,6 +298,10 @@ export interface AudienceSessionsTable {
   created_at: string;
   /** The view token's visit id, for a session recorded by the collector on a tenant domain; null otherwise. */
   visit_id: string | null;
+  /** The experiment the visit was served in, its arm, and its unit (person, account or daily visitor key). */
+  experiment_id: string | null;
+  experiment_arm: string | null;
+  experiment_unit: string | null;
 }
 
 export interface ServiceSecretsTable {

@@ -13,6 +13,7 @@ export const EVENT_TYPES = [
   'audience_version.created',
   'audience_version.updated',
   'audience_version.status_changed',
+  'page.version.published',
   'audience_session.created',
   'form.submitted',
   'asset.created',
@@ -41,6 +42,8 @@ export const EVENT_TYPES = [
   'page_link.deleted',
   'tenant_domain.verified',
   'tenant_domain.released',
+  'experiment.started',
+  'experiment.concluded',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -35,6 +35,8 @@ export const toSession = (row: AudienceSessionsTable): AudienceSession => ({
   utmMedium: row.utm_medium,
   utmSource: row.utm_source,
   utmTerm: row.utm_term,
+  experimentId: row.experiment_id,
+  arm: row.experiment_arm,
 });
 
 function instant(value: string, path: string, bound = false): string {
@@ -78,6 +80,9 @@ export async function createSession(trx: Transaction<Database>, page: PagesTable
     form_submission_phone: input.formSubmissionPhone ?? '',
     utm_campaign: input.utmCampaign ?? '',
     utm_content: input.utmContent ?? '',
+    experiment_id: null,
+    experiment_arm: null,
+    experiment_unit: null,
     utm_medium: input.utmMedium ?? '',
     utm_source: input.utmSource ?? '',
     utm_term: input.utmTerm ?? '',
@@ -168,6 +173,8 @@ export interface Visit {
   pageUrl: string;
   pageTitle: string;
   startedAt: string;
+  /** The experiment the document was served in (from the view token), if any. */
+  experiment?: { id: string; arm: string; unit: string };
 }
 
 /**
@@ -219,6 +226,9 @@ export async function recordVisit(
     session_started_at: visit.startedAt,
     created_at: now(),
     visit_id: visit.visitId,
+    experiment_id: visit.experiment?.id ?? null,
+    experiment_arm: visit.experiment?.arm ?? null,
+    experiment_unit: visit.experiment?.unit ?? null,
     ...fields,
   };
   // Two first reports racing (two instances): one creates, the other finds it and updates it.

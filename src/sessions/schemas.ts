@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ListQuery, MAX_SAFE_INTEGER, Timestamp } from '../http/schemas.js';
+import { ListQuery, MAX_SAFE_INTEGER, Nullable, Timestamp } from '../http/schemas.js';
 
 export const AudienceSession = Type.Object(
   {
@@ -27,6 +27,8 @@ export const AudienceSession = Type.Object(
     utmMedium: Type.String(),
     utmSource: Type.String(),
     utmTerm: Type.String(),
+    experimentId: Nullable(Type.String({ description: 'The experiment the visit was served in (extension); null outside experiments' })),
+    arm: Nullable(Type.String({ description: "The experiment's arm the visit was served (extension); null outside experiments" })),
   },
   { $id: 'AudienceSession' },
 );

@@ -560,6 +560,9 @@ const MAKERS: [string, (c: Ctx) => Promise<Record<string, string>>][] = [
       return { tenantDomainId };
     },
   ],
+  // An experiment between two versions of an audience of its own (one runs per audience, so each may start).
+  ['experimentId', async (c) => ({ experimentId: await versionsExperiment(c, false) })],
+  ['runningExperimentId', async (c) => ({ runningExperimentId: await versionsExperiment(c, true) })],
   [
     'pageLinkId',
     async (c) => ({
@@ -596,6 +599,24 @@ const MAKERS: [string, (c: Ctx) => Promise<Record<string, string>>][] = [
     },
   ],
 ];
+
+/** A draft (or started) `versions` experiment with arms `a` and `b` on a new audience of the fixture's page. */
+async function versionsExperiment(c: Ctx, start: boolean): Promise<string> {
+  const page = c.fx.ids.pageId;
+  const audience = await api(c, 'POST', `/v0/pages/${page}/audiences`, {});
+  const draft = await api(c, 'POST', `/v0/pages/${page}/audiences/${audience.audienceId}/versions`, {});
+  const { experimentId } = await api(c, 'POST', `/v0/pages/${page}/experiments`, {
+    name: `${c.fx.marker} Experiment`,
+    kind: 'versions',
+    audienceId: audience.audienceId,
+    arms: [
+      { key: 'a', weight: 1, versionId: audience.publishedVersion.versionId },
+      { key: 'b', weight: 1, versionId: draft.versionId },
+    ],
+  });
+  if (start) await api(c, 'POST', `/v0/pages/${page}/experiments/${experimentId}/start`);
+  return experimentId;
+}
 
 /** Creates one of everything in `tenant`; `marker` goes into the names (for searches). */
 export async function buildFixture(
@@ -641,7 +662,11 @@ const FRESH: RegExp[] = [
   /^PATCH \/v0\/pages\/\{page_id\}$/, // actions and headerActionId evolve with every patch
   /^(PATCH|POST) .*\/versions\/\{version_id\}(\/cancel)?$/, // the state machine moves only forward
   /\/retry$/, // a retried delivery is pending until sent again
+  /\/experiments\/\{experiment_id\}\/(start|conclude)$/, // an experiment starts once and concludes once
 ];
+
+/** The fixture a fresh parameter of these operations is made from, where it differs from the parameter's own. */
+const FRESH_KEYS: [RegExp, string][] = [[/\/experiments\/\{experiment_id\}\/conclude$/, 'runningExperimentId']];
 export function freshParam(op: Operation): string | undefined {
   return FRESH.some((r) => r.test(op.key)) ? op.pathParams[op.pathParams.length - 1]?.name : undefined;
 }
@@ -857,6 +882,32 @@ const HINTS: { at: RegExp; hint: Hint }[] = [
   { at: / \/body\/headerActionId$/, hint: { arb: () => fc.constant(null), include: 0.3 } },
   // Idempotency keys: the same key with another body is a 422, so mostly unique ones.
   { at: / \/body\/idempotencyKey$/, hint: { arb: () => fc.uuid() } },
+  // Experiments: a holdout's arms are exactly control and personalised; a versions experiment's fixture has arms a and b.
+  { at: /^POST \/v0\/pages\/\{page_id\}\/experiments \/body\/kind$/, hint: { arb: () => fc.constant('holdout'), only: true } },
+  {
+    at: /^POST \/v0\/pages\/\{page_id\}\/experiments \/body\/arms$/,
+    hint: {
+      arb: () =>
+        fc.tuple(fc.integer({ min: 1, max: 10000 }), fc.integer({ min: 1, max: 10000 })).map(([c, p]) => [
+          { key: 'control', weight: c },
+          { key: 'personalised', weight: p },
+        ]),
+      only: true,
+    },
+  },
+  { at: /^POST \/v0\/pages\/\{page_id\}\/experiments \/body\/audienceId$/, hint: { include: 0 } },
+  {
+    at: /^PATCH \/v0\/pages\/\{page_id\}\/experiments\/\{experiment_id\} \/body\/arms$/,
+    hint: {
+      arb: () =>
+        fc.tuple(fc.integer({ min: 1, max: 10000 }), fc.integer({ min: 1, max: 10000 })).map(([a, b]) => [
+          { key: 'a', weight: a },
+          { key: 'b', weight: b },
+        ]),
+      only: true,
+    },
+  },
+  { at: /\/conclude \/body\/winner$/, hint: { arb: () => fc.constantFrom('a', 'b'), only: true, minimal: () => 'a' } },
   // An API key's expiry must lie in the future.
   { at: /api_keys \/body\/expiresAt$/, hint: { arb: futureInstant } },
   // A range whose start is after its end is a 400: the dates are put in order (see `orderDates`).
@@ -1133,7 +1184,8 @@ function refPath(g: Gen): Record<string, PathValue> {
   for (const p of g.op.pathParams) {
     const key = fixtureKeyFor(p.name, g.c.fx.ids);
     if (!key) throw new Error(`${g.op.key}: no fixture for path parameter ${p.name}; add a maker to MAKERS in test/fuzz/contract.ts`);
-    out[p.name] = { kind: 'ref', key, fresh: p.name === fresh };
+    const freshKey = p.name === fresh ? FRESH_KEYS.find(([at]) => at.test(g.op.key))?.[1] : undefined;
+    out[p.name] = { kind: 'ref', key: freshKey ?? key, fresh: p.name === fresh };
   }
   return out;
 }

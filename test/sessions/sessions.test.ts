@@ -16,8 +16,11 @@ after(async () => {
 const SESSION_ID = /^session_[0-9a-z]{26}$/;
 const SESSION_FIELDS = [
   'analyticsSessionId',
+  // Extensions: the experiment and arm a visit was served in (null outside experiments).
+  'arm',
   'audienceId',
   'audienceSessionId',
+  'experimentId',
   'formSubmissionEmail',
   'formSubmissionId',
   'formSubmissionIdentifier',
@@ -214,6 +217,8 @@ describe('POST /v0/pages/{page_id}/audience_sessions', () => {
         utmMedium: '',
         utmSource: '',
         utmTerm: '',
+        experimentId: null,
+        arm: null,
       },
     );
     assert.ok(res.headers['x-request-id']);

@@ -293,9 +293,15 @@ describe('every catalogue event reaches a "*" subscription, signed, with the doc
     const { key } = await t.newTenant('Catalogue');
     const r = await startReceiver();
     const sub = await subscribe(t, key, r.url, ['*']);
-    const expected: { type: string; data: Json; previousStatus?: string; reason?: string }[] = [];
-    const expect = (type: string, data: Json, previousStatus?: string, reason?: string) =>
-      expected.push({ type, data, ...(previousStatus ? { previousStatus } : {}), ...(reason ? { reason } : {}) });
+    const expected: { type: string; data: Json; previousStatus?: string; reason?: string; pageId?: string }[] = [];
+    const expect = (type: string, data: Json, previousStatus?: string, reason?: string, pageId?: string) =>
+      expected.push({
+        type,
+        data,
+        ...(previousStatus ? { previousStatus } : {}),
+        ...(reason ? { reason } : {}),
+        ...(pageId ? { pageId } : {}),
+      });
     const call = async (method: string, url: string, body: unknown, status: number) => ok(await t.req(method, url, body, { key }), status);
 
     // Persons, accounts and their logs.
@@ -328,7 +334,9 @@ describe('every catalogue event reaches a "*" subscription, signed, with the doc
     const content = { headline: 'For {{account.name | you}}', subheadline: '', sections: [] };
     expect('audience_version.updated', await call('PATCH', `${versions}/${v2.versionId}`, { content }, 200));
     expect('audience_version.status_changed', await call('PATCH', `${versions}/${v2.versionId}`, { status: 'pending' }, 200), 'draft');
-    expect('audience_version.status_changed', await call('PATCH', `${versions}/${v2.versionId}`, { status: 'published' }, 200), 'pending');
+    const v2Published = await call('PATCH', `${versions}/${v2.versionId}`, { status: 'published' }, 200);
+    expect('audience_version.status_changed', v2Published, 'pending');
+    expect('page.version.published', v2Published, undefined, undefined, page.pageId);
     // Publishing v2 archives v1, which gets its own status_changed event.
     const v1After = await call('GET', `${versions}/${v1.versionId}`, undefined, 200);
     assert.equal(v1After.status, 'archived');
@@ -418,6 +426,29 @@ describe('every catalogue event reaches a "*" subscription, signed, with the doc
     assert.equal(submitted.payload.data.email, 'lea@example.com');
     expect('form.submitted', submitted.payload.data);
 
+    // Experiments: a holdout started and concluded.
+    const experiment = await call(
+      'POST',
+      `/v0/pages/${page.pageId}/experiments`,
+      {
+        name: 'Holdout',
+        kind: 'holdout',
+        arms: [
+          { key: 'control', weight: 1 },
+          { key: 'personalised', weight: 1 },
+        ],
+      },
+      201,
+    );
+    expect(
+      'experiment.started',
+      await call('POST', `/v0/pages/${page.pageId}/experiments/${experiment.experimentId}/start`, undefined, 200),
+    );
+    expect(
+      'experiment.concluded',
+      await call('POST', `/v0/pages/${page.pageId}/experiments/${experiment.experimentId}/conclude`, { winner: 'personalised' }, 200),
+    );
+
     const pageBefore = await call('GET', `/v0/pages/${page.pageId}`, undefined, 200);
     assert.equal((await t.req('DELETE', `/v0/pages/${page.pageId}`, undefined, { key })).status, 204);
 
@@ -447,7 +478,9 @@ describe('every catalogue event reaches a "*" subscription, signed, with the doc
           ? ['data', 'previousStatus', 'timestamp', 'type']
           : hit.body.type === 'tenant_domain.released'
             ? ['data', 'reason', 'timestamp', 'type']
-            : ['data', 'timestamp', 'type'];
+            : hit.body.type === 'page.version.published'
+              ? ['data', 'pageId', 'timestamp', 'type']
+              : ['data', 'timestamp', 'type'];
       assert.deepEqual(Object.keys(hit.body).sort(), keys, hit.raw);
       assert.match(hit.body.timestamp, ISO_MS);
       assert.ok(Math.abs(Date.parse(hit.body.timestamp) - hit.at) < 15_000, 'payload timestamp is the time of the change');
@@ -471,7 +504,11 @@ describe('every catalogue event reaches a "*" subscription, signed, with the doc
     for (const e of expected) {
       take(
         e.type,
-        (b) => isDeepStrictEqual(unsigned(b.data), unsigned(e.data)) && b.previousStatus === e.previousStatus && b.reason === e.reason,
+        (b) =>
+          isDeepStrictEqual(unsigned(b.data), unsigned(e.data)) &&
+          b.previousStatus === e.previousStatus &&
+          b.reason === e.reason &&
+          b.pageId === e.pageId,
       );
     }
     // Deleted resources: the resource as last seen, with its deleted state.

@@ -1,0 +1,40 @@
+import type { EXPERIMENT_ALLOCATIONS, EXPERIMENT_KINDS, EXPERIMENT_STATUSES } from './enums.js';
+
+/** Experiments and their periods (migration 0019), beside the other tables in types.ts. */
+export interface ExperimentsTable {
+  id: string;
+  tenant_id: string;
+  page_id: string;
+  /** A `versions` experiment's audience; null for a holdout, which covers every audience of its page. */
+  audience_id: string | null;
+  name: string;
+  kind: (typeof EXPERIMENT_KINDS)[number];
+  allocation: (typeof EXPERIMENT_ALLOCATIONS)[number];
+  minimum_visits_per_arm: number;
+  status: (typeof EXPERIMENT_STATUSES)[number];
+  /** JSON: `[{ key, weight, versionId }]`, the current weights. */
+  arms: string;
+  winner: string | null;
+  first_winner_at: string | null;
+  next_reweigh_at: string | null;
+  started_at: string | null;
+  concluded_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A stretch of fixed weights: its start, a weight change while running, or a bandit's recomputation. */
+export interface ExperimentPeriodsTable {
+  experiment_id: string;
+  number: number;
+  started_at: string;
+  /** JSON: `{ armKey: weight }`. */
+  weights: string;
+  reason: 'start' | 'weights_changed' | 'bandit';
+}
+
+/** A secret per UTC day, shared by every instance and deleted once its day is over (src/db/daily-secrets.ts). */
+export interface DailySecretsTable {
+  day: string;
+  secret: string;
+}

@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import type { ExperimentPeriodsTable, ExperimentsTable } from '../db/experiment-tables.js';
+import type { Database } from '../db/types.js';
+import { now } from '../time.js';
+import { baselineFirst, periodsOf } from './repository.js';
+import type { ExperimentResults } from './schemas.js';
+import { type ArmCounts, analyse } from './statistics.js';
+
+/** Per period and arm: units (by the period of their first visit in the experiment), their visits, and units that converted. */
+type Counts = Map<number, Record<string, ArmCounts>>;
+
+/**
+ * Counted in SQL: each unit once, in the period of its first visit (so units never count twice
+ * across periods), with all its visits in its arm, converted when any of them converted (a form
+ * submission or `pam.conversion()`).
+ */
+export async function countsByPeriod(db: Kysely<Database>, experimentId: string): Promise<Counts> {
+  const rows = await sql<{ number: number; arm: string; units: number; visits: number; conversions: number }>`
+    with u as (
+      select experiment_arm as arm, experiment_unit as unit, min(session_started_at) as first_at, count(*) as visits,
+        max(case when has_conversion = 1 or has_form_submit = 1 then 1 else 0 end) as converted
+      from audience_sessions where experiment_id = ${experimentId}
+      group by experiment_arm, experiment_unit
+    ), p as (
+      select number, started_at, lead(started_at) over (order by number) as next_at
+      from experiment_periods where experiment_id = ${experimentId}
+    )
+    select p.number as number, u.arm as arm, count(*) as units, sum(u.visits) as visits, sum(u.converted) as conversions
+    from u join p on (p.number = 1 or p.started_at <= u.first_at) and (p.next_at is null or u.first_at < p.next_at)
+    group by p.number, u.arm`.execute(db);
+  const counts: Counts = new Map();
+  for (const r of rows.rows) {
+    const period = counts.get(Number(r.number)) ?? {};
+    period[r.arm] = { units: Number(r.units), visits: Number(r.visits), conversions: Number(r.conversions) };
+    counts.set(Number(r.number), period);
+  }
+  return counts;
+}
+
+/** The experiment's own seed for probabilityBest's draws: the same counts always give the same answer. */
+const seedOf = (experimentId: string) => (createHash('sha256').update(experimentId).digest().readUInt32BE(0) % 0xffff_fffe) + 1;
+
+/**
+ * The results as the API shows them. The first look that says `winner` is recorded: the anytime
+ * guarantee covers acting on it, even if a later look would say `collecting` again.
+ */
+export async function experimentResults(db: Kysely<Database>, row: ExperimentsTable): Promise<ExperimentResults> {
+  const periods = await periodsOf(db, row.id);
+  const counts = await countsByPeriod(db, row.id);
+  const arms = baselineFirst(row);
+  const known = new Set(arms.map((a) => a.key));
+  const analysis = analyse({
+    arms: arms.map((a) => ({ key: a.key, weight: a.weight })),
+    periods: periods.map((p) => ({
+      weights: JSON.parse(p.weights) as Record<string, number>,
+      arms: only(counts.get(p.number) ?? {}, known),
+    })),
+    minimumVisitsPerArm: Number(row.minimum_visits_per_arm),
+    seed: seedOf(row.id),
+  });
+  let firstWinnerAt = row.first_winner_at;
+  if (analysis.decision === 'winner' && firstWinnerAt === null && row.status === 'running') {
+    firstWinnerAt = now();
+    await db
+      .updateTable('experiments')
+      .set({ first_winner_at: firstWinnerAt })
+      .where('id', '=', row.id)
+      .where('first_winner_at', 'is', null)
+      .execute();
+  }
+  return {
+    experimentId: row.id,
+    status: row.status,
+    startedAt: row.started_at,
+    arms: analysis.arms,
+    srm: analysis.srm,
+    decision: analysis.decision,
+    winner: analysis.winner,
+    periods: periods.map(toPeriod),
+    firstWinnerAt,
+  };
+}
+
+const toPeriod = (p: ExperimentPeriodsTable) => ({
+  number: Number(p.number),
+  startedAt: p.started_at,
+  weights: JSON.parse(p.weights) as Record<string, number>,
+  reason: p.reason,
+});
+
+/** Counts of arms the experiment still has (an arm cannot be removed, but a stray value must not break the analysis). */
+function only(arms: Record<string, ArmCounts>, known: Set<string>): Record<string, ArmCounts> {
+  return Object.fromEntries(Object.entries(arms).filter(([key]) => known.has(key)));
+}
