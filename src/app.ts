@@ -32,7 +32,7 @@ import { healthRoutes } from './http/health.js';
 import { registerJsonBody } from './http/json-body.js';
 import { registerOpenApi } from './http/openapi.js';
 import { memoryLimiter, redisLimiter } from './http/rate-limit.js';
-import { refuseUnknownQueryParameters, requireApiKey, wakeDispatcherAfterWrites } from './http/route-rules.js';
+import { refuseUnknownQueryParameters, requireApiKey, wakeAfterWrites } from './http/route-rules.js';
 import { type RouterErrorDoor, serverOptions } from './http/server-options.js';
 import { validatorCompiler } from './http/validation.js';
 import { createMaintenance } from './jobs/maintenance.js';
@@ -145,9 +145,9 @@ export async function buildApp({
   // The route rules (http/route-rules.ts), before any route they apply to is declared.
   app.addHook('onRoute', requireApiKey(keys.hook));
   app.addHook('onRoute', refuseUnknownQueryParameters);
-  if (config.webhooks.enabled) app.addHook('onRoute', wakeDispatcherAfterWrites(dispatcher));
+  if (config.webhooks.enabled) app.addHook('onRoute', wakeAfterWrites(dispatcher));
   // A write may have queued versions: the agent of this process looks at once (the others at their next poll).
-  if (config.agent.enabled) app.addHook('onRoute', wakeDispatcherAfterWrites(agent));
+  if (config.agent.enabled) app.addHook('onRoute', wakeAfterWrites(agent));
 
   await registerOpenApi(app);
   await app.register(healthRoutes);

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { toVersion } from '../audiences/repository.js';
+import { toVersion } from '../audiences/versions.js';
 import type { AudienceVersionsTable, Database, LogsTable, TopicEntriesTable, TopicsTable } from '../db/types.js';
 import { pageContent } from '../pages/repository.js';
 import { toPerson } from '../persons/repository.js';

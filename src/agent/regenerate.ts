@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import { forgetRegenerations, liveAudiencesAfter, liveAudiencesAmong, queueNewVersions } from '../audiences/repository.js';
 import type { Database, PagesTable } from '../db/types.js';
 import { invalidField } from '../http/errors.js';
+import { forgetRegenerations, liveAudiencesAfter, liveAudiencesAmong, queueNewVersions } from './queue.js';
 
 /** Audiences queued per transaction: the writer is never held by a whole page's worth. */
 export const REGENERATE_BATCH = 500;

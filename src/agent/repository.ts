@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { moveVersion } from '../audiences/repository.js';
+import { moveVersion } from '../audiences/versions.js';
 import { claimLeases } from '../db/lease.js';
 import type { AudienceVersionsTable, Database } from '../db/types.js';
 import { AppError } from '../http/errors.js';

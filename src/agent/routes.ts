@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { countRegenerated } from '../audiences/repository.js';
 import { notFound } from '../http/errors.js';
 import { createOnce, fromHeader, IdempotencyHeaders, replayIfKnown, sendOnce, workKey } from '../http/idempotency.js';
 import { responses } from '../http/schemas.js';
 import { findPage } from '../pages/repository.js';
 import { PageParams } from '../pages/schemas.js';
+import { countRegenerated } from './queue.js';
 import { regenerate } from './regenerate.js';
 import { RegenerateBody, Regenerated } from './schemas.js';
 

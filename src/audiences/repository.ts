@@ -1,51 +1,20 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
-import type { VersionStatus } from '../db/enums.js';
-import type { AudiencesTable, AudienceVersionsTable, Database, PagesTable } from '../db/types.js';
+import { type Kysely, type Transaction, sql } from 'kysely';
 import { isUniqueViolation } from '../db/errors.js';
-import { AppError, conflict, type FieldError, invalidField } from '../http/errors.js';
-import { keysetList, type ListQueryParams, NEWEST_FIRST } from '../http/pagination.js';
-import { newId } from '../ids.js';
+import type { AudiencesTable, AudienceVersionsTable, Database, PagesTable } from '../db/types.js';
 import { emit } from '../events/outbox.js';
-import { fullMetadata, mergeMetadata, parseMetadata } from '../pages/metadata.js';
+import { AppError, conflict, type FieldError, invalidField } from '../http/errors.js';
+import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { settle, throwIfAny } from '../http/round-trip.js';
-import type { Content } from '../pages/schemas.js';
+import { newId } from '../ids.js';
+import { fullMetadata, mergeMetadata, parseMetadata } from '../pages/metadata.js';
 import { after, now } from '../time.js';
-import { canMove, timesOfMove } from './lifecycle.js';
 import { computedName } from './names.js';
-import type { Audience, AudienceCreate, AudienceListQuery, AudienceVersion, VersionCreate } from './schemas.js';
-import { AudienceUpdate, VERSION_MOVES, VersionUpdate } from './schemas.js';
+import type { Audience, AudienceCreate, AudienceListQuery } from './schemas.js';
+import { AudienceUpdate } from './schemas.js';
+import { firstVersionRow, toVersion } from './versions.js';
 
-/** The agent's columns of a version it has not touched yet. */
-const AGENT_FRESH = {
-  failure_reason: null,
-  agent_lease_until: null,
-  agent_attempts: 0,
-  agent_retry_at: null,
-  regeneration_key: null,
-} as const satisfies Partial<AudienceVersionsTable>;
-
-const contentText = (content: Content | null) => (content === null ? null : JSON.stringify(content));
-
-export function toVersion(row: AudienceVersionsTable): AudienceVersion {
-  return {
-    versionId: row.id,
-    audienceId: row.audience_id,
-    versionNumber: Number(row.version_number),
-    status: row.status,
-    isNewPageAgent: row.is_new_page_agent === 1,
-    supplementaryContext: row.supplementary_context,
-    content: row.content === null ? null : (JSON.parse(row.content) as Content),
-    queueDurationMs: row.queue_duration_ms === null ? null : Number(row.queue_duration_ms),
-    createdAt: row.created_at,
-    becameDraftAt: row.became_draft_at,
-    queuedAt: row.queued_at,
-    publishedAt: row.published_at,
-    cancelledAt: row.cancelled_at,
-    obsoleteAt: row.obsolete_at,
-    archivedAt: row.archived_at,
-    failureReason: row.failure_reason,
-  };
-}
+// The visitor plane reads a version by this path (src/site/); versions.ts is where it lives.
+export { findVersion } from './versions.js';
 
 /** The audience's own fields, its two versions, and the page's metadata under its override. */
 function toAudience(
@@ -130,25 +99,10 @@ export async function createAudience(trx: Transaction<Database>, page: PagesTabl
     .executeTakeFirstOrThrow();
   const at = now();
   const audienceId = newId('audience');
-  const version: AudienceVersionsTable = {
-    id: newId('version'),
-    tenant_id: page.tenant_id,
-    audience_id: audienceId,
-    version_number: 1,
-    status: 'published',
+  const version = firstVersionRow({ id: audienceId, tenant_id: page.tenant_id }, at, {
     is_new_page_agent: input.isNewPageAgent ? 1 : 0,
     supplementary_context: input.supplementaryContext ?? null,
-    content: null,
-    queue_duration_ms: null,
-    created_at: at,
-    became_draft_at: null,
-    queued_at: null,
-    published_at: at,
-    cancelled_at: null,
-    obsolete_at: null,
-    archived_at: null,
-    ...AGENT_FRESH,
-  };
+  });
   const computed = computedName(number, person);
   const effective = input.customName ?? computed;
   const row: AudiencesTable = {
@@ -220,29 +174,6 @@ export async function listAudiences(db: Kysely<Database>, page: PagesTable, quer
     map: (r) => r,
   });
   return { ...result, items: await withVersions(db, result.items, page.metadata) };
-}
-
-/** A version's number is unique within its audience (audience_versions_number_uq serves the order). */
-const versionsList = keysetList({
-  name: 'audience_versions',
-  table: 'audience_versions',
-  key: [{ column: 'version_number', kind: 'integer' }],
-  direction: 'desc',
-});
-
-/** An audience's versions, newest first: its history as a timeline. */
-export async function listVersions(db: Kysely<Database>, audience: AudiencesTable, query: ListQueryParams) {
-  const ofAudience = db
-    .selectFrom('audience_versions')
-    .where('audience_versions.audience_id', '=', audience.id)
-    .where('audience_versions.tenant_id', '=', audience.tenant_id);
-  return versionsList.read({
-    query,
-    within: audience.id,
-    rows: ofAudience.selectAll('audience_versions'),
-    count: ofAudience,
-    map: toVersion,
-  });
 }
 
 async function personOf(db: Kysely<Database>, tenantId: string, personId: string) {
@@ -435,314 +366,4 @@ export async function restoreAudience(trx: Transaction<Database>, page: PagesTab
   const audience = await toAudienceWithVersions(trx, row, page);
   await emit(trx, page.tenant_id, 'audience.restored', audience);
   return audience;
-}
-
-/** The row of a new draft version of `audience`, with what it carries over (from the latest version, or the request). */
-function draftRow(
-  audience: Pick<AudiencesTable, 'id' | 'tenant_id'>,
-  id: string,
-  versionNumber: number,
-  at: string,
-  carried: Pick<AudienceVersionsTable, 'is_new_page_agent' | 'supplementary_context' | 'content'>,
-): AudienceVersionsTable {
-  return {
-    id,
-    tenant_id: audience.tenant_id,
-    audience_id: audience.id,
-    version_number: versionNumber,
-    status: 'draft',
-    is_new_page_agent: carried.is_new_page_agent,
-    supplementary_context: carried.supplementary_context,
-    content: carried.content,
-    queue_duration_ms: null,
-    created_at: at,
-    became_draft_at: at,
-    queued_at: null,
-    published_at: null,
-    cancelled_at: null,
-    obsolete_at: null,
-    archived_at: null,
-    ...AGENT_FRESH,
-  };
-}
-
-/** A new draft with the next number; fields not given are carried over from the latest version. */
-export async function createVersion(trx: Transaction<Database>, audience: AudiencesTable, input: VersionCreate): Promise<AudienceVersion> {
-  const latest = await trx
-    .selectFrom('audience_versions')
-    .selectAll()
-    .where('id', '=', audience.latest_version_id)
-    .executeTakeFirstOrThrow();
-  const at = now();
-  const versionId = newId('version');
-  const { version_seq: versionNumber } = await trx
-    .updateTable('audiences')
-    .set({ version_seq: sql<number>`version_seq + 1`, latest_version_id: versionId, updated_at: at })
-    .where('id', '=', audience.id)
-    .returning('version_seq')
-    .executeTakeFirstOrThrow();
-  const version = draftRow(audience, versionId, versionNumber, at, {
-    is_new_page_agent: input?.isNewPageAgent !== undefined ? (input.isNewPageAgent ? 1 : 0) : latest.is_new_page_agent,
-    supplementary_context: input?.supplementaryContext !== undefined ? input.supplementaryContext : latest.supplementary_context,
-    content: input?.content !== undefined ? contentText(input.content) : latest.content,
-  });
-  await trx.insertInto('audience_versions').values(version).execute();
-  const created = toVersion(version);
-  await emit(trx, audience.tenant_id, 'audience_version.created', created);
-  return created;
-}
-
-export function findVersion(db: Kysely<Database>, audience: AudiencesTable, versionId: string) {
-  return db
-    .selectFrom('audience_versions')
-    .selectAll()
-    .where('id', '=', versionId)
-    .where('audience_id', '=', audience.id)
-    .where('tenant_id', '=', audience.tenant_id)
-    .executeTakeFirst();
-}
-
-/**
- * Moves a version as the state machine allows (a move to its own status changes nothing).
- * Publishing archives the audience's older published versions and makes the newest published
- * one the audience's `publishedVersion`. The update is conditional on the status read, so a
- * concurrent move cannot be overwritten unseen.
- */
-export async function moveVersion(
-  trx: Transaction<Database>,
-  audience: Pick<AudiencesTable, 'id' | 'tenant_id'>,
-  version: AudienceVersionsTable,
-  to: VersionStatus,
-): Promise<AudienceVersion> {
-  const from = version.status;
-  if (from === to) return toVersion(version);
-  if (!canMove(from, to)) throw conflict(`A ${from} version cannot become ${to}`);
-  const at = now();
-  const moved = await trx
-    .updateTable('audience_versions')
-    .set({ status: to, ...timesOfMove(from, to, version, at) })
-    .where('id', '=', version.id)
-    .where('status', '=', from)
-    .returningAll()
-    .executeTakeFirst();
-  if (!moved) throw conflict('The version was changed by another request; read it again and retry');
-  await emit(trx, audience.tenant_id, 'audience_version.status_changed', toVersion(moved), { previousStatus: from });
-  if (to === 'published') {
-    const archived = await trx
-      .updateTable('audience_versions')
-      .set({ status: 'archived', obsolete_at: at, archived_at: at })
-      .where('audience_id', '=', audience.id)
-      .where('status', '=', 'published')
-      .where('version_number', '<', moved.version_number)
-      .returningAll()
-      .execute();
-    for (const version of archived) {
-      await emit(trx, audience.tenant_id, 'audience_version.status_changed', toVersion(version), { previousStatus: 'published' });
-    }
-    const newest = await trx
-      .selectFrom('audience_versions')
-      .select('id')
-      .where('audience_id', '=', audience.id)
-      .where('status', '=', 'published')
-      .orderBy('version_number', 'desc')
-      .limit(1)
-      .executeTakeFirstOrThrow();
-    await trx.updateTable('audiences').set({ published_version_id: newest.id, updated_at: at }).where('id', '=', audience.id).execute();
-    // The page now serves this version to the audience: one event for whoever only cares about that.
-    const { page_id: pageId } = await trx.selectFrom('audiences').select('page_id').where('id', '=', audience.id).executeTakeFirstOrThrow();
-    await emit(trx, audience.tenant_id, 'page.version.published', toVersion(moved), { pageId });
-  }
-  return toVersion(moved);
-}
-
-/** A version's PATCH (the schema asks for one field at least): its content (only while it is a draft), then its move. */
-export async function updateVersion(
-  trx: Transaction<Database>,
-  audience: AudiencesTable,
-  version: AudienceVersionsTable,
-  body: VersionUpdate,
-): Promise<AudienceVersion> {
-  const errors: FieldError[] = [];
-  if (body.status === undefined && body.content === undefined) {
-    for (const field of ['status', 'content']) errors.push({ path: `/${field}`, message: 'is required: status, content or both' });
-  }
-  const patch = settle(VersionUpdate, body, toVersion(version), errors);
-  if (patch.status !== undefined && !(VERSION_MOVES as readonly string[]).includes(patch.status)) {
-    throw invalidField('/status', `must be one of: ${VERSION_MOVES.join(', ')} (or the current status, which changes nothing)`);
-  }
-  const current = patch.content !== undefined ? await setDraftContent(trx, audience, version, patch.content) : version;
-  return patch.status !== undefined ? moveVersion(trx, audience, current, patch.status) : toVersion(current);
-}
-
-async function setDraftContent(
-  trx: Transaction<Database>,
-  audience: AudiencesTable,
-  version: AudienceVersionsTable,
-  content: Content | null,
-): Promise<AudienceVersionsTable> {
-  if (version.status !== 'draft') {
-    throw new AppError('conflict', `The version is ${version.status}; its content can only change while it is draft`, [
-      { path: '/content', message: 'can only change while the version is draft' },
-    ]);
-  }
-  const updated = await trx
-    .updateTable('audience_versions')
-    .set({ content: contentText(content) })
-    .where('id', '=', version.id)
-    .where('status', '=', 'draft')
-    .returningAll()
-    .executeTakeFirst();
-  if (!updated) throw conflict('The version was changed by another request; read it again and retry');
-  await emit(trx, audience.tenant_id, 'audience_version.updated', toVersion(updated));
-  return updated;
-}
-
-/**
- * Queues a new version of each audience (one batch of a regenerate request), carrying over the
- * latest version's `supplementaryContext`, `isNewPageAgent` and content: created as a draft and
- * moved to queued by the lifecycle's rules, with the two events a client's create and PATCH give.
- * A batch is a few statements whatever its size (one insert, two updates, the events).
- *
- * `regenerationKey` (a keyed request's) skips the audiences it already queued a version of, and
- * a unique index holds that against a concurrent copy of the request: its batch is refused with
- * 409 `idempotency_key_in_progress`. Returns how many versions were queued.
- */
-export async function queueNewVersions(
-  trx: Transaction<Database>,
-  audiences: AudiencesTable[],
-  regenerationKey: string | null,
-): Promise<number> {
-  if (audiences.length === 0) return 0;
-  let todo = audiences;
-  if (regenerationKey !== null) {
-    const done = await trx
-      .selectFrom('audience_versions')
-      .select('audience_id')
-      .where('regeneration_key', '=', regenerationKey)
-      .where(
-        'audience_id',
-        'in',
-        audiences.map((a) => a.id),
-      )
-      .execute();
-    const skip = new Set(done.map((d) => d.audience_id));
-    todo = audiences.filter((a) => !skip.has(a.id));
-    if (todo.length === 0) return 0;
-  }
-  const ids = todo.map((a) => a.id);
-  const latest = await trx
-    .selectFrom('audience_versions')
-    .selectAll()
-    .where(
-      'id',
-      'in',
-      todo.map((a) => a.latest_version_id),
-    )
-    .execute();
-  const latestById = new Map(latest.map((v) => [v.id, v]));
-  const at = now();
-  const numbers = await trx
-    .updateTable('audiences')
-    .set({ version_seq: sql<number>`version_seq + 1`, updated_at: at })
-    .where('id', 'in', ids)
-    .returning(['id', 'version_seq'])
-    .execute();
-  const numberOf = new Map(numbers.map((n) => [n.id, Number(n.version_seq)]));
-  const drafts: AudienceVersionsTable[] = todo.map((audience) => {
-    const previous = latestById.get(audience.latest_version_id);
-    const number = numberOf.get(audience.id);
-    if (!previous || number === undefined) throw new Error(`audience ${audience.id} lost its latest version`);
-    return { ...draftRow(audience, newId('version'), number, at, previous), regeneration_key: regenerationKey };
-  });
-  const queued = drafts.map(
-    (draft): AudienceVersionsTable => ({ ...draft, status: 'queued', ...timesOfMove('draft', 'queued', draft, at) }),
-  );
-  try {
-    // Chunks keep each statement under either database's limit on bound parameters.
-    for (let i = 0; i < queued.length; i += 200) {
-      await trx
-        .insertInto('audience_versions')
-        .values(queued.slice(i, i + 200))
-        .execute();
-    }
-  } catch (err) {
-    if (regenerationKey !== null && isUniqueViolation(err)) {
-      throw new AppError(
-        'idempotency_key_in_progress',
-        'A request with this Idempotency-Key is still in progress; retry shortly',
-        undefined,
-        {
-          'retry-after': '1',
-        },
-      );
-    }
-    throw err;
-  }
-  await trx
-    .updateTable('audiences')
-    .set((eb) => ({
-      latest_version_id: eb
-        .selectFrom('audience_versions as v')
-        .select('v.id')
-        .whereRef('v.audience_id', '=', 'audiences.id')
-        .whereRef('v.version_number', '=', 'audiences.version_seq'),
-    }))
-    .where('id', 'in', ids)
-    .execute();
-  for (const [i, draft] of drafts.entries()) {
-    await emit(trx, draft.tenant_id, 'audience_version.created', toVersion(draft));
-    await emit(trx, draft.tenant_id, 'audience_version.status_changed', toVersion(queued[i] as AudienceVersionsTable), {
-      previousStatus: 'draft',
-    });
-  }
-  return queued.length;
-}
-
-/** How many versions a keyed regenerate request has queued (its answer, also after a retry). */
-export async function countRegenerated(db: Kysely<Database>, regenerationKey: string): Promise<number> {
-  const row = await db
-    .selectFrom('audience_versions')
-    .select((eb) => eb.fn.countAll().as('n'))
-    .where('regeneration_key', '=', regenerationKey)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
-/**
- * A request key is remembered 24 hours: versions older than that no longer count as its work, so a
- * key used again after it expired is a new request (they keep everything else).
- */
-export async function forgetRegenerations(trx: Kysely<Database>, regenerationKey: string, olderThan: string): Promise<void> {
-  await trx
-    .updateTable('audience_versions')
-    .set({ regeneration_key: null })
-    .where('regeneration_key', '=', regenerationKey)
-    .where('created_at', '<', olderThan)
-    .execute();
-}
-
-/** Live audiences of the page after `afterId` (by id), up to `limit`: the batches of "every live audience". */
-export function liveAudiencesAfter(db: Kysely<Database>, page: PagesTable, afterId: string | null, limit: number) {
-  return db
-    .selectFrom('audiences')
-    .selectAll()
-    .where('page_id', '=', page.id)
-    .where('tenant_id', '=', page.tenant_id)
-    .where('archived_at', 'is', null)
-    .$if(afterId !== null, (q) => q.where('id', '>', afterId as string))
-    .orderBy('id')
-    .limit(limit)
-    .execute();
-}
-
-/** The live audiences of the page among `ids` (any order; ids of others are simply absent). */
-export function liveAudiencesAmong(db: Kysely<Database>, page: PagesTable, ids: readonly string[]) {
-  return db
-    .selectFrom('audiences')
-    .selectAll()
-    .where('page_id', '=', page.id)
-    .where('tenant_id', '=', page.tenant_id)
-    .where('archived_at', 'is', null)
-    .where('id', 'in', ids)
-    .execute();
 }

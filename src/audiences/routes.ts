@@ -9,19 +9,14 @@ import { findPage } from '../pages/repository.js';
 import {
   archiveAudience,
   createAudience,
-  restoreAudience,
-  updateAudience,
-  createVersion,
   findAudience,
-  findVersion,
   getAudience,
   listAudiences,
-  listVersions,
-  moveVersion,
-  updateVersion,
-  toVersion,
+  restoreAudience,
+  updateAudience,
 } from './repository.js';
 import { searchAudiences } from './search.js';
+import { createVersion, findVersion, listVersions, moveVersion, toVersion, updateVersion } from './versions.js';
 import {
   Audience,
   AudienceCreate,

@@ -1,7 +1,6 @@
 import type { Transaction } from 'kysely';
-import { moveVersion, toVersion } from '../audiences/repository.js';
-import type { ExperimentsTable } from '../db/experiment-tables.js';
-import type { Database, PagesTable } from '../db/types.js';
+import { moveVersion, toVersion } from '../audiences/versions.js';
+import type { Database, ExperimentsTable, PagesTable } from '../db/types.js';
 import { emit } from '../events/outbox.js';
 import { conflict, invalidField } from '../http/errors.js';
 import { after, now } from '../time.js';

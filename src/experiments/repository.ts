@@ -1,7 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { ExperimentPeriodsTable, ExperimentsTable } from '../db/experiment-tables.js';
 import { lockExclusive } from '../db/locks.js';
-import type { Database, PagesTable } from '../db/types.js';
+import type { Database, ExperimentPeriodsTable, ExperimentsTable, PagesTable } from '../db/types.js';
 import { emit } from '../events/outbox.js';
 import { AppError, conflict, invalidField, notFound } from '../http/errors.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';

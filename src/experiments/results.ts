@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import type { ExperimentPeriodsTable, ExperimentsTable } from '../db/experiment-tables.js';
-import type { Database } from '../db/types.js';
+import type { Database, ExperimentPeriodsTable, ExperimentsTable } from '../db/types.js';
 import { now } from '../time.js';
 import { baselineFirst, periodsOf } from './repository.js';
 import type { ExperimentResults } from './schemas.js';

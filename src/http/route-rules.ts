@@ -10,9 +10,10 @@ import { NoQuery } from './schemas.js';
  * - `refuseUnknownQueryParameters`: a /v0/ or /admin/ route whose schema declares no querystring
  *   takes none: any query parameter is 400, never silently ignored. The OpenAPI document shows
  *   such a route as taking no parameters. A route that takes some declares its querystring.
- * - `wakeDispatcherAfterWrites`: every route that may write (any method but GET, HEAD and
- *   OPTIONS) wakes the webhook dispatcher of this process once it has answered, since the change
- *   may have emitted events; reads never pay for it. Applies only where the dispatcher runs.
+ * - `wakeAfterWrites`: every route that may write (any method but GET, HEAD and OPTIONS) wakes a
+ *   background worker of this process once it has answered, since the change may have left it
+ *   work: the webhook dispatcher (events emitted) and the page agent (versions queued), each only
+ *   where it runs. Reads never pay for it.
  *
  * Each applies to the routes declared after app.ts adds it, which is before any area's.
  */
@@ -31,9 +32,9 @@ export const refuseUnknownQueryParameters: onRouteHookHandler = (route) => {
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-export function wakeDispatcherAfterWrites(dispatcher: { wake(): void }): onRouteHookHandler {
+export function wakeAfterWrites(worker: { wake(): void }): onRouteHookHandler {
   const wake: onResponseHookHandler = (_request, _reply, done) => {
-    dispatcher.wake();
+    worker.wake();
     done();
   };
   return (route) => {

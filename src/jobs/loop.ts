@@ -1,8 +1,9 @@
 /**
- * The round loop of a background worker (the webhook dispatcher, the page agent): a round, then a
- * wait until the next poll or until something wakes it, rounds at least `minGapMs` apart so that a
- * stream of wake-ups costs one round per gap, not one per wake-up. A round that throws is logged
- * and the loop goes on.
+ * The round loop of a background worker (the webhook dispatcher, the page agent, housekeeping): a
+ * round, then a wait until the next poll or until something wakes it, rounds at least `minGapMs`
+ * apart so that a stream of wake-ups costs one round per gap, not one per wake-up. A round that
+ * throws is logged and the loop goes on. With `unref`, its timers never keep the process alive on
+ * their own.
  */
 export interface RoundLoop {
   start(): void;
@@ -17,6 +18,7 @@ export function roundLoop(options: {
   pollMs: number;
   minGapMs: number;
   onError: (err: unknown) => void;
+  unref?: boolean;
 }): RoundLoop {
   let running = false;
   let loop: Promise<void> | undefined;
@@ -36,6 +38,7 @@ export function roundLoop(options: {
       if (!woken) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, options.pollMs);
+          if (options.unref) timer.unref();
           wakeUp = () => {
             clearTimeout(timer);
             resolve();
@@ -45,7 +48,12 @@ export function roundLoop(options: {
       }
       // Woken during the round or after it: either way, rounds start at least this far apart.
       const gap = options.minGapMs - (Date.now() - started);
-      if (gap > 0 && running) await new Promise((r) => setTimeout(r, gap));
+      if (gap > 0 && running) {
+        await new Promise((r) => {
+          const timer = setTimeout(r, gap);
+          if (options.unref) timer.unref();
+        });
+      }
     }
   }
 

@@ -2,6 +2,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
 import { now } from '../time.js';
+import { forgetPastSecrets } from '../db/daily-secrets.js';
+import { roundLoop } from './loop.js';
 
 /**
  * Housekeeping, in every process whatever else it runs (the webhook dispatcher may be off): at
@@ -35,41 +37,29 @@ const TASKS: Record<string, (db: Kysely<Database>) => Promise<unknown>> = {
       .deleteFrom('form_claims')
       .where('accepted_at', '<', new Date(Date.now() - 60_000).toISOString())
       .execute(),
+  // Yesterday's visitor keys can no longer be recomputed, so never linked to today's (db/daily-secrets.ts).
+  'forget past daily secrets': (db) => forgetPastSecrets(db),
 };
 
-export function createMaintenance(db: Kysely<Database>, log: FastifyBaseLogger, everyMs = HOUR_MS): Maintenance {
-  let timer: NodeJS.Timeout | undefined;
-  let round: Promise<void> | undefined;
-  let stopped = false;
-
-  async function runTasks(): Promise<void> {
-    // One failing task does not hold back the others; each is tried again next round.
-    for (const [task, run] of Object.entries(TASKS)) {
-      try {
-        await run(db);
-      } catch (err) {
-        log.error({ err, task }, 'maintenance task failed');
-      }
+async function runTasks(db: Kysely<Database>, log: FastifyBaseLogger): Promise<void> {
+  // One failing task does not hold back the others; each is tried again next round.
+  for (const [task, run] of Object.entries(TASKS)) {
+    try {
+      await run(db);
+    } catch (err) {
+      log.error({ err, task }, 'maintenance task failed');
     }
   }
+}
 
-  function next(): void {
-    timer = undefined;
-    round = runTasks().finally(() => {
-      round = undefined;
-      // Never keeps the process alive on its own.
-      if (!stopped) timer = setTimeout(next, everyMs).unref();
-    });
-  }
-
-  return {
-    start() {
-      if (!stopped && !round && !timer) next();
-    },
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await round;
-    },
-  };
+export function createMaintenance(db: Kysely<Database>, log: FastifyBaseLogger, everyMs = HOUR_MS): Maintenance {
+  return roundLoop({
+    round: () => runTasks(db, log),
+    pollMs: everyMs,
+    // Nothing wakes it, so rounds are apart by `everyMs` alone.
+    minGapMs: 0,
+    // Housekeeping never keeps the process alive on its own.
+    unref: true,
+    onError: (err) => log.error({ err }, 'maintenance round failed'),
+  });
 }

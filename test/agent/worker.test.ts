@@ -135,7 +135,7 @@ describe('POST /v0/pages/{page_id}/regenerate', () => {
     // The first attempt: its first batch was written (one audience here), then the process died
     // before the answer was recorded. Simulated by queueing one version under the request's work key.
     const { workKey, fromHeader } = await import('../../src/http/idempotency.js');
-    const { queueNewVersions } = await import('../../src/audiences/repository.js');
+    const { queueNewVersions } = await import('../../src/agent/queue.js');
     const key = workKey({
       ...fromHeader({ headers, tenantId: t.tenantId, method: 'POST', url: `/v0/pages/${page.pageId}/regenerate`, body: {} } as never, 202),
     });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { newDelivery } from '../../src/webhooks/deliveries.js';
 import { newId } from '../../src/ids.js';
@@ -82,4 +83,22 @@ test('lead form claims past their window are pruned; recent ones stay', async ()
   const ids = async () => (await t.app.db.selectFrom('form_claims').select('visit_id').execute()).map((r) => r.visit_id);
   await until(async () => !(await ids()).includes(old.visit_id), 'the old claim is pruned');
   assert.ok((await ids()).includes(recent.visit_id));
+});
+
+test('housekeeping never keeps the process alive; a round runs at start, every task tried though all fail', () => {
+  // A process whose only work is housekeeping (an hour apart) exits after its first round. Its
+  // database has no tables, so each task fails: each is logged, none holds back the next.
+  const script = `
+    const { Kysely, SqliteDialect } = await import('kysely');
+    const { default: Sqlite } = await import('better-sqlite3');
+    const { createMaintenance } = await import('./src/jobs/maintenance.ts');
+    const db = new Kysely({ dialect: new SqliteDialect({ database: new Sqlite(':memory:') }) });
+    const failed = [];
+    createMaintenance(db, { error: (fields) => failed.push(fields.task) }).start();
+    process.on('exit', () => console.log(JSON.stringify(failed)));
+  `;
+  const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+  assert.equal(run.signal, null, 'it exited by itself, not killed at the timeout');
+  assert.equal(run.status, 0, run.stderr);
+  assert.deepEqual(JSON.parse(run.stdout), ['prune events', 'prune idempotency keys', 'prune form claims', 'forget past daily secrets']);
 });

@@ -1,29 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api, must } from '../api.js';
 import { LoadMore, Section, Status, useCursorList, useLoad, When } from '../components.js';
+import { LogTimeline } from '../log-timeline.js';
 import { href } from '../router.js';
-
-interface LogEntry {
-  id: string;
-  source: string;
-  type: string;
-  payload: Record<string, unknown>;
-  createdAt: string;
-}
-
-function Timeline({ logs }: { logs: LogEntry[] }) {
-  if (logs.length === 0) return <p>No log entries.</p>;
-  return (
-    <ol class="timeline">
-      {logs.map((log) => (
-        <li key={log.id}>
-          <When at={log.createdAt} /> <strong>{log.type}</strong> <span class="muted">from {log.source}</span>
-          <pre class="payload">{JSON.stringify(log.payload, null, 2)}</pre>
-        </li>
-      ))}
-    </ol>
-  );
-}
 
 function SearchForm({ label, onSearch }: { label: string; onSearch: (query: string) => void }) {
   const [text, setText] = useState('');
@@ -109,17 +88,6 @@ export function PersonView({ personId }: { personId: string }) {
     async () => must(await api.GET('/v0/persons/{person_id}', { params: { path: { person_id: personId } } })),
     [personId],
   );
-  const logs = useCursorList(
-    async (cursor) => {
-      const page = must(
-        await api.GET('/v0/persons/{person_id}/logs', {
-          params: { path: { person_id: personId }, query: { limit: 50, ...(cursor ? { cursor } : {}) } },
-        }),
-      );
-      return { ...page, items: page.items.map((l) => ({ ...l, id: l.personLogId })) };
-    },
-    [personId],
-  );
   return (
     <Status loaded={person}>
       {person.data && (
@@ -140,12 +108,7 @@ export function PersonView({ personId }: { personId: string }) {
               <When at={person.data.createdAt} />
             </dd>
           </dl>
-          <Section title="Log timeline">
-            <Status loaded={logs}>
-              <Timeline logs={logs.items} />
-              <LoadMore list={logs} />
-            </Status>
-          </Section>
+          <LogTimeline owner={{ personId }} />
         </article>
       )}
     </Status>
@@ -206,17 +169,6 @@ export function AccountView({ accountId }: { accountId: string }) {
     async () => must(await api.GET('/v0/accounts/{account_id}', { params: { path: { account_id: accountId } } })),
     [accountId],
   );
-  const logs = useCursorList(
-    async (cursor) => {
-      const page = must(
-        await api.GET('/v0/accounts/{account_id}/logs', {
-          params: { path: { account_id: accountId }, query: { limit: 50, ...(cursor ? { cursor } : {}) } },
-        }),
-      );
-      return { ...page, items: page.items.map((l) => ({ ...l, id: l.accountLogId })) };
-    },
-    [accountId],
-  );
   return (
     <Status loaded={account}>
       {account.data && (
@@ -229,12 +181,7 @@ export function AccountView({ accountId }: { accountId: string }) {
             <dt>Domain</dt>
             <dd>{account.data.domain}</dd>
           </dl>
-          <Section title="Log timeline">
-            <Status loaded={logs}>
-              <Timeline logs={logs.items} />
-              <LoadMore list={logs} />
-            </Status>
-          </Section>
+          <LogTimeline owner={{ accountId }} />
         </article>
       )}
     </Status>

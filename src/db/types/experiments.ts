@@ -1,6 +1,6 @@
-import type { EXPERIMENT_ALLOCATIONS, EXPERIMENT_KINDS, EXPERIMENT_STATUSES } from './enums.js';
+import type { EXPERIMENT_ALLOCATIONS, EXPERIMENT_KINDS, EXPERIMENT_STATUSES } from '../enums.js';
 
-/** Experiments and their periods (migration 0019), beside the other tables in types.ts. */
+/** Experiments and their periods (migration 0019). */
 export interface ExperimentsTable {
   id: string;
   tenant_id: string;

@@ -1,0 +1,242 @@
+import { type Kysely, type Transaction, sql } from 'kysely';
+import type { VersionStatus } from '../db/enums.js';
+import type { AudiencesTable, AudienceVersionsTable, Database } from '../db/types.js';
+import { emit } from '../events/outbox.js';
+import { AppError, conflict, type FieldError, invalidField } from '../http/errors.js';
+import { keysetList, type ListQueryParams } from '../http/pagination.js';
+import { settle } from '../http/round-trip.js';
+import { newId } from '../ids.js';
+import type { Content } from '../pages/schemas.js';
+import { now } from '../time.js';
+import { canMove, timesOfMove } from './lifecycle.js';
+import type { AudienceVersion, VersionCreate } from './schemas.js';
+import { VERSION_MOVES, VersionUpdate } from './schemas.js';
+
+/** The agent's columns of a version it has not touched yet. */
+const AGENT_FRESH = {
+  failure_reason: null,
+  agent_lease_until: null,
+  agent_attempts: 0,
+  agent_retry_at: null,
+  regeneration_key: null,
+} as const satisfies Partial<AudienceVersionsTable>;
+
+const contentText = (content: Content | null) => (content === null ? null : JSON.stringify(content));
+
+export function toVersion(row: AudienceVersionsTable): AudienceVersion {
+  return {
+    versionId: row.id,
+    audienceId: row.audience_id,
+    versionNumber: Number(row.version_number),
+    status: row.status,
+    isNewPageAgent: row.is_new_page_agent === 1,
+    supplementaryContext: row.supplementary_context,
+    content: row.content === null ? null : (JSON.parse(row.content) as Content),
+    queueDurationMs: row.queue_duration_ms === null ? null : Number(row.queue_duration_ms),
+    createdAt: row.created_at,
+    becameDraftAt: row.became_draft_at,
+    queuedAt: row.queued_at,
+    publishedAt: row.published_at,
+    cancelledAt: row.cancelled_at,
+    obsoleteAt: row.obsolete_at,
+    archivedAt: row.archived_at,
+    failureReason: row.failure_reason,
+  };
+}
+
+/** Version 1 of a new audience: published at once, so an audience always has a published version. */
+export function firstVersionRow(
+  audience: Pick<AudiencesTable, 'id' | 'tenant_id'>,
+  at: string,
+  carried: Pick<AudienceVersionsTable, 'is_new_page_agent' | 'supplementary_context'>,
+): AudienceVersionsTable {
+  return {
+    ...draftRow(audience, newId('version'), 1, at, { ...carried, content: null }),
+    status: 'published',
+    became_draft_at: null,
+    published_at: at,
+  };
+}
+
+/** The row of a new draft version of `audience`, with what it carries over (from the latest version, or the request). */
+export function draftRow(
+  audience: Pick<AudiencesTable, 'id' | 'tenant_id'>,
+  id: string,
+  versionNumber: number,
+  at: string,
+  carried: Pick<AudienceVersionsTable, 'is_new_page_agent' | 'supplementary_context' | 'content'>,
+): AudienceVersionsTable {
+  return {
+    id,
+    tenant_id: audience.tenant_id,
+    audience_id: audience.id,
+    version_number: versionNumber,
+    status: 'draft',
+    is_new_page_agent: carried.is_new_page_agent,
+    supplementary_context: carried.supplementary_context,
+    content: carried.content,
+    queue_duration_ms: null,
+    created_at: at,
+    became_draft_at: at,
+    queued_at: null,
+    published_at: null,
+    cancelled_at: null,
+    obsolete_at: null,
+    archived_at: null,
+    ...AGENT_FRESH,
+  };
+}
+
+/** A version's number is unique within its audience (audience_versions_number_uq serves the order). */
+const versionsList = keysetList({
+  name: 'audience_versions',
+  table: 'audience_versions',
+  key: [{ column: 'version_number', kind: 'integer' }],
+  direction: 'desc',
+});
+
+/** An audience's versions, newest first: its history as a timeline. */
+export async function listVersions(db: Kysely<Database>, audience: AudiencesTable, query: ListQueryParams) {
+  const ofAudience = db
+    .selectFrom('audience_versions')
+    .where('audience_versions.audience_id', '=', audience.id)
+    .where('audience_versions.tenant_id', '=', audience.tenant_id);
+  return versionsList.read({
+    query,
+    within: audience.id,
+    rows: ofAudience.selectAll('audience_versions'),
+    count: ofAudience,
+    map: toVersion,
+  });
+}
+
+/** A new draft with the next number; fields not given are carried over from the latest version. */
+export async function createVersion(trx: Transaction<Database>, audience: AudiencesTable, input: VersionCreate): Promise<AudienceVersion> {
+  const latest = await trx
+    .selectFrom('audience_versions')
+    .selectAll()
+    .where('id', '=', audience.latest_version_id)
+    .executeTakeFirstOrThrow();
+  const at = now();
+  const versionId = newId('version');
+  const { version_seq: versionNumber } = await trx
+    .updateTable('audiences')
+    .set({ version_seq: sql<number>`version_seq + 1`, latest_version_id: versionId, updated_at: at })
+    .where('id', '=', audience.id)
+    .returning('version_seq')
+    .executeTakeFirstOrThrow();
+  const version = draftRow(audience, versionId, versionNumber, at, {
+    is_new_page_agent: input?.isNewPageAgent !== undefined ? (input.isNewPageAgent ? 1 : 0) : latest.is_new_page_agent,
+    supplementary_context: input?.supplementaryContext !== undefined ? input.supplementaryContext : latest.supplementary_context,
+    content: input?.content !== undefined ? contentText(input.content) : latest.content,
+  });
+  await trx.insertInto('audience_versions').values(version).execute();
+  const created = toVersion(version);
+  await emit(trx, audience.tenant_id, 'audience_version.created', created);
+  return created;
+}
+
+export function findVersion(db: Kysely<Database>, audience: AudiencesTable, versionId: string) {
+  return db
+    .selectFrom('audience_versions')
+    .selectAll()
+    .where('id', '=', versionId)
+    .where('audience_id', '=', audience.id)
+    .where('tenant_id', '=', audience.tenant_id)
+    .executeTakeFirst();
+}
+
+/**
+ * Moves a version as the state machine allows (a move to its own status changes nothing).
+ * Publishing archives the audience's older published versions and makes the newest published
+ * one the audience's `publishedVersion`. The update is conditional on the status read, so a
+ * concurrent move cannot be overwritten unseen.
+ */
+export async function moveVersion(
+  trx: Transaction<Database>,
+  audience: Pick<AudiencesTable, 'id' | 'tenant_id'>,
+  version: AudienceVersionsTable,
+  to: VersionStatus,
+): Promise<AudienceVersion> {
+  const from = version.status;
+  if (from === to) return toVersion(version);
+  if (!canMove(from, to)) throw conflict(`A ${from} version cannot become ${to}`);
+  const at = now();
+  const moved = await trx
+    .updateTable('audience_versions')
+    .set({ status: to, ...timesOfMove(from, to, version, at) })
+    .where('id', '=', version.id)
+    .where('status', '=', from)
+    .returningAll()
+    .executeTakeFirst();
+  if (!moved) throw conflict('The version was changed by another request; read it again and retry');
+  await emit(trx, audience.tenant_id, 'audience_version.status_changed', toVersion(moved), { previousStatus: from });
+  if (to === 'published') {
+    const archived = await trx
+      .updateTable('audience_versions')
+      .set({ status: 'archived', obsolete_at: at, archived_at: at })
+      .where('audience_id', '=', audience.id)
+      .where('status', '=', 'published')
+      .where('version_number', '<', moved.version_number)
+      .returningAll()
+      .execute();
+    for (const version of archived) {
+      await emit(trx, audience.tenant_id, 'audience_version.status_changed', toVersion(version), { previousStatus: 'published' });
+    }
+    const newest = await trx
+      .selectFrom('audience_versions')
+      .select('id')
+      .where('audience_id', '=', audience.id)
+      .where('status', '=', 'published')
+      .orderBy('version_number', 'desc')
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    await trx.updateTable('audiences').set({ published_version_id: newest.id, updated_at: at }).where('id', '=', audience.id).execute();
+    // The page now serves this version to the audience: one event for whoever only cares about that.
+    const { page_id: pageId } = await trx.selectFrom('audiences').select('page_id').where('id', '=', audience.id).executeTakeFirstOrThrow();
+    await emit(trx, audience.tenant_id, 'page.version.published', toVersion(moved), { pageId });
+  }
+  return toVersion(moved);
+}
+
+/** A version's PATCH (the schema asks for one field at least): its content (only while it is a draft), then its move. */
+export async function updateVersion(
+  trx: Transaction<Database>,
+  audience: AudiencesTable,
+  version: AudienceVersionsTable,
+  body: VersionUpdate,
+): Promise<AudienceVersion> {
+  const errors: FieldError[] = [];
+  if (body.status === undefined && body.content === undefined) {
+    for (const field of ['status', 'content']) errors.push({ path: `/${field}`, message: 'is required: status, content or both' });
+  }
+  const patch = settle(VersionUpdate, body, toVersion(version), errors);
+  if (patch.status !== undefined && !(VERSION_MOVES as readonly string[]).includes(patch.status)) {
+    throw invalidField('/status', `must be one of: ${VERSION_MOVES.join(', ')} (or the current status, which changes nothing)`);
+  }
+  const current = patch.content !== undefined ? await setDraftContent(trx, audience, version, patch.content) : version;
+  return patch.status !== undefined ? moveVersion(trx, audience, current, patch.status) : toVersion(current);
+}
+
+async function setDraftContent(
+  trx: Transaction<Database>,
+  audience: AudiencesTable,
+  version: AudienceVersionsTable,
+  content: Content | null,
+): Promise<AudienceVersionsTable> {
+  if (version.status !== 'draft') {
+    throw new AppError('conflict', `The version is ${version.status}; its content can only change while it is draft`, [
+      { path: '/content', message: 'can only change while the version is draft' },
+    ]);
+  }
+  const updated = await trx
+    .updateTable('audience_versions')
+    .set({ content: contentText(content) })
+    .where('id', '=', version.id)
+    .where('status', '=', 'draft')
+    .returningAll()
+    .executeTakeFirst();
+  if (!updated) throw conflict('The version was changed by another request; read it again and retry');
+  await emit(trx, audience.tenant_id, 'audience_version.updated', toVersion(updated));
+  return updated;
+}

@@ -1,0 +1,55 @@
+export interface TenantsTable {
+  id: string;
+  name: string;
+  slug: string;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  tenant_id: string;
+  /** SHA-256 of the key, hex: keys are random, so a fast hash is enough and the key is never stored. */
+  key_hash: string;
+  /** The first characters of the key, to recognise it in listings. */
+  key_prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+  /** `read,write` or `read`: a read key may only GET. */
+  scopes: string;
+  expires_at: string | null;
+  /** Null: the configured default. */
+  rate_limit_per_second: number | null;
+  rate_limit_burst: number | null;
+  /** Recorded at most once a minute, off the request's path. */
+  last_used_at: string | null;
+}
+
+export interface SlugCountersTable {
+  scope: string;
+  base: string;
+  last_n: number;
+}
+
+export interface IdempotencyKeysTable {
+  tenant_id: string;
+  scope: string;
+  key: string;
+  request_hash: string;
+  response_status: number;
+  response_body: string;
+  created_at: string;
+  /** Null: the key lives as long as the resource it created. */
+  expires_at: string | null;
+}
+
+export interface TenantCountersTable {
+  tenant_id: string;
+  name: string;
+  value: number;
+}
+
+export interface ServiceSecretsTable {
+  name: string;
+  value: string;
+  created_at: string;
+}
