@@ -25,6 +25,7 @@ import { releaseRefusedDomains } from './domains/sweep.js';
 import { tlsAskRoutes } from './domains/tls.js';
 import { eventRoutes } from './events/routes.js';
 import { experimentRoutes } from './experiments/routes.js';
+import { createReweighing } from './experiments/reweigh.js';
 import { apiKeyAuth } from './http/auth.js';
 import './http/context.js';
 import { registerErrorHandling } from './http/error-handling.js';
@@ -58,6 +59,8 @@ export interface AppOptions {
   agent?: AgentTuning;
   /** How often pending domains' due checks are looked for (a minute by default); tests shorten it. */
   domainChecksEveryMs?: number;
+  /** How often bandits due a recomputation are looked for (a minute by default); tests shorten it. */
+  reweighEveryMs?: number;
   /** Where webhook deliveries look names up (the system's resolver by default); tests give names the addresses an attacker would. */
   webhookResolve?: Resolve;
 }
@@ -71,6 +74,7 @@ export async function buildApp({
   maintenanceEveryMs,
   agent: agentTuning,
   domainChecksEveryMs,
+  reweighEveryMs,
   webhookResolve,
 }: AppOptions): Promise<FastifyInstance> {
   const door: RouterErrorDoor = {};
@@ -138,6 +142,9 @@ export async function buildApp({
   const domainChecks = createDomainChecks(db.kysely, lookup, app.log, domainChecksEveryMs);
   app.addHook('onReady', async () => domainChecks.start());
   app.addHook('preClose', async () => domainChecks.stop());
+  const reweighing = createReweighing(db.kysely, app.log, reweighEveryMs);
+  app.addHook('onReady', async () => reweighing.start());
+  app.addHook('preClose', async () => reweighing.stop());
   const maintenance = createMaintenance(db.kysely, app.log, maintenanceEveryMs);
   app.addHook('onReady', async () => maintenance.start());
   app.addHook('preClose', async () => maintenance.stop());

@@ -9,12 +9,16 @@ import { type GroupBy, MAX_BUCKETS, MAX_GROUPS, type PageAnalytics, type PageAna
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The column a grouping reads, in the rollup and in the sessions. */
-const GROUP_COLUMN: Record<GroupBy, 'audience_id' | 'utm_source' | 'utm_medium' | 'utm_campaign'> = {
+const GROUP_COLUMN: Record<GroupBy, 'audience_id' | 'utm_source' | 'utm_medium' | 'utm_campaign' | 'experiment_arm'> = {
   audience: 'audience_id',
   utmSource: 'utm_source',
   utmMedium: 'utm_medium',
   utmCampaign: 'utm_campaign',
+  arm: 'experiment_arm',
 };
+
+/** Groupings the hourly rollup does not hold: read from the sessions over the whole range. */
+const SESSIONS_ONLY = new Set<string>(['experiment_arm']);
 
 const SUMS_SQL = sql.join(SUM_COLUMNS.map((c) => sql`sum(${sql.ref(c)}) as ${sql.ref(c)}`));
 
@@ -54,6 +58,7 @@ async function readSessions(db: Kysely<Database>, scope: Scope, spans: readonly 
           'utm_source',
           'utm_medium',
           'utm_campaign',
+          'experiment_arm',
           'time_spent_seconds',
           'max_scroll_depth_percentage',
           'total_clicks_count',
@@ -112,7 +117,8 @@ export async function getPageAnalytics(db: Kysely<Database>, page: PagesTable, q
     return [series[bucket] ?? zeroSums(), g] as const;
   };
 
-  const hours = splitSpan(range, HOUR_MS).whole;
+  const fromSessions = scope.group !== undefined && SESSIONS_ONLY.has(scope.group);
+  const hours = fromSessions ? undefined : splitSpan(range, HOUR_MS).whole;
   if (hours && buckets.length > 0) {
     for (const row of await readHours(db, scope, hours)) {
       const hour = Date.parse(row.hour);
@@ -123,10 +129,11 @@ export async function getPageAnalytics(db: Kysely<Database>, page: PagesTable, q
       for (const sums of add(i, String(row.k))) addInto(sums, row);
     }
   }
-  const rawSpans = joinSpans(buckets.flatMap((b) => splitSpan(b, HOUR_MS).edges));
+  const rawSpans = fromSessions ? joinSpans(buckets) : joinSpans(buckets.flatMap((b) => splitSpan(b, HOUR_MS).edges));
   for (const s of await readSessions(db, scope, rawSpans)) {
     const i = bucketOf(bounds, Date.parse(s.session_started_at));
-    for (const sums of add(i, scope.group === undefined ? '' : String(s[scope.group]))) addSession(sums, s);
+    // A visit outside any experiment has no arm: its group is ''.
+    for (const sums of add(i, scope.group === undefined ? '' : String(s[scope.group] ?? ''))) addSession(sums, s);
   }
 
   const totals = zeroSums();

@@ -3,7 +3,7 @@ import { ListQuery, MAX_SAFE_INTEGER, Nullable, StringEnum, Timestamp } from '..
 
 export const INTERVALS = ['hour', 'day', 'week'] as const;
 export type Interval = (typeof INTERVALS)[number];
-export const GROUP_BYS = ['audience', 'utmSource', 'utmMedium', 'utmCampaign'] as const;
+export const GROUP_BYS = ['audience', 'utmSource', 'utmMedium', 'utmCampaign', 'arm'] as const;
 export type GroupBy = (typeof GROUP_BYS)[number];
 export const OVERVIEW_SORTS = ['visits', 'conversions'] as const;
 
