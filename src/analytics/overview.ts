@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database, RollupSums } from '../db/types.js';
 import { keysetList } from '../http/pagination.js';
 import type { ListPage } from '../http/schemas.js';
-import { generation } from './freshness.js';
+import { generation } from '../events/freshness.js';
 import { addInto, SUM_COLUMNS, toMetrics, zeroSums } from './metrics.js';
 import { DAY_MS, HOUR_MS, resolveRange, splitSpan, type Span } from './ranges.js';
 import type { PagesAnalyticsQuery, PageTotals } from './schemas.js';
@@ -82,7 +82,7 @@ interface Ranked {
 }
 
 /**
- * Answers kept per tenant, range and order while the tenant's counter (freshness.ts) stands still,
+ * Answers kept per tenant, range and order while the tenant's counter (src/events/freshness.ts) stands still,
  * and at most 10 seconds: a change committed by another instance shows within that time. A rank
  * over every page of a tenant costs a read of all its pages' days; the overview is read far more
  * often than the ranges it is asked for change.

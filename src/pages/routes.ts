@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
 import { notFound } from '../http/errors.js';
-import { sessionsChanged } from '../analytics/freshness.js';
+import { sessionsChanged } from '../events/freshness.js';
 import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
 import { createPage, deletePage, getPage, listPages, updatePage } from './repository.js';
 import { Page, PageCreate, PageListQuery, PageParams, PageUpdate } from './schemas.js';

@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox';
 import { ListEnvelope, responses } from '../http/schemas.js';
 import { findAudience } from '../audiences/repository.js';
 import { findPage } from '../pages/repository.js';
-import { sessionsChanged } from '../analytics/freshness.js';
+import { sessionsChanged } from '../events/freshness.js';
 import { PageParams } from '../pages/schemas.js';
 import { sessionsCsv, CSV_COLUMNS } from './export.js';
 import { createSession, listSessions, sessionFilters } from './repository.js';

@@ -6,7 +6,7 @@ import type { AudienceSessionsTable } from '../db/types.js';
 import { validatorCompiler } from '../http/validation.js';
 import { prepared } from '../db/prepared.js';
 import { lockVisit, recordVisit, type Visit, type VisitFields } from '../sessions/repository.js';
-import { sessionsChanged } from '../analytics/freshness.js';
+import { sessionsChanged } from '../events/freshness.js';
 import type { SiteContext } from './app.js';
 import { siteHostOf } from './dispatch.js';
 import { addressLimiter, fromTrustedProxy, takeFor } from './limits.js';

@@ -9,7 +9,7 @@ import { createLog, ownerExists, toPersonLog } from '../logs/repository.js';
 import type { StoredAction } from '../pages/actions.js';
 import { findPage } from '../pages/repository.js';
 import { findVisit, lockVisit, recordVisit, type VisitFields } from '../sessions/repository.js';
-import { sessionsChanged } from '../analytics/freshness.js';
+import { sessionsChanged } from '../events/freshness.js';
 import { now } from '../time.js';
 import { HONEYPOT, type LeadErrors, type LeadFields } from './document.js';
 import type { ViewClaims } from './token.js';

@@ -1,7 +1,9 @@
 /**
  * What this process knows of changes to a tenant's analytics: a counter per tenant, moved after a
  * transaction that wrote sessions (or deleted a page) has committed. The pages overview keeps its
- * answers while the counter stands still (src/analytics/overview.ts).
+ * answers while the counter stands still (src/analytics/overview.ts). It lives on the shared floor,
+ * beside the outbox, because the areas that write (pages, sessions, the visitor plane) sit below
+ * analytics and must not import it.
  */
 const generations = new Map<string, number>();
 
