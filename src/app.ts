@@ -38,6 +38,7 @@ import { type RouterErrorDoor, serverOptions } from './http/server-options.js';
 import { validatorCompiler } from './http/validation.js';
 import { createMaintenance } from './jobs/maintenance.js';
 import { logRoutes } from './logs/routes.js';
+import { deleteDomainLinks } from './page-links/repository.js';
 import { pageLinkRoutes } from './page-links/routes.js';
 import { pageRoutes } from './pages/routes.js';
 import { personRoutes } from './persons/routes.js';
@@ -101,7 +102,9 @@ export async function buildApp({
   const stores = fileStores(app.db, config.dataDir, config.fileStore);
   // Names under the rules' refusal are released before the first request (src/domains/sweep.ts).
   const rules = hostnameRules(config);
-  await releaseRefusedDomains(app.db, rules, app.log);
+  // A domain's page links go with it: the page-links area's rule, handed to the domains area.
+  const dropLinks = deleteDomainLinks;
+  await releaseRefusedDomains(app.db, dropLinks, rules, app.log);
   const hosts = siteHosts(app.db, rules);
   const observe = metrics && {
     instrument: (site: FastifyInstance) => metrics.instrument(site, 'site'),
@@ -139,7 +142,7 @@ export async function buildApp({
     app.addHook('preClose', async () => agent.stop());
   }
   const lookup = txtLookup(config.dnsResolvers);
-  const domainChecks = createDomainChecks(db.kysely, lookup, app.log, domainChecksEveryMs);
+  const domainChecks = createDomainChecks(db.kysely, dropLinks, lookup, app.log, domainChecksEveryMs);
   app.addHook('onReady', async () => domainChecks.start());
   app.addHook('preClose', async () => domainChecks.stop());
   const reweighing = createReweighing(db.kysely, app.log, reweighEveryMs);
@@ -161,7 +164,7 @@ export async function buildApp({
   await metrics?.serve(app);
 
   // The areas, each one plugin.
-  if (config.adminToken !== undefined) await app.register(adminRoutes, { adminToken: config.adminToken });
+  if (config.adminToken !== undefined) await app.register(adminRoutes, { adminToken: config.adminToken, dropLinks });
   await app.register(assetRoutes, { signer: urlSigner(config.publicBaseUrl, secret), stores });
   await app.register(personRoutes);
   await app.register(accountRoutes);
@@ -173,7 +176,7 @@ export async function buildApp({
   await app.register(sessionRoutes);
   await app.register(analyticsRoutes);
   await app.register(experimentRoutes);
-  await app.register(domainRoutes, { rules, lookup });
+  await app.register(domainRoutes, { rules, lookup, dropLinks });
   await app.register(tlsAskRoutes, { rules });
   await app.register(topicRoutes);
   await app.register(pageLinkRoutes);

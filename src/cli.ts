@@ -13,6 +13,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/connection.js';
 import { migrateDatabase } from './db/migrate.js';
 import { attestDomain } from './domains/verification.js';
+import { deleteDomainLinks } from './page-links/repository.js';
 import { erasePerson } from './persons/erasure.js';
 
 const USAGE = `Usage: npm run admin -- <command>
@@ -97,7 +98,7 @@ async function main(args: string[]): Promise<unknown> {
       }
       case 'domains verify': {
         if (!arg) throw new UsageError('domains verify needs a DOMAIN_ID');
-        return await attestDomain(db.kysely, arg);
+        return await attestDomain(db.kysely, deleteDomainLinks, arg);
       }
       default:
         throw new UsageError(command ? `Unknown command: ${command}` : 'No command given');

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { TenantDomain, TenantDomainParams } from '../domains/schemas.js';
-import { attestDomain } from '../domains/verification.js';
+import { attestDomain, type DropDomainLinks } from '../domains/verification.js';
 import { adminAuth } from '../http/auth.js';
 import { notFound } from '../http/errors.js';
 import { ListEnvelope, ListQuery, NoContent, responses } from '../http/schemas.js';
@@ -14,7 +14,10 @@ const security = [{ adminToken: [] }];
  * Tenants and API keys; registered only when ADMIN_TOKEN is set. One plugin, listed in app.ts; the
  * route rules (query parameters, dispatcher wake-ups) are in src/http/route-rules.ts.
  */
-export const adminRoutes: FastifyPluginAsyncTypebox<{ adminToken: string }> = async (app, { adminToken }) => {
+export const adminRoutes: FastifyPluginAsyncTypebox<{ adminToken: string; dropLinks: DropDomainLinks }> = async (
+  app,
+  { adminToken, dropLinks },
+) => {
   app.addHook('onRequest', adminAuth(adminToken));
 
   app.post(
@@ -123,7 +126,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ adminToken: string }> = as
       },
     },
     async (request) => {
-      const domain = await attestDomain(app.db, request.params.tenant_domain_id);
+      const domain = await attestDomain(app.db, dropLinks, request.params.tenant_domain_id);
       app.siteHosts.forget(domain.hostname);
       return domain;
     },

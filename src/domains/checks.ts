@@ -5,7 +5,7 @@ import { roundLoop, type RoundLoop } from '../jobs/loop.js';
 import { now } from '../time.js';
 import type { TxtLookup } from './dns.js';
 import { verificationName } from './repository.js';
-import { markVerified } from './verification.js';
+import { type DropDomainLinks, markVerified } from './verification.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
@@ -31,7 +31,13 @@ const BATCH = 20;
  * instances never check one domain at once, and a process killed during a look-up only delays it
  * to its next turn. A found record verifies the domain as the tenant's own request would.
  */
-export function createDomainChecks(db: Kysely<Database>, lookup: TxtLookup, log: FastifyBaseLogger, pollMs = MINUTE_MS): RoundLoop {
+export function createDomainChecks(
+  db: Kysely<Database>,
+  dropLinks: DropDomainLinks,
+  lookup: TxtLookup,
+  log: FastifyBaseLogger,
+  pollMs = MINUTE_MS,
+): RoundLoop {
   async function round(): Promise<void> {
     const due = await db
       .selectFrom('tenant_domains')
@@ -56,7 +62,7 @@ export function createDomainChecks(db: Kysely<Database>, lookup: TxtLookup, log:
       try {
         await db.transaction().execute(async (trx) => {
           const row = await trx.selectFrom('tenant_domains').selectAll().where('id', '=', domain.id).executeTakeFirst();
-          if (row?.status === 'pending') await markVerified(trx, row);
+          if (row?.status === 'pending') await markVerified(trx, dropLinks, row);
         });
         log.info({ tenantDomainId: domain.id }, 'domain verified by the background check');
       } catch (err) {

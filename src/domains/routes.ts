@@ -2,17 +2,19 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { notFound } from '../http/errors.js';
 import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
 import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
-import { deleteDomainLinks } from '../page-links/repository.js';
 import type { TxtLookup } from './dns.js';
 import type { HostnameRules } from './hostnames.js';
 import { createDomain, deleteDomain, findDomain, listDomains } from './repository.js';
 import { TenantDomain, TenantDomainCreate, TenantDomainListQuery, TenantDomainParams } from './schemas.js';
-import { checkRecord, markVerifiedOf } from './verification.js';
+import { checkRecord, type DropDomainLinks, markVerifiedOf } from './verification.js';
 
 const extension = { tags: ['page links'], 'x-extension': true };
 
 /** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
-export const domainRoutes: FastifyPluginAsyncTypebox<{ rules: HostnameRules; lookup: TxtLookup }> = async (app, { rules, lookup }) => {
+export const domainRoutes: FastifyPluginAsyncTypebox<{ rules: HostnameRules; lookup: TxtLookup; dropLinks: DropDomainLinks }> = async (
+  app,
+  { rules, lookup, dropLinks },
+) => {
   app.get(
     '/v0/tenant_domains',
     {
@@ -66,7 +68,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<{ rules: HostnameRules; loo
       const { tenantId } = request;
       const id = request.params.tenant_domain_id;
       await checkRecord(app.db, lookup, tenantId, id);
-      const result = await createOnce(app.db, fromHeader(request, 200), (trx) => markVerifiedOf(trx, tenantId, id));
+      const result = await createOnce(app.db, fromHeader(request, 200), (trx) => markVerifiedOf(trx, dropLinks, tenantId, id));
       // Visitors reach the domain at once in this process (other instances within seconds: site/hosts.ts).
       app.siteHosts.forget(result.body.hostname);
       return sendOnce(reply, result);
@@ -88,7 +90,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<{ rules: HostnameRules; loo
       const removed = await app.db.transaction().execute(async (trx) => {
         const domain = await findDomain(trx, request.tenantId, request.params.tenant_domain_id);
         if (!domain) throw notFound('Tenant domain');
-        if (domain.is_fallback === 0) await deleteDomainLinks(trx, request.tenantId, domain.id);
+        if (domain.is_fallback === 0) await dropLinks(trx, request.tenantId, domain.id);
         await deleteDomain(trx, domain);
         return domain;
       });

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
 import type { HostnameRules } from './hostnames.js';
-import { releaseDomain } from './verification.js';
+import { type DropDomainLinks, releaseDomain } from './verification.js';
 
 /**
  * At start-up: custom domains whose names the rules now refuse are released, with their links.
@@ -11,13 +11,18 @@ import { releaseDomain } from './verification.js';
  * issue 25 a tenant could claim `127.0.0.1` or another tenant's future fallback name; an upgraded
  * service releases those on its first start. Each release is logged and emitted.
  */
-export async function releaseRefusedDomains(db: Kysely<Database>, rules: HostnameRules, log: FastifyBaseLogger): Promise<number> {
+export async function releaseRefusedDomains(
+  db: Kysely<Database>,
+  dropLinks: DropDomainLinks,
+  rules: HostnameRules,
+  log: FastifyBaseLogger,
+): Promise<number> {
   const custom = await db.selectFrom('tenant_domains').selectAll().where('is_fallback', '=', 0).execute();
   let released = 0;
   for (const row of custom) {
     const refusal = rules.refusal(row.hostname);
     if (refusal === undefined) continue;
-    if (!(await db.transaction().execute((trx) => releaseDomain(trx, row, 'hostname_refused')))) continue;
+    if (!(await db.transaction().execute((trx) => releaseDomain(trx, dropLinks, row, 'hostname_refused')))) continue;
     log.warn(
       { tenantDomainId: row.id, tenantId: row.tenant_id, hostname: row.hostname, refusal },
       'custom domain released: its name is refused',

@@ -2,11 +2,17 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database, TenantDomainsTable } from '../db/types.js';
 import { emit } from '../events/outbox.js';
 import { AppError, conflictIfTaken, notFound } from '../http/errors.js';
-import { deleteDomainLinks } from '../page-links/repository.js';
 import { now } from '../time.js';
 import type { TxtLookup } from './dns.js';
 import { toTenantDomain, verificationName } from './repository.js';
 import type { TenantDomain } from './schemas.js';
+
+/**
+ * What goes with a domain: its page links, each with its `page_link.deleted` event. The page-links
+ * area's `deleteDomainLinks`, handed in by whoever wires the service (app.ts, the CLI): page links
+ * live on domains, so that area imports this one, never the other way round.
+ */
+export type DropDomainLinks = (trx: Transaction<Database>, tenantId: string, domainId: string) => Promise<void>;
 
 /** Why a domain was removed without its tenant asking: the `reason` of `tenant_domain.released`. */
 export type ReleaseReason = 'verified_by_another_tenant' | 'hostname_refused';
@@ -16,8 +22,13 @@ export type ReleaseReason = 'verified_by_another_tenant' | 'hostname_refused';
  * (`tenant_domain.released`, the domain as it was). In the caller's transaction; false when another
  * process released it first (then no second event).
  */
-export async function releaseDomain(trx: Transaction<Database>, row: TenantDomainsTable, reason: ReleaseReason): Promise<boolean> {
-  await deleteDomainLinks(trx, row.tenant_id, row.id);
+export async function releaseDomain(
+  trx: Transaction<Database>,
+  dropLinks: DropDomainLinks,
+  row: TenantDomainsTable,
+  reason: ReleaseReason,
+): Promise<boolean> {
+  await dropLinks(trx, row.tenant_id, row.id);
   const deleted = await trx.deleteFrom('tenant_domains').where('id', '=', row.id).executeTakeFirst();
   if (deleted.numDeletedRows === 0n) return false;
   await emit(trx, row.tenant_id, 'tenant_domain.released', toTenantDomain(row), { reason });
@@ -29,7 +40,11 @@ export async function releaseDomain(trx: Transaction<Database>, row: TenantDomai
  * and every other tenant's claim on the name is released. Another tenant verifying the name first
  * wins the unique rule: 409 here. Already verified: unchanged, no event.
  */
-export async function markVerified(trx: Transaction<Database>, domain: TenantDomainsTable): Promise<TenantDomain> {
+export async function markVerified(
+  trx: Transaction<Database>,
+  dropLinks: DropDomainLinks,
+  domain: TenantDomainsTable,
+): Promise<TenantDomain> {
   if (domain.status === 'verified') return toTenantDomain(domain);
   const at = now();
   const verified: TenantDomainsTable = { ...domain, status: 'verified', verified_at: at, verification_value: null, next_check_at: null };
@@ -54,7 +69,7 @@ export async function markVerified(trx: Transaction<Database>, domain: TenantDom
     .where('hostname', '=', domain.hostname)
     .where('id', '<>', domain.id)
     .execute();
-  for (const other of others) await releaseDomain(trx, other, 'verified_by_another_tenant');
+  for (const other of others) await releaseDomain(trx, dropLinks, other, 'verified_by_another_tenant');
   const resource = toTenantDomain(verified);
   await emit(trx, domain.tenant_id, 'tenant_domain.verified', resource);
   return resource;
@@ -79,13 +94,18 @@ export async function checkRecord(db: Kysely<Database>, lookup: TxtLookup, tenan
 }
 
 /** The domain, read again in the caller's transaction, marked verified (see `markVerified`). */
-export async function markVerifiedOf(trx: Transaction<Database>, tenantId: string, domainId: string): Promise<TenantDomain> {
-  return markVerified(trx, await findTenantDomain(trx, domainId, tenantId));
+export async function markVerifiedOf(
+  trx: Transaction<Database>,
+  dropLinks: DropDomainLinks,
+  tenantId: string,
+  domainId: string,
+): Promise<TenantDomain> {
+  return markVerified(trx, dropLinks, await findTenantDomain(trx, domainId, tenantId));
 }
 
 /** An operator attests the domain (admin API, CLI): no look-up. */
-export async function attestDomain(db: Kysely<Database>, domainId: string): Promise<TenantDomain> {
-  return db.transaction().execute(async (trx) => markVerified(trx, await findTenantDomain(trx, domainId)));
+export async function attestDomain(db: Kysely<Database>, dropLinks: DropDomainLinks, domainId: string): Promise<TenantDomain> {
+  return db.transaction().execute(async (trx) => markVerified(trx, dropLinks, await findTenantDomain(trx, domainId)));
 }
 
 async function findTenantDomain(db: Kysely<Database>, domainId: string, tenantId?: string): Promise<TenantDomainsTable> {
