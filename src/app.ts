@@ -44,7 +44,6 @@ import { pageRoutes } from './pages/routes.js';
 import { personRoutes } from './persons/routes.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { buildSite } from './site/app.js';
-import { previewRoutes } from './site/preview.js';
 import { dispatchTenantHosts, frontDoor, handOverTenantHosts } from './site/dispatch.js';
 import { siteHosts } from './site/hosts.js';
 import { topicRoutes } from './topics/routes.js';
@@ -170,7 +169,6 @@ export async function buildApp({
   await app.register(accountRoutes);
   await app.register(logRoutes);
   await app.register(pageRoutes);
-  await app.register(previewRoutes);
   await app.register(audienceRoutes);
   await app.register(agentRoutes);
   await app.register(sessionRoutes);

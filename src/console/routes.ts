@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { AppError } from '../http/errors.js';
-import { STYLE } from '../site/style.js';
+import { STYLE } from '../render/style.js';
 
 /** Where scripts/build-console.ts writes the bundle: the same place from src/console/ (tsx) and dist/console/ (built). */
 const BUILT = fileURLToPath(new URL('../../dist/www/console/', import.meta.url));

@@ -3,6 +3,7 @@ import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/id
 import { notFound } from '../http/errors.js';
 import { sessionsChanged } from '../events/freshness.js';
 import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
+import { previewRoutes } from './preview.js';
 import { createPage, deletePage, getPage, listPages, updatePage } from './repository.js';
 import { Page, PageCreate, PageListQuery, PageParams, PageUpdate } from './schemas.js';
 
@@ -98,4 +99,6 @@ export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(204).send(null);
     },
   );
+
+  await app.register(previewRoutes);
 };

@@ -11,7 +11,7 @@ import { findPage } from '../pages/repository.js';
 import { findVisit, lockVisit, recordVisit, type VisitFields } from '../sessions/repository.js';
 import { sessionsChanged } from '../events/freshness.js';
 import { now } from '../time.js';
-import { HONEYPOT, type LeadErrors, type LeadFields } from './document.js';
+import { HONEYPOT, type LeadErrors, type LeadFields } from '../render/document.js';
 import type { ViewClaims } from './token.js';
 
 /** The lead form's rules: the same email format and E.164 pattern as a person's. */

@@ -1,14 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SiteContext } from './app.js';
-import type { DocumentCache, Rendered } from './cache.js';
-import { renderedOf } from './cache.js';
-import { renderDocument, robotsOf, TOKEN_SLOT, type View } from './document.js';
+import { fileSrc, render, type Rendered } from '../render/rendered.js';
+import type { DocumentCache } from './cache.js';
 import type { SiteHost } from './hosts.js';
 import { resolvePath, type Resolution } from './resolve.js';
 import { readStamp, stampKey, type Stamp } from './stamp.js';
 import type { OutcomeMemo } from './memo.js';
 import type { TokenFields } from './token.js';
-import { loadView, rowsOf, type ViewOptions } from './view.js';
+import { loadView, rowsOf, type ViewOptions } from '../render/view.js';
 
 /** A document ready to send: its rendering, and what its view token names when it has one. */
 export interface Servable {
@@ -48,7 +47,6 @@ export function pathOf(rawUrl: string): string | undefined {
   }
 }
 
-export const fileSrc = (fileId: string) => `/_pam/files/${encodeURIComponent(fileId)}`;
 /** Crawlers need absolute image URLs; tenant domains are served over TLS (docs/publishing.md). */
 export const fileUrlOn = (hostname: string) => (fileId: string) => `https://${hostname}${fileSrc(fileId)}`;
 
@@ -116,13 +114,6 @@ export async function documentAt(
     remember({ kind: 'document', key, stamp, visit });
   }
   return { kind: 'document', rendered, stamp, visit };
-}
-
-export function render(view: View): Rendered {
-  return renderedOf(renderDocument(view), TOKEN_SLOT, {
-    robots: view.noindex ? robotsOf(view) : undefined,
-    title: view.metadata?.title || view.page.title,
-  });
 }
 
 /** `If-None-Match` against a strong ETag (weak comparison, as RFC 9110 says for GET). */

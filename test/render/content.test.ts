@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { fillTokens, renderMarkdown, type TokenValues } from '../../src/site/content.js';
+import { fillTokens, renderMarkdown, type TokenValues } from '../../src/render/content.js';
 
 // The content's rendering: tokens filled, Markdown made safe HTML; no database needed.
 

@@ -5,10 +5,10 @@ import type { Database } from '../db/types.js';
 import { findFallbackDomain } from '../domains/repository.js';
 import { invalidField, notFound } from '../http/errors.js';
 import { htmlResponses } from '../http/schemas.js';
-import { findPage } from '../pages/repository.js';
-import { PageParams, PagePreviewQuery } from '../pages/schemas.js';
-import { fileSrc, render } from './serve.js';
-import { loadView } from './view.js';
+import { fileSrc, render } from '../render/rendered.js';
+import { loadView } from '../render/view.js';
+import { findPage } from './repository.js';
+import { PageParams, PagePreviewQuery } from './schemas.js';
 
 /**
  * The document a visitor would get for the page and audience, for any page status: without the
@@ -35,8 +35,8 @@ export async function previewDocument(db: Kysely<Database>, tenantId: string, pa
 
 /**
  * `GET /v0/pages/{page_id}/preview`: an API route (API key, read scope, on the API host) that
- * renders what the visitor plane would serve. It lives here, beside the rendering it uses, and is
- * listed in app.ts like the areas' routes, so the pages area never imports the visitor plane.
+ * renders what the visitor plane would serve, through the rendering both share (src/render/), so
+ * the pages area never imports the visitor plane. Registered by pageRoutes.
  */
 export const previewRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
