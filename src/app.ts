@@ -42,6 +42,7 @@ import { deleteDomainLinks } from './page-links/repository.js';
 import { pageLinkRoutes } from './page-links/routes.js';
 import { pageRoutes } from './pages/routes.js';
 import { personRoutes } from './persons/routes.js';
+import { previewDocument } from './render/preview.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { buildSite } from './site/app.js';
 import { dispatchTenantHosts, frontDoor, handOverTenantHosts } from './site/dispatch.js';
@@ -168,7 +169,7 @@ export async function buildApp({
   await app.register(personRoutes);
   await app.register(accountRoutes);
   await app.register(logRoutes);
-  await app.register(pageRoutes);
+  await app.register(pageRoutes, { preview: previewDocument });
   await app.register(audienceRoutes);
   await app.register(agentRoutes);
   await app.register(sessionRoutes);

@@ -1,44 +1,28 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
-import { findAudience } from '../audiences/repository.js';
 import type { Database } from '../db/types.js';
-import { findFallbackDomain } from '../domains/repository.js';
 import { invalidField, notFound } from '../http/errors.js';
 import { htmlResponses } from '../http/schemas.js';
-import { fileSrc, render } from '../render/rendered.js';
-import { loadView } from '../render/view.js';
-import { findPage } from './repository.js';
 import { PageParams, PagePreviewQuery } from './schemas.js';
 
 /**
- * The document a visitor would get for the page and audience, for any page status: without the
- * measuring script or a view token (a preview is no visit), and never to be indexed. Its images
- * come from the tenant's fallback domain, where the files are served. Undefined: no such page;
- * `audience: false`: the audience is not one of the page's.
+ * Renders the page for the audience as a visitor would get it (src/render/preview.ts). Handed in by
+ * app.ts rather than imported: the rendering reads audiences and persons, areas above this one.
+ * Undefined: no such page; `audience: false`: the audience is not one of the page's.
  */
-export async function previewDocument(db: Kysely<Database>, tenantId: string, pageId: string, audienceId: string | undefined) {
-  const page = await findPage(db, tenantId, pageId);
-  if (!page) return undefined;
-  const audience = audienceId === undefined ? undefined : await findAudience(db, tenantId, pageId, audienceId);
-  if (audienceId !== undefined && !audience) return { audience: false as const };
-  const domain = await findFallbackDomain(db, tenantId);
-  const origin = domain ? `https://${domain.hostname}` : '';
-  const view = await loadView(db, page, audience, {
-    path: '/',
-    measured: false,
-    preview: true,
-    fileSrc: (fileId) => `${origin}${fileSrc(fileId)}`,
-    fileUrl: (fileId) => `${origin}${fileSrc(fileId)}`,
-  });
-  return { audience: true as const, html: render(view).parts.join('') };
-}
+export type PreviewDocument = (
+  db: Kysely<Database>,
+  tenantId: string,
+  pageId: string,
+  audienceId: string | undefined,
+) => Promise<{ audience: false } | { audience: true; html: string } | undefined>;
 
 /**
  * `GET /v0/pages/{page_id}/preview`: an API route (API key, read scope, on the API host) that
  * renders what the visitor plane would serve, through the rendering both share (src/render/), so
- * the pages area never imports the visitor plane. Registered by pageRoutes.
+ * the pages area never imports the visitor plane. Registered by pageRoutes, which is handed the rendering.
  */
-export const previewRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const previewRoutes: FastifyPluginAsyncTypebox<{ preview: PreviewDocument }> = async (app, { preview: previewDocument }) => {
   app.get(
     '/v0/pages/:page_id/preview',
     {

@@ -3,15 +3,18 @@ import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/id
 import { notFound } from '../http/errors.js';
 import { sessionsChanged } from '../events/freshness.js';
 import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
-import { previewRoutes } from './preview.js';
+import { type PreviewDocument, previewRoutes } from './preview.js';
 import { createPage, deletePage, getPage, listPages, updatePage } from './repository.js';
 import { Page, PageCreate, PageListQuery, PageParams, PageUpdate } from './schemas.js';
 
 const tags = ['pages'];
 const extension = { tags, 'x-extension': true };
 
-/** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
-export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
+/**
+ * One plugin, listed in app.ts, which hands it the preview's rendering; the route rules (API key,
+ * query parameters, dispatcher wake-ups) are in src/http/route-rules.ts.
+ */
+export const pageRoutes: FastifyPluginAsyncTypebox<{ preview: PreviewDocument }> = async (app, { preview }) => {
   app.get(
     '/v0/pages',
     {
@@ -100,5 +103,5 @@ export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  await app.register(previewRoutes);
+  await app.register(previewRoutes, { preview });
 };
