@@ -34,7 +34,7 @@ import { registerJsonBody } from './http/json-body.js';
 import { registerOpenApi } from './http/openapi.js';
 import { memoryLimiter, redisLimiter } from './http/rate-limit.js';
 import { refuseUnknownQueryParameters, requireApiKey, wakeAfterWrites } from './http/route-rules.js';
-import { type RouterErrorDoor, serverOptions } from './http/server-options.js';
+import { serverOptions } from './http/server-options.js';
 import { validatorCompiler } from './http/validation.js';
 import { createMaintenance } from './jobs/maintenance.js';
 import { logRoutes } from './logs/routes.js';
@@ -45,7 +45,7 @@ import { personRoutes } from './persons/routes.js';
 import { previewDocument } from './render/preview.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { buildSite } from './site/app.js';
-import { dispatchTenantHosts, frontDoor, handOverTenantHosts } from './site/dispatch.js';
+import { openDoor } from './site/door.js';
 import { siteHosts } from './site/hosts.js';
 import { topicRoutes } from './topics/routes.js';
 import { createDispatcher } from './webhooks/dispatcher.js';
@@ -78,8 +78,7 @@ export async function buildApp({
   reweighEveryMs,
   webhookResolve,
 }: AppOptions): Promise<FastifyInstance> {
-  const door: RouterErrorDoor = {};
-  const app = Fastify(serverOptions(config, door)).withTypeProvider<TypeBoxTypeProvider>();
+  const app = Fastify(serverOptions(config)).withTypeProvider<TypeBoxTypeProvider>();
 
   // Metrics only when asked for (METRICS_TOKEN or METRICS_PORT): otherwise nothing of them runs.
   const metrics = serviceMetrics(config.metrics);
@@ -97,7 +96,7 @@ export async function buildApp({
   app.addHook('onClose', () => limiter.close());
   const keys = apiKeyAuth(app.db, limiter, config.rateLimit, metrics && (() => metrics.rateLimited('api')));
 
-  // Requests on tenant domains go to the visitor plane (src/site/) before anything of the API runs.
+  // The visitor plane (src/site/): the door opened at the end sends it every request on a tenant domain.
   const secret = await fileUrlSecret(app.db, config.fileUrlSecret);
   const stores = fileStores(app.db, config.dataDir, config.fileStore);
   // Names under the rules' refusal are released before the first request (src/domains/sweep.ts).
@@ -112,8 +111,6 @@ export async function buildApp({
     watchDocuments: metrics.watchSiteDocuments,
   };
   const site = await buildSite({ db: app.db, dataVersion: db.dataVersion, config, log: app.log, secret, stores, observe });
-  app.addHook('onRequest', dispatchTenantHosts(hosts, site));
-  door.visitor = handOverTenantHosts(hosts, site);
   metrics?.instrument(app, 'api');
   app.addHook('onClose', () => site.close());
   app.decorate('siteHosts', hosts);
@@ -185,6 +182,7 @@ export async function buildApp({
   await app.register(consoleRoutes, { publicBaseUrl: config.publicBaseUrl });
 
   await app.ready();
-  frontDoor(app.server, hosts, site);
+  // Every request, from a socket or injected, comes in by one door that picks its plane by Host.
+  openDoor(app, hosts, site);
   return app;
 }

@@ -42,8 +42,8 @@ export function consolePolicy(publicBaseUrl: string): string {
 /**
  * The web console at /console (its source is console/, built by `npm run build`). Routes outside
  * /v0 need no API key: the page and its bundle are public, and the console then calls /v0 with
- * the key its user pastes. Only the API host gets here: tenant domains are handed to the visitor
- * plane before any API route (site/dispatch.ts).
+ * the key its user pastes. Only the API host gets here: the door (site/door.ts) sends requests on
+ * tenant domains to the visitor plane.
  */
 export const consoleRoutes: FastifyPluginAsync<{ publicBaseUrl: string }> = async (app, options) => {
   const policy = consolePolicy(options.publicBaseUrl);

@@ -4,7 +4,7 @@ import { isHostname } from '../config.js';
 /**
  * Which names a tenant may claim, and which hosts belong to the API whatever the table holds.
  * A pure module: the domain routes refuse a claim with it, the start-up sweep releases what it
- * refuses, and the visitor plane's door (site/hosts.ts) keeps the API's own hosts for the API.
+ * refuses, and the visitor plane's door (site/door.ts, through site/hosts.ts) keeps the API's own hosts for the API.
  */
 export interface HostnameRules {
   /** Why a tenant may not claim this (lowercase, no trailing dot) name, or undefined when it may. */

@@ -1,21 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import type { FastifyServerOptions } from 'fastify';
 import type { Config } from '../config.js';
 import { sendProblem, toAppError } from './errors.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/**
- * Who answers a router error on a tenant domain: the visitor plane, in HTML (site/dispatch.ts).
- * The router fails before any hook runs, so the hand-over is asked here; it is set once the site exists.
- */
-export interface RouterErrorDoor {
-  visitor?: (request: FastifyRequest, reply: FastifyReply) => Promise<boolean>;
-}
-
 /** The HTTP server's own settings: logging, body limit, timeouts, request ids, the router's errors. */
-export function serverOptions(config: Config, door: RouterErrorDoor = {}): FastifyServerOptions<http.Server> {
+export function serverOptions(config: Config): FastifyServerOptions<http.Server> {
   return {
     logger: {
       level: config.logLevel,
@@ -28,19 +20,17 @@ export function serverOptions(config: Config, door: RouterErrorDoor = {}): Fasti
     // Slow clients are cut off: request headers within 10 s (slowloris), the whole request within
     // 30 s, idle keep-alive connections after 5 s. Node enforces the first two when it sweeps its
     // connections, every 30 s by default: every second here, so a trickling client goes in time.
-    serverFactory: (handler) => {
-      const server = http.createServer({ connectionsCheckingInterval: 1000, headersTimeout: 10_000, requestTimeout: 30_000 }, handler);
+    // The server takes no listener of Fastify's: its one listener is the door (src/site/door.ts),
+    // which app.ts opens once both planes exist, and which hands API requests to the app's routing.
+    serverFactory: () => {
+      const server = http.createServer({ connectionsCheckingInterval: 1000, headersTimeout: 10_000, requestTimeout: 30_000 });
       server.keepAliveTimeout = 5_000;
       return server;
     },
     // The router's own errors (bad percent-encoding, an overlong path segment) leave as problem+json too.
     frameworkErrors: (err, request, reply) => {
-      const problem = () => {
-        reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff').header('cache-control', 'no-store');
-        sendProblem(reply, request, toAppError(err));
-      };
-      if (!door.visitor) return problem();
-      door.visitor(request, reply).then((taken) => taken || problem(), problem);
+      reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff').header('cache-control', 'no-store');
+      sendProblem(reply, request, toAppError(err));
     },
     // A caller's own request id is kept when it is sane, so logs can be joined across services.
     genReqId: (req) => {

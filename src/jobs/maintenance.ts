@@ -31,7 +31,7 @@ const TASKS: Record<string, (db: Kysely<Database>) => Promise<unknown>> = {
   },
   // An expired key is already ignored (and taken over) by http/idempotency.ts; this only frees the space.
   'prune idempotency keys': (db) => db.deleteFrom('idempotency_keys').where('expires_at', '<', now()).execute(),
-  // A claim matters for REPEAT_WINDOW_MS (site/forms.ts); a minute leaves room for clocks that differ.
+  // A claim matters for REPEAT_WINDOW_MS (src/site/forms/leads.ts); a minute leaves room for clocks that differ.
   'prune form claims': (db) =>
     db
       .deleteFrom('form_claims')

@@ -1,7 +1,7 @@
 import type { MetricsRegistry } from './registry.js';
 import { setCounter } from './registry.js';
 
-/** What the visitor plane counts in its caches (src/site/app.ts, DocumentStats). */
+/** What the visitor plane counts in its caches (src/site/context.ts, DocumentStats). */
 export interface SiteCacheStats {
   cache: { entries: number; bytes: number; hits: number; misses: number };
   memo: { entries: number; hits: number; misses: number };

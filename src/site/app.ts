@@ -1,59 +1,30 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, LogController } from 'fastify';
-import type { Kysely } from 'kysely';
-import type { BlockList } from 'node:net';
-import type { FileStores } from '../assets/store.js';
-import type { Config } from '../config.js';
-import type { Database } from '../db/types.js';
-import { collectRoutes } from './collect.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import Fastify, { type FastifyInstance, type FastifyReply, LogController } from 'fastify';
+import { arriving, type SiteContext, type SiteDeps } from './context.js';
+import { formRoutes } from './forms/routes.js';
+import type { SiteHost } from './hosts.js';
 import { trustedProxies } from './limits.js';
-import { siteErrorPage, notFoundPage } from './pages.js';
-import { documentRoutes } from './routes.js';
-import { viewTokens, type ViewTokens } from './token.js';
+import { collectRoutes } from './measure/collect.js';
+import { notFoundPage, siteErrorPage } from './pages.js';
+import { servedDocuments } from './serve/documents.js';
+import { serveRoutes } from './serve/routes.js';
+import { viewTokens } from './token.js';
 
-/** What the visitor plane reads and writes through: the areas' repositories over this database. */
-export interface SiteDeps {
-  db: Kysely<Database>;
-  /** SQLite's committed-state version, when the database has one (src/db/sqlite.ts): see site/memo.ts. */
-  dataVersion: (() => number) | undefined;
-  config: Config;
-  log: FastifyBaseLogger;
-  /** The service secret (the one that signs download links); view tokens use a key derived from it. */
-  secret: string;
-  stores: FileStores;
-  /** The metrics (src/metrics/), when they are on. */
-  observe?: SiteObserver;
-}
-
-/** What the metrics learn from the visitor plane. */
-export interface SiteObserver {
-  /** Adds the request series' hooks to the plane's instance. */
-  instrument(site: FastifyInstance): void;
-  /** How a visit report ended: recorded, or why not. */
-  report(outcome: 'accepted' | 'rate_limited' | 'bot' | 'invalid_report' | 'invalid_token' | 'page_gone' | 'error'): void;
-  /** Hands over a reader of the plane's in-process caches, called when the metrics are scraped. */
-  watchDocuments(read: () => DocumentStats): void;
-}
-
-/** The document cache (site/cache.ts) and the outcome memo (site/memo.ts, SQLite only), counted so far. */
-export interface DocumentStats {
-  cache: { entries: number; bytes: number; hits: number; misses: number };
-  memo: { entries: number; hits: number; misses: number };
-}
-
-export interface SiteContext extends SiteDeps {
-  tokens: ViewTokens;
-  /** The `TRUST_PROXY` entries as one list (site/limits.ts); undefined when none. */
-  trusted: BlockList | undefined;
+/** The visitor plane as the door sees it: one way in, for a request on a tenant domain. */
+export interface Site {
+  /** Answers a request (its body not yet read) that came to this tenant domain. */
+  enter(req: IncomingMessage, res: ServerResponse, host: SiteHost): void;
+  close(): Promise<void>;
 }
 
 /** Visitor bodies are small: a report is at most 2 KB, a lead form a few hundred bytes. */
 const BODY_LIMIT = 16 * 1024;
 
 /**
- * The visitor plane: its own Fastify instance, which the API app hands requests on tenant domains
- * to (site/dispatch.ts). HTML errors, never problem+json; no API key; its own parsers and limits.
+ * The visitor plane: its own Fastify instance, which the door (site/door.ts) sends requests on
+ * tenant domains to. HTML errors, never problem+json; no API key; its own parsers and limits.
  */
-export async function buildSite(deps: SiteDeps): Promise<FastifyInstance> {
+export async function buildSite(deps: SiteDeps): Promise<Site> {
   // No request log: it would write every visitor's address and user agent, which the plane never keeps.
   // Failures are still logged (the error handler), without them.
   const site = Fastify({
@@ -88,8 +59,17 @@ export async function buildSite(deps: SiteDeps): Promise<FastifyInstance> {
     return reply.code(status).type('text/html; charset=utf-8').send(siteErrorPage(status));
   });
 
+  // The three rooms: measuring (its own parsers and errors), serving, and the lead forms, which
+  // show a document again with its errors and so share the served documents.
   await site.register(collectRoutes, context);
-  await site.register(documentRoutes, context);
+  const documents = servedDocuments(context);
+  serveRoutes(site, context, documents);
+  formRoutes(site, context, documents);
   await site.ready();
-  return site;
+  return { enter: (req, res, host) => enter(site, req, res, host), close: () => site.close() };
+}
+
+function enter(site: FastifyInstance, req: IncomingMessage, res: ServerResponse, host: SiteHost): void {
+  arriving(req, host);
+  site.routing(req, res);
 }

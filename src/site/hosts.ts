@@ -20,8 +20,11 @@ export interface SiteHost {
 export interface SiteHosts {
   /** The tenant domain named by a `Host` header (any case, port ignored), or undefined: the API's host. */
   lookup(hostHeader: string | undefined): Promise<SiteHost | undefined>;
-  /** The kept answer for a Host, without reading: a tenant domain, or undefined (not one, or not known now). */
-  peek(hostHeader: string | undefined): SiteHost | undefined;
+  /**
+   * The answer for a Host without reading: a tenant domain; null when it is known to be none (the
+   * API's own hosts, and answers kept from a lookup); undefined when only `lookup` can tell.
+   */
+  peek(hostHeader: string | undefined): SiteHost | null | undefined;
   /** A domain was added or removed in this process: its answer is read again next time. */
   forget(hostname: string): void;
 }
@@ -31,9 +34,9 @@ const KEEP_MS = 5000;
 const MAX_ENTRIES = 10_000;
 
 /**
- * Every request asks whether its Host is a tenant domain, the API's own requests included, so the
- * answers (found or not) are kept a few seconds rather than read per request: one indexed read per
- * host every 5 s, and nothing on the hot path of the API. Only verified domains are tenant hosts.
+ * Every request asks at the door (site/door.ts) whether its Host is a tenant domain, the API's own
+ * requests included, so the answers (found or not) are kept a few seconds rather than read per
+ * request: one indexed read per host every 5 s, and nothing on the hot path of the API. Only verified domains are tenant hosts.
  * The API's own hosts (PUBLIC_BASE_URL's, any IP literal, localhost) never are, whatever the table
  * holds: a row that slipped past the rules cannot take the API, the admin API or the console over.
  */
@@ -60,8 +63,11 @@ export function siteHosts(db: Kysely<Database>, rules: HostnameRules): SiteHosts
     },
     peek(hostHeader) {
       const hostname = normalize(hostHeader);
-      const kept = hostname === undefined ? undefined : cache.get(hostname);
-      return kept && kept.until > Date.now() ? kept.host : undefined;
+      if (hostname === undefined) return null;
+      // The kept answer first: it is the visitor's hot path (a tenant domain is never an API host).
+      const kept = cache.get(hostname);
+      if (kept && kept.until > Date.now()) return kept.host ?? null;
+      return rules.isApiHost(hostname) ? null : undefined;
     },
     forget(hostname) {
       cache.delete(hostname.toLowerCase());

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileUrlSecret } from '../../src/assets/files.js';
 import { loadConfig } from '../../src/config.js';
 import { recordVisit } from '../../src/sessions/repository.js';
-import { MEASURING_SCRIPT } from '../../src/site/script.js';
+import { MEASURING_SCRIPT } from '../../src/site/measure/script.js';
 import { VIEW_TOKEN_MAX_AGE_MS, viewTokens, type ViewClaims, type ViewTokens } from '../../src/site/token.js';
 import { startApp, type Json, type Res, type TestApp, ok } from '../helpers.js';
 

@@ -61,8 +61,8 @@ describe('dispatch by Host', () => {
         req.on('error', reject);
         req.end();
       });
-    // The first request of a host is looked up by the API app's hook; the next ones are known at
-    // the server's door (site/dispatch.ts frontDoor): both reach the visitor plane, never the API.
+    // The first request of a host waits for its lookup at the door (site/door.ts); the next ones
+    // are known there: both reach the visitor plane, never the API.
     for (let i = 0; i < 3; i++) {
       assert.equal(await get(fallback), 404);
       assert.equal(await get(`127.0.0.1:${port}`), 200);

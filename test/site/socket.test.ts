@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { startApp, type Json, type TestApp } from '../helpers.js';
+import { startApp, verifiedDomain, type Json, type TestApp } from '../helpers.js';
 import { audienceOf, fallbackHost, link, publishedPage, unique } from './serve-helpers.js';
 
 // The visitor plane over a real socket: document, 304, lead form (no JavaScript), thank-you.
@@ -18,9 +18,9 @@ after(async () => {
   await t.close();
 });
 
-function request(method: string, path: string, headers: Record<string, string> = {}, body?: string) {
+function request(method: string, path: string, headers: Record<string, string> = {}, body?: string, onHost = host) {
   return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path, headers: { host, ...headers } }, (res) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path, headers: { host: onHost, ...headers } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
@@ -64,5 +64,17 @@ describe('over HTTP', () => {
     assert.equal(malformed.status, 400);
     assert.match(String(malformed.headers['content-type']), /^text\/html/);
     assert.equal(malformed.headers['x-content-type-options'], 'nosniff');
+  });
+
+  test('a path that is not valid percent-encoding on a host met for the first time: an HTML 400; on the API host, problem+json', async () => {
+    const fresh = `fresh-${Date.now()}.example.com`;
+    await verifiedDomain(t, fresh);
+    // No request has named this host yet: the door looks it up before anything reads the request.
+    const malformed = await request('GET', '/%E0%A4%A', {}, undefined, fresh);
+    assert.equal(malformed.status, 400);
+    assert.match(String(malformed.headers['content-type']), /^text\/html/);
+    const onApi = await request('GET', '/v0/persons/%E0%A4%A', { 'x-api-key': t.key }, undefined, `127.0.0.1:${port}`);
+    assert.equal(onApi.status, 400);
+    assert.match(String(onApi.headers['content-type']), /^application\/problem\+json/);
   });
 });

@@ -69,7 +69,7 @@ export interface AnalyticsDaysTable extends RollupSums {
   day: string;
 }
 
-/** When a view token's lead form was last accepted (site/forms.ts). */
+/** When a view token's lead form was last accepted (src/site/forms/leads.ts). */
 export interface FormClaimsTable {
   visit_id: string;
   accepted_at: string;

@@ -1,17 +1,16 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { SiteContext } from './app.js';
-import { siteHostOf } from './dispatch.js';
-import { formTarget, leadErrors, parseLeadPost, recordLead } from './forms.js';
-import { addressLimiter, takeFor } from './limits.js';
-import { locationOnHost, staysOnHost } from './location.js';
-import { formRateLimitedPage, notFoundPage, siteErrorPage } from './pages.js';
-import { documentAt, type Documents, sendDocument } from './serve.js';
+import { type SiteContext, siteHostOf } from '../context.js';
+import { addressLimiter, takeFor } from '../limits.js';
+import { locationOnHost, staysOnHost } from '../location.js';
+import { formRateLimitedPage, notFoundPage, siteErrorPage } from '../pages.js';
+import { documentAt, type Documents, sendDocument } from '../serve/documents.js';
+import { formTarget, leadErrors, parseLeadPost, recordLead } from './leads.js';
 
 const notFound = (reply: FastifyReply) => reply.code(404).type('text/html; charset=utf-8').send(notFoundPage());
 const badRequest = (reply: FastifyReply) => reply.code(400).type('text/html; charset=utf-8').send(siteErrorPage(400));
 
 /** `POST /_pam/forms`: a lead form posted without JavaScript (issue 15), and its limits (issue 25). */
-export function formRoute(site: FastifyInstance, context: SiteContext, documents: Documents): void {
+export function formRoutes(site: FastifyInstance, context: SiteContext, documents: Documents): void {
   const limiter = addressLimiter(context.config.formRatePerMinute);
 
   site.post(

@@ -1,4 +1,4 @@
-import type { Rendered } from '../render/rendered.js';
+import type { Rendered } from '../../render/rendered.js';
 
 export interface DocumentCache {
   get(key: string): Rendered | undefined;
@@ -8,7 +8,7 @@ export interface DocumentCache {
 
 /**
  * Least recently used, bounded by entries and by bytes (a page may hold 50 sections of 20,000
- * characters each: a megabyte). Keys name every value a document depends on (site/stamp.ts), so
+ * characters each: a megabyte). Keys name every value a document depends on (serve/stamp.ts), so
  * an entry is never stale, only unused: nothing expires by time, old keys fall out.
  */
 export function documentCache(maxEntries = 4000, maxBytes = 16 * 1024 * 1024): DocumentCache {

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
-import { erasedRouteKey } from '../audiences/erasure.js';
-import { prepared } from '../db/prepared.js';
-import type { Database } from '../db/types.js';
+import { erasedRouteKey } from '../../audiences/erasure.js';
+import { prepared } from '../../db/prepared.js';
+import type { Database } from '../../db/types.js';
 import type { AudienceChoice } from './resolve.js';
 
 /**

@@ -1,13 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { SiteContext } from './app.js';
-import { fileSrc, render, type Rendered } from '../render/rendered.js';
-import type { DocumentCache } from './cache.js';
-import type { SiteHost } from './hosts.js';
+import { fileSrc, render, type Rendered } from '../../render/rendered.js';
+import { loadView, rowsOf, type ViewOptions } from '../../render/view.js';
+import { notModified, type SiteContext } from '../context.js';
+import type { SiteHost } from '../hosts.js';
+import type { TokenFields } from '../token.js';
+import { documentCache, type DocumentCache } from './cache.js';
+import { outcomeMemo, type OutcomeMemo } from './memo.js';
 import { resolvePath, type Resolution } from './resolve.js';
 import { readStamp, stampKey, type Stamp } from './stamp.js';
-import type { OutcomeMemo } from './memo.js';
-import type { TokenFields } from './token.js';
-import { loadView, rowsOf, type ViewOptions } from '../render/view.js';
 
 /** A document ready to send: its rendering, and what its view token names when it has one. */
 export interface Servable {
@@ -24,7 +24,7 @@ export interface Servable {
 /** `gone`: the path named an audience erased with its person (410, a page that names no one). */
 export type Outcome = { kind: 'redirect'; location: string } | { kind: 'gone' } | ({ kind: 'document' } & Servable) | undefined;
 
-/** A remembered outcome (site/memo.ts): a document by its key in the document cache, not its bytes. */
+/** A remembered outcome (serve/memo.ts): a document by its key in the document cache, not its bytes. */
 export type Remembered =
   | { kind: 'none' }
   | { kind: 'redirect'; location: string }
@@ -35,6 +35,13 @@ export type Remembered =
 export interface Documents {
   cache: DocumentCache;
   memo: OutcomeMemo<Remembered>;
+}
+
+/** The plane's documents, shared by the pages it serves and the forms it shows again with their errors. */
+export function servedDocuments(context: SiteContext): Documents {
+  const documents: Documents = { cache: documentCache(), memo: outcomeMemo() };
+  context.observe?.watchDocuments(() => ({ cache: documents.cache.stats(), memo: documents.memo.stats() }));
+  return documents;
 }
 
 /** The path part of a request URL, decoded; undefined when it does not decode (404). */
@@ -114,14 +121,6 @@ export async function documentAt(
     remember({ kind: 'document', key, stamp, visit });
   }
   return { kind: 'document', rendered, stamp, visit };
-}
-
-/** `If-None-Match` against a strong ETag (weak comparison, as RFC 9110 says for GET). */
-export function notModified(request: FastifyRequest, etag: string): boolean {
-  const header = request.headers['if-none-match'];
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
 /**

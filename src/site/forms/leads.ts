@@ -1,18 +1,18 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Kysely, Transaction } from 'kysely';
-import { findAudience } from '../audiences/repository.js';
-import type { AudienceSessionsTable, Database } from '../db/types.js';
-import { emit } from '../events/outbox.js';
-import { validatorCompiler } from '../http/validation.js';
-import { newId } from '../ids.js';
-import { createLog, ownerExists, toPersonLog } from '../logs/repository.js';
-import type { StoredAction } from '../pages/actions.js';
-import { findPage } from '../pages/repository.js';
-import { findVisit, lockVisit, recordVisit, type VisitFields } from '../sessions/repository.js';
-import { sessionsChanged } from '../events/freshness.js';
-import { now } from '../time.js';
-import { HONEYPOT, type LeadErrors, type LeadFields } from '../render/document.js';
-import type { ViewClaims } from './token.js';
+import { findAudience } from '../../audiences/repository.js';
+import type { AudienceSessionsTable, Database } from '../../db/types.js';
+import { emit } from '../../events/outbox.js';
+import { validatorCompiler } from '../../http/validation.js';
+import { newId } from '../../ids.js';
+import { createLog, ownerExists, toPersonLog } from '../../logs/repository.js';
+import type { StoredAction } from '../../pages/actions.js';
+import { findPage } from '../../pages/repository.js';
+import { findVisit, lockVisit, recordVisit, type VisitFields } from '../../sessions/repository.js';
+import { sessionsChanged } from '../../events/freshness.js';
+import { now } from '../../time.js';
+import { HONEYPOT, type LeadErrors, type LeadFields } from '../../render/document.js';
+import type { ViewClaims } from '../token.js';
 
 /** The lead form's rules: the same email format and E.164 pattern as a person's. */
 const LeadForm = Type.Object({

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import { prepared } from '../db/prepared.js';
-import type { Database, PageLinksTable } from '../db/types.js';
-import type { SiteHost } from './hosts.js';
+import { prepared } from '../../db/prepared.js';
+import type { Database, PageLinksTable } from '../../db/types.js';
+import type { SiteHost } from '../hosts.js';
 
 type Link = Pick<PageLinksTable, 'id' | 'path' | 'target_type' | 'target_audience_id' | 'page_id' | 'updated_at'>;
 

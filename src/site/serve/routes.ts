@@ -1,14 +1,10 @@
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { findFile } from '../assets/repository.js';
-import { isIdShaped } from '../ids.js';
-import type { SiteContext } from './app.js';
-import { documentCache } from './cache.js';
-import { siteHostOf } from './dispatch.js';
-import { formRoute } from './form-route.js';
-import { staysOnHost } from './location.js';
-import { gonePage, notFoundPage, siteErrorPage } from './pages.js';
-import { documentAt, type Documents, notModified, pathOf, sendDocument } from './serve.js';
-import { outcomeMemo } from './memo.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { findFile } from '../../assets/repository.js';
+import { isIdShaped } from '../../ids.js';
+import { notModified, type SiteContext, siteHostOf } from '../context.js';
+import { staysOnHost } from '../location.js';
+import { gonePage, notFoundPage, siteErrorPage } from '../pages.js';
+import { documentAt, type Documents, pathOf, sendDocument } from './documents.js';
 
 const notFound = (reply: FastifyReply) => reply.code(404).type('text/html; charset=utf-8').send(notFoundPage());
 // Never cached by anyone, never indexed: the page it replaces may have been either.
@@ -24,15 +20,12 @@ const gone = (reply: FastifyReply) =>
 const OTHER_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 /**
- * The visitor plane's documents, files and lead forms (issue 15, "Serving" and "Lead forms").
- * Registered by buildSite with the site's context.
+ * The visitor plane's documents and files (issue 15, "Serving"), and the 405 of every other
+ * method on a visitor path. Registered by buildSite with the site's context.
  */
-export const documentRoutes: FastifyPluginAsync<SiteContext> = async (site, context) => {
-  const cache = documentCache();
-  const documents: Documents = { cache, memo: outcomeMemo() };
-  context.observe?.watchDocuments(() => ({ cache: cache.stats(), memo: documents.memo.stats() }));
+export function serveRoutes(site: FastifyInstance, context: SiteContext, documents: Documents): void {
   site.addHook('onClose', async () => {
-    context.log.info({ documentCache: cache.stats() }, 'site document cache');
+    context.log.info({ documentCache: documents.cache.stats() }, 'site document cache');
   });
 
   site.get('/*', async (request, reply) => {
@@ -58,8 +51,6 @@ export const documentRoutes: FastifyPluginAsync<SiteContext> = async (site, cont
     );
   }
 
-  formRoute(site, context, documents);
-
   site.route({
     method: [...OTHER_METHODS],
     url: '/*',
@@ -69,7 +60,7 @@ export const documentRoutes: FastifyPluginAsync<SiteContext> = async (site, cont
     },
     handler: async () => undefined,
   });
-};
+}
 
 /** A file of this domain's tenant, immutable under its id: cached for a year, revalidated by its hash. */
 async function sendFile(

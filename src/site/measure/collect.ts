@@ -2,17 +2,15 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { BlockList } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isbot } from 'isbot';
-import type { AudienceSessionsTable } from '../db/types.js';
-import { validatorCompiler } from '../http/validation.js';
-import { prepared } from '../db/prepared.js';
-import { lockVisit, recordVisit, type Visit, type VisitFields } from '../sessions/repository.js';
-import { sessionsChanged } from '../events/freshness.js';
-import type { SiteContext } from './app.js';
-import { siteHostOf } from './dispatch.js';
-import { addressLimiter, fromTrustedProxy, takeFor } from './limits.js';
+import type { AudienceSessionsTable } from '../../db/types.js';
+import { validatorCompiler } from '../../http/validation.js';
+import { prepared } from '../../db/prepared.js';
+import { lockVisit, recordVisit, type Visit, type VisitFields } from '../../sessions/repository.js';
+import { sessionsChanged } from '../../events/freshness.js';
+import { notModified, type SiteContext, siteHostOf } from '../context.js';
+import { addressLimiter, fromTrustedProxy, takeFor } from '../limits.js';
 import { MEASURING_SCRIPT, MEASURING_SCRIPT_ETAG } from './script.js';
-import { notModified } from './serve.js';
-import type { ViewClaims } from './token.js';
+import type { ViewClaims } from '../token.js';
 
 /** The limit on a report, in bytes. */
 export const MAX_REPORT_BYTES = 2048;
