@@ -8,7 +8,13 @@ import { getPerson } from '../persons/repository.js';
 import type { View } from './document.js';
 
 /** What a view needs beyond the stored data: how this document is served. */
-export type ViewOptions = Pick<View, 'path' | 'measured' | 'fileSrc' | 'fileUrl' | 'form'> & { preview?: boolean };
+export type ViewOptions = Pick<View, 'path' | 'measured' | 'fileSrc' | 'fileUrl' | 'form'> & {
+  preview?: boolean;
+  /** An experiment's arm: this version of the audience instead of its published one. */
+  versionId?: string;
+  /** A holdout's control: what a visitor with no audience sees (the page's content, each token's fallback). */
+  asControl?: boolean;
+};
 
 /** The page as rendered for an audience of it (or none): every stored value the document shows. */
 export async function loadView(
@@ -17,31 +23,35 @@ export async function loadView(
   audience: AudiencesTable | undefined,
   options: ViewOptions,
 ): Promise<View> {
+  const { preview, versionId, asControl, ...served } = options;
+  // Control keeps the audience only for what is not shown: its visit is measured, its link not indexed.
+  const shownFor = asControl ? undefined : audience;
   const [version, person] = await Promise.all([
-    audience ? findVersion(db, audience, audience.published_version_id) : undefined,
-    audience?.person_id ? getPerson(db, page.tenant_id, audience.person_id) : undefined,
+    shownFor ? findVersion(db, shownFor, versionId ?? shownFor.published_version_id) : undefined,
+    shownFor?.person_id ? getPerson(db, page.tenant_id, shownFor.person_id) : undefined,
   ]);
   const account = person?.domain ? await accountOfDomain(db, page.tenant_id, person.domain) : undefined;
   const pageMetadata = parseMetadata(page.metadata);
-  const override = audience ? parseMetadata(audience.metadata_override) : null;
-  const { preview, ...served } = options;
+  const override = shownFor ? parseMetadata(shownFor.metadata_override) : null;
   const shown = toPage({ ...page, audiences_count: 0 });
   return {
     ...served,
     page: shown,
+    // Control keeps a lead form (its visit is recorded, and its leads are control's conversions),
+    // with the page's own texts and links, not the audience's.
     ...(audience
       ? {
           audience: {
-            name: audience.effective_name,
-            formInstructionsOverride: audience.action_form_instructions_override,
-            urlOverride: audience.action_url_override,
+            name: shownFor ? shownFor.effective_name : '',
+            formInstructionsOverride: shownFor ? shownFor.action_form_instructions_override : null,
+            urlOverride: shownFor ? shownFor.action_url_override : null,
           },
         }
       : {}),
     metadata: pageMetadata !== null || override !== null ? fullMetadata(pageMetadata, override) : undefined,
     // The audience's published version's content, else the page's.
     content: version?.content ? (JSON.parse(version.content) as Content) : shown.content,
-    values: { personName: person?.name, accountName: account?.name, audienceName: audience?.effective_name },
+    values: { personName: person?.name, accountName: account?.name, audienceName: shownFor?.effective_name },
     noindex: preview === true || (audience?.person_id ?? null) !== null,
   };
 }

@@ -164,6 +164,12 @@ const updateVisit = prepared((db, p: VisitFields & { id: string }) =>
     .where('id', '=', p.id),
 );
 
+/** The experiment a view token names, as a visit's: its id, arm and unit, all three or none. */
+export function experimentOf(claims: { experimentId?: string; arm?: string; unit?: string }): Pick<Visit, 'experiment'> {
+  const { experimentId: id, arm, unit } = claims;
+  return id && arm && unit ? { experiment: { id, arm, unit } } : {};
+}
+
 /** Who and where a visit is: fixed by its first report. */
 export interface Visit {
   tenantId: string;

@@ -4,6 +4,7 @@ import { arriving, type SiteContext, type SiteDeps } from './context.js';
 import { formRoutes } from './forms/routes.js';
 import type { SiteHost } from './hosts.js';
 import { trustedProxies } from './limits.js';
+import { dailySecrets } from '../db/daily-secrets.js';
 import { collectRoutes } from './measure/collect.js';
 import { notFoundPage, siteErrorPage } from './pages.js';
 import { servedDocuments } from './serve/documents.js';
@@ -37,7 +38,12 @@ export async function buildSite(deps: SiteDeps): Promise<Site> {
       reply.code(400).header('x-content-type-options', 'nosniff').type('text/html; charset=utf-8').send(siteErrorPage(400));
     },
   });
-  const context: SiteContext = { ...deps, tokens: viewTokens(deps.secret), trusted: trustedProxies(deps.config.trustProxy) };
+  const context: SiteContext = {
+    ...deps,
+    tokens: viewTokens(deps.secret),
+    trusted: trustedProxies(deps.config.trustProxy),
+    secrets: dailySecrets(deps.db),
+  };
 
   deps.observe?.instrument(site);
   site.removeAllContentTypeParsers();

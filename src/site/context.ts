@@ -1,3 +1,4 @@
+import type { DailySecrets } from '../db/daily-secrets.js';
 import type { IncomingMessage } from 'node:http';
 import type { BlockList } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
@@ -43,6 +44,8 @@ export interface SiteContext extends SiteDeps {
   tokens: ViewTokens;
   /** The `TRUST_PROXY` entries as one list (site/limits.ts); undefined when none. */
   trusted: BlockList | undefined;
+  /** Today's secret for the keys of visitors without a person (db/daily-secrets.ts). */
+  secrets: DailySecrets;
 }
 
 const hostOfRequest = new WeakMap<IncomingMessage, SiteHost>();

@@ -17,6 +17,13 @@ export interface ViewClaims {
    * `page_routing` link): the session's `pageUrl`. Optional, so a token without it stays valid.
    */
   path?: string;
+  /**
+   * The experiment the document was served in, its arm, and the unit the arm was assigned to
+   * (`person:<id>`, or a daily visitor key): the session's experiment fields. Optional, as `path`.
+   */
+  experimentId?: string;
+  arm?: string;
+  unit?: string;
   /** A random id of this visit: the session's `analyticsSessionId`. */
   visitId: string;
   /** When the document was served, in milliseconds since the epoch. */
@@ -136,6 +143,7 @@ function isClaims(value: unknown): value is ViewClaims {
   return (
     ['tenantId', 'pageId', 'audienceId', 'linkId', 'visitId'].every((k) => typeof v[k] === 'string') &&
     (v.path === undefined || typeof v.path === 'string') &&
+    ['experimentId', 'arm', 'unit'].every((k) => v[k] === undefined || typeof v[k] === 'string') &&
     typeof v.issuedAt === 'number' &&
     Number.isSafeInteger(v.issuedAt)
   );

@@ -8,7 +8,7 @@ import { newId } from '../../ids.js';
 import { createLog, ownerExists, toPersonLog } from '../../logs/repository.js';
 import type { StoredAction } from '../../pages/actions.js';
 import { findPage } from '../../pages/repository.js';
-import { findVisit, lockVisit, recordVisit, type VisitFields } from '../../sessions/repository.js';
+import { experimentOf, findVisit, lockVisit, recordVisit, type VisitFields } from '../../sessions/repository.js';
 import { sessionsChanged } from '../../events/freshness.js';
 import { now } from '../../time.js';
 import { HONEYPOT, type LeadErrors, type LeadFields } from '../../render/document.js';
@@ -166,6 +166,7 @@ export async function recordLead(
       pageUrl: served.pageUrl,
       pageTitle: served.pageTitle,
       startedAt: at,
+      ...experimentOf(claims),
     };
     const session = await recordVisit(trx, visit, existing, submittedFields(existing, at, submission));
     const lead = { name: fields.name, email: fields.email, phone: fields.phone };

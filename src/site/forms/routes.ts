@@ -4,6 +4,7 @@ import { addressLimiter, takeFor } from '../limits.js';
 import { locationOnHost, staysOnHost } from '../location.js';
 import { formRateLimitedPage, notFoundPage, siteErrorPage } from '../pages.js';
 import { documentAt, type Documents, sendDocument } from '../serve/documents.js';
+import { visitorKeyOf } from '../serve/routes.js';
 import { formTarget, leadErrors, parseLeadPost, recordLead } from './leads.js';
 
 const notFound = (reply: FastifyReply) => reply.code(404).type('text/html; charset=utf-8').send(notFoundPage());
@@ -40,6 +41,7 @@ export function formRoutes(site: FastifyInstance, context: SiteContext, document
       const outcome = staysOnHost(post.path)
         ? await documentAt(context, documents, host, post.path, {
             submitted: false,
+            visitorKey: () => visitorKeyOf(context, request, host.hostname),
             ...(errors ? { form: { submitted: false, actionId: post.actionId, errors, fields: post.fields } } : {}),
           })
         : undefined;

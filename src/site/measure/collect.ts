@@ -5,7 +5,7 @@ import { isbot } from 'isbot';
 import type { AudienceSessionsTable } from '../../db/types.js';
 import { validatorCompiler } from '../../http/validation.js';
 import { prepared } from '../../db/prepared.js';
-import { lockVisit, recordVisit, type Visit, type VisitFields } from '../../sessions/repository.js';
+import { experimentOf, lockVisit, recordVisit, type Visit, type VisitFields } from '../../sessions/repository.js';
 import { sessionsChanged } from '../../events/freshness.js';
 import { notModified, type SiteContext, siteHostOf } from '../context.js';
 import { addressLimiter, fromTrustedProxy, takeFor } from '../limits.js';
@@ -162,6 +162,7 @@ export async function collectRoutes(site: FastifyInstance, context: SiteContext)
           pageUrl: `${scheme}://${host.hostname}${claims.path ?? page.path ?? '/'}`,
           pageTitle: page.title,
           startedAt: new Date(at).toISOString(),
+          ...experimentOf(claims),
         };
         await recordVisit(trx, visit, stored, raise(stored, request.body, claims, at));
         return true;

@@ -8,6 +8,7 @@ import { documentCache, type DocumentCache } from './cache.js';
 import { outcomeMemo, type OutcomeMemo } from './memo.js';
 import { resolvePath, type Resolution } from './resolve.js';
 import { readStamp, stampKey, type Stamp } from './stamp.js';
+import { assignment } from '../../experiments/serving.js';
 
 /** A document ready to send: its rendering, and what its view token names when it has one. */
 export interface Servable {
@@ -67,7 +68,7 @@ export async function documentAt(
   { cache, memo }: Documents,
   host: SiteHost,
   path: string,
-  options: { submitted: boolean; form?: ViewOptions['form'] },
+  options: { submitted: boolean; form?: ViewOptions['form']; visitorKey?: () => Promise<string> },
 ): Promise<Outcome> {
   // Read before anything else: an outcome is remembered under the version its reads saw, or an older one.
   const version = options.form ? undefined : context.dataVersion?.();
@@ -91,17 +92,23 @@ export async function documentAt(
     remember({ kind: 'gone' });
     return { kind: 'gone' };
   }
+  const assigned = await assignment(stamp, options.visitorKey);
+  const inExperiment = typeof assigned === 'object' ? assigned : undefined;
   const visit: TokenFields = {
     tenantId: host.tenantId,
     pageId: stamp.pageId,
     audienceId: stamp.audienceId ?? '',
     linkId: resolution.link?.id ?? '',
     path,
+    ...(inExperiment ? { experimentId: inExperiment.experimentId, arm: inExperiment.arm, unit: inExperiment.unit } : {}),
   };
-  const key = `${host.hostname}|${path}|${resolution.link?.updated_at ?? ''}|${options.submitted ? 1 : 0}|${stampKey(stamp)}`;
+  const arm = inExperiment ? `${inExperiment.experimentId}:${inExperiment.arm}` : assigned === 'control' ? 'control' : '';
+  const key = `${host.hostname}|${path}|${resolution.link?.updated_at ?? ''}|${options.submitted ? 1 : 0}|${stampKey(stamp)}|${arm}`;
+  // A visitor's daily key varies by visitor: its arm is chosen per request, never remembered per path.
+  const rememberable = !inExperiment || inExperiment.unit.startsWith('person:');
   const cached = options.form ? undefined : cache.get(key);
   if (cached) {
-    remember({ kind: 'document', key, stamp, visit });
+    if (rememberable) remember({ kind: 'document', key, stamp, visit });
     return { kind: 'document', rendered: cached, stamp, visit };
   }
   const { page, audience } = await rowsOf(context.db, host.tenantId, stamp.pageId, stamp.audienceId);
@@ -113,12 +120,14 @@ export async function documentAt(
     fileSrc,
     fileUrl: fileUrlOn(host.hostname),
     form: options.form ?? (options.submitted ? { submitted: true } : undefined),
+    asControl: assigned === 'control' || inExperiment?.asControl === true,
+    ...(inExperiment?.versionId ? { versionId: inExperiment.versionId } : {}),
   });
   const rendered = render(view);
   // Rows newer than the stamp would be cached under a key no request asks for again: harmless, but useless.
   if (!options.form && page.updated_at === stamp.pageUpdatedAt && (audience?.updated_at ?? null) === stamp.audienceUpdatedAt) {
     cache.set(key, rendered);
-    remember({ kind: 'document', key, stamp, visit });
+    if (rememberable) remember({ kind: 'document', key, stamp, visit });
   }
   return { kind: 'document', rendered, stamp, visit };
 }

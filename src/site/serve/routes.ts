@@ -3,6 +3,8 @@ import { findFile } from '../../assets/repository.js';
 import { isIdShaped } from '../../ids.js';
 import { notModified, type SiteContext, siteHostOf } from '../context.js';
 import { staysOnHost } from '../location.js';
+import { clientAddress } from '../limits.js';
+import { visitorKey } from '../../experiments/assign.js';
 import { gonePage, notFoundPage, siteErrorPage } from '../pages.js';
 import { documentAt, type Documents, pathOf, sendDocument } from './documents.js';
 
@@ -15,6 +17,15 @@ const gone = (reply: FastifyReply) =>
     .header('x-robots-tag', 'noindex, nofollow')
     .type('text/html; charset=utf-8')
     .send(gonePage());
+
+/**
+ * The experiment unit of a visitor without a person (experiments/assign.ts): read only when an
+ * experiment needs it. The address and user agent are used here, in memory, and never stored.
+ */
+export async function visitorKeyOf(context: SiteContext, request: FastifyRequest, hostname: string): Promise<string> {
+  const address = clientAddress(context.trusted, request.raw.socket.remoteAddress, request.headers['x-forwarded-for']);
+  return visitorKey(await context.secrets.today(), hostname, address, request.headers['user-agent'] ?? '');
+}
 
 /** Every method a visitor path does not take: 405 before any body is read. */
 const OTHER_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -33,7 +44,8 @@ export function serveRoutes(site: FastifyInstance, context: SiteContext, documen
     const path = pathOf(request.url);
     if (path === undefined) return notFound(reply);
     const submitted = (request.query as Record<string, unknown>).submitted === '1';
-    const outcome = await documentAt(context, documents, host, path, { submitted });
+    const visitor = () => visitorKeyOf(context, request, host.hostname);
+    const outcome = await documentAt(context, documents, host, path, { submitted, visitorKey: visitor });
     if (!outcome) return notFound(reply);
     if (outcome.kind === 'redirect') {
       // A link's path may itself read as another host (`//evil.example`): no redirect leaves this one.

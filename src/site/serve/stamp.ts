@@ -25,6 +25,15 @@ export interface Stamp {
    * by a route key that it had and no live audience holds now. Such a path answers 410 Gone.
    */
   gone: boolean;
+  /** The published version's time: a holdout won by control holds until the audience's version changes. */
+  versionPublishedAt: string | null;
+  /** The running experiment that covers this audience (src/experiments/), if any. */
+  experimentId: string | null;
+  experimentKind: string | null;
+  experimentArms: string | null;
+  experimentUpdatedAt: string | null;
+  /** When the page's latest holdout won by control was concluded, while no experiment has started since. */
+  controlSince: string | null;
 }
 
 /** Literal values, so that each subquery matches its partial unique index's predicate on both databases. */
@@ -61,43 +70,83 @@ function stampQuery(db: Kysely<Database>, p: StampParams, by: AudienceChoice['by
     .where('e.page_id', '=', p.pageId)
     .where('e.erased_at', 'is not', null)
     .where((eb) => (by === 'id' ? eb('e.id', '=', p.audienceId) : eb('e.erased_route_key', '=', p.erasedKey)));
-  return db
-    .selectFrom('pages as p')
-    .leftJoin('audiences as a', (join) =>
-      join
-        .onRef('a.page_id', '=', 'p.id')
-        .on('a.archived_at', 'is', null)
-        .on((eb) =>
-          by === 'id'
-            ? eb('a.id', '=', p.audienceId)
-            : by === 'home'
-              ? eb('a.id', '=', home)
-              : eb('a.id', '=', eb.fn.coalesce(byKey, home)),
-        ),
-    )
-    .leftJoin('audience_versions as v', 'v.id', 'a.published_version_id')
-    .leftJoin('persons as per', (join) => join.onRef('per.id', '=', 'a.person_id').onRef('per.tenant_id', '=', 'p.tenant_id'))
-    .leftJoin('accounts as acc', (join) => join.onRef('acc.tenant_id', '=', 'p.tenant_id').onRef('acc.domain_lc', '=', 'per.domain_lc'))
-    .select([
-      'p.id as pageId',
-      'p.updated_at as pageUpdatedAt',
-      'a.id as audienceId',
-      'a.updated_at as audienceUpdatedAt',
-      'v.id as versionId',
-      'v.status as versionStatus',
-      'per.id as personId',
-      'per.updated_at as personUpdatedAt',
-      'acc.id as accountId',
-      'acc.updated_at as accountUpdatedAt',
-      (eb) =>
-        sql<boolean | number>`${
-          by === 'home' ? sql.lit(false) : by === 'id' ? eb.exists(erased) : eb.and([eb.exists(erased), eb.not(eb.exists(byKey))])
-        }`.as('gone'),
-    ])
-    .where('p.id', '=', p.pageId)
-    .where('p.tenant_id', '=', p.tenantId)
-    .where('p.deleted_at', 'is', null)
-    .where('p.status', '=', 'published');
+  return (
+    db
+      .selectFrom('pages as p')
+      .leftJoin('audiences as a', (join) =>
+        join
+          .onRef('a.page_id', '=', 'p.id')
+          .on('a.archived_at', 'is', null)
+          .on((eb) =>
+            by === 'id'
+              ? eb('a.id', '=', p.audienceId)
+              : by === 'home'
+                ? eb('a.id', '=', home)
+                : eb('a.id', '=', eb.fn.coalesce(byKey, home)),
+          ),
+      )
+      .leftJoin('audience_versions as v', 'v.id', 'a.published_version_id')
+      // The running experiment covering the audience: a holdout covers every audience with a person,
+      // a versions experiment its own (at most one runs per audience: experiments/repository.ts).
+      .leftJoin('experiments as x', (join) =>
+        join
+          .onRef('x.page_id', '=', 'p.id')
+          .on(sql<boolean>`x.status = 'running'`)
+          .on((eb) =>
+            eb.or([
+              eb.and([eb('x.kind', '=', sql.lit('holdout')), eb('a.person_id', 'is not', null)]),
+              eb('x.audience_id', '=', eb.ref('a.id')),
+            ]),
+          ),
+      )
+      .leftJoin('persons as per', (join) => join.onRef('per.id', '=', 'a.person_id').onRef('per.tenant_id', '=', 'p.tenant_id'))
+      .leftJoin('accounts as acc', (join) => join.onRef('acc.tenant_id', '=', 'p.tenant_id').onRef('acc.domain_lc', '=', 'per.domain_lc'))
+      .select([
+        'p.id as pageId',
+        'p.updated_at as pageUpdatedAt',
+        'a.id as audienceId',
+        'a.updated_at as audienceUpdatedAt',
+        'v.id as versionId',
+        'v.status as versionStatus',
+        'per.id as personId',
+        'per.updated_at as personUpdatedAt',
+        'acc.id as accountId',
+        'acc.updated_at as accountUpdatedAt',
+        'v.published_at as versionPublishedAt',
+        'x.id as experimentId',
+        'x.kind as experimentKind',
+        'x.arms as experimentArms',
+        'x.updated_at as experimentUpdatedAt',
+        (eb) =>
+          eb
+            .selectFrom('experiments as c')
+            .select('c.concluded_at')
+            .whereRef('c.page_id', '=', 'p.id')
+            .where(sql<boolean>`c.status = 'concluded' and c.kind = 'holdout' and c.winner = 'control'`)
+            .where((w) =>
+              w.not(
+                w.exists(
+                  w
+                    .selectFrom('experiments as n')
+                    .select('n.id')
+                    .whereRef('n.page_id', '=', 'p.id')
+                    .whereRef('n.started_at', '>', 'c.concluded_at'),
+                ),
+              ),
+            )
+            .orderBy('c.concluded_at', 'desc')
+            .limit(1)
+            .as('controlSince'),
+        (eb) =>
+          sql<boolean | number>`${
+            by === 'home' ? sql.lit(false) : by === 'id' ? eb.exists(erased) : eb.and([eb.exists(erased), eb.not(eb.exists(byKey))])
+          }`.as('gone'),
+      ])
+      .where('p.id', '=', p.pageId)
+      .where('p.tenant_id', '=', p.tenantId)
+      .where('p.deleted_at', 'is', null)
+      .where('p.status', '=', 'published')
+  );
 }
 
 const STAMPS = {
@@ -141,4 +190,7 @@ export const stampKey = (stamp: Stamp): string =>
     stamp.personUpdatedAt,
     stamp.accountId,
     stamp.accountUpdatedAt,
+    stamp.experimentId,
+    stamp.experimentUpdatedAt,
+    stamp.controlSince,
   ].join('|');

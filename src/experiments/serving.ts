@@ -1,0 +1,53 @@
+import { armFor } from './assign.js';
+import type { StoredArm } from './rules.js';
+
+/** What the stamp of a served document says of experiments (site/serve/stamp.ts). */
+export interface ExperimentStamp {
+  personId: string | null;
+  pageUpdatedAt: string;
+  versionPublishedAt: string | null;
+  experimentId: string | null;
+  experimentKind: string | null;
+  experimentArms: string | null;
+  controlSince: string | null;
+}
+
+/** How one request is served in an experiment: its arm and unit, and what the arm shows. */
+export interface Assignment {
+  experimentId: string;
+  arm: string;
+  unit: string;
+  /** A holdout's control: the page as a visitor with no audience sees it. */
+  asControl: boolean;
+  /** A versions experiment's arm: the version it shows. */
+  versionId: string | undefined;
+}
+
+/**
+ * The arm of this request, or undefined outside experiments. The unit is the audience's person;
+ * an audience without one takes the visitor's daily key (`visitorKey`, asked only then). A holdout
+ * won by control serves control to the audiences it covered until another experiment starts, or
+ * the page or the audience's version changes (`control`).
+ */
+export async function assignment(
+  stamp: ExperimentStamp,
+  visitorKey: (() => Promise<string>) | undefined,
+): Promise<Assignment | 'control' | undefined> {
+  if (stamp.experimentId === null || stamp.experimentArms === null) {
+    const since = stamp.controlSince;
+    const holds = since !== null && stamp.personId !== null && stamp.pageUpdatedAt <= since && (stamp.versionPublishedAt ?? '') <= since;
+    return holds ? 'control' : undefined;
+  }
+  const unit = stamp.personId !== null ? `person:${stamp.personId}` : await visitorKey?.();
+  if (unit === undefined) return undefined;
+  const arms = JSON.parse(stamp.experimentArms) as StoredArm[];
+  const arm = armFor(stamp.experimentId, unit, arms);
+  const chosen = arms.find((a) => a.key === arm);
+  return {
+    experimentId: stamp.experimentId,
+    arm,
+    unit,
+    asControl: stamp.experimentKind === 'holdout' && arm === 'control',
+    versionId: stamp.experimentKind === 'versions' ? (chosen?.versionId ?? undefined) : undefined,
+  };
+}
