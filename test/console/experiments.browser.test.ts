@@ -26,50 +26,78 @@ let t: TestApp;
 let browser: Browser;
 let origin: string;
 let readKey: string;
-const seed = { pageId: '', headline: '', skewed: '', button: '', blocked: '', buttonAudienceId: '', buttonDraftId: '' };
+const seed = {
+  page: {} as Json,
+  pageId: '',
+  headline: '',
+  skewed: '',
+  button: '',
+  blocked: '',
+  buttonAudienceId: '',
+  buttonDraftId: '',
+  long: '',
+  busy: '',
+  busyAudienceId: '',
+  /** When the busy experiment's 9,999 recent visits were made: the i-th is i × 100 ms before. */
+  busyAt: 0,
+};
 
-/** `units` visits of `arm`, one per unit, the first `converted` converting, spread over the last `days` days. */
-async function visits(page: Json, audienceId: string, experimentId: string, arm: string, units: number, converted: number, days: number) {
-  const db = t.app.db as Kysely<Database>;
-  for (let i = 0; i < units; i++) {
-    const id = newId('session');
-    const at = new Date(Date.now() - (i % days) * DAY - 60_000).toISOString();
-    await db
+/** One session row of `arm`, started at `at`, as the collector records it. */
+function sessionRow(page: Json, audienceId: string, experimentId: string, arm: string, unit: string, at: string, converts: boolean) {
+  const id = newId('session');
+  return {
+    id,
+    tenant_id: t.tenantId,
+    page_id: page.pageId,
+    audience_id: audienceId,
+    analytics_session_id: id,
+    page_title: page.title,
+    page_url: 'https://example.com/',
+    session_started_at: at,
+    session_ended_at: at,
+    time_spent_seconds: 1,
+    max_scroll_depth_percentage: 0,
+    total_clicks_count: 0,
+    questions_asked_count: 0,
+    is_bounce: 0,
+    has_form_submit: 0,
+    has_conversion: converts ? 1 : 0,
+    form_submission_id: '',
+    form_submission_identifier: '',
+    form_submission_email: '',
+    form_submission_phone: '',
+    utm_campaign: '',
+    utm_content: '',
+    utm_medium: '',
+    utm_source: '',
+    utm_term: '',
+    created_at: at,
+    visit_id: null,
+    experiment_id: experimentId,
+    experiment_arm: arm,
+    experiment_unit: unit,
+  };
+}
+
+/** `units` visits of `arm`, one per unit, the first `converted` converting, spread over the last `days` days (or at `at(i)`). */
+async function visits(
+  page: Json,
+  audienceId: string,
+  experimentId: string,
+  arm: string,
+  units: number,
+  converted: number,
+  days: number,
+  at = (i: number) => new Date(Date.now() - (i % days) * DAY - 60_000).toISOString(),
+) {
+  const rows = Array.from({ length: units }, (_, i) =>
+    sessionRow(page, audienceId, experimentId, arm, `${arm}-${i}`, at(i), i < converted),
+  );
+  for (let i = 0; i < rows.length; i += 500)
+    await (t.app.db as Kysely<Database>)
       .insertInto('audience_sessions')
-      .values({
-        id,
-        tenant_id: t.tenantId,
-        page_id: page.pageId,
-        audience_id: audienceId,
-        analytics_session_id: id,
-        page_title: page.title,
-        page_url: 'https://example.com/',
-        session_started_at: at,
-        session_ended_at: at,
-        time_spent_seconds: 1,
-        max_scroll_depth_percentage: 0,
-        total_clicks_count: 0,
-        questions_asked_count: 0,
-        is_bounce: 0,
-        has_form_submit: 0,
-        has_conversion: i < converted ? 1 : 0,
-        form_submission_id: '',
-        form_submission_identifier: '',
-        form_submission_email: '',
-        form_submission_phone: '',
-        utm_campaign: '',
-        utm_content: '',
-        utm_medium: '',
-        utm_source: '',
-        utm_term: '',
-        created_at: at,
-        visit_id: null,
-        experiment_id: experimentId,
-        experiment_arm: arm,
-        experiment_unit: `${arm}-${i}`,
-      })
+      .values(rows.slice(i, i + 500))
       .execute();
-  }
 }
 
 /** A versions experiment of a new audience (or of `audience`): its published version against a new draft. */
@@ -102,6 +130,7 @@ async function startedDaysAgo(experimentId: string, days: number): Promise<void>
 
 async function seedData(): Promise<void> {
   const page = await publishedPage(t, { name: 'Experiments page' });
+  seed.page = page;
   seed.pageId = page.pageId;
   const headline = await versionsExperiment(page, 'Headline test');
   seed.headline = headline.experimentId;
@@ -120,6 +149,20 @@ async function seedData(): Promise<void> {
   seed.buttonDraftId = button.draft.versionId;
   // A draft on the headline test's audience: starting it is refused while that one runs.
   seed.blocked = (await versionsExperiment(page, 'Blocked', headline.audience)).experimentId;
+  // Started 100 days ago: only its last 90 days are drawn (a visit 95 days ago is left out).
+  const long = await versionsExperiment(page, 'Long runner');
+  seed.long = long.experimentId;
+  await startedDaysAgo(seed.long, 100);
+  const ago = [95, 89, 1].map((d) => new Date(Date.now() - d * DAY).toISOString());
+  await visits(page, long.audience.audienceId, seed.long, 'new', 3, 1, 1, (i) => ago[i] ?? '');
+  // Exactly 10,000 visits: all read. The test adds one more to go past the bound.
+  const busy = await versionsExperiment(page, 'Busy');
+  seed.busy = busy.experimentId;
+  seed.busyAudienceId = busy.audience.audienceId;
+  await startedDaysAgo(seed.busy, 3);
+  seed.busyAt = Date.now();
+  const busyAt = (i: number) => new Date(i === 0 ? seed.busyAt - 2 * DAY : seed.busyAt - i * 100).toISOString();
+  await visits(page, busy.audience.audienceId, seed.busy, 'current', 10_000, 0, 1, busyAt);
 }
 
 before(async () => {
@@ -174,6 +217,7 @@ const open = async (tab: Tab, experimentId: string) => {
   await tab.locator(`[data-decision]`).waitFor();
   await loaded(tab);
 };
+const midnight = (at: number) => new Date(at).setHours(0, 0, 0, 0);
 const experimentUrl = (id: string) => `/v0/pages/${seed.pageId}/experiments/${id}`;
 
 // The console's formats, written again here so a change to either shows.
@@ -188,7 +232,7 @@ describe('experiments in the console', { skip }, () => {
     await tab.evaluate(`location.hash = ${JSON.stringify(`#/pages/${seed.pageId}`)}`);
     const list = tab.getByRole('table', { name: 'Experiments on this page' });
     await list.waitFor();
-    assert.equal(await list.locator('tbody tr').count(), 4);
+    assert.equal(await list.locator('tbody tr').count(), 6);
     const row = list.getByRole('row', { name: /Headline test/ });
     assert.match((await row.textContent()) ?? '', /versions.*running/);
     await row.getByRole('link', { name: 'Headline test' }).click();
@@ -236,8 +280,34 @@ describe('experiments in the console', { skip }, () => {
     await open(tab, seed.skewed);
     const warning = tab.getByRole('alert').filter({ hasText: 'Sample ratio mismatch' });
     await warning.waitFor();
+    assert.match((await warning.textContent()) ?? '', /^Sample ratio mismatch \(p < 0\.001\): the arms' units are not in the proportion/);
     assert.equal(ok(await t.req('GET', `${experimentUrl(seed.skewed)}/results`)).srm.mismatch, true);
     await axe(tab, 'experiment-srm');
+
+    // The bounds: 90 days of a longer experiment; 10,000 sessions read, then no more.
+    const note = () => tab.locator('[data-chart-note]').textContent();
+    await open(tab, seed.long);
+    await pageUntil(tab, `document.querySelector('.plot')?.getAttribute('data-points') === '91'`);
+    assert.match((await note()) ?? '', /from 2 sessions/);
+    assert.doesNotMatch((await note()) ?? '', /Only the newest/);
+    await open(tab, seed.busy);
+    await pageUntil(tab, `document.querySelector('.plot')?.getAttribute('data-points') === '4'`);
+    assert.match((await note()) ?? '', /from 10000 sessions/);
+    assert.doesNotMatch((await note()) ?? '', /Only the newest/, 'exactly 10,000: all read');
+    const late = new Date(seed.busyAt + 1000).toISOString();
+    await (t.app.db as Kysely<Database>)
+      .insertInto('audience_sessions')
+      .values(sessionRow(seed.page, seed.busyAudienceId, seed.busy, 'current', 'late', late, false))
+      .execute();
+    await tab.reload();
+    await tab.locator('[data-chart-note]').waitFor();
+    assert.match((await note()) ?? '', /from 10000 sessions/);
+    assert.match((await note()) ?? '', /Only the newest 10,000 sessions are read: the chart begins at/);
+    // The 10,000th newest is the 9,999th recent visit: the chart starts on its day.
+    const oldestRead = new Date(seed.busyAt - 9_999 * 100);
+    const days = Math.round((midnight(Date.now()) - midnight(oldestRead.getTime())) / DAY) + 1;
+    await pageUntil(tab, `document.querySelector('.plot')?.getAttribute('data-points') === '${days}'`);
+    assert.equal(await tab.locator('[data-chart-note] time').getAttribute('datetime'), oldestRead.toISOString());
 
     // An unknown experiment: the API's problem, not a blank view.
     await tab.evaluate(`location.hash = ${JSON.stringify(`#/pages/${seed.pageId}/experiments/experiment_nope`)}`);

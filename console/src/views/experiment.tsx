@@ -25,10 +25,11 @@ const DECISIONS: Record<ExperimentResults['decision'], string> = {
   no_difference: 'No difference',
 };
 
-export const percent = (x: number) => `${(x * 100).toFixed(1)}%`;
+const percent = (x: number) => `${(x * 100).toFixed(1)}%`;
 const signed = (x: number) => `${x >= 0 ? '+' : ''}${percent(x)}`;
-export const liftText = (lift: Arm['lift']) => (lift ? `${signed(lift.estimate)} (${signed(lift.low)} to ${signed(lift.high)})` : '—');
-export const pValueText = (p: number | null) => (p === null ? '—' : p < 0.001 ? '< 0.001' : p.toFixed(3));
+const liftText = (lift: Arm['lift']) => (lift ? `${signed(lift.estimate)} (${signed(lift.low)} to ${signed(lift.high)})` : '—');
+const pValueText = (p: number | null) => (p === null ? '—' : p < 0.001 ? '< 0.001' : p.toFixed(3));
+const pEquals = (p: number | null) => (p !== null && p < 0.001 ? 'p < 0.001' : `p = ${pValueText(p)}`);
 
 /** On a page's view: its experiments, newest first. */
 export function Experiments({ pageId }: { pageId: string }) {
@@ -245,8 +246,8 @@ export function ExperimentView({ pageId, experimentId }: { pageId: string; exper
           </p>
           {r.srm.mismatch && (
             <p role="alert" class="error" data-srm="">
-              Sample ratio mismatch (p = {pValueText(r.srm.pValue)}): the arms' units are not in the proportion of their weights. Something
-              besides chance assigns visitors; trust no result until that is explained.
+              Sample ratio mismatch ({pEquals(r.srm.pValue)}): the arms' units are not in the proportion of their weights. Something besides
+              chance assigns visitors; trust no result until that is explained.
             </p>
           )}
           <Actions key={`${e.status}-${r.winner}`} experiment={e} results={r} done={done} />
