@@ -3,6 +3,7 @@ import { ApiError, api, forgetKey, must, storedKey, storeKey } from './api.js';
 import { messageOf, type Session, SessionContext } from './components.js';
 import { href, type Route, useRoute } from './router.js';
 import { AudienceView } from './views/audience.js';
+import { ExperimentView } from './views/experiment.js';
 import { PageView } from './views/page.js';
 import { PagesView } from './views/pages.js';
 import { AccountsView, AccountView, PersonsView, PersonView } from './views/people.js';
@@ -70,6 +71,8 @@ function View({ route }: { route: Route }) {
       return <PageView pageId={route.pageId} />;
     case 'audience':
       return <AudienceView pageId={route.pageId} audienceId={route.audienceId} />;
+    case 'experiment':
+      return <ExperimentView pageId={route.pageId} experimentId={route.experimentId} />;
     case 'persons':
       return <PersonsView />;
     case 'person':
@@ -86,7 +89,7 @@ function View({ route }: { route: Route }) {
 }
 
 const NAV: [string, Route['view'][], string][] = [
-  ['Pages', ['pages', 'page', 'audience'], href('pages')],
+  ['Pages', ['pages', 'page', 'audience', 'experiment'], href('pages')],
   ['Persons', ['persons', 'person'], href('persons')],
   ['Accounts', ['accounts', 'account'], href('accounts')],
   ['Webhooks', ['webhooks', 'subscription'], href('webhooks')],

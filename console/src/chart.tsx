@@ -4,7 +4,8 @@ import 'uplot/dist/uPlot.min.css';
 
 export interface Line {
   label: string;
-  values: number[];
+  /** null where there is nothing to draw (a rate before its first visit). */
+  values: (number | null)[];
   color: string;
 }
 
@@ -12,7 +13,7 @@ export interface Line {
  * A time series drawn by uPlot on a canvas, with the same numbers as a table for screen readers
  * (and anyone who would rather read). `data-points` says how many points were drawn.
  */
-export function TimeChart({ title, times, lines }: { title: string; times: string[]; lines: Line[] }) {
+export function TimeChart({ title, times, lines, unit = 'count' }: { title: string; times: string[]; lines: Line[]; unit?: string }) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const element = box.current;
@@ -23,7 +24,7 @@ export function TimeChart({ title, times, lines }: { title: string; times: strin
         width: Math.max(320, element.clientWidth || 720),
         height: 260,
         series: [{}, ...lines.map((l) => ({ label: l.label, stroke: l.color, width: 2, points: { show: xs.length <= 60 } }))],
-        axes: [{}, { label: 'count' }],
+        axes: [{}, { label: unit }],
         legend: { live: false },
       },
       [xs, ...lines.map((l) => l.values)],
@@ -36,7 +37,7 @@ export function TimeChart({ title, times, lines }: { title: string; times: strin
       removeEventListener('resize', resize);
       plot.destroy();
     };
-  }, [times, lines]);
+  }, [times, lines, unit]);
   return (
     <figure class="chart">
       <div
@@ -67,7 +68,7 @@ export function TimeChart({ title, times, lines }: { title: string; times: strin
                   <time dateTime={t}>{new Date(t).toLocaleString()}</time>
                 </td>
                 {lines.map((l) => (
-                  <td key={l.label}>{l.values[i]}</td>
+                  <td key={l.label}>{l.values[i] ?? '—'}</td>
                 ))}
               </tr>
             ))}

@@ -53,22 +53,28 @@ export function Status({ loaded, children }: { loaded: Pick<Loaded<unknown>, 'er
   return <>{children}</>;
 }
 
+export const READ_ONLY_REASON = 'This API key may only read';
+
 /** A button that writes: disabled for a read-only key, busy while its request runs, and it reports failure. */
 export function WriteButton({
   label,
   action,
   done,
   kind = 'secondary',
+  confirm,
 }: {
   label: string;
   action: () => Promise<unknown>;
   done?: (result: unknown) => void;
   kind?: 'primary' | 'secondary' | 'danger';
+  /** Asked first (the browser's own dialog, which every assistive technology knows); declined, nothing is sent. */
+  confirm?: string | undefined;
 }) {
   const { readOnly } = useSession();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const click = async () => {
+    if (confirm !== undefined && !window.confirm(confirm)) return;
     setBusy(true);
     setError(undefined);
     try {
@@ -86,7 +92,7 @@ export function WriteButton({
         class={kind}
         disabled={readOnly || busy}
         aria-busy={busy}
-        title={readOnly ? 'This API key may only read' : undefined}
+        title={readOnly ? READ_ONLY_REASON : undefined}
         data-write=""
         onClick={click}
       >

@@ -7,6 +7,7 @@ export type Route =
   | { view: 'pages' }
   | { view: 'page'; pageId: string }
   | { view: 'audience'; pageId: string; audienceId: string }
+  | { view: 'experiment'; pageId: string; experimentId: string }
   | { view: 'persons' }
   | { view: 'person'; personId: string }
   | { view: 'accounts' }
@@ -22,6 +23,7 @@ export function parseRoute(hash: string): Route {
     .map(decodeURIComponent);
   const [area, id, sub, subId] = parts;
   if (area === 'pages' && id && sub === 'audiences' && subId) return { view: 'audience', pageId: id, audienceId: subId };
+  if (area === 'pages' && id && sub === 'experiments' && subId) return { view: 'experiment', pageId: id, experimentId: subId };
   if (area === 'pages' && id) return { view: 'page', pageId: id };
   if (area === 'persons') return id ? { view: 'person', personId: id } : { view: 'persons' };
   if (area === 'accounts') return id ? { view: 'account', accountId: id } : { view: 'accounts' };

@@ -3,6 +3,7 @@ import { type Audience, api, must, type PageAnalytics } from '../api.js';
 import { type Line, TimeChart } from '../chart.js';
 import { Badge, LoadMore, Section, Status, useCursorList, useLoad, When } from '../components.js';
 import { href } from '../router.js';
+import { Experiments } from './experiment.js';
 
 type Interval = 'hour' | 'day' | 'week';
 type Metrics = PageAnalytics['totals'];
@@ -270,6 +271,7 @@ export function PageView({ pageId }: { pageId: string }) {
           <p class="muted">{page.data.title}</p>
           <Analytics pageId={pageId} />
           <Audiences pageId={pageId} audiences={audiences} />
+          <Experiments pageId={pageId} />
           <Preview pageId={pageId} audiences={audiences.items} />
           <Links pageId={pageId} />
         </article>
