@@ -240,6 +240,13 @@ const SCENARIOS: Scenario[] = [
       bodyType: 'text/plain',
     }),
   },
+  // serve-page again, every page of its links in a running 50/50 holdout (started before, concluded
+  // after): the cost of assigning an arm per visitor (issue 27: at least 0.9 of serve-page).
+  {
+    name: 'serve-page-experiment',
+    target: 'service',
+    spec: (d) => ({ method: 'GET', headers: { host: d.siteHost }, paths: d.sitePaths }),
+  },
   // The page agent (template generator) regenerating a page of `agentAudiences` audiences, with
   // get-person measured under the same load: see agentScenario.
   {
@@ -288,6 +295,40 @@ async function prepareSite(data: Seeded, port: number): Promise<SiteLoad> {
     }),
   );
   return { etag, reports };
+}
+
+/** A running 50/50 holdout on every page the site paths lead to; their ids, to conclude them after. */
+async function startHoldouts(data: Seeded, port: number): Promise<{ pageId: string; experimentId: string }[]> {
+  const api = async (method: string, url: string, body?: unknown) => {
+    const res = await fetch(`http://127.0.0.1:${port}${url}`, {
+      method,
+      headers: { 'x-api-key': data.key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as { experimentId: string };
+  };
+  const started = [];
+  for (const pageId of new Set(data.siteVisits.map((v) => v.pageId))) {
+    const arms = [
+      { key: 'control', weight: 50 },
+      { key: 'personalised', weight: 50 },
+    ];
+    const { experimentId } = await api('POST', `/v0/pages/${pageId}/experiments`, { name: 'Bench holdout', kind: 'holdout', arms });
+    await api('POST', `/v0/pages/${pageId}/experiments/${experimentId}/start`);
+    started.push({ pageId, experimentId });
+  }
+  return started;
+}
+
+async function concludeHoldouts(data: Seeded, port: number, holdouts: { pageId: string; experimentId: string }[]): Promise<void> {
+  for (const { pageId, experimentId } of holdouts) {
+    await fetch(`http://127.0.0.1:${port}/v0/pages/${pageId}/experiments/${experimentId}/conclude`, {
+      method: 'POST',
+      headers: { 'x-api-key': data.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ winner: 'personalised' }),
+    });
+  }
 }
 
 async function freePort(): Promise<number> {
@@ -664,6 +705,7 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
         }
         continue;
       }
+      const holdouts = scenario.name === 'serve-page-experiment' ? await startHoldouts(data, port) : [];
       await waitIdle(child.pid!);
       await load({ ...base, duration: Math.min(3, Math.max(1, options.duration / 3)) }); // warm-up
       await waitIdle(child.pid!);
@@ -677,6 +719,7 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
       };
       results.push(row);
       log(formatRow(backend, row));
+      await concludeHoldouts(data, port, holdouts);
     }
     if (service && metered && results.some((r) => r.name === 'get-person') && results.some((r) => r.name === 'get-person-metrics')) {
       // One run of each is at the mercy of whatever else the machine does meanwhile: the cost is
