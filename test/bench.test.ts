@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { markdownSection, replaceSection, type ScenarioResult } from '../bench/report.js';
+import { currentSection, replaceCurrent } from '../bench/current.js';
+import type { Run, ScenarioResult } from '../bench/report.js';
 
 // The benchmark itself is `npm run bench`, not part of the suite; this only proves the harness
 // starts, drives a scenario and writes its result file.
@@ -36,8 +37,8 @@ test('the benchmark harness runs one short scenario and writes a result file', {
   }
 });
 
-test("a run replaces only its own scale's section of BENCHMARKS.md, and appends it the first time", () => {
-  const row = (name: string, rps: number, ratio: number | null): ScenarioResult => ({
+test('a complete run rewrites only the current-figures table of BENCHMARKS.md, placing it under the title the first time', () => {
+  const row = (name: string, rps: number, ratio: number | null, extra: Partial<ScenarioResult> = {}): ScenarioResult => ({
     name,
     rps,
     ratioToCeiling: ratio,
@@ -48,30 +49,88 @@ test("a run replaces only its own scale's section of BENCHMARKS.md, and appends 
     errors: 0,
     non2xx: 0,
     peakRssBytes: 150 * 1048576,
+    ...extra,
   });
-  const section = (scale: string, rps: number) =>
-    markdownSection({
-      argv: ['--scale', scale],
-      startedAt: new Date('2026-11-22T10:00:00Z'),
-      minutes: 9.6,
-      machine: 'Test CPU, 2 cores',
-      scale,
-      runs: [{ backend: 'sqlite', results: [row('ceiling', 50_000, 1), row('get-person', rps, rps / 50_000)] }],
-    });
-  const full = section('full', 30_000);
-  assert.match(full, /^<!-- bench:full:start -->\n## Latest full-scale run/);
-  assert.match(full, /Command: `npm run bench -- --scale full` on 2026-11-22, taking 9\.6 min\. Machine: Test CPU, 2 cores\./);
-  assert.match(full, /\| get-person \| 30,000 \| 0\.60 \| 1 \| 4 \| 9 \| 0 \| 150 MB \|/);
-  assert.match(full, /<!-- bench:full:end -->$/);
+  const names = [
+    'ceiling',
+    'get-person',
+    'get-person-metrics',
+    'search-audiences',
+    'collect',
+    'agent-template',
+    'agent-get-person',
+    'peer-prism',
+  ];
+  const info = {
+    date: new Date('2026-11-26T10:00:00Z'),
+    machine: 'Test CPU, 2 cores, Node 20.0.0',
+    scale: 'full',
+    durationSeconds: 10,
+    command: 'npm run bench -- --scale full --backend both',
+  };
+  const sqlite: Run = {
+    backend: 'sqlite',
+    metricsCost: { throughput: 0.051, cpu: 0.03 },
+    results: [
+      row('ceiling', 50_000, 1),
+      // Each bound just inside and just outside.
+      row('get-person', 25_000, 0.5),
+      row('get-person-metrics', 24_000, 0.48),
+      row('search-audiences', 999, 0.02, { p99: 19 }),
+      row('collect', 7_500, 0.15, { peakRssBytes: 250 * 1048576 }),
+      row('agent-template', 500, null, { errors: 2 }),
+      row('agent-get-person', 12_500, 0.25),
+    ],
+  };
+  const postgres: Run = { backend: 'postgres', results: [row('ceiling', 48_000, 1), row('get-person', 7_308, 0.15)] };
+  const section = currentSection(info, [postgres, sqlite], names);
+  const line = (name: string) => section.split('\n').find((l) => l.startsWith(`| ${name} |`)) ?? '';
 
-  const written = replaceSection('# Benchmarks\n\nIntro.\n', 'full', full);
-  assert.equal(written, `# Benchmarks\n\nIntro.\n\n${full}\n`);
-  const withSmall = replaceSection(`${written}\n## Targets\nkept\n`, 'small', section('small', 20_000));
-  const again = replaceSection(withSmall, 'full', section('full', 31_000));
-  assert.match(again, /\| get-person \| 31,000 \|/);
-  assert.doesNotMatch(again, /\| get-person \| 30,000 \|/);
-  assert.match(again, /\| get-person \| 20,000 \|/, 'the small section is untouched');
-  assert.match(again, /^# Benchmarks\n\nIntro\.\n\n<!-- bench:full:start -->/);
-  assert.match(again, /## Targets\nkept\n/);
-  assert.equal(again.split('<!-- bench:full:start -->').length, 2, 'one full section');
+  assert.match(section, /^<!-- current:start -->\n## Current figures\n/);
+  assert.match(section, /<!-- current:end -->$/);
+  assert.match(section, /`npm run bench -- --scale full --backend both` on 2026-11-26, Test CPU, 2 cores, Node 20\.0\.0, full scale, 10 s/);
+  assert.match(section, /Targets are judged on SQLite/, 'SQLite leads even when PostgreSQL ran first');
+  assert.equal(
+    section.split('\n').filter((l) => /^\| [a-z-]+ \|/.test(l) && !l.startsWith('| scenario |')).length,
+    names.length,
+    'a row per scenario',
+  );
+  assert.equal(
+    line('get-person'),
+    '| get-person | ≥ 0.5 × ceiling; ≥ 3 × peer-prism | 25,000 | 0.50 | 1 | 4 | 150 MB | met; not measured | 7,308 |',
+    'no peer-prism in this run',
+  );
+  assert.match(line('get-person-metrics'), /\| \*\*not met\*\* \(5\.1% less throughput, 3\.0% more CPU a request\) \| – \|$/);
+  assert.match(
+    line('search-audiences'),
+    /\| 999 \|.*\| \*\*not met\*\*; met \| – \|$/,
+    '999 req/s misses 1,000; a p99 of 19 ms is under 20',
+  );
+  assert.match(line('collect'), /\| met; \*\*RSS over 250 MB\*\* \|/);
+  assert.match(line('agent-template'), /\| 500 \| – \|.*\| met; \*\*2 errors\*\* \|/);
+  assert.match(line('agent-get-person'), /\| \*\*not met\*\* \|/, 'more than 0.25 is asked, 0.25 is not');
+  assert.equal(line('peer-prism'), '| peer-prism | reference: Prism mocking the OpenAPI document | – | – | – | – | – | not run | – |');
+
+  const first = replaceCurrent('# Benchmarks\n\nHow to run.\n\n## History\nkept\n', section);
+  assert.equal(first, `# Benchmarks\n\n${section}\n\nHow to run.\n\n## History\nkept\n`);
+  const again = replaceCurrent(first, currentSection(info, [{ ...sqlite, results: [row('ceiling', 40_000, 1)] }], names));
+  assert.match(again, /\| ceiling \| [^|]+ \| 40,000 \|/);
+  assert.doesNotMatch(again, /50,000|7,308/, 'the old table is gone, PostgreSQL column included');
+  assert.equal(again.split('<!-- current:start -->').length, 2, 'one table');
+  assert.ok(again.startsWith('# Benchmarks\n\n<!-- current:start -->'));
+  assert.ok(again.endsWith('<!-- current:end -->\n\nHow to run.\n\n## History\nkept\n'), 'the rest is kept as written');
+});
+
+test('BENCHMARKS.md opens with the current-figures table, with a row for every scenario the harness runs', () => {
+  const text = fs.readFileSync(path.resolve(import.meta.dirname, '..', 'BENCHMARKS.md'), 'utf8');
+  const start = text.indexOf('<!-- current:start -->');
+  const end = text.indexOf('<!-- current:end -->');
+  assert.ok(start > 0 && end > start);
+  assert.doesNotMatch(text.slice(0, start), /\n## /, 'nothing but the title comes before it');
+  const run = fs.readFileSync(path.resolve(import.meta.dirname, '..', 'bench', 'run.ts'), 'utf8');
+  const scenarios = [...run.matchAll(/name: '([a-z0-9-]+)'/g)].map((m) => m[1]!);
+  const templated = ['list-accounts', 'list-page-links', 'search-audiences-typing', 'search-accounts-typing', 'search-page-links-typing'];
+  for (const name of [...scenarios, ...templated, 'agent-get-person']) {
+    assert.match(text.slice(start, end), new RegExp(`\\n\\| ${name} +\\|`), `${name} has a row`);
+  }
 });
