@@ -45,7 +45,7 @@ const POLL_MS = 1000;
  * transaction runs on the event loop from start to end, so without this a queue of ten thousand
  * versions would starve the API.
  */
-// 0.25, not 0.5: at full scale 0.5 left get-person 0.12 of the ceiling under the agent (BENCHMARKS.md).
+// 0.25, not 0.5: at full scale 0.5 left get-person 0.12 of the ceiling under the agent (docs/benchmarks-history.md, session 5).
 const SHARE = 0.25;
 /** A turn of the event loop longer than this had other work (requests) to do. */
 const BUSY_TURN_MS = 0.5;

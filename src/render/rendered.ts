@@ -7,7 +7,7 @@ import { renderDocument, robotsOf, TOKEN_SLOT, type View } from './document.js';
  *
  * Text, not bytes: a string response goes out with its headers in one write, where a buffer goes
  * out as a second chunk after a copy of the parts into one buffer; measured, the string is 10–18%
- * more documents a second (BENCHMARKS.md, session 8).
+ * more documents a second (docs/benchmarks-history.md, session 8).
  */
 export interface Rendered {
   parts: string[];
