@@ -2,7 +2,7 @@ import type { VersionStatus } from '../db/enums.js';
 import type { AudienceVersionsTable } from '../db/types.js';
 
 /**
- * The audience version state machine (the table is in docs/decisions.md):
+ * The audience version state machine (the table is in docs/decisions.md#versions):
  *
  *   draft → pending → queued → processing → published      forward only; skipping ahead is allowed
  *   draft | pending | queued | processing → cancelled

@@ -3,7 +3,7 @@ import { textSearch } from '../db/search/index.js';
 import type { Database } from '../db/types.js';
 import type { AudienceSearchQuery } from './schemas.js';
 
-/** Audience search counts its matches up to this many; beyond, `totalCount` is null (docs/decisions.md). */
+/** Audience search counts its matches up to this many; beyond, `totalCount` is null (docs/decisions.md#search). */
 export const AUDIENCE_COUNT_UP_TO = 100;
 
 /**

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { expectProblem, startApp, type TestApp } from '../helpers.js';
 
-// The bounds of the search `query` the reference leaves open (docs/decisions.md, issue 26):
+// The bounds of the search `query` the reference leaves open (docs/decisions.md#api-conventions):
 // just inside is answered, just outside is 400 at /query, nothing in between.
 
 let t: TestApp;
