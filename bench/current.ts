@@ -51,6 +51,12 @@ export const TARGETS: Readonly<Record<string, Target[]>> = {
   'create-person': [{ text: '≥ 0.2 × ceiling', met: ratioAtLeast(0.2) }],
   'serve-page': [{ text: '≥ 0.4 × ceiling (issue 15)', met: ratioAtLeast(0.4) }],
   'serve-page-304': [{ text: '≥ 0.5 × ceiling (issue 15)', met: ratioAtLeast(0.5) }],
+  'serve-page-experiment': [
+    {
+      text: '≥ 0.9 × serve-page (issue 27)',
+      met: (row, all) => compared(all.get('serve-page'), (plain) => row.rps >= 0.9 * plain.rps),
+    },
+  ],
   collect: [{ text: '≥ 0.15 × ceiling (issue 15)', met: ratioAtLeast(0.15) }],
   'agent-template': [{ text: '≥ 500 versions/s (issue 16)', met: rpsAtLeast(500) }],
   'agent-get-person': [{ text: '> 0.25 × ceiling while the agent works (issue 16)', met: (row) => (row.ratioToCeiling ?? 0) > 0.25 }],

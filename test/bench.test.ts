@@ -56,6 +56,8 @@ test('a complete run rewrites only the current-figures table of BENCHMARKS.md, p
     'get-person',
     'get-person-metrics',
     'search-audiences',
+    'serve-page',
+    'serve-page-experiment',
     'collect',
     'agent-template',
     'agent-get-person',
@@ -77,6 +79,8 @@ test('a complete run rewrites only the current-figures table of BENCHMARKS.md, p
       row('get-person', 25_000, 0.5),
       row('get-person-metrics', 24_000, 0.48),
       row('search-audiences', 999, 0.02, { p99: 19 }),
+      row('serve-page', 20_000, 0.4),
+      row('serve-page-experiment', 17_999, 0.36),
       row('collect', 7_500, 0.15, { peakRssBytes: 250 * 1048576 }),
       row('agent-template', 500, null, { errors: 2 }),
       row('agent-get-person', 12_500, 0.25),
@@ -106,6 +110,8 @@ test('a complete run rewrites only the current-figures table of BENCHMARKS.md, p
     /\| 999 \|.*\| \*\*not met\*\*; met \| – \|$/,
     '999 req/s misses 1,000; a p99 of 19 ms is under 20',
   );
+  assert.match(line('serve-page'), /\| met \| – \|$/);
+  assert.match(line('serve-page-experiment'), /\| \*\*not met\*\* \| – \|$/, '17,999 is under 0.9 × 20,000');
   assert.match(line('collect'), /\| met; \*\*RSS over 250 MB\*\* \|/);
   assert.match(line('agent-template'), /\| 500 \| – \|.*\| met; \*\*2 errors\*\* \|/);
   assert.match(line('agent-get-person'), /\| \*\*not met\*\* \|/, 'more than 0.25 is asked, 0.25 is not');
