@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
+import { noteChange } from '../db/changes.js';
 import type { Database, TenantDomainsTable } from '../db/types.js';
 import { AppError, conflict, conflictIfTaken, invalidField } from '../http/errors.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
@@ -7,6 +8,7 @@ import { newId } from '../ids.js';
 import { now } from '../time.js';
 import type { HostnameRules } from './hostnames.js';
 import type { TenantDomain, TenantDomainListQuery } from './schemas.js';
+import type { DropDomainLinks } from './verification.js';
 
 /** The TXT record's name for a hostname: an underscore label, which no host name uses. */
 export const verificationName = (hostname: string) => `_pam-verify.${hostname}`;
@@ -38,6 +40,7 @@ export async function createFallbackDomain(db: Kysely<Database>, tenantId: strin
     verification_value: null,
     next_check_at: null,
   };
+  await noteChange(db, 'domains');
   await db.insertInto('tenant_domains').values(row).execute();
   return toTenantDomain(row);
 }
@@ -126,8 +129,10 @@ export async function listDomains(db: Kysely<Database>, tenantId: string, query:
   return domainsList.read({ query, rows: ofTenant.selectAll(), count: ofTenant, map: toTenantDomain });
 }
 
-/** The row only: the caller deletes the domain's links first. The fallback domain stays (409). */
-export async function deleteDomain(trx: Kysely<Database>, domain: TenantDomainsTable): Promise<void> {
+/** The domain and its page links, in the caller's transaction. The fallback domain stays (409). */
+export async function deleteDomain(trx: Transaction<Database>, dropLinks: DropDomainLinks, domain: TenantDomainsTable): Promise<void> {
   if (domain.is_fallback === 1) throw conflict("The tenant's fallback domain cannot be deleted");
+  await noteChange(trx, 'domains');
+  await dropLinks(trx, domain.tenant_id, domain.id);
   await trx.deleteFrom('tenant_domains').where('id', '=', domain.id).execute();
 }
