@@ -104,7 +104,7 @@ export async function buildApp({
   // A domain's page links go with it: the page-links area's rule, handed to the domains area.
   const dropLinks = deleteDomainLinks;
   await releaseRefusedDomains(app.db, dropLinks, rules, app.log);
-  const hosts = siteHosts(app.db, rules);
+  const hosts = siteHosts(app.db, rules, db.dataVersion);
   const observe = metrics && {
     instrument: (site: FastifyInstance) => metrics.instrument(site, 'site'),
     report: metrics.collectorReport,
@@ -113,7 +113,6 @@ export async function buildApp({
   const site = await buildSite({ db: app.db, dataVersion: db.dataVersion, config, log: app.log, secret, stores, observe });
   metrics?.instrument(app, 'api');
   app.addHook('onClose', () => site.close());
-  app.decorate('siteHosts', hosts);
 
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandling(app, keys);

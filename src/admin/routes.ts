@@ -125,10 +125,6 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ adminToken: string; dropLi
         response: responses({ 200: TenantDomain }),
       },
     },
-    async (request) => {
-      const domain = await attestDomain(app.db, dropLinks, request.params.tenant_domain_id);
-      app.siteHosts.forget(domain.hostname);
-      return domain;
-    },
+    async (request) => attestDomain(app.db, dropLinks, request.params.tenant_domain_id),
   );
 };

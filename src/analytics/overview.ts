@@ -1,8 +1,10 @@
 import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { Database, RollupSums } from '../db/types.js';
 import { keysetList } from '../http/pagination.js';
 import type { ListPage } from '../http/schemas.js';
-import { generation } from '../events/freshness.js';
+import { changeCount } from '../db/changes.js';
+import { perDatabase } from '../db/per-database.js';
 import { addInto, SUM_COLUMNS, toMetrics, zeroSums } from './metrics.js';
 import { DAY_MS, HOUR_MS, resolveRange, splitSpan, type Span } from './ranges.js';
 import type { PagesAnalyticsQuery, PageTotals } from './schemas.js';
@@ -81,35 +83,48 @@ interface Ranked {
   sums: RollupSums;
 }
 
-/**
- * Answers kept per tenant, range and order while the tenant's counter (src/events/freshness.ts) stands still,
- * and at most 10 seconds: a change committed by another instance shows within that time. A rank
- * over every page of a tenant costs a read of all its pages' days; the overview is read far more
- * often than the ranges it is asked for change.
- */
-const KEEP_MS = 10_000;
-// Each answer ranks up to every page of a tenant (a few MB for ten thousand pages): few are kept.
-const MAX_ENTRIES = 16;
-const cache = new Map<string, { generation: number; at: number; ranked: Promise<Ranked[]> }>();
+interface Fill {
+  db: Kysely<Database>;
+  tenantId: string;
+  range: Span;
+  sort: Sort;
+}
 
-function ranking(db: Kysely<Database>, tenantId: string, range: Span, sort: Sort): Promise<Ranked[]> {
-  const key = `${tenantId} ${range.start} ${range.end} ${sort}`;
-  const current = generation(tenantId);
-  const hit = cache.get(key);
-  if (hit && hit.generation === current && Date.now() - hit.at < KEEP_MS) return hit.ranked;
-  const ranked = computeTotals(db, tenantId, range).then((totals) =>
+function rank({ db, tenantId, range, sort }: Fill): Promise<Ranked[]> {
+  return computeTotals(db, tenantId, range).then((totals) =>
     [...totals.entries()]
       .map(([page_id, sums]) => ({ page_id, visits: sums.visits, conversions: sums.conversions, sums }))
       .sort((a, b) => b[sort] - a[sort] || (a.page_id < b.page_id ? -1 : 1)),
   );
-  cache.delete(key);
-  cache.set(key, { generation: current, at: Date.now(), ranked });
-  ranked.catch(() => cache.delete(key));
-  if (cache.size > MAX_ENTRIES) {
-    const oldest = cache.keys().next().value;
-    if (oldest !== undefined) cache.delete(oldest);
-  }
-  return ranked;
+}
+
+/** What one ranked page holds in memory, about: its id, two numbers and its sums. */
+const RANKED_BYTES = 256;
+
+/**
+ * Answers kept per tenant, range and order, under the tenant's `sessions` change counter
+ * (src/db/changes.ts), read on every request: every transaction that changes what the overview
+ * adds up moves it, on any instance, so an answer from before a change is never asked for again
+ * and falls out. Kept 10 seconds at most besides. A rank over every page of a tenant costs a read
+ * of all its pages' days; the overview is read far more often than what it adds up changes.
+ * Each answer ranks up to every page of a tenant (a few MB for ten thousand pages): few are kept.
+ */
+const rankings = perDatabase(
+  () =>
+    new LRUCache<string, Ranked[], Fill>({
+      max: 16,
+      maxSize: 32 * 1024 * 1024,
+      sizeCalculation: (ranked) => 64 + ranked.length * RANKED_BYTES,
+      ttl: 10_000,
+      fetchMethod: (_key, _stale, { context }) => rank(context),
+    }),
+);
+
+async function ranking(db: Kysely<Database>, tenantId: string, range: Span, sort: Sort): Promise<Ranked[]> {
+  // Read before the answer: a change committed meanwhile moves it past the key this answer is kept under.
+  const changes = await changeCount(db, `sessions:${tenantId}`);
+  const key = `${tenantId} ${changes} ${range.start} ${range.end} ${sort}`;
+  return rankings(db).forceFetch(key, { context: { db, tenantId, range, sort } });
 }
 
 const lists = {

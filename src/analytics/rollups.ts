@@ -1,5 +1,6 @@
 import { CompiledQuery, sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { isPostgres } from '../db/adapter.js';
+import { noteChange } from '../db/changes.js';
 import { planOnce } from '../db/plan-once.js';
 import type { AudienceSessionsTable, Database, RollupSums } from '../db/types.js';
 import { SUM_COLUMNS } from './metrics.js';
@@ -140,8 +141,15 @@ export async function applySessionChange(
   before: RolledSession | undefined,
   after: RolledSession | undefined,
 ): Promise<void> {
-  for (const table of TABLES) {
-    for (const { key, delta } of changesOf(table, before, after)) await addTo(trx, table.name, key, delta);
+  const changes = TABLES.map((table) => ({ table, changes: changesOf(table, before, after) }));
+  const tenantId = (after ?? before)?.tenant_id;
+  // What the pages overview adds up moves with it (src/analytics/overview.ts); first, before the
+  // rollup rows, as src/db/changes.ts asks.
+  if (tenantId !== undefined && changes.some((c) => c.changes.some((change) => !isZero(change.delta)))) {
+    await noteChange(trx, `sessions:${tenantId}`);
+  }
+  for (const { table, changes: ofTable } of changes) {
+    for (const { key, delta } of ofTable) await addTo(trx, table.name, key, delta);
   }
 }
 

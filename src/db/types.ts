@@ -5,6 +5,7 @@ import type {
   IdempotencyKeysTable,
   TenantCountersTable,
   ServiceSecretsTable,
+  ChangeCountersTable,
 } from './types/tenants.js';
 import type { PersonsTable, AccountsTable, LogsTable } from './types/people.js';
 import type { PagesTable, AudiencesTable, AudienceVersionsTable, TopicsTable, TopicEntriesTable } from './types/pages.js';
@@ -56,6 +57,7 @@ export interface Database {
   events: EventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   tenant_counters: TenantCountersTable;
+  change_counters: ChangeCountersTable;
   analytics_hours_utm: AnalyticsHoursUtmTable;
   analytics_days: AnalyticsDaysTable;
   search_counts: SearchCountsTable;

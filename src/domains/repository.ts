@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
+import { LRUCache } from 'lru-cache';
+import { noteChange } from '../db/changes.js';
+import { perDatabase } from '../db/per-database.js';
 import type { Database, TenantDomainsTable } from '../db/types.js';
 import { AppError, conflict, conflictIfTaken, invalidField } from '../http/errors.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
@@ -7,6 +10,7 @@ import { newId } from '../ids.js';
 import { now } from '../time.js';
 import type { HostnameRules } from './hostnames.js';
 import type { TenantDomain, TenantDomainListQuery } from './schemas.js';
+import type { DropDomainLinks } from './verification.js';
 
 /** The TXT record's name for a hostname: an underscore label, which no host name uses. */
 export const verificationName = (hostname: string) => `_pam-verify.${hostname}`;
@@ -38,6 +42,7 @@ export async function createFallbackDomain(db: Kysely<Database>, tenantId: strin
     verification_value: null,
     next_check_at: null,
   };
+  await noteChange(db, 'domains');
   await db.insertInto('tenant_domains').values(row).execute();
   return toTenantDomain(row);
 }
@@ -95,9 +100,15 @@ export function findFallbackDomain(db: Kysely<Database>, tenantId: string) {
   return db.selectFrom('tenant_domains').selectAll().where('tenant_id', '=', tenantId).where('is_fallback', '=', 1).executeTakeFirst();
 }
 
-/** Tenants whose fallback domain's id this process remembers, at most (oldest forgotten first). */
-const FALLBACK_IDS_KEPT = 10_000;
-const fallbackIds = new Map<string, string>();
+/** Fallback domains' ids by tenant, per database: at most 10,000 tenants', least recently used out first. */
+const fallbackIds = perDatabase(
+  () =>
+    new LRUCache<string, string>({
+      max: 10_000,
+      maxSize: 2 * 1024 * 1024,
+      sizeCalculation: (id, tenantId) => 2 * (id.length + tenantId.length) + 64,
+    }),
+);
 
 /**
  * The id of a tenant's fallback domain. It is made with the tenant and never deleted (`deleteDomain`
@@ -105,7 +116,7 @@ const fallbackIds = new Map<string, string>();
  * would read the same one. A page-link search would otherwise spend a statement on it.
  */
 export async function fallbackDomainId(db: Kysely<Database>, tenantId: string): Promise<string | undefined> {
-  const known = fallbackIds.get(tenantId);
+  const known = fallbackIds(db).get(tenantId);
   if (known !== undefined) return known;
   const row = await db
     .selectFrom('tenant_domains')
@@ -114,8 +125,7 @@ export async function fallbackDomainId(db: Kysely<Database>, tenantId: string): 
     .where('is_fallback', '=', 1)
     .executeTakeFirst();
   if (row === undefined) return undefined;
-  if (fallbackIds.size >= FALLBACK_IDS_KEPT) fallbackIds.delete(fallbackIds.keys().next().value ?? '');
-  fallbackIds.set(tenantId, row.id);
+  fallbackIds(db).set(tenantId, row.id);
   return row.id;
 }
 
@@ -126,8 +136,10 @@ export async function listDomains(db: Kysely<Database>, tenantId: string, query:
   return domainsList.read({ query, rows: ofTenant.selectAll(), count: ofTenant, map: toTenantDomain });
 }
 
-/** The row only: the caller deletes the domain's links first. The fallback domain stays (409). */
-export async function deleteDomain(trx: Kysely<Database>, domain: TenantDomainsTable): Promise<void> {
+/** The domain and its page links, in the caller's transaction. The fallback domain stays (409). */
+export async function deleteDomain(trx: Transaction<Database>, dropLinks: DropDomainLinks, domain: TenantDomainsTable): Promise<void> {
   if (domain.is_fallback === 1) throw conflict("The tenant's fallback domain cannot be deleted");
+  await noteChange(trx, 'domains');
+  await dropLinks(trx, domain.tenant_id, domain.id);
   await trx.deleteFrom('tenant_domains').where('id', '=', domain.id).execute();
 }

@@ -69,8 +69,6 @@ export const domainRoutes: FastifyPluginAsyncTypebox<{ rules: HostnameRules; loo
       const id = request.params.tenant_domain_id;
       await checkRecord(app.db, lookup, tenantId, id);
       const result = await createOnce(app.db, fromHeader(request, 200), (trx) => markVerifiedOf(trx, dropLinks, tenantId, id));
-      // Visitors reach the domain at once in this process (other instances within seconds: site/hosts.ts).
-      app.siteHosts.forget(result.body.hostname);
       return sendOnce(reply, result);
     },
   );
@@ -87,14 +85,11 @@ export const domainRoutes: FastifyPluginAsyncTypebox<{ rules: HostnameRules; loo
       },
     },
     async (request, reply) => {
-      const removed = await app.db.transaction().execute(async (trx) => {
+      await app.db.transaction().execute(async (trx) => {
         const domain = await findDomain(trx, request.tenantId, request.params.tenant_domain_id);
         if (!domain) throw notFound('Tenant domain');
-        if (domain.is_fallback === 0) await dropLinks(trx, request.tenantId, domain.id);
-        await deleteDomain(trx, domain);
-        return domain;
+        await deleteDomain(trx, dropLinks, domain);
       });
-      app.siteHosts.forget(removed.hostname);
       return reply.code(204).send(null);
     },
   );

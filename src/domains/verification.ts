@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import { noteChange } from '../db/changes.js';
 import type { Database, TenantDomainsTable } from '../db/types.js';
 import { emit } from '../events/outbox.js';
 import { AppError, conflictIfTaken, notFound } from '../http/errors.js';
@@ -28,6 +29,7 @@ export async function releaseDomain(
   row: TenantDomainsTable,
   reason: ReleaseReason,
 ): Promise<boolean> {
+  await noteChange(trx, 'domains');
   await dropLinks(trx, row.tenant_id, row.id);
   const deleted = await trx.deleteFrom('tenant_domains').where('id', '=', row.id).executeTakeFirst();
   if (deleted.numDeletedRows === 0n) return false;
@@ -46,6 +48,7 @@ export async function markVerified(
   domain: TenantDomainsTable,
 ): Promise<TenantDomain> {
   if (domain.status === 'verified') return toTenantDomain(domain);
+  await noteChange(trx, 'domains');
   const at = now();
   const verified: TenantDomainsTable = { ...domain, status: 'verified', verified_at: at, verification_value: null, next_check_at: null };
   const updated = await conflictIfTaken(

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import { prepared } from '../db/prepared.js';
 import type { Database } from '../db/types.js';
 import { now } from '../time.js';
@@ -45,7 +46,12 @@ export function apiKeyAuth(
   /** Told of every request a key's rate limit refuses (the metrics). */
   onRefused?: () => void,
 ): ApiKeyAuth {
-  const lastUsed = new Map<string, number>();
+  // Throttles the write of last_used_at: when each recent key was last written, at most 10,000 keys.
+  const lastUsed = new LRUCache<string, number>({
+    max: 10_000,
+    maxSize: 2 * 1024 * 1024,
+    sizeCalculation: (_at, keyId) => 2 * keyId.length + 64,
+  });
   const touch = (keyId: string) => {
     const at = Date.now();
     if (at - (lastUsed.get(keyId) ?? 0) < LAST_USED_EVERY_MS) return;
@@ -61,11 +67,15 @@ export function apiKeyAuth(
 
   // Hashing costs as much as the lookup it serves; the hash of a key never changes, so the hashes
   // of recent keys are kept (the lookup itself is not: a revoked key must be refused at once).
-  const hashes = new Map<string, string>();
+  const hashes = new LRUCache<string, string>({
+    max: 10_000,
+    // Keys longer than 512 characters are refused before hashing.
+    maxSize: 16 * 1024 * 1024,
+    sizeCalculation: (hash, key) => 2 * (key.length + hash.length) + 64,
+  });
   const hashOf = (key: string) => {
     let hash = hashes.get(key);
     if (hash === undefined) {
-      if (hashes.size >= 10_000) hashes.clear();
       hash = hashApiKey(key);
       hashes.set(key, hash);
     }

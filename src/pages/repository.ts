@@ -1,5 +1,6 @@
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import { bump, counter } from '../db/counters.js';
+import { noteChange } from '../db/changes.js';
 import type { Database, PagesTable } from '../db/types.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
@@ -194,6 +195,8 @@ export async function deletePage(trx: Transaction<Database>, tenantId: string, p
   // A concurrent delete of the same page may have won (PostgreSQL): it counted the page out.
   if (Number(deleted.numUpdatedRows) === 0) return false;
   await bump(trx, tenantId, 'pages', -1);
+  // Its visits leave the pages overview with it.
+  await noteChange(trx, `sessions:${tenantId}`);
   // Its audiences leave search; its links, dead now, are deleted (which frees their paths).
   await trx.updateTable('audiences').set({ page_deleted: 1 }).where('page_id', '=', pageId).execute();
   const links = await trx

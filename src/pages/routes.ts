@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
 import { notFound } from '../http/errors.js';
-import { sessionsChanged } from '../events/freshness.js';
 import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
 import { type PreviewDocument, previewRoutes } from './preview.js';
 import { createPage, deletePage, getPage, listPages, updatePage } from './repository.js';
@@ -97,8 +96,6 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{ preview: PreviewDocument }>
     async (request, reply) => {
       const deleted = await app.db.transaction().execute((trx) => deletePage(trx, request.tenantId, request.params.page_id));
       if (!deleted) throw notFound('Page');
-      // Its sessions leave the pages overview with it.
-      sessionsChanged(request.tenantId);
       return reply.code(204).send(null);
     },
   );

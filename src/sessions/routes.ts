@@ -7,7 +7,6 @@ import { Type } from '@sinclair/typebox';
 import { ListEnvelope, responses } from '../http/schemas.js';
 import { findAudience } from '../audiences/repository.js';
 import { findPage } from '../pages/repository.js';
-import { sessionsChanged } from '../events/freshness.js';
 import { PageParams } from '../pages/schemas.js';
 import { sessionsCsv, CSV_COLUMNS } from './export.js';
 import { createSession, listSessions, sessionFilters } from './repository.js';
@@ -84,7 +83,6 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         if (!page) throw notFound('Page');
         return createSession(trx, page, request.body);
       });
-      sessionsChanged(request.tenantId);
       return sendOnce(reply, result);
     },
   );

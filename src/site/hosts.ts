@@ -1,13 +1,8 @@
 import { sql, type Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
+import { changeCount, movedHereAt } from '../db/changes.js';
 import type { Database } from '../db/types.js';
 import type { HostnameRules } from '../domains/hostnames.js';
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** The API app's view of which hosts are tenant domains (domain routes tell it of changes). */
-    siteHosts: SiteHosts;
-  }
-}
 
 /** A tenant domain a visitor request came to. */
 export interface SiteHost {
@@ -25,30 +20,66 @@ export interface SiteHosts {
    * API's own hosts, and answers kept from a lookup); undefined when only `lookup` can tell.
    */
   peek(hostHeader: string | undefined): SiteHost | null | undefined;
-  /** A domain was added or removed in this process: its answer is read again next time. */
-  forget(hostname: string): void;
 }
 
-/** How long an answer is kept: another instance's new or removed custom domain is seen within it. */
+/**
+ * Without SQLite's `data_version`, how long the `domains` counter is trusted once read: another
+ * instance's change is seen within it. For as long after a change of this process, it is read on
+ * every look-up, so that this process serves its own change at once.
+ */
 const KEEP_MS = 5000;
-const MAX_ENTRIES = 10_000;
+
+/** An answer, and the `domains` counter read before it was. */
+interface Kept {
+  host: SiteHost | null;
+  changes: number;
+}
 
 /**
  * Every request asks at the door (site/door.ts) whether its Host is a tenant domain, the API's own
- * requests included, so the answers (found or not) are kept a few seconds rather than read per
- * request: one indexed read per host every 5 s, and nothing on the hot path of the API. Only verified domains are tenant hosts.
- * The API's own hosts (PUBLIC_BASE_URL's, any IP literal, localhost) never are, whatever the table
- * holds: a row that slipped past the rules cannot take the API, the admin API or the console over.
+ * requests included, so the answers (found or not) are kept rather than read per request. Each is
+ * kept under the `domains` change counter (src/db/changes.ts), which every transaction that
+ * verifies, releases or deletes a domain, or makes a tenant's fallback domain, moves: an answer
+ * holds while the counter stands still. On SQLite the counter is read again whenever anything
+ * was committed (`data_version`, which moves with any commit of any process), so every instance
+ * serves a change at once. Elsewhere it is read at most every 5 s, and on every look-up for 5 s
+ * after a change of this process: this process at once, the others within 5 s. Only verified
+ * domains are tenant hosts. The API's own hosts (PUBLIC_BASE_URL's, any IP literal, localhost)
+ * never are, whatever the table holds: a row that slipped past the rules cannot take the API, the
+ * admin API or the console over.
  */
-export function siteHosts(db: Kysely<Database>, rules: HostnameRules): SiteHosts {
-  const cache = new Map<string, { host: SiteHost | undefined; until: number }>();
+export function siteHosts(db: Kysely<Database>, rules: HostnameRules, dataVersion?: () => number): SiteHosts {
+  const answers = new LRUCache<string, Kept>({
+    max: 10_000,
+    // A hostname is at most 253 characters (two bytes each), with its answer's few strings.
+    maxSize: 8 * 1024 * 1024,
+    sizeCalculation: (kept, hostname) => 2 * hostname.length + (kept.host ? 256 : 32),
+  });
+  let known: { changes: number; readAt: number; version: number | undefined } | undefined;
+
+  const fresh = (): boolean => {
+    if (!known) return false;
+    if (dataVersion) return dataVersion() === known.version;
+    const now = Date.now();
+    return now - known.readAt < KEEP_MS && now - movedHereAt(db, 'domains') >= KEEP_MS;
+  };
+  const current = async (): Promise<number> => {
+    if (known && fresh()) return known.changes;
+    // Both before the read: a commit after them leaves them behind what was read, never ahead.
+    const version = dataVersion?.();
+    const readAt = Date.now();
+    const changes = await changeCount(db, 'domains');
+    if (!known || readAt >= known.readAt) known = { changes, readAt, version };
+    return changes;
+  };
+
   return {
     async lookup(hostHeader) {
       const hostname = normalize(hostHeader);
       if (hostname === undefined || rules.isApiHost(hostname)) return undefined;
-      const now = Date.now();
-      const kept = cache.get(hostname);
-      if (kept && kept.until > now) return kept.host;
+      const changes = await current();
+      const kept = answers.get(hostname);
+      if (kept && kept.changes === changes) return kept.host ?? undefined;
       const row = await db
         .selectFrom('tenant_domains')
         .select(['id', 'tenant_id', 'hostname', 'is_fallback'])
@@ -57,20 +88,16 @@ export function siteHosts(db: Kysely<Database>, rules: HostnameRules): SiteHosts
         .where(sql<boolean>`status = 'verified'`)
         .executeTakeFirst();
       const host = row && { domainId: row.id, tenantId: row.tenant_id, hostname: row.hostname, isFallback: row.is_fallback === 1 };
-      if (cache.size >= MAX_ENTRIES) cache.clear();
-      cache.set(hostname, { host, until: now + KEEP_MS });
+      answers.set(hostname, { host: host ?? null, changes });
       return host;
     },
     peek(hostHeader) {
       const hostname = normalize(hostHeader);
       if (hostname === undefined) return null;
       // The kept answer first: it is the visitor's hot path (a tenant domain is never an API host).
-      const kept = cache.get(hostname);
-      if (kept && kept.until > Date.now()) return kept.host ?? null;
+      const kept = answers.get(hostname);
+      if (kept && kept.changes === known?.changes && fresh()) return kept.host;
       return rules.isApiHost(hostname) ? null : undefined;
-    },
-    forget(hostname) {
-      cache.delete(hostname.toLowerCase());
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import net from 'node:net';
+import { LRUCache } from 'lru-cache';
 
 /**
  * Who a visitor request counts as, for its rate limit only (the address is never stored): the
@@ -86,16 +87,18 @@ const MAX_ADDRESSES = 50_000;
  */
 export function addressLimiter(perMinute: number): AddressLimiter {
   const rate = perMinute / 60_000;
-  const buckets = new Map<string, { tokens: number; at: number }>();
+  const buckets = new LRUCache<string, { tokens: number; at: number }>({
+    max: MAX_ADDRESSES,
+    maxSize: 8 * 1024 * 1024,
+    // An address or a /64 prefix, and its two numbers.
+    sizeCalculation: (_bucket, key) => 2 * key.length + 64,
+  });
   return {
     take(address) {
       const key = bucketKey(address);
       const at = performance.now();
       const kept = buckets.get(key);
       const tokens = kept ? Math.min(perMinute, kept.tokens + (at - kept.at) * rate) : perMinute;
-      // Re-inserted so the map's order is least recently seen first.
-      buckets.delete(key);
-      if (buckets.size >= MAX_ADDRESSES) buckets.delete(buckets.keys().next().value as string);
       if (tokens < 1) {
         buckets.set(key, { tokens, at });
         return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - tokens) / rate / 1000)) };

@@ -18,6 +18,7 @@ import * as domainVerification from './2026_11_25_0016_domain_verification.js';
 import * as formClaims from './2026_11_25_0017_form_claims.js';
 import * as erasedAudiences from './2026_11_25_0018_erased_audiences.js';
 import * as experiments from './2026_11_25_0019_experiments.js';
+import * as changeCounters from './2026_11_26_0020_change_counters.js';
 
 /** Every migration, by name; names sort in the order they must run. Add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0017_form_claims': formClaims,
   '2026_11_25_0018_erased_audiences': erasedAudiences,
   '2026_11_25_0019_experiments': experiments,
+  '2026_11_26_0020_change_counters': changeCounters,
 };

@@ -53,3 +53,9 @@ export interface ServiceSecretsTable {
   value: string;
   created_at: string;
 }
+
+/** One row per kind of change (src/db/changes.ts), moved in the transaction that makes the change. */
+export interface ChangeCountersTable {
+  scope: string;
+  value: number;
+}

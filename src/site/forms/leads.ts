@@ -9,7 +9,6 @@ import { createLog, ownerExists, toPersonLog } from '../../logs/repository.js';
 import type { StoredAction } from '../../pages/actions.js';
 import { findPage } from '../../pages/repository.js';
 import { experimentOf, findVisit, lockVisit, recordVisit, type VisitFields } from '../../sessions/repository.js';
-import { sessionsChanged } from '../../events/freshness.js';
 import { now } from '../../time.js';
 import { HONEYPOT, type LeadErrors, type LeadFields } from '../../render/document.js';
 import type { ViewClaims } from '../token.js';
@@ -191,7 +190,5 @@ export async function recordLead(
     });
     return session;
   });
-  // After the commit: the pages overview of this process must not keep an answer from before it.
-  if (recorded) sessionsChanged(claims.tenantId);
   return recorded;
 }

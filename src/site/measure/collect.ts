@@ -6,7 +6,6 @@ import type { AudienceSessionsTable } from '../../db/types.js';
 import { validatorCompiler } from '../../http/validation.js';
 import { prepared } from '../../db/prepared.js';
 import { experimentOf, lockVisit, recordVisit, type Visit, type VisitFields } from '../../sessions/repository.js';
-import { sessionsChanged } from '../../events/freshness.js';
 import { notModified, type SiteContext, siteHostOf } from '../context.js';
 import { addressLimiter, fromTrustedProxy, takeFor } from '../limits.js';
 import { MEASURING_SCRIPT, MEASURING_SCRIPT_ETAG } from './script.js';
@@ -167,8 +166,6 @@ export async function collectRoutes(site: FastifyInstance, context: SiteContext)
         await recordVisit(trx, visit, stored, raise(stored, request.body, claims, at));
         return true;
       });
-      // After the commit: the pages overview of this process must not keep an answer from before it.
-      sessionsChanged(claims.tenantId);
       context.observe?.report(recorded ? 'accepted' : 'page_gone');
       return reply.code(204).send();
     },

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Rendered } from '../../render/rendered.js';
 
 export interface DocumentCache {
@@ -12,37 +13,25 @@ export interface DocumentCache {
  * an entry is never stale, only unused: nothing expires by time, old keys fall out.
  */
 export function documentCache(maxEntries = 4000, maxBytes = 16 * 1024 * 1024): DocumentCache {
-  const entries = new Map<string, Rendered>();
-  let bytes = 0;
+  const entries = new LRUCache<string, Rendered>({
+    max: maxEntries,
+    maxSize: maxBytes,
+    // One document may take an eighth of the whole at most: a few large ones never push out the rest.
+    maxEntrySize: maxBytes / 8,
+    sizeCalculation: (rendered) => Math.max(1, rendered.bytes),
+  });
   let hits = 0;
   let misses = 0;
   return {
     get(key) {
       const found = entries.get(key);
-      if (!found) {
-        misses++;
-        return undefined;
-      }
-      hits++;
-      entries.delete(key);
-      entries.set(key, found);
+      if (found) hits++;
+      else misses++;
       return found;
     },
     set(key, value) {
-      if (value.bytes > maxBytes / 8) return;
-      const old = entries.get(key);
-      if (old) {
-        bytes -= old.bytes;
-        entries.delete(key);
-      }
       entries.set(key, value);
-      bytes += value.bytes;
-      for (const [oldest, entry] of entries) {
-        if (entries.size <= maxEntries && bytes <= maxBytes) break;
-        entries.delete(oldest);
-        bytes -= entry.bytes;
-      }
     },
-    stats: () => ({ entries: entries.size, bytes, hits, misses }),
+    stats: () => ({ entries: entries.size, bytes: entries.calculatedSize, hits, misses }),
   };
 }

@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 /**
  * What each visitor path resolved to, kept for as long as the database is unchanged.
  *
@@ -17,9 +19,16 @@ export interface OutcomeMemo<T> {
   stats(): { entries: number; hits: number; misses: number };
 }
 
-export function outcomeMemo<T>(maxEntries = 4000): OutcomeMemo<T> {
+/** What one remembered answer holds besides its key, about: a stamp and a token's fields at most. */
+const ANSWER_BYTES = 512;
+
+export function outcomeMemo<T extends {}>(maxEntries = 4000, maxBytes = 8 * 1024 * 1024): OutcomeMemo<T> {
   let at = -1;
-  const entries = new Map<string, T>();
+  const entries = new LRUCache<string, T>({
+    max: maxEntries,
+    maxSize: maxBytes,
+    sizeCalculation: (_answer, key) => 2 * key.length + ANSWER_BYTES,
+  });
   let hits = 0;
   let misses = 0;
   const sync = (version: number) => {
@@ -37,7 +46,6 @@ export function outcomeMemo<T>(maxEntries = 4000): OutcomeMemo<T> {
     },
     set(version, key, value) {
       sync(version);
-      if (entries.size >= maxEntries) entries.clear();
       entries.set(key, value);
     },
     stats: () => ({ entries: entries.size, hits, misses }),

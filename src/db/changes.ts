@@ -1,0 +1,61 @@
+import { sql, type Kysely } from 'kysely';
+import { perDatabase } from './per-database.js';
+import { prepared } from './prepared.js';
+import type { Database } from './types.js';
+
+/**
+ * What an in-process cache watches instead of being told: a counter per kind of change, moved by
+ * the data function that makes the change, in its transaction, so the counter and the change
+ * commit together (or not at all) and no route can forget it. A cache keeps an answer while the
+ * counter it read before reading the answer stands still. The catalogue of caches and what moves
+ * each is in docs/contributing.md ("In-process caches").
+ *
+ * - `domains`: which hosts are tenant domains (a domain verified, released or deleted; a tenant's
+ *   fallback domain made);
+ * - `sessions:<tenantId>`: what the tenant's pages overview adds up (a session's sums changed, a
+ *   page deleted).
+ */
+export type ChangeScope = 'domains' | `sessions:${string}`;
+
+const moveCounter = prepared((db, p: { scope: string }) =>
+  db.updateTable('change_counters').set({ value: sql<number>`value + 1` }).where('scope', '=', p.scope).returning('value'),
+);
+const startCounter = prepared((db, p: { scope: string }) =>
+  db
+    .insertInto('change_counters')
+    .values({ scope: p.scope, value: 1 })
+    .onConflict((oc) => oc.column('scope').doUpdateSet({ value: sql<number>`change_counters.value + 1` })),
+);
+const readCounter = prepared((db, p: { scope: string }) => db.selectFrom('change_counters').select('value').where('scope', '=', p.scope));
+
+/**
+ * When this process last moved a counter of each kind (`domains`, `sessions`) of a database
+ * (Date.now()): by kind, not by scope, so it holds a few entries whatever the number of tenants.
+ */
+const movedHere = perDatabase(() => new Map<string, number>());
+const kindOf = (scope: ChangeScope) => scope.split(':', 1)[0] ?? scope;
+
+/**
+ * Moves `scope`'s counter in the caller's transaction. Every transaction that moves one counter
+ * takes its row lock (PostgreSQL) until it ends: call it before the other rows the change writes
+ * that transactions of the same scope share (a page's rollup rows), so two never wait in a cycle.
+ */
+export async function noteChange(trx: Kysely<Database>, scope: ChangeScope): Promise<void> {
+  movedHere(trx).set(kindOf(scope), Date.now());
+  // A plain UPDATE of the existing row costs a fraction of an upsert on SQLite; the row is made once.
+  if ((await moveCounter(trx, { scope })).length === 0) await startCounter(trx, { scope });
+}
+
+/** `scope`'s counter as committed: 0 before its first change. */
+export async function changeCount(db: Kysely<Database>, scope: ChangeScope): Promise<number> {
+  return Number((await readCounter(db, { scope }))[0]?.value ?? 0);
+}
+
+/**
+ * When this process last moved a counter of `scope`'s kind in `db` (-Infinity: never). That change
+ * may still be committing: a cache that reads its counter only now and then reads it every time
+ * for a while after this, so that what this process changed shows here at once.
+ */
+export function movedHereAt(db: Kysely<Database>, scope: ChangeScope): number {
+  return movedHere(db).get(kindOf(scope)) ?? Number.NEGATIVE_INFINITY;
+}
