@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { createApiKey, createTenant } from '../src/admin/repository.js';
 import { buildApp, type AppOptions } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { newId } from '../src/ids.js';
 import pg from 'pg';
 
 /** A parsed JSON response body: tests read fields off it freely. */
@@ -144,6 +145,30 @@ export async function startApp(env: Record<string, string> = {}, options: Omit<A
 export async function verifiedDomain(t: TestApp, hostname: string, key?: string): Promise<Json> {
   const created = ok(await t.req('POST', '/v0/tenant_domains', { hostname }, key === undefined ? {} : { key }), 201);
   return ok(await attest(t, created.tenantDomainId));
+}
+
+/**
+ * A verified custom domain row written past the creation rules, as a database from before issue
+ * 25 could hold it (an IP, localhost, a name under the fallback suffix). Returns its id.
+ */
+export async function domainRowPastTheRules(app: FastifyInstance, tenantId: string, hostname: string): Promise<string> {
+  const id = newId('domain');
+  const at = new Date().toISOString();
+  await app.db
+    .insertInto('tenant_domains')
+    .values({
+      id,
+      tenant_id: tenantId,
+      hostname,
+      is_fallback: 0,
+      created_at: at,
+      status: 'verified',
+      verified_at: at,
+      verification_value: null,
+      next_check_at: null,
+    })
+    .execute();
+  return id;
 }
 
 /** `POST /admin/tenant_domains/{id}/verify` with the admin token. */

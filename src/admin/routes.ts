@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { TenantDomain, TenantDomainParams } from '../domains/schemas.js';
-import { attestDomain, type DropDomainLinks } from '../domains/verification.js';
+import type { DropDomainLinks } from '../domains/repository.js';
+import { attestDomain } from '../domains/verification.js';
 import { adminAuth } from '../http/auth.js';
 import { notFound } from '../http/errors.js';
 import { ListEnvelope, ListQuery, NoContent, responses } from '../http/schemas.js';

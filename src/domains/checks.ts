@@ -4,8 +4,8 @@ import type { Database } from '../db/types.js';
 import { roundLoop, type RoundLoop } from '../jobs/loop.js';
 import { now } from '../time.js';
 import type { TxtLookup } from './dns.js';
-import { verificationName } from './repository.js';
-import { type DropDomainLinks, markVerified } from './verification.js';
+import { type DropDomainLinks, verificationName } from './repository.js';
+import { markVerified } from './verification.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;

@@ -10,7 +10,13 @@ import { newId } from '../ids.js';
 import { now } from '../time.js';
 import type { HostnameRules } from './hostnames.js';
 import type { TenantDomain, TenantDomainListQuery } from './schemas.js';
-import type { DropDomainLinks } from './verification.js';
+
+/**
+ * What goes with a domain: its page links, each with its `page_link.deleted` event. The page-links
+ * area's `deleteDomainLinks`, handed in by whoever wires the service (app.ts, the CLI): page links
+ * live on domains, so that area imports this one, never the other way round.
+ */
+export type DropDomainLinks = (trx: Transaction<Database>, tenantId: string, domainId: string) => Promise<void>;
 
 /** The TXT record's name for a hostname: an underscore label, which no host name uses. */
 export const verificationName = (hostname: string) => `_pam-verify.${hostname}`;

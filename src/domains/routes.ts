@@ -4,9 +4,9 @@ import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/id
 import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
 import type { TxtLookup } from './dns.js';
 import type { HostnameRules } from './hostnames.js';
-import { createDomain, deleteDomain, findDomain, listDomains } from './repository.js';
+import { createDomain, deleteDomain, type DropDomainLinks, findDomain, listDomains } from './repository.js';
 import { TenantDomain, TenantDomainCreate, TenantDomainListQuery, TenantDomainParams } from './schemas.js';
-import { checkRecord, type DropDomainLinks, markVerifiedOf } from './verification.js';
+import { checkRecord, markVerifiedOf } from './verification.js';
 
 const extension = { tags: ['page links'], 'x-extension': true };
 

@@ -2,7 +2,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
 import type { HostnameRules } from './hostnames.js';
-import { type DropDomainLinks, releaseDomain } from './verification.js';
+import type { DropDomainLinks } from './repository.js';
+import { releaseDomain } from './verification.js';
 
 /**
  * At start-up: custom domains whose names the rules now refuse are released, with their links.

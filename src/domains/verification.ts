@@ -5,15 +5,8 @@ import { emit } from '../events/outbox.js';
 import { AppError, conflictIfTaken, notFound } from '../http/errors.js';
 import { now } from '../time.js';
 import type { TxtLookup } from './dns.js';
-import { toTenantDomain, verificationName } from './repository.js';
+import { type DropDomainLinks, toTenantDomain, verificationName } from './repository.js';
 import type { TenantDomain } from './schemas.js';
-
-/**
- * What goes with a domain: its page links, each with its `page_link.deleted` event. The page-links
- * area's `deleteDomainLinks`, handed in by whoever wires the service (app.ts, the CLI): page links
- * live on domains, so that area imports this one, never the other way round.
- */
-export type DropDomainLinks = (trx: Transaction<Database>, tenantId: string, domainId: string) => Promise<void>;
 
 /** Why a domain was removed without its tenant asking: the `reason` of `tenant_domain.released`. */
 export type ReleaseReason = 'verified_by_another_tenant' | 'hostname_refused';

@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { newId } from '../../src/ids.js';
-import { attest, expectProblem, ok, startApp, verifiedDomain, type Json, type Res, type TestApp } from '../helpers.js';
+import {
+  attest,
+  domainRowPastTheRules,
+  expectProblem,
+  ok,
+  startApp,
+  verifiedDomain,
+  type Json,
+  type Res,
+  type TestApp,
+} from '../helpers.js';
 import { fallbackHost } from '../site/serve-helpers.js';
 
 // GET /_pam/tls/ask: what Caddy's on-demand TLS asks before it gets a certificate for a name.
@@ -77,22 +86,7 @@ describe('GET /_pam/tls/ask', () => {
 
   test("never 200 for the API's own host, localhost or an IP literal, even when a tenant's row names it", async () => {
     // Rows past the rules (creation refuses these names), as a database from before issue 25 could hold them.
-    const at = new Date().toISOString();
-    for (const hostname of [API_HOST, '192.0.2.10', 'localhost'])
-      await t.app.db
-        .insertInto('tenant_domains')
-        .values({
-          id: newId('domain'),
-          tenant_id: t.tenantId,
-          hostname,
-          is_fallback: 0,
-          created_at: at,
-          status: 'verified',
-          verified_at: at,
-          verification_value: null,
-          next_check_at: null,
-        })
-        .execute();
+    for (const hostname of [API_HOST, '192.0.2.10', 'localhost']) await domainRowPastTheRules(t.app, t.tenantId, hostname);
     for (const domain of [
       API_HOST,
       `${API_HOST.toUpperCase()}.:443`,

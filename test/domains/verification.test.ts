@@ -9,7 +9,7 @@ import type { Database } from '../../src/db/types.js';
 import { nextCheckAt } from '../../src/domains/checks.js';
 import { newId } from '../../src/ids.js';
 import { startFakeDns, type FakeDns } from '../dns-server.js';
-import { attest, expectProblem, freshDatabase, ok, startApp, type Json, type TestApp } from '../helpers.js';
+import { attest, domainRowPastTheRules, expectProblem, freshDatabase, ok, startApp, type Json, type TestApp } from '../helpers.js';
 
 // Issue 25: tenant domains are proven (a DNS TXT record, or an operator's word) before they are
 // served; names that belong to the service or to every machine are refused; the API's own host
@@ -266,23 +266,7 @@ describe("the API's own host always reaches the API, whatever the table holds", 
   // /admin, /metrics and /console. Rows are written here past the rules, as an old database could hold them.
   const hosts = ['127.0.0.1', 'localhost', 'api.pam.example', '[::1]', '0x7f.1'];
   before(async () => {
-    const at = new Date().toISOString();
-    for (const hostname of hosts) {
-      await (t.app.db as Kysely<Database>)
-        .insertInto('tenant_domains')
-        .values({
-          id: newId('domain'),
-          tenant_id: t.tenantId,
-          hostname,
-          is_fallback: 0,
-          created_at: at,
-          status: 'verified',
-          verified_at: at,
-          verification_value: null,
-          next_check_at: null,
-        })
-        .execute();
-    }
+    for (const hostname of hosts) await domainRowPastTheRules(t.app, t.tenantId, hostname);
   });
 
   test('POST /v0/tenant_domains {"hostname": "127.0.0.1"} is refused (the takeover attempt)', async () => {
@@ -412,27 +396,10 @@ describe('upgrade: refused names held from before are released at start-up', () 
     const first = await startApp(env);
     let tenant: { key: string; tenantId: string };
     try {
-      const db = first.app.db as Kysely<Database>;
       tenant = await first.newTenant('Old squatter');
-      const at = new Date().toISOString();
       const ids: Record<string, string> = {};
-      for (const hostname of ['192.0.2.7', 'newco.pages.localhost', 'admin.example.com', 'kept.example.org']) {
-        ids[hostname] = newId('domain');
-        await db
-          .insertInto('tenant_domains')
-          .values({
-            id: ids[hostname]!,
-            tenant_id: tenant.tenantId,
-            hostname,
-            is_fallback: 0,
-            created_at: at,
-            status: 'verified',
-            verified_at: at,
-            verification_value: null,
-            next_check_at: null,
-          })
-          .execute();
-      }
+      for (const hostname of ['192.0.2.7', 'newco.pages.localhost', 'admin.example.com', 'kept.example.org'])
+        ids[hostname] = await domainRowPastTheRules(first.app, tenant.tenantId, hostname);
       const page = ok(
         await first.req('POST', '/v0/pages', { name: 'P', title: 'P', pageContext: 'c', pageType: 'inbound' }, { key: tenant.key }),
         201,
@@ -505,7 +472,7 @@ describe('upgrade: refused names held from before are released at start-up', () 
       rows.map((r) => r.status),
       ['verified', 'verified'],
     );
-    assert.ok(rows.every((r) => r.verified_at === r.created_at || r.verified_at !== null));
+    assert.ok(rows.every((r) => r.verified_at !== null));
     assert.ok(!rows.some((r) => r.id === pending.tenantDomainId), 'a pending claim does not survive a down migration');
     const links = await db.selectFrom('page_links').select(['id', 'tenant_domain_id']).where('id', '=', link.pageLinkId).execute();
     assert.deepEqual(links, [{ id: link.pageLinkId, tenant_domain_id: domain.tenantDomainId }]);

@@ -116,15 +116,21 @@ describe('a 50/50 holdout over 60 persons', () => {
     assert.equal(results.arms[0].key, 'control', 'control is the baseline');
 
     // Every session names its experiment and arm, in the API and in the CSV.
-    const sessions = ok(await t.req('GET', `/v0/pages/${page.pageId}/audience_sessions?limit=100`)).items as Json[];
-    assert.ok(sessions.length >= 100);
+    const listed = ok(await t.req('GET', `/v0/pages/${page.pageId}/audience_sessions?limit=100`));
+    const sessions = listed.items as Json[];
+    assert.equal(listed.totalCount, 120, 'two visits of each of 60 persons');
     assert.ok(sessions.every((s) => s.experimentId === experiment.experimentId && (s.arm === 'control' || s.arm === 'personalised')));
     const csv = await t.app.inject({
       method: 'GET',
-      url: `/v0/pages/${page.pageId}/audience_sessions/export`,
-      headers: { 'x-api-key': t.key },
+      url: `/v0/pages/${page.pageId}/audience_sessions`,
+      headers: { 'x-api-key': t.key, accept: 'text/csv' },
     });
-    if (csv.statusCode === 200) assert.ok(csv.body.split('\r\n')[0]?.endsWith('experimentId,arm'));
+    assert.equal(csv.statusCode, 200, csv.body);
+    const [header = '', ...lines] = csv.body.trim().split('\r\n');
+    assert.ok(header.endsWith('experimentId,arm'), header);
+    assert.equal(lines.length, 120);
+    const arms = [`,${experiment.experimentId},control`, `,${experiment.experimentId},personalised`];
+    assert.ok(lines.every((line) => arms.some((end) => line.endsWith(end))));
 
     // Concluded with control: every covered audience sees control until the next experiment or change.
     ok(await t.req('POST', `${base}/${experiment.experimentId}/conclude`, { winner: 'control' }));
