@@ -1,0 +1,303 @@
+import { type Api, callJson, requestOf } from './api.js';
+import type { Operation, RouteCatalogue } from './catalogue.js';
+import { idempotencyKeyArgument, itemsOf, type JsonSchema, linkServed, mergedInput, pageWithParts, plainSchema } from './schemas.js';
+
+type Args = Record<string, unknown>;
+type Body = Record<string, unknown>;
+
+export interface ToolAnswer {
+  structured: Body;
+  summary: string;
+}
+
+/** One MCP tool: its schemas come from the API's routes, and it runs by calling the API. */
+export interface Tool {
+  name: string;
+  title: string;
+  description: string;
+  /** Needs the write scope (every write tool takes `idempotencyKey`). */
+  write: boolean;
+  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  inputSchema: JsonSchema;
+  outputSchema: JsonSchema;
+  run(args: Args, api: Api): Promise<ToolAnswer>;
+}
+
+interface Shape {
+  name: string;
+  title: string;
+  description: string;
+  write?: { destructive: boolean; idempotent: boolean };
+}
+
+function tool(shape: Shape, inputSchema: JsonSchema, outputSchema: JsonSchema, run: Tool['run']): Tool {
+  const write = shape.write;
+  if (write) inputSchema.properties = { ...inputSchema.properties, idempotencyKey: idempotencyKeyArgument() };
+  return {
+    name: shape.name,
+    title: shape.title,
+    description: shape.description,
+    write: write !== undefined,
+    annotations: {
+      readOnlyHint: write === undefined,
+      destructiveHint: write?.destructive ?? false,
+      idempotentHint: write?.idempotent ?? true,
+      openWorldHint: false,
+    },
+    inputSchema,
+    outputSchema: objectSchema(outputSchema),
+    run,
+  };
+}
+
+/** MCP wants an object at the root of an output schema; every answer the tools pass on is one. */
+function objectSchema(schema: JsonSchema): JsonSchema {
+  if (schema.type !== 'object') throw new Error(`An MCP tool's output schema must be an object, got ${JSON.stringify(schema.type)}`);
+  return schema;
+}
+
+/** A tool that is one API operation: its arguments are the operation's parameters, query and body. */
+function oneCall(shape: Shape, operation: Operation, summary: (body: Body, args: Args) => string, fixed?: Args) {
+  // A tool whose body is fixed (publish_version's status) takes only the path's ids: the rest of
+  // the PATCH body is the resource sent back as read, nothing an assistant should fill in.
+  const input = mergedInput({ params: [operation.params], rest: fixed ? [] : [operation.querystring, operation.body] });
+  return tool(shape, input, plainSchema(operation.response), async (args, api) => {
+    const body = await callJson<Body>(api, requestOf(operation, args, fixed));
+    return { structured: body, summary: summary(body, args) };
+  });
+}
+
+const count = (body: Body, noun: string) => {
+  const items = Array.isArray(body.items) ? body.items.length : 0;
+  const total = typeof body.totalCount === 'number' ? ` of ${body.totalCount}` : '';
+  return `${items}${total} ${noun}${body.hasMore === true ? ` (more: pass nextCursor "${String(body.nextCursor)}" as cursor)` : ''}`;
+};
+const READ_NOTE = 'Read-only.';
+
+/** The tool table: the same for the Streamable HTTP endpoint and, through it, the stdio bin. */
+export function buildTools(catalogue: RouteCatalogue): Tool[] {
+  const op = (id: string) => catalogue.get(id);
+  const personSearch = catalogue.find('searchPersons') ?? op('listPersons');
+  const links = op('searchPageLinks');
+  const audiences = op('listAudiences');
+  const createVersion = op('createAudienceVersion');
+  const updateVersion = op('updateAudienceVersion');
+  const createLink = op('createPageLink');
+  const domains = op('listTenantDomains');
+
+  return [
+    oneCall(
+      {
+        name: 'search_persons',
+        title: 'Search persons',
+        description: `The tenant's persons, newest first, a page at a time. ${READ_NOTE}`,
+      },
+      personSearch,
+      (b) => count(b, 'persons'),
+    ),
+    oneCall(
+      {
+        name: 'search_accounts',
+        title: 'Search accounts',
+        description: `Accounts whose name or domain contains \`query\` (case-insensitive). ${READ_NOTE}`,
+      },
+      op('searchAccounts'),
+      (b) => count(b, 'accounts'),
+    ),
+    oneCall(
+      {
+        name: 'search_audiences',
+        title: 'Search audiences',
+        description: `Audiences, across pages, whose name or page's name contains \`query\`; at most \`limit\` (100), no further pages. ${READ_NOTE}`,
+      },
+      op('searchAudiences'),
+      (b) => count(b, 'audiences'),
+    ),
+    oneCall(
+      { name: 'list_pages', title: 'List pages', description: `The tenant's pages, newest first, a page at a time. ${READ_NOTE}` },
+      op('listPages'),
+      (b) => count(b, 'pages'),
+    ),
+    getPage(op('getPage'), audiences, links, domains),
+    oneCall(
+      {
+        name: 'create_page',
+        title: 'Create a page',
+        description:
+          'Creates a page: name, title, pageType, pageContext (what the page agent writes from), actions and content (headline, subheadline, Markdown sections). status published makes it servable once it has a link.',
+        write: { destructive: false, idempotent: false },
+      },
+      op('createPage'),
+      (b) => `Created page ${String(b.pageId)} "${String(b.name)}" (${String(b.status)})`,
+    ),
+    oneCall(
+      {
+        name: 'create_audience',
+        title: 'Create an audience',
+        description:
+          'Creates an audience of a page, for a person (personId) or an account, with an optional personRouteKey (the path segment of page_routing links).',
+        write: { destructive: false, idempotent: false },
+      },
+      op('createAudience'),
+      (b) => `Created audience ${String(b.audienceId)} "${String(b.effectiveName)}" on page ${String(b.pageId)}`,
+    ),
+    writeVersion(createVersion, updateVersion),
+    oneCall(
+      {
+        name: 'publish_version',
+        title: 'Publish a version',
+        description:
+          "Publishes an audience's version: visitors of the audience see it from now on, and the previously published one is archived.",
+        write: { destructive: true, idempotent: true },
+      },
+      updateVersion,
+      (b) => `Version ${String(b.versionId)} is ${String(b.status)}`,
+      { status: 'published' },
+    ),
+    oneCall(
+      {
+        name: 'regenerate',
+        title: 'Regenerate a page',
+        description:
+          'Queues a new version for the page agent to write, for every live audience of the page or the listed audienceIds; the versions appear as queued, then processing, then published (or failed).',
+        write: { destructive: false, idempotent: false },
+      },
+      op('regeneratePage'),
+      (b) => `Queued ${String(b.queued)} versions for the page agent`,
+    ),
+    oneCall(
+      {
+        name: 'get_page_analytics',
+        title: 'Page analytics',
+        description: `A page's visits, conversions and time on page over a range (startDate to endDate, by interval), with the top groups by groupBy. ${READ_NOTE}`,
+      },
+      op('getPageAnalytics'),
+      (b, a) => `Analytics of page ${String(a.pageId)}${a.groupBy ? ` grouped by ${String(a.groupBy)}` : ''}: ${summaryOfTotals(b)}`,
+    ),
+    oneCall(
+      {
+        name: 'list_recent_visits',
+        title: 'Recent visits',
+        description: `The sessions of a page (or one audienceId), newest first, with their classes and UTM values. ${READ_NOTE}`,
+      },
+      op('listAudienceSessions'),
+      (b) => count(b, 'sessions'),
+    ),
+    oneCall(
+      {
+        name: 'get_experiment_results',
+        title: 'Experiment results',
+        description: `The results of a page's experiment: each arm's visitors and conversions, the comparison and whether one is winning. ${READ_NOTE}`,
+      },
+      op('getExperimentResults'),
+      (_b, a) => `Results of experiment ${String(a.experimentId)}`,
+    ),
+    createLinkTool(createLink, domains),
+  ];
+}
+
+function summaryOfTotals(body: Body): string {
+  const totals = body.totals;
+  if (totals === null || typeof totals !== 'object') return 'see the structured answer';
+  return Object.entries(totals as Body)
+    .filter(([, v]) => typeof v === 'number')
+    .slice(0, 4)
+    .map(([k, v]) => `${k} ${String(v)}`)
+    .join(', ');
+}
+
+/** The tenant's domains (first 100): where links live, and the hostnames of their URLs. */
+async function domainsOf(api: Api, domains: Operation): Promise<Body[]> {
+  return (await callJson<Body>(api, requestOf(domains, { limit: 100 }))).items as Body[];
+}
+
+const urlOf = (domain: Body | undefined, path: string) => (domain ? `https://${String(domain.hostname)}${path}` : path);
+
+/** A page with its audiences and the links to it on each domain: reads of the API. */
+function getPage(page: Operation, audiences: Operation, links: Operation, domains: Operation): Tool {
+  const output = pageWithParts(plainSchema(page.response), itemsOf(audiences.response), itemsOf(links.response));
+  return tool(
+    {
+      name: 'get_page',
+      title: 'Get a page',
+      description: `A page with its live audiences and the links that lead to it, each with its URL (first 100 of each, per domain). ${READ_NOTE}`,
+    },
+    mergedInput({ params: [page.params] }),
+    output,
+    async (args, api) => {
+      const found = await callJson<Body>(api, requestOf(page, args));
+      const pageId = String(found.pageId);
+      const listed = await callJson<Body>(api, requestOf(audiences, { pageId, limit: 100 }));
+      const served: Body[] = [];
+      let linksHasMore = false;
+      for (const domain of await domainsOf(api, domains)) {
+        const linked = await callJson<Body>(api, requestOf(links, { pageId, tenantDomainId: domain.tenantDomainId, limit: 100 }));
+        for (const link of linked.items as Body[]) served.push({ ...link, url: urlOf(domain, String(link.path)) });
+        linksHasMore ||= linked.hasMore === true;
+      }
+      const structured = {
+        ...found,
+        audiences: listed.items as Body[],
+        audiencesHasMore: listed.hasMore === true,
+        links: served,
+        linksHasMore,
+      };
+      return {
+        structured,
+        summary: `Page ${pageId} "${String(found.name)}" (${String(found.status)}): ${structured.audiences.length} audiences, ${served.length} links`,
+      };
+    },
+  );
+}
+
+/** A draft's content: a new draft version, or (with versionId) a draft's content replaced. */
+function writeVersion(create: Operation, update: Operation): Tool {
+  const input = mergedInput({ params: [create.params, update.params], rest: [create.body] }, { optional: ['versionId'] });
+  const versionId = input.properties?.versionId;
+  if (versionId) versionId.description = 'A draft version to write into; absent: a new draft version is made';
+  return tool(
+    {
+      name: 'write_version',
+      title: 'Write a draft version',
+      description:
+        "Writes an audience's draft version: content is the headline, subheadline and Markdown sections (null: the page's content). Without versionId a new draft is made; with it, that draft's content is replaced. Publish it with publish_version.",
+      write: { destructive: true, idempotent: false },
+    },
+    input,
+    plainSchema(create.response),
+    async (args, api) => {
+      const { versionId, ...rest } = args;
+      const request = versionId === undefined ? requestOf(create, rest) : requestOf(update, { ...rest, versionId });
+      const body = await callJson<Body>(api, request);
+      return { structured: body, summary: `Draft version ${String(body.versionId)} is ${String(body.status)}` };
+    },
+  );
+}
+
+/** A link on a domain of the tenant, and the full address it serves. */
+function createLinkTool(create: Operation, domains: Operation): Tool {
+  const link = plainSchema(create.response);
+  return tool(
+    {
+      name: 'create_link',
+      title: 'Create a page link',
+      description:
+        'Creates a link: a path on a verified domain of the tenant (tenantDomainId; the fallback domain when absent) that serves a page, an audience, or page_routing (<path>/<personRouteKey>). Answers the full URL.',
+      write: { destructive: false, idempotent: false },
+    },
+    mergedInput({ params: [create.params], rest: [create.body] }),
+    linkServed(link),
+    async (args, api) => {
+      const created = await callJson<Body>(api, requestOf(create, args));
+      const url = await servedAt(api, domains, String(created.tenantDomainId), String(created.path));
+      return { structured: { ...created, url }, summary: `Created link ${String(created.pageLinkId)}: ${url}` };
+    },
+  );
+}
+
+async function servedAt(api: Api, domains: Operation, tenantDomainId: string, path: string): Promise<string> {
+  return urlOf(
+    (await domainsOf(api, domains)).find((d) => d.tenantDomainId === tenantDomainId),
+    path,
+  );
+}
