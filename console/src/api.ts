@@ -29,12 +29,23 @@ export type CallerKey = JsonOf<'/v0/api_key', 'get'>;
 export type PageAnalytics = JsonOf<'/v0/pages/{page_id}/analytics', 'get'>;
 export type PageTotals = JsonOf<'/v0/analytics/pages', 'get'>['items'][number];
 export type Schema<K extends keyof Schemas> = Schemas[K];
+export type TenantDomain = Schema<'TenantDomain'>;
+export type Asset = Schema<'Asset'>;
+export type Topic = Schema<'Topic'>;
+export type TopicEntry = Schema<'TopicEntry'>;
+export type PageContent = NonNullable<Schema<'PageCreate'>['content']>;
+export type PageAction = NonNullable<Schema<'PageCreate'>['actions']>[number];
+export type EventType = Schema<'WebhookSubscriptionCreate'>['events'][number];
 
-/** What a failed call says: the problem's title and detail, and its status. */
+/** One field the API refused: a JSON Pointer into the request body, and why. */
+export type FieldProblem = Schema<'FieldError'>;
+
+/** What a failed call says: the problem's title and detail, its status, and the fields it names. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly errors: FieldProblem[] = [],
   ) {
     super(message);
   }
@@ -64,13 +75,19 @@ export const api = createClient({
 interface Problem {
   title?: string;
   detail?: string;
+  errors?: FieldProblem[];
 }
 
 /** The data of a successful call, or an ApiError with the problem's words. */
 export function must<T>(result: { data?: T; error?: unknown; response: Response }): T {
   if (result.data !== undefined && result.response.ok) return result.data;
   const problem = (typeof result.error === 'object' && result.error !== null ? result.error : {}) as Problem;
-  throw new ApiError(result.response.status, problem.detail ?? problem.title ?? `HTTP ${result.response.status}`);
+  throw new ApiError(result.response.status, problem.detail ?? problem.title ?? `HTTP ${result.response.status}`, problem.errors ?? []);
+}
+
+/** A call with no body to return (a DELETE's 204): nothing, or the ApiError of its problem. */
+export function succeeded(result: { error?: unknown; response: Response }): void {
+  if (!result.response.ok) must({ error: result.error, response: result.response, data: undefined });
 }
 
 /** Creates and actions take an Idempotency-Key: one per click, so a retried request is never done twice. */

@@ -4,10 +4,16 @@ import { messageOf, type Session, SessionContext } from './components.js';
 import { href, type Route, useRoute } from './router.js';
 import { AudienceView } from './views/audience.js';
 import { ExperimentView } from './views/experiment.js';
+import { LeadsView } from './views/leads.js';
 import { PageView } from './views/page.js';
 import { PagesView } from './views/pages.js';
+import { SiteView } from './views/site.js';
 import { AccountsView, AccountView, PersonsView, PersonView } from './views/people.js';
 import { SubscriptionView, WebhooksView } from './views/webhooks.js';
+import { AssetsView } from './views/assets.js';
+import { BrandView } from './views/brand.js';
+import { DomainsView } from './views/domains.js';
+import { TopicsView } from './views/topics.js';
 
 /** What the key may do, asked of the API itself (GET /v0/api_key), so nothing is guessed from a failed write. */
 async function sessionOfKey(): Promise<Session> {
@@ -67,6 +73,8 @@ function View({ route }: { route: Route }) {
   switch (route.view) {
     case 'pages':
       return <PagesView />;
+    case 'site':
+      return <SiteView />;
     case 'page':
       return <PageView pageId={route.pageId} />;
     case 'audience':
@@ -81,18 +89,34 @@ function View({ route }: { route: Route }) {
       return <AccountsView />;
     case 'account':
       return <AccountView accountId={route.accountId} />;
+    case 'leads':
+      return <LeadsView />;
+    case 'brand':
+      return <BrandView />;
     case 'webhooks':
       return <WebhooksView />;
     case 'subscription':
       return <SubscriptionView subscriptionId={route.subscriptionId} />;
+    case 'domains':
+      return <DomainsView />;
+    case 'assets':
+      return <AssetsView />;
+    case 'topics':
+      return <TopicsView />;
   }
 }
 
 const NAV: [string, Route['view'][], string][] = [
   ['Pages', ['pages', 'page', 'audience', 'experiment'], href('pages')],
+  ['Site', ['site'], href('site')],
+  ['Leads', ['leads'], href('leads')],
   ['Persons', ['persons', 'person'], href('persons')],
   ['Accounts', ['accounts', 'account'], href('accounts')],
   ['Webhooks', ['webhooks', 'subscription'], href('webhooks')],
+  ['Domains', ['domains'], href('domains')],
+  ['Assets', ['assets'], href('assets')],
+  ['Brand', ['brand'], href('brand')],
+  ['Topics', ['topics'], href('topics')],
 ];
 
 export function App() {

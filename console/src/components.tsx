@@ -17,14 +17,21 @@ export interface Loaded<T> {
   reload: () => void;
 }
 
-/** Loads once per change of `deps`; a late answer for old deps is dropped. */
+/**
+ * Loads once per change of `deps`; a late answer for old deps is dropped. A reload keeps what was
+ * loaded on screen until the new answer comes (forms below keep their state and notices); new
+ * deps clear it, so another resource's data is never shown as this one's.
+ */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
   const [state, setState] = useState<{ data?: T; error?: string; loading: boolean }>({ loading: true });
   const [round, setRound] = useState(0);
   const current = useRef(0);
+  const lastDeps = useRef<unknown[]>(deps);
   useEffect(() => {
     const ticket = ++current.current;
-    setState((s) => ({ ...s, loading: true }));
+    const sameDeps = deps.length === lastDeps.current.length && deps.every((d, i) => Object.is(d, lastDeps.current[i]));
+    lastDeps.current = deps;
+    setState((s) => (sameDeps ? { ...s, loading: true } : { loading: true }));
     load().then(
       (data) => ticket === current.current && setState({ data, loading: false }),
       (err: unknown) => ticket === current.current && setState({ error: messageOf(err), loading: false }),
@@ -37,14 +44,20 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
 export const messageOf = (err: unknown): string =>
   err instanceof ApiError ? `${err.message} (${err.status})` : err instanceof Error ? err.message : String(err);
 
-export function Status({ loaded, children }: { loaded: Pick<Loaded<unknown>, 'error' | 'loading'>; children?: ComponentChildren }) {
+export function Status({
+  loaded,
+  children,
+}: {
+  loaded: Pick<Loaded<unknown>, 'error' | 'loading'> & { data?: unknown };
+  children?: ComponentChildren;
+}) {
   if (loaded.error)
     return (
       <p role="alert" class="error">
         {loaded.error}
       </p>
     );
-  if (loaded.loading)
+  if (loaded.loading && loaded.data === undefined)
     return (
       <p aria-live="polite" class="muted">
         Loading…
@@ -62,6 +75,7 @@ export function WriteButton({
   done,
   kind = 'secondary',
   confirm,
+  name,
 }: {
   label: string;
   action: () => Promise<unknown>;
@@ -69,6 +83,8 @@ export function WriteButton({
   kind?: 'primary' | 'secondary' | 'danger';
   /** Asked first (the browser's own dialog, which every assistive technology knows); declined, nothing is sent. */
   confirm?: string | undefined;
+  /** The accessible name, when the visible label needs its object said (it must start with the label). */
+  name?: string;
 }) {
   const { readOnly } = useSession();
   const [busy, setBusy] = useState(false);
@@ -94,6 +110,7 @@ export function WriteButton({
         aria-busy={busy}
         title={readOnly ? READ_ONLY_REASON : undefined}
         data-write=""
+        aria-label={name}
         onClick={click}
       >
         {label}

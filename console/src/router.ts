@@ -5,6 +5,8 @@ import { useEffect, useState } from 'preact/hooks';
 
 export type Route =
   | { view: 'pages' }
+  | { view: 'site' }
+  | { view: 'brand' }
   | { view: 'page'; pageId: string }
   | { view: 'audience'; pageId: string; audienceId: string }
   | { view: 'experiment'; pageId: string; experimentId: string }
@@ -12,8 +14,12 @@ export type Route =
   | { view: 'person'; personId: string }
   | { view: 'accounts' }
   | { view: 'account'; accountId: string }
+  | { view: 'leads' }
   | { view: 'webhooks' }
-  | { view: 'subscription'; subscriptionId: string };
+  | { view: 'subscription'; subscriptionId: string }
+  | { view: 'domains' }
+  | { view: 'assets' }
+  | { view: 'topics' };
 
 export function parseRoute(hash: string): Route {
   const parts = hash
@@ -22,12 +28,16 @@ export function parseRoute(hash: string): Route {
     .filter((p) => p !== '')
     .map(decodeURIComponent);
   const [area, id, sub, subId] = parts;
+  if (area === 'site') return { view: 'site' };
+  if (area === 'brand') return { view: 'brand' };
   if (area === 'pages' && id && sub === 'audiences' && subId) return { view: 'audience', pageId: id, audienceId: subId };
   if (area === 'pages' && id && sub === 'experiments' && subId) return { view: 'experiment', pageId: id, experimentId: subId };
   if (area === 'pages' && id) return { view: 'page', pageId: id };
   if (area === 'persons') return id ? { view: 'person', personId: id } : { view: 'persons' };
   if (area === 'accounts') return id ? { view: 'account', accountId: id } : { view: 'accounts' };
+  if (area === 'leads') return { view: 'leads' };
   if (area === 'webhooks') return id ? { view: 'subscription', subscriptionId: id } : { view: 'webhooks' };
+  if (area === 'domains' || area === 'assets' || area === 'topics') return { view: area };
   return { view: 'pages' };
 }
 

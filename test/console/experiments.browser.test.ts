@@ -12,6 +12,7 @@ import { newId } from '../../src/ids.js';
 import { available, CHROMIUM, skip, until, USER_AGENT } from '../browser.js';
 import { type Json, ok, startApp, type TestApp } from '../helpers.js';
 import { audienceOf, publishedPage } from '../site/serve-helpers.js';
+import { NOT_COLLECTED } from '../../src/sessions/repository.js';
 
 // Issue 27 in the console: a page's experiments, the experiment view (arms against the results
 // endpoint, the SRM warning, the cumulative rate chart), Start and Conclude through the UI with
@@ -76,6 +77,7 @@ function sessionRow(page: Json, audienceId: string, experimentId: string, arm: s
     experiment_id: experimentId,
     experiment_arm: arm,
     experiment_unit: unit,
+    ...NOT_COLLECTED,
   };
 }
 

@@ -1,7 +1,9 @@
 import { useState } from 'preact/hooks';
-import { type AudienceVersion, api, must, once, type Session, saveBlob, storedKey } from '../api.js';
-import { Badge, LoadMore, messageOf, Section, Status, useCursorList, useLoad, When, WriteButton } from '../components.js';
+import { type AudienceVersion, api, must, once, type Session } from '../api.js';
+import { Badge, LoadMore, Section, Status, useCursorList, useLoad, When, WriteButton } from '../components.js';
+import { CsvButton, type Range, RangeFields, useRange } from '../filters.js';
 import { href } from '../router.js';
+import { AudienceSettings, LatestVersion } from './audience-forms.js';
 
 const STEPS: [keyof AudienceVersion, string][] = [
   ['createdAt', 'created'],
@@ -33,14 +35,9 @@ function Versions({ versions }: { versions: AudienceVersion[] }) {
   );
 }
 
-/** A datetime-local value (the viewer's time) as an RFC 3339 instant, or nothing. */
-const instant = (local: string) => (local ? new Date(local).toISOString() : undefined);
-
 function Sessions({ pageId, audienceId }: { pageId: string; audienceId: string }) {
-  const [from, setFrom] = useState('');
-  const [to, setTo] = useState('');
-  const [applied, setApplied] = useState<{ startDate?: string; endDate?: string }>({});
-  const [downloadError, setDownloadError] = useState<string>();
+  const range = useRange();
+  const [applied, setApplied] = useState<Range>({});
   const filters = () => ({ audienceId, ...applied });
   const sessions = useCursorList(
     async (cursor) => {
@@ -55,48 +52,26 @@ function Sessions({ pageId, audienceId }: { pageId: string; audienceId: string }
     },
     [pageId, audienceId, applied],
   );
-  const download = async () => {
-    setDownloadError(undefined);
-    try {
-      const result = await api.GET('/v0/pages/{page_id}/audience_sessions', {
+  const csv = async () =>
+    must(
+      await api.GET('/v0/pages/{page_id}/audience_sessions', {
         params: { path: { page_id: pageId }, query: filters() },
         headers: { accept: 'text/csv' },
         parseAs: 'blob',
-      });
-      saveBlob(must(result), `sessions-${audienceId}.csv`);
-    } catch (err) {
-      setDownloadError(messageOf(err));
-    }
-  };
+      }),
+    );
   const apply = (e: Event) => {
     e.preventDefault();
-    const next: { startDate?: string; endDate?: string } = {};
-    const start = instant(from);
-    const end = instant(to);
-    if (start) next.startDate = start;
-    if (end) next.endDate = end;
-    setApplied(next);
+    setApplied(range.range());
   };
   return (
     <Section title="Sessions">
       <form class="controls" onSubmit={apply}>
-        <label>
-          From <input type="datetime-local" name="from" value={from} onInput={(e) => setFrom(e.currentTarget.value)} />
-        </label>
-        <label>
-          Until <input type="datetime-local" name="until" value={to} onInput={(e) => setTo(e.currentTarget.value)} />
-        </label>
+        <RangeFields state={range} />
         <button type="submit" class="secondary">
           Filter
         </button>
-        <button type="button" class="secondary" onClick={download} disabled={!storedKey()}>
-          Download CSV
-        </button>
-        {downloadError && (
-          <span role="alert" class="error">
-            {downloadError}
-          </span>
-        )}
+        <CsvButton label="Download CSV" name={`sessions-${audienceId}.csv`} fetch={csv} />
       </form>
       <Status loaded={sessions}>
         <SessionTable sessions={sessions.items} />
@@ -209,6 +184,8 @@ export function AudienceView({ pageId, audienceId }: { pageId: string; audienceI
             )}
             <output aria-live="polite">{notice}</output>
           </div>
+          <LatestVersion audience={a} version={a.latestVersion} changed={refresh('Saved.')} />
+          <AudienceSettings key={`${a.personRouteKey}|${a.customName}|${a.flags.join()}`} audience={a} saved={refresh('Saved.')} />
           <Section title="Versions">
             <Status loaded={versions}>
               <Versions versions={versions.items} />

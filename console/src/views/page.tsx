@@ -1,9 +1,13 @@
 import { useMemo, useState } from 'preact/hooks';
-import { type Audience, api, must, type PageAnalytics } from '../api.js';
+import { type Audience, api, must, type Page, type PageAnalytics } from '../api.js';
 import { type Line, TimeChart } from '../chart.js';
 import { Badge, LoadMore, Section, Status, useCursorList, useLoad, When } from '../components.js';
+import { OpenButton } from '../form.js';
 import { href } from '../router.js';
 import { Experiments } from './experiment.js';
+import { NewAudience } from './audience-forms.js';
+import { PageLinks } from './links.js';
+import { ContentEditor, PageSettings, PageStatusActions } from './page-forms.js';
 
 type Interval = 'hour' | 'day' | 'week';
 type Metrics = PageAnalytics['totals'];
@@ -139,8 +143,14 @@ function Analytics({ pageId }: { pageId: string }) {
 }
 
 function Audiences({ pageId, audiences }: { pageId: string; audiences: ReturnType<typeof useCursorList<Audience>> }) {
+  const [adding, setAdding] = useState(false);
   return (
     <Section title="Audiences">
+      {adding ? (
+        <NewAudience pageId={pageId} onClose={() => setAdding(false)} />
+      ) : (
+        <OpenButton label="New audience" onClick={() => setAdding(true)} />
+      )}
       <Status loaded={audiences}>
         {audiences.items.length === 0 ? (
           <p>No audiences.</p>
@@ -180,13 +190,20 @@ function Audiences({ pageId, audiences }: { pageId: string; audiences: ReturnTyp
   );
 }
 
-function Preview({ pageId, audiences }: { pageId: string; audiences: Audience[] }) {
+/**
+ * The preview is a document of its own, opened by a short-lived link the API hands out: it lives
+ * under its own policy (which allows the page's inline styles, the tenant's brand among them),
+ * not the console's. The console's API is this origin (`connect-src 'self'`), so the link is
+ * opened here whatever host PUBLIC_BASE_URL names.
+ */
+function Preview({ pageId, audiences, revision }: { pageId: string; audiences: Audience[]; revision: number }) {
   const [audienceId, setAudienceId] = useState('');
-  const preview = useLoad(async () => {
+  const link = useLoad(async () => {
     const query = audienceId ? { audienceId } : {};
-    const result = await api.GET('/v0/pages/{page_id}/preview', { params: { path: { page_id: pageId }, query }, parseAs: 'text' });
-    return must(result);
-  }, [pageId, audienceId]);
+    const issued = must(await api.GET('/v0/pages/{page_id}/preview_link', { params: { path: { page_id: pageId }, query } }));
+    const { pathname, search } = new URL(issued.url);
+    return pathname + search;
+  }, [pageId, audienceId, revision]);
   const chosen = audiences.find((a) => a.audienceId === audienceId);
   return (
     <Section title="Preview">
@@ -201,47 +218,15 @@ function Preview({ pageId, audiences }: { pageId: string; audiences: Audience[] 
           ))}
         </select>
       </label>
-      <Status loaded={preview}>
+      <Status loaded={link}>
         {/* sandbox with no allowances: the document's scripts, forms and navigation of this console are all off */}
         <iframe
           class="preview"
           sandbox=""
-          srcdoc={preview.data ?? ''}
+          src={link.data ?? 'about:blank'}
           title={`Preview of the page${chosen ? ` for ${chosen.effectiveName}` : ''}`}
           referrerpolicy="no-referrer"
         />
-      </Status>
-    </Section>
-  );
-}
-
-function Links({ pageId }: { pageId: string }) {
-  const links = useCursorList(
-    async (cursor) =>
-      must(await api.GET('/v0/page_links/search', { params: { query: { pageId, limit: 50, ...(cursor ? { cursor } : {}) } } })),
-    [pageId],
-  );
-  return (
-    <Section title="Links">
-      <Status loaded={links}>
-        {links.items.length === 0 ? (
-          <p>No links lead to this page.</p>
-        ) : (
-          <ul>
-            {links.items.map((l) => (
-              <li key={l.pageLinkId}>
-                <code>{l.path}</code> → {l.target.targetType}
-                {l.target.targetType === 'audience' ? (
-                  <>
-                    {' '}
-                    (<a href={href('pages', pageId, 'audiences', l.target.audienceId)}>audience</a>)
-                  </>
-                ) : null}
-              </li>
-            ))}
-          </ul>
-        )}
-        <LoadMore list={links} />
       </Status>
     </Section>
   );
@@ -258,6 +243,11 @@ export function PageView({ pageId }: { pageId: string }) {
       ),
     [pageId],
   );
+  const [revision, setRevision] = useState(0);
+  const saved = () => {
+    setRevision((r) => r + 1);
+    page.reload();
+  };
   return (
     <Status loaded={page}>
       {page.data && (
@@ -269,13 +259,31 @@ export function PageView({ pageId }: { pageId: string }) {
             {page.data.name} <Badge value={page.data.status} />
           </h1>
           <p class="muted">{page.data.title}</p>
-          <Analytics pageId={pageId} />
+          <PageStatusActions page={page.data} changed={page.reload} />
+          <PageSettings key={`settings-${page.data.updatedAt}`} page={page.data} saved={saved} />
+          <Content page={page.data} saved={saved} />
+          <Preview pageId={pageId} audiences={audiences.items} revision={revision} />
           <Audiences pageId={pageId} audiences={audiences} />
+          <PageLinks pageId={pageId} audiences={audiences.items} />
+          <Analytics pageId={pageId} />
           <Experiments pageId={pageId} />
-          <Preview pageId={pageId} audiences={audiences.items} />
-          <Links pageId={pageId} />
         </article>
       )}
     </Status>
+  );
+}
+
+function Content({ page, saved }: { page: Page; saved: () => void }) {
+  return (
+    <Section title="Content">
+      <ContentEditor
+        label="Page content"
+        initial={page.content}
+        save={async (content) => {
+          must(await api.PATCH('/v0/pages/{page_id}', { params: { path: { page_id: page.pageId } }, body: { content } }));
+          saved();
+        }}
+      />
+    </Section>
   );
 }

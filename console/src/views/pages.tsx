@@ -1,6 +1,9 @@
 import { api, must, type PageTotals } from '../api.js';
 import { Badge, LoadMore, Section, Status, useCursorList, useLoad } from '../components.js';
+import { OpenButton } from '../form.js';
 import { href } from '../router.js';
+import { NewPage } from './page-forms.js';
+import { useState } from 'preact/hooks';
 
 /** The last 30 days' visits of every page, from the analytics overview (followed to its end, at most 1,000 pages). */
 async function visitsByPage(): Promise<Map<string, PageTotals>> {
@@ -21,8 +24,10 @@ export function PagesView() {
     [],
   );
   const visits = useLoad(visitsByPage, []);
+  const [adding, setAdding] = useState(false);
   return (
     <Section title="Pages">
+      {adding ? <NewPage onClose={() => setAdding(false)} /> : <OpenButton label="New page" onClick={() => setAdding(true)} />}
       <Status loaded={pages}>
         {pages.items.length === 0 ? (
           <p>No pages yet.</p>

@@ -3,6 +3,8 @@ import { api, must } from '../api.js';
 import { LoadMore, Section, Status, useCursorList, useLoad, When } from '../components.js';
 import { LogTimeline } from '../log-timeline.js';
 import { href } from '../router.js';
+import { OpenButton } from '../form.js';
+import { AccountForm, ErasePerson, PersonForm } from './people-forms.js';
 
 function SearchForm({ label, onSearch }: { label: string; onSearch: (query: string) => void }) {
   const [text, setText] = useState('');
@@ -24,20 +26,20 @@ function SearchForm({ label, onSearch }: { label: string; onSearch: (query: stri
   );
 }
 
-/**
- * The API has no person search (only accounts have one): persons are listed newest first and
- * the loaded ones are filtered here; a person id opens that person directly.
- */
+/** Persons found by the API's search (name, email or domain); a person id opens that person directly. */
 export function PersonsView() {
   const [query, setQuery] = useState('');
+  const [adding, setAdding] = useState(false);
   const persons = useCursorList(
-    async (cursor) => must(await api.GET('/v0/persons', { params: { query: { limit: 100, ...(cursor ? { cursor } : {}) } } })),
-    [],
+    async (cursor) =>
+      must(
+        await api.GET('/v0/persons/search', {
+          params: { query: { limit: 50, ...(query ? { query } : {}), ...(cursor ? { cursor } : {}) } },
+        }),
+      ),
+    [query],
   );
-  const text = query.toLowerCase();
-  const shown = persons.items.filter(
-    (p) => !text || [p.name, p.email ?? '', p.domain ?? '', p.personId].some((f) => f.toLowerCase().includes(text)),
-  );
+  const shown = persons.items;
   const search = (value: string) => {
     if (/^person_[0-9a-z]{26}$/.test(value)) {
       location.hash = href('persons', value);
@@ -47,7 +49,12 @@ export function PersonsView() {
   };
   return (
     <Section title="Persons">
-      <SearchForm label="Name, email, domain or id (of the persons loaded)" onSearch={search} />
+      {adding ? (
+        <PersonForm done={(p) => (location.hash = href('persons', p.personId))} />
+      ) : (
+        <OpenButton label="New person" onClick={() => setAdding(true)} />
+      )}
+      <SearchForm label="Name, email, domain or id" onSearch={search} />
       <Status loaded={persons}>
         {shown.length === 0 ? (
           <p>No persons match.</p>
@@ -108,7 +115,12 @@ export function PersonView({ personId }: { personId: string }) {
               <When at={person.data.createdAt} />
             </dd>
           </dl>
+          <details class="editor">
+            <summary>Edit</summary>
+            <PersonForm key={person.data.updatedAt} person={person.data} done={person.reload} />
+          </details>
           <LogTimeline owner={{ personId }} />
+          <ErasePerson person={person.data} />
         </article>
       )}
     </Status>
@@ -117,6 +129,7 @@ export function PersonView({ personId }: { personId: string }) {
 
 export function AccountsView() {
   const [query, setQuery] = useState('');
+  const [adding, setAdding] = useState(false);
   const accounts = useCursorList(
     async (cursor) =>
       must(
@@ -128,6 +141,11 @@ export function AccountsView() {
   );
   return (
     <Section title="Accounts">
+      {adding ? (
+        <AccountForm done={(a) => (location.hash = href('accounts', a.accountId))} />
+      ) : (
+        <OpenButton label="New account" onClick={() => setAdding(true)} />
+      )}
       <SearchForm label="Name or domain" onSearch={setQuery} />
       <Status loaded={accounts}>
         {accounts.items.length === 0 ? (
@@ -181,6 +199,10 @@ export function AccountView({ accountId }: { accountId: string }) {
             <dt>Domain</dt>
             <dd>{account.data.domain}</dd>
           </dl>
+          <details class="editor">
+            <summary>Edit</summary>
+            <AccountForm key={account.data.updatedAt} account={account.data} done={account.reload} />
+          </details>
           <LogTimeline owner={{ accountId }} />
         </article>
       )}

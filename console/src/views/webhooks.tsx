@@ -2,14 +2,18 @@ import { useState } from 'preact/hooks';
 import { api, must, once } from '../api.js';
 import { Badge, LoadMore, Section, Status, useCursorList, useLoad, When, WriteButton } from '../components.js';
 import { href } from '../router.js';
+import { OpenButton } from '../form.js';
+import { EditSubscription, NewSubscription } from './webhook-forms.js';
 
 export function WebhooksView() {
   const subscriptions = useCursorList(
     async (cursor) => must(await api.GET('/v0/webhook_subscriptions', { params: { query: { limit: 50, ...(cursor ? { cursor } : {}) } } })),
     [],
   );
+  const [adding, setAdding] = useState(false);
   return (
     <Section title="Webhook subscriptions">
+      {adding ? <NewSubscription /> : <OpenButton label="New subscription" onClick={() => setAdding(true)} />}
       <Status loaded={subscriptions}>
         {subscriptions.items.length === 0 ? (
           <p>No subscriptions.</p>
@@ -73,7 +77,10 @@ export function SubscriptionView({ subscriptionId }: { subscriptionId: string })
             <a href={href('webhooks')}>Webhooks</a> /
           </p>
           <h1>{subscription.data.url}</h1>
-          <p class="muted">Events: {subscription.data.events.join(', ')}</p>
+          <p class="muted">
+            Events: {subscription.data.events.join(', ')} · <Badge value={subscription.data.active ? 'active' : 'paused'} />
+          </p>
+          <EditSubscription key={subscription.data.updatedAt} subscription={subscription.data} changed={subscription.reload} />
           <div class="actions">
             <WriteButton
               label="Send a test"

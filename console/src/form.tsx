@@ -1,0 +1,239 @@
+import { type ComponentChildren, createContext } from 'preact';
+import { useContext, useId, useState } from 'preact/hooks';
+import { ApiError, type FieldProblem } from './api.js';
+import { messageOf, READ_ONLY_REASON, useSession } from './components.js';
+
+// The one form of the console: every write form is an ApiForm, so the API's problem details
+// appear once, the same way everywhere: each field shows the errors at its own JSON Pointer
+// (and below it), and the problem's detail is announced under the form. Fields are labelled by the
+// API's own field names (`name`, `pageType`, `headline`…), so the console teaches the API.
+
+const Problems = createContext<FieldProblem[]>([]);
+
+/** The API's field errors at `pointer` or inside it (`/actions` shows `/actions/0/url` too). */
+export function useProblems(pointer: string): string[] {
+  const problems = useContext(Problems);
+  return problems.filter((p) => p.path === pointer || p.path.startsWith(`${pointer}/`)).map((p) => p.message);
+}
+
+export function ApiForm({
+  label,
+  submitLabel = 'Save',
+  onSubmit,
+  children,
+  notice,
+}: {
+  /** The form's accessible name. */
+  label: string;
+  submitLabel?: string;
+  /** Sends the request; what it resolves to is said in the form's live region (`notice`). */
+  onSubmit: () => Promise<unknown>;
+  children: ComponentChildren;
+  notice?: string;
+}) {
+  const { readOnly } = useSession();
+  const [problems, setProblems] = useState<FieldProblem[]>([]);
+  const [error, setError] = useState<string>();
+  const [done, setDone] = useState('');
+  const [busy, setBusy] = useState(false);
+  const reasonId = useId();
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (readOnly) return;
+    setBusy(true);
+    setError(undefined);
+    setProblems([]);
+    setDone('');
+    try {
+      await onSubmit();
+      setDone(notice ?? 'Saved.');
+    } catch (err) {
+      setProblems(err instanceof ApiError ? err.errors : []);
+      setError(messageOf(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Problems.Provider value={problems}>
+      <form class="api-form" aria-label={label} onSubmit={submit} noValidate>
+        <fieldset disabled={readOnly || busy} aria-describedby={readOnly ? reasonId : undefined}>
+          {children}
+        </fieldset>
+        <p class="form-actions">
+          <button
+            type="submit"
+            class="primary"
+            data-write=""
+            disabled={readOnly || busy}
+            aria-busy={busy}
+            aria-describedby={readOnly ? reasonId : undefined}
+            title={readOnly ? READ_ONLY_REASON : undefined}
+          >
+            {submitLabel}
+          </button>
+          {readOnly && (
+            <span id={reasonId} class="muted small">
+              {READ_ONLY_REASON}.
+            </span>
+          )}
+          <output aria-live="polite">{done}</output>
+        </p>
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
+      </form>
+    </Problems.Provider>
+  );
+}
+
+type FieldProps = {
+  /** The API's field name: the label, unless `label` says otherwise. */
+  name: string;
+  /** JSON Pointer of the field in the request body; `/<name>` unless given. */
+  pointer?: string;
+  label?: string;
+  value: string;
+  onInput: (value: string) => void;
+  hint?: string;
+  required?: boolean;
+  maxLength?: number;
+} & (
+  | { kind?: 'text' | 'email' | 'url' | 'tel' | 'search' | 'number' }
+  | { kind: 'textarea'; rows?: number }
+  | { kind: 'select'; options: readonly (string | [string, string])[] }
+);
+
+/** One labelled field, with the API's errors at its pointer said below it and tied to it. */
+export function Field(props: FieldProps) {
+  const { name, pointer = `/${name}`, label = name, value, onInput, hint, required, maxLength } = props;
+  const id = useId();
+  const messages = useProblems(pointer);
+  const described = [hint ? `${id}-hint` : '', messages.length ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+  const common = {
+    id,
+    name,
+    'aria-invalid': messages.length > 0 ? ('true' as const) : undefined,
+    'aria-describedby': described,
+    'data-pointer': pointer,
+    required,
+  };
+  let control: ComponentChildren;
+  if (props.kind === 'textarea')
+    control = (
+      <textarea {...common} rows={props.rows ?? 4} maxLength={maxLength} value={value} onInput={(e) => onInput(e.currentTarget.value)} />
+    );
+  else if (props.kind === 'select')
+    control = (
+      <select {...common} value={value} onChange={(e) => onInput(e.currentTarget.value)}>
+        {props.options.map((o) => {
+          const [v, text] = typeof o === 'string' ? [o, o] : o;
+          return (
+            <option key={v} value={v}>
+              {text}
+            </option>
+          );
+        })}
+      </select>
+    );
+  else
+    control = (
+      <input
+        {...common}
+        type={(props.kind ?? 'text') as 'text'}
+        maxLength={maxLength}
+        value={value}
+        onInput={(e) => onInput(e.currentTarget.value)}
+      />
+    );
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      {control}
+      {hint && (
+        <span id={`${id}-hint`} class="muted small">
+          {hint}
+        </span>
+      )}
+      {messages.length > 0 && (
+        <span id={`${id}-error`} class="error field-error">
+          {messages.join('; ')}
+        </span>
+      )}
+    </div>
+  );
+}
+
+/** A destructive action confirmed by typing a word (a person's name, before erasure). */
+export function TypedConfirm({
+  word,
+  label,
+  action,
+  done,
+}: {
+  word: string;
+  label: string;
+  action: () => Promise<unknown>;
+  done: () => void;
+}) {
+  const { readOnly } = useSession();
+  const [typed, setTyped] = useState('');
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const id = useId();
+  const click = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await action();
+      done();
+    } catch (err) {
+      setError(messageOf(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="typed-confirm">
+      <label for={id}>Type “{word}” to confirm</label>
+      <input id={id} value={typed} disabled={readOnly} autocomplete="off" onInput={(e) => setTyped(e.currentTarget.value)} />
+      <button
+        type="button"
+        class="danger"
+        data-write=""
+        disabled={readOnly || busy || typed !== word}
+        title={readOnly ? READ_ONLY_REASON : undefined}
+        onClick={click}
+      >
+        {label}
+      </button>
+      {error && (
+        <span role="alert" class="error">
+          {error}
+        </span>
+      )}
+    </div>
+  );
+}
+
+/** A button that opens a write form ("New page", "New audience"): disabled for a read-only key, with the reason. */
+export function OpenButton({ label, onClick }: { label: string; onClick: () => void }) {
+  const { readOnly } = useSession();
+  return (
+    <p>
+      <button
+        type="button"
+        class="primary"
+        data-write=""
+        disabled={readOnly}
+        title={readOnly ? READ_ONLY_REASON : undefined}
+        onClick={onClick}
+      >
+        {label}
+      </button>
+      {readOnly && <span class="muted small"> {READ_ONLY_REASON}.</span>}
+    </p>
+  );
+}

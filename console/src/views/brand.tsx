@@ -1,0 +1,118 @@
+import { useState } from 'preact/hooks';
+import { api, type Asset, must, type Schema } from '../api.js';
+import { Section, Status, useLoad, When } from '../components.js';
+import { ApiForm, Field } from '../form.js';
+
+// The tenant's brand (GET/PATCH /v0/site_settings): logo and favicon picked from the assets,
+// colours, font, footer and privacy link. Every served page wears it from the next request. The
+// API checks the colours' contrast and says which field falls short, beside that field.
+
+type SiteSettings = Schema<'SiteSettings'>;
+type Font = SiteSettings['font'];
+const FONTS: readonly Font[] = ['system', 'serif', 'rounded', 'mono'];
+
+const orNull = (value: string) => (value.trim() === '' ? null : value);
+
+/** An image picker over the tenant's assets; an id not among the first 100 stays choosable as itself. */
+function AssetPicker({
+  name,
+  value,
+  onInput,
+  assets,
+  hint,
+}: {
+  name: string;
+  value: string;
+  onInput: (v: string) => void;
+  assets: Asset[] | undefined;
+  hint: string;
+}) {
+  const listed = (assets ?? []).map((a): [string, string] => [a.assetId, a.name]);
+  const kept: [string, string][] = value && !listed.some(([id]) => id === value) ? [[value, value]] : [];
+  return <Field kind="select" name={name} value={value} onInput={onInput} options={[['', '(none)'], ...kept, ...listed]} hint={hint} />;
+}
+
+/** A colour as `#rrggbb`, typed (so the API's refusal of a wrong one is seen), with a swatch of it. */
+function Colour({ name, value, onInput, hint }: { name: string; value: string; onInput: (v: string) => void; hint: string }) {
+  return (
+    <div class="colour">
+      <Field name={name} value={value} onInput={onInput} maxLength={7} hint={hint} />
+      <span class="swatch" aria-hidden="true" style={{ background: /^#[0-9a-fA-F]{6}$/.test(value) ? value : 'transparent' }} />
+    </div>
+  );
+}
+
+function BrandForm({ settings, assets, saved }: { settings: SiteSettings; assets: Asset[] | undefined; saved: () => void }) {
+  const [logoAssetId, setLogo] = useState(settings.logoAssetId ?? '');
+  const [brandColor, setBrandColor] = useState(settings.brandColor);
+  const [textColor, setTextColor] = useState(settings.textColor);
+  const [backgroundColor, setBackgroundColor] = useState(settings.backgroundColor);
+  const [font, setFont] = useState<Font>(settings.font);
+  const [footerText, setFooterText] = useState(settings.footerText ?? '');
+  const [privacyUrl, setPrivacyUrl] = useState(settings.privacyUrl ?? '');
+  const [faviconAssetId, setFavicon] = useState(settings.faviconAssetId ?? '');
+  const submit = async () => {
+    must(
+      await api.PATCH('/v0/site_settings', {
+        body: {
+          logoAssetId: orNull(logoAssetId),
+          brandColor,
+          textColor,
+          backgroundColor,
+          font,
+          footerText: orNull(footerText),
+          privacyUrl: orNull(privacyUrl),
+          faviconAssetId: orNull(faviconAssetId),
+        },
+      }),
+    );
+    saved();
+  };
+  return (
+    <ApiForm label="Brand" onSubmit={submit} notice="Saved: served pages show it from the next request.">
+      <AssetPicker name="logoAssetId" value={logoAssetId} onInput={setLogo} assets={assets} hint="Shown 40 px high in each page's header" />
+      <Colour name="brandColor" value={brandColor} onInput={setBrandColor} hint="#rrggbb: buttons (white text on it) and links" />
+      <Colour name="textColor" value={textColor} onInput={setTextColor} hint="#rrggbb: at least 4.5:1 against backgroundColor" />
+      <Colour name="backgroundColor" value={backgroundColor} onInput={setBackgroundColor} hint="#rrggbb" />
+      <Field
+        kind="select"
+        name="font"
+        value={font}
+        onInput={(v) => setFont(v as Font)}
+        options={FONTS}
+        hint="System fonts: nothing is downloaded"
+      />
+      <Field
+        kind="textarea"
+        name="footerText"
+        value={footerText}
+        onInput={setFooterText}
+        maxLength={2000}
+        rows={3}
+        hint="Markdown: text, emphasis, lists and links"
+      />
+      <Field kind="url" name="privacyUrl" value={privacyUrl} onInput={setPrivacyUrl} hint='Shown in the footer as "Privacy policy"' />
+      <AssetPicker name="faviconAssetId" value={faviconAssetId} onInput={setFavicon} assets={assets} hint="The browser tab's icon" />
+    </ApiForm>
+  );
+}
+
+export function BrandView() {
+  const settings = useLoad(async () => must(await api.GET('/v0/site_settings')), []);
+  const assets = useLoad(async () => must(await api.GET('/v0/assets', { params: { query: { limit: 100 } } })).items, []);
+  return (
+    <Section title="Brand">
+      <p>Every served page wears these: a header with the logo, buttons and links in the brand colour, the footer and the favicon.</p>
+      <Status loaded={settings}>
+        {settings.data && (
+          <>
+            <p class="muted small">
+              Last changed <When at={settings.data.updatedAt} />
+            </p>
+            <BrandForm settings={settings.data} assets={assets.data} saved={settings.reload} />
+          </>
+        )}
+      </Status>
+    </Section>
+  );
+}

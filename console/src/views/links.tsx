@@ -1,0 +1,139 @@
+import { useState } from 'preact/hooks';
+import { type Audience, api, must, once, type PageLink, succeeded, type TenantDomain } from '../api.js';
+import { LoadMore, Section, Status, useCursorList, useLoad, WriteButton } from '../components.js';
+import { ApiForm, Field } from '../form.js';
+import { href } from '../router.js';
+
+// A page's links: create one on any verified domain, move it (a new path), delete it; each shown
+// as its full, clickable URL. The same service serves the console and the tenant's domains, so a
+// link's URL takes the console's own scheme and port (https and none in production; the local
+// port in development, where *.localhost names loop back).
+
+export const linkUrl = (hostname: string, path: string): string =>
+  `${location.protocol}//${hostname}${location.port ? `:${location.port}` : ''}${path}`;
+
+/** The tenant's verified domains (at most 100), which links may live on. */
+export function useVerifiedDomains() {
+  return useLoad(
+    async () =>
+      must(await api.GET('/v0/tenant_domains', { params: { query: { limit: 100 } } })).items.filter(
+        (d: TenantDomain) => d.status === 'verified',
+      ),
+    [],
+  );
+}
+
+function MoveLink({ link, changed }: { link: PageLink; changed: () => void }) {
+  const [path, setPath] = useState(link.path);
+  return (
+    <details>
+      <summary>Move</summary>
+      <ApiForm
+        label={`Move link ${link.pageLinkId}`}
+        submitLabel="Move"
+        onSubmit={async () => {
+          must(await api.PATCH('/v0/page_links/{page_link_id}', { params: { path: { page_link_id: link.pageLinkId } }, body: { path } }));
+          changed();
+        }}
+      >
+        <Field name="path" value={path} onInput={setPath} maxLength={2048} />
+      </ApiForm>
+    </details>
+  );
+}
+
+/** The page's links on one domain (the search is per domain: the fallback one unless named). */
+function DomainLinks({ pageId, domain, round }: { pageId: string; domain: TenantDomain; round: number }) {
+  const links = useCursorList(
+    async (cursor) =>
+      must(
+        await api.GET('/v0/page_links/search', {
+          params: { query: { pageId, tenantDomainId: domain.tenantDomainId, limit: 50, ...(cursor ? { cursor } : {}) } },
+        }),
+      ),
+    [pageId, domain.tenantDomainId, round],
+  );
+  if (links.items.length === 0 && !links.error) return null;
+  return (
+    <Status loaded={links}>
+      <ul class="links" aria-label={`Links on ${domain.hostname}`}>
+        {links.items.map((l) => (
+          <li key={l.pageLinkId} data-link={l.pageLinkId}>
+            <a href={linkUrl(domain.hostname, l.path)}>{linkUrl(domain.hostname, l.path)}</a> → {l.target.targetType}
+            {l.target.targetType === 'audience' ? (
+              <>
+                {' '}
+                (<a href={href('pages', pageId, 'audiences', l.target.audienceId)}>audience</a>)
+              </>
+            ) : null}
+            <MoveLink link={l} changed={links.reload} />
+            <WriteButton
+              label="Delete"
+              name={`Delete link ${l.path}`}
+              kind="danger"
+              confirm={`Delete the link ${l.path}? Visitors following it get a 404.`}
+              action={async () =>
+                succeeded(await api.DELETE('/v0/page_links/{page_link_id}', { params: { path: { page_link_id: l.pageLinkId } } }))
+              }
+              done={links.reload}
+            />
+          </li>
+        ))}
+      </ul>
+      <LoadMore list={links} />
+    </Status>
+  );
+}
+
+export function PageLinks({ pageId, audiences }: { pageId: string; audiences: Audience[] }) {
+  const domains = useVerifiedDomains();
+  const [round, setRound] = useState(0);
+  const [tenantDomainId, setDomain] = useState('');
+  const [path, setPath] = useState('');
+  const [target, setTarget] = useState('page');
+  const chosenDomain = tenantDomainId || domains.data?.find((d) => d.isFallback)?.tenantDomainId || '';
+  const create = async () => {
+    must(
+      await api.POST('/v0/page_links', {
+        params: { header: once() },
+        body: {
+          path,
+          ...(chosenDomain ? { tenantDomainId: chosenDomain } : {}),
+          target: target === 'page' ? { targetType: 'page', pageId } : { targetType: 'audience', audienceId: target },
+        },
+      }),
+    );
+    setPath('');
+    setRound((r) => r + 1);
+  };
+  return (
+    <Section title="Links">
+      <Status loaded={domains}>
+        {(domains.data ?? []).map((d) => (
+          <DomainLinks key={d.tenantDomainId} pageId={pageId} domain={d} round={round} />
+        ))}
+      </Status>
+      <ApiForm label="New link" submitLabel="Create link" onSubmit={create} notice="Link created.">
+        <Field
+          kind="select"
+          name="tenantDomainId"
+          value={chosenDomain}
+          onInput={setDomain}
+          options={(domains.data ?? []).map((d): [string, string] => [d.tenantDomainId, d.hostname])}
+          hint="Verified domains only"
+        />
+        <Field name="path" value={path} onInput={setPath} maxLength={2048} hint="Starts with /" />
+        <Field
+          kind="select"
+          name="target"
+          value={target}
+          onInput={setTarget}
+          options={[
+            ['page', 'the page'] as [string, string],
+            ...audiences.map((a): [string, string] => [a.audienceId, `audience: ${a.effectiveName}`]),
+          ]}
+        />
+      </ApiForm>
+    </Section>
+  );
+}

@@ -1,0 +1,74 @@
+import type { SITE_FONTS } from '../db/enums.js';
+import { renderMarkdown } from './content.js';
+import { attr, url } from './html.js';
+
+/** The tenant's brand as a document shows it: settings already validated, assets resolved to files. */
+export interface Brand {
+  brandColor: string;
+  textColor: string;
+  backgroundColor: string;
+  font: (typeof SITE_FONTS)[number];
+  footerText: string | null;
+  privacyUrl: string | null;
+  logo?: Picture;
+  favicon?: Picture;
+}
+
+/** An image file of the tenant: where it is served, its type and its size in pixels. */
+export interface Picture {
+  src: string;
+  contentType: string;
+  width: number;
+  height: number;
+  alt: string;
+}
+
+/** System font stacks: every one is on the visitor's device, so a page never fetches a font. */
+const FONT_STACKS: Record<Brand['font'], string> = {
+  system: 'system-ui,-apple-system,"Segoe UI",Roboto,sans-serif',
+  serif: 'Charter,"Bitstream Charter","Sitka Text",Cambria,Georgia,serif',
+  rounded: 'ui-rounded,"Hiragino Maru Gothic ProN",Quicksand,Comfortaa,Manjari,"Arial Rounded MT Bold",Calibri,sans-serif',
+  mono: 'ui-monospace,"Cascadia Code","Source Code Pro",Menlo,Consolas,"DejaVu Sans Mono",monospace',
+};
+
+const HEX = /^#[0-9a-f]{6}$/;
+/**
+ * Only a value of the one shape the API accepts reaches CSS: the PATCH validated it, and this
+ * checks again, so a row written any other way can never close the rule or the style element.
+ */
+const color = (value: string, fallback: string) => (HEX.test(value) ? value : fallback);
+
+/** The logo's height in CSS pixels; its width follows from the file's, so the box is known before it loads. */
+export const LOGO_HEIGHT = 40;
+
+/** The rules that put the brand over the default style (src/render/style.ts). */
+export function brandCss(brand: Brand): string {
+  const b = color(brand.brandColor, '#0b57d0');
+  const t = color(brand.textColor, '#1f2328');
+  const bg = color(brand.backgroundColor, '#ffffff');
+  const font = FONT_STACKS[brand.font] ?? FONT_STACKS.system;
+  return [
+    `body{color:${t};background:${bg};font-family:${font}}`,
+    `a{color:${b}}a:focus-visible,button:focus-visible,input:focus-visible{outline-color:${b}}`,
+    `.button,button{background:${b};color:#fff}.sub,footer{color:${t}}`,
+    `.logo{margin-right:auto}.logo img{display:block;height:${LOGO_HEIGHT}px;width:auto}`,
+    'header.top .wrap{align-items:center;gap:1rem}.brand-foot{display:block}.brand-foot p{margin:0 0 .5rem}',
+  ].join('');
+}
+
+/** The width, in CSS pixels, the logo takes at `LOGO_HEIGHT`. */
+const logoWidth = (logo: Picture) => Math.max(1, Math.round((logo.width * LOGO_HEIGHT) / logo.height));
+
+export const logoImg = (logo: Picture) =>
+  `<span class="logo"><img src="${attr(logo.src)}" alt="${attr(logo.alt)}" width="${logoWidth(logo)}" height="${LOGO_HEIGHT}"></span>`;
+
+export const faviconLink = (favicon: Picture) => `<link rel="icon" href="${attr(favicon.src)}" type="${attr(favicon.contentType)}">`;
+
+/** The footer's text (Markdown, rendered safe) and the privacy link; empty when there is neither. */
+export function brandFooter(brand: Brand): string {
+  const privacy = brand.privacyUrl ? url(brand.privacyUrl) : undefined;
+  if (!brand.footerText && !privacy) return '';
+  return `<div class="wrap brand-foot">${brand.footerText ? renderMarkdown(brand.footerText, {}) : ''}${
+    privacy ? `<p><a href="${privacy}">Privacy policy</a></p>` : ''
+  }</div>`;
+}

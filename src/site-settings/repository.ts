@@ -1,0 +1,112 @@
+import type { Kysely, Transaction } from 'kysely';
+import { findLiveImageAsset } from '../assets/repository.js';
+import { lockExclusive } from '../db/locks.js';
+import type { Database, SiteSettingsTable } from '../db/types.js';
+import type { FieldError } from '../http/errors.js';
+import { settle, throwIfAny } from '../http/round-trip.js';
+import { after, now } from '../time.js';
+import { contrastFailures } from './contrast.js';
+import { type SiteSettings, SiteSettingsUpdate } from './schemas.js';
+
+/** What a tenant that never changed its settings is served: the default style's colours (src/render/style.ts). */
+export const DEFAULT_SITE_SETTINGS: SiteSettings = {
+  logoAssetId: null,
+  brandColor: '#0b57d0',
+  textColor: '#1f2328',
+  backgroundColor: '#ffffff',
+  font: 'system',
+  footerText: null,
+  privacyUrl: null,
+  faviconAssetId: null,
+  updatedAt: null,
+};
+
+export const toSiteSettings = (row: SiteSettingsTable): SiteSettings => ({
+  logoAssetId: row.logo_asset_id,
+  brandColor: row.brand_color,
+  textColor: row.text_color,
+  backgroundColor: row.background_color,
+  font: row.font,
+  footerText: row.footer_text,
+  privacyUrl: row.privacy_url,
+  faviconAssetId: row.favicon_asset_id,
+  updatedAt: row.updated_at,
+});
+
+export function findSiteSettings(db: Kysely<Database>, tenantId: string): Promise<SiteSettingsTable | undefined> {
+  return db.selectFrom('site_settings').selectAll().where('tenant_id', '=', tenantId).executeTakeFirst();
+}
+
+export async function getSiteSettings(db: Kysely<Database>, tenantId: string): Promise<SiteSettings> {
+  const row = await findSiteSettings(db, tenantId);
+  return row ? toSiteSettings(row) : DEFAULT_SITE_SETTINGS;
+}
+
+const ASSET_FIELDS = ['logoAssetId', 'faviconAssetId'] as const;
+const COLOR_FIELDS = ['brandColor', 'textColor', 'backgroundColor'] as const;
+
+/**
+ * Read-modify-write under the tenant's settings lock, so two PATCHes never pass the contrast check
+ * each against the other's old colours. Every refusal (an asset that is not an active image of the
+ * tenant, a colour pair below WCAG AA) is a 400 naming its field, before anything is written. The
+ * new `updated_at` is in every served document's stamp (src/site/serve/stamp.ts): the next request
+ * on any instance renders with the new settings.
+ */
+export async function updateSiteSettings(trx: Transaction<Database>, tenantId: string, body: SiteSettingsUpdate): Promise<SiteSettings> {
+  await lockExclusive(trx, `site_settings:${tenantId}`);
+  const current = await findSiteSettings(trx, tenantId);
+  const shown = current ? toSiteSettings(current) : DEFAULT_SITE_SETTINGS;
+  const lowered = { ...body };
+  for (const field of COLOR_FIELDS) {
+    const value = lowered[field];
+    if (value !== undefined) lowered[field] = value.toLowerCase();
+  }
+  const patch = settle(SiteSettingsUpdate, lowered, shown);
+  if (Object.keys(patch).length === 0) return shown;
+  const next: SiteSettings = { ...shown, ...patch };
+  const errors: FieldError[] = [];
+  for (const field of ASSET_FIELDS) {
+    const assetId = patch[field];
+    if (typeof assetId === 'string' && !(await findLiveImageAsset(trx, tenantId, assetId))) {
+      errors.push({ path: `/${field}`, message: 'is not an active image asset of this tenant' });
+    }
+  }
+  for (const failure of contrastFailures(next, new Set(Object.keys(patch)))) {
+    errors.push({ path: `/${failure.field}`, message: failure.message });
+  }
+  throwIfAny(errors);
+  const at = current ? after(current.updated_at) : now();
+  const row: SiteSettingsTable = {
+    tenant_id: tenantId,
+    logo_asset_id: next.logoAssetId,
+    favicon_asset_id: next.faviconAssetId,
+    brand_color: next.brandColor,
+    text_color: next.textColor,
+    background_color: next.backgroundColor,
+    font: next.font,
+    footer_text: next.footerText,
+    privacy_url: next.privacyUrl,
+    created_at: current?.created_at ?? at,
+    updated_at: at,
+  };
+  const { tenant_id: _, created_at: __, ...changes } = row;
+  await trx
+    .insertInto('site_settings')
+    .values(row)
+    .onConflict((oc) => oc.column('tenant_id').doUpdateSet(changes))
+    .execute();
+  return toSiteSettings(row);
+}
+
+/** An active image asset's file, as a served page shows it (logo, favicon); undefined once trashed or gone. */
+export function findShownImage(db: Kysely<Database>, tenantId: string, assetId: string) {
+  return db
+    .selectFrom('assets')
+    .innerJoin('files', 'files.id', 'assets.file_id')
+    .select(['files.id as fileId', 'files.content_type as contentType', 'files.width', 'files.height', 'assets.name'])
+    .where('assets.id', '=', assetId)
+    .where('assets.tenant_id', '=', tenantId)
+    .where('assets.lifecycle_state', '=', 'active')
+    .where('files.deleted_at', 'is', null)
+    .executeTakeFirst();
+}

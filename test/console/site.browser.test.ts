@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { type Browser, chromium, type Page as Tab } from 'playwright-core';
+import { buildConsole } from '../../scripts/build-console.js';
+import { available, CHROMIUM, skip, until, USER_AGENT } from '../browser.js';
+import { type Json, ok, startApp, type TestApp } from '../helpers.js';
+import { fallbackHost, link, publishedPage, unique, visit } from '../site/serve-helpers.js';
+
+// Issue 28's site dashboard in Chromium: funnels as bars with the drop between steps, the top
+// pages, goals, the site totals and realtime list when the service has them; axe-core on the view.
+
+const ARTIFACTS = path.resolve('test-artifacts', 'console');
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+let t: TestApp;
+let browser: Browser;
+let origin: string;
+let funnelId = '';
+let pageId = '';
+
+async function report(host: string, url: string, extra: Json = {}): Promise<void> {
+  const served = await visit(t, host, url, { headers: { 'user-agent': USER_AGENT } });
+  assert.equal(served.statusCode, 200);
+  const token = JSON.parse(/id="pam-view">([^<]*)</.exec(served.body)?.[1] ?? '{}').token;
+  const res = await visit(t, host, '/_pam/collect', {
+    method: 'POST',
+    headers: { 'content-type': 'text/plain', 'user-agent': USER_AGENT },
+    payload: JSON.stringify({ token, visibleMs: 1000, scroll: 10, clicks: 0, questions: 0, conversions: 0, ...extra }),
+  });
+  assert.equal(res.statusCode, 204, res.body);
+}
+
+before(async () => {
+  if (skip) return;
+  assert.ok(available, `no browser at ${CHROMIUM}`);
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await buildConsole();
+  t = await startApp();
+  origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const host = await fallbackHost(t);
+  const page = await publishedPage(t, { name: 'Spring <b>offer</b>' });
+  pageId = page.pageId;
+  const path = unique('site');
+  await link(t, path, { targetType: 'page_routing', pageId });
+  for (let i = 0; i < 3; i++) {
+    const person = ok(await t.req('POST', '/v0/persons', { name: `Visitor ${i}` }), 201);
+    ok(await t.req('POST', `/v0/pages/${pageId}/audiences`, { personId: person.personId, personRouteKey: `v${i}` }), 201);
+    // Three visitors land, two track a signup (49 each): a drop of one at the second step.
+    await report(host, `${path}/v${i}`, i < 2 ? { events: [['signup', 1, 49]] } : {});
+  }
+  ok(await t.req('POST', '/v0/goals', { name: 'Signup', kind: 'event', eventName: 'signup', currency: 'EUR' }), 201);
+  funnelId = ok(
+    await t.req('POST', '/v0/funnels', {
+      name: 'Landing to signup',
+      steps: [
+        { kind: 'path', path, name: 'Landed' },
+        { kind: 'event', eventName: 'signup', name: 'Signed up' },
+      ],
+    }),
+    201,
+  ).funnelId;
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+});
+after(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+async function pageUntil(tab: Tab, expression: string): Promise<void> {
+  await until(expression, async () => ((await tab.evaluate(expression)) ? true : undefined));
+}
+
+describe('the site dashboard', { skip }, () => {
+  test('funnels as bars with their drop, top pages, and no serious axe violation', { timeout: 120_000 }, async () => {
+    const context = await browser.newContext({ userAgent: USER_AGENT, viewport: { width: 1280, height: 900 } });
+    const tab = await context.newPage();
+    assert.equal((await tab.goto(`${origin}/console/`))?.status(), 200);
+    await tab.getByLabel('API key').fill(t.key);
+    await tab.getByRole('button', { name: 'Sign in' }).click();
+    await tab.getByRole('button', { name: 'Sign out' }).waitFor();
+    await tab.getByRole('link', { name: 'Site' }).click();
+    await pageUntil(tab, `!document.body.textContent.includes('Loading…') && document.querySelector('[data-funnel]')`);
+
+    const steps = await tab.locator(`[data-funnel="${funnelId}"] li`).allTextContents();
+    assert.equal(steps.length, 2);
+    assert.match(steps[0] ?? '', /Landed.*3 visitors \(100\.0%\)/);
+    assert.match(steps[1] ?? '', /Signed up.*2 visitors \(66\.7%\).*1 dropped \(33\.3%\)/);
+    const widths = await tab
+      .locator(`[data-funnel="${funnelId}"] .bar`)
+      .evaluateAll((bars) => bars.map((b) => (b as unknown as { style: { width: string } }).style.width));
+    assert.equal(widths[0], '100%');
+    assert.match(widths[1] ?? '', /^66\.66/);
+    // The page's name is text, never markup.
+    assert.equal(await tab.locator('table', { hasText: 'Top pages' }).locator('a').first().textContent(), 'Spring <b>offer</b>');
+
+    // The site totals and the realtime list: shown when the service answers them, an alert otherwise.
+    const siteAnswers = (await t.req('GET', '/v0/analytics/site?compare=previous_period')).status === 200;
+    if (siteAnswers) {
+      assert.equal(await tab.locator('[data-kpi]').count(), 4);
+      assert.match((await tab.locator('[data-goal]').first().textContent()) ?? '', /Signup.*2.*2.*€98/);
+    } else {
+      assert.ok((await tab.getByRole('alert').count()) >= 1, 'a missing endpoint is said, not hidden');
+    }
+    await tab.evaluate(AXE);
+    const violations = (await tab.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) =>
+      result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) })))`)) as {
+      impact: string;
+    }[];
+    assert.deepEqual(
+      violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'),
+      [],
+    );
+    await tab.screenshot({ path: path.join(ARTIFACTS, 'site.png'), fullPage: true });
+    await context.close();
+  });
+});
