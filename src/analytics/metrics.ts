@@ -11,6 +11,8 @@ export const SUM_COLUMNS = [
   'questions',
   'form_submits',
   'conversions',
+  'visitors',
+  'site_visitors',
 ] as const satisfies readonly (keyof RollupSums)[];
 
 export const zeroSums = (): RollupSums => ({
@@ -22,6 +24,8 @@ export const zeroSums = (): RollupSums => ({
   questions: 0,
   form_submits: 0,
   conversions: 0,
+  visitors: 0,
+  site_visitors: 0,
 });
 
 /** Adds `row`'s sums (numbers or numeric strings, as a driver returns aggregates) into `into`. */
@@ -38,6 +42,8 @@ export interface RawSession {
   is_bounce: number;
   has_form_submit: number;
   has_conversion: number;
+  first_of_day_page: number;
+  first_of_day_site: number;
 }
 
 export function addSession(into: RollupSums, s: RawSession): void {
@@ -49,6 +55,8 @@ export function addSession(into: RollupSums, s: RawSession): void {
   into.questions += Number(s.questions_asked_count);
   into.form_submits += Number(s.has_form_submit);
   into.conversions += Number(s.has_conversion);
+  into.visitors += Number(s.first_of_day_page);
+  into.site_visitors += Number(s.first_of_day_site);
 }
 
 /**
@@ -58,10 +66,15 @@ export function addSession(into: RollupSums, s: RawSession): void {
 const round = (x: number): number => (Math.abs(x) >= 1e9 ? x : Math.round(x * 1e6) / 1e6 || 0);
 const ratio = (part: number, visits: number): number | null => (visits > 0 ? round(part / visits) : null);
 
-/** The metrics of a set of sessions. Averages and rates are null without a visit (docs/analytics.md). */
-export function toMetrics(s: RollupSums): Metrics {
+/**
+ * The metrics of a set of sessions. Averages and rates are null without a visit (docs/analytics.md).
+ * `scope` says whose distinct visitors count: a page's (a visitor of two pages counts on each) or
+ * the whole site's (once).
+ */
+export function toMetrics(s: RollupSums, scope: 'page' | 'site' = 'page'): Metrics {
   return {
     visits: s.visits,
+    visitors: scope === 'site' ? s.site_visitors : s.visitors,
     bounces: s.bounces,
     bounceRate: ratio(s.bounces, s.visits),
     timeSpentSeconds: s.visits > 0 ? round(s.time_spent_seconds) : 0,

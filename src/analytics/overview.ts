@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Database, RollupSums } from '../db/types.js';
 import { keysetList } from '../http/pagination.js';
@@ -6,8 +6,10 @@ import type { ListPage } from '../http/schemas.js';
 import { changeCount } from '../db/changes.js';
 import { perDatabase } from '../db/per-database.js';
 import { addInto, SUM_COLUMNS, toMetrics, zeroSums } from './metrics.js';
+import { goalMetricsByPage } from './goals.js';
 import { DAY_MS, HOUR_MS, resolveRange, splitSpan, type Span } from './ranges.js';
-import type { PagesAnalyticsQuery, PageTotals } from './schemas.js';
+import { MAX_GROUPS, type PagesAnalyticsQuery, type PageTotals } from './schemas.js';
+import { changeOf, GROUP_COLUMN, previousOf } from './repository.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -57,6 +59,8 @@ async function computeTotals(db: Kysely<Database>, tenantId: string, range: Span
           eb.fn.sum<number>('questions_asked_count').as('questions'),
           eb.fn.sum<number>('has_form_submit').as('form_submits'),
           eb.fn.sum<number>('has_conversion').as('conversions'),
+          eb.fn.sum<number>('first_of_day_page').as('visitors'),
+          eb.fn.sum<number>('first_of_day_site').as('site_visitors'),
         ])
         .where('tenant_id', '=', tenantId)
         .where('session_started_at', '>=', iso(part.start))
@@ -195,11 +199,92 @@ export async function listPagesAnalytics(
       .execute();
     for (const p of found) names.set(p.id, p.name);
   }
+  const shownRows = rows.slice(0, request.limit);
+  const shown = shownRows.map((r) => r.page_id);
+  const goals = await goalMetricsByPage(
+    db,
+    { tenantId, start: new Date(range.start).toISOString(), end: new Date(range.end).toISOString() },
+    new Map(shownRows.map((r) => [r.page_id, r.sums.visits])),
+  );
+  const previous =
+    query.compare === undefined
+      ? undefined
+      : new Map((await ranking(db, tenantId, previousOf(range), sort)).map((r) => [r.page_id, r.sums]));
+  const groups = query.groupBy === undefined ? undefined : await groupsByPage(db, tenantId, shown, range, GROUP_COLUMN[query.groupBy]);
   const page = {
     request,
     rows,
     totalCount: ranked.length,
-    map: (r: Ranked): PageTotals => ({ pageId: r.page_id, pageName: names.get(r.page_id) ?? '', ...toMetrics(r.sums) }),
+    map: (r: Ranked): PageTotals => {
+      const totals = toMetrics(r.sums);
+      const before = previous && toMetrics(previous.get(r.page_id) ?? zeroSums());
+      return {
+        pageId: r.page_id,
+        pageName: names.get(r.page_id) ?? '',
+        ...totals,
+        goals: goals.get(r.page_id) ?? [],
+        ...(groups ? { groups: topOf(groups.get(r.page_id)) } : {}),
+        ...(before ? { previous: { totals: before }, change: changeOf(totals, before) } : {}),
+      };
+    },
   };
   return sort === 'visits' ? lists.visits.toListPage(page) : lists.conversions.toListPage(page);
+}
+
+type GroupColumn = (typeof GROUP_COLUMN)[keyof typeof GROUP_COLUMN];
+
+/**
+ * The sums per page and value of `column` over `range`, for the pages listed: whole UTC hours from
+ * the hourly rollup (keyed by every grouping the overview offers), the edges from the sessions.
+ */
+async function groupsByPage(
+  db: Kysely<Database>,
+  tenantId: string,
+  pageIds: readonly string[],
+  range: Span,
+  column: GroupColumn,
+): Promise<Map<string, Map<string, RollupSums>>> {
+  const byPage = new Map<string, Map<string, RollupSums>>();
+  if (pageIds.length === 0) return byPage;
+  const add = (row: { page_id: string; k: unknown } & Record<(typeof SUM_COLUMNS)[number], unknown>) => {
+    const groups = byPage.get(row.page_id) ?? new Map<string, RollupSums>();
+    byPage.set(row.page_id, groups);
+    const key = String(row.k ?? '');
+    const sums = groups.get(key) ?? zeroSums();
+    groups.set(key, sums);
+    addInto(sums, row);
+  };
+  const ids = sql.join(pageIds.map((id) => sql`${id}`));
+  const key = sql.ref(column);
+  const hours = splitSpan(range, HOUR_MS);
+  if (hours.whole) {
+    const sums = sql.join(SUM_COLUMNS.map((c) => sql`sum(${sql.ref(c)}) as ${sql.ref(c)}`));
+    const rows = await sql<{ page_id: string; k: unknown } & Record<(typeof SUM_COLUMNS)[number], unknown>>`
+      select page_id, ${key} as k, ${sums} from analytics_hours_utm
+      where tenant_id = ${tenantId} and page_id in (${ids}) and hour >= ${iso(hours.whole.start)} and hour < ${iso(hours.whole.end)}
+      group by page_id, ${key}`.execute(db);
+    rows.rows.forEach(add);
+  }
+  for (const part of hours.edges) {
+    const rows = await sql<{ page_id: string; k: unknown } & Record<(typeof SUM_COLUMNS)[number], unknown>>`
+      select page_id, ${key} as k, count(*) as visits, sum(is_bounce) as bounces, sum(time_spent_seconds) as time_spent_seconds,
+        sum(max_scroll_depth_percentage) as scroll_sum, sum(total_clicks_count) as clicks, sum(questions_asked_count) as questions,
+        sum(has_form_submit) as form_submits, sum(has_conversion) as conversions, sum(first_of_day_page) as visitors,
+        sum(first_of_day_site) as site_visitors
+      from audience_sessions
+      where tenant_id = ${tenantId} and page_id in (${ids})
+        and session_started_at >= ${iso(part.start)} and session_started_at < ${iso(part.end)}
+      group by page_id, ${key}`.execute(db);
+    rows.rows.forEach(add);
+  }
+  return byPage;
+}
+
+/** A page's top groups by visits, then by key. */
+function topOf(groups: Map<string, RollupSums> | undefined) {
+  return [...(groups ?? new Map<string, RollupSums>()).entries()]
+    .filter(([, s]) => s.visits > 0)
+    .sort(([ka, a], [kb, b]) => b.visits - a.visits || (ka < kb ? -1 : ka > kb ? 1 : 0))
+    .slice(0, MAX_GROUPS)
+    .map(([key, sums]) => ({ key, label: key, ...toMetrics(sums) }));
 }

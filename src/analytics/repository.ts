@@ -4,18 +4,35 @@ import { invalidField } from '../http/errors.js';
 import { bucketBounds, defaultEnd, isTimeZone } from './buckets.js';
 import { addInto, addSession, SUM_COLUMNS, toMetrics, zeroSums } from './metrics.js';
 import { HOUR_MS, joinSpans, resolveRange, splitSpan, type Span } from './ranges.js';
-import { type GroupBy, MAX_BUCKETS, MAX_GROUPS, type PageAnalytics, type PageAnalyticsQuery } from './schemas.js';
+import { isSiteDimension, readSiteHours, siteGroups } from './site.js';
+import {
+  type GroupBy,
+  MAX_BUCKETS,
+  MAX_GROUPS,
+  type Metrics,
+  type MetricsChange,
+  type PageAnalytics,
+  type PageAnalyticsQuery,
+  type SiteAnalytics,
+  type SiteAnalyticsQuery,
+} from './schemas.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The column a grouping reads, in the rollup and in the sessions. */
-const GROUP_COLUMN: Record<GroupBy, 'audience_id' | 'utm_source' | 'utm_medium' | 'utm_campaign' | 'experiment_arm'> = {
+export const GROUP_COLUMN = {
   audience: 'audience_id',
   utmSource: 'utm_source',
   utmMedium: 'utm_medium',
   utmCampaign: 'utm_campaign',
   arm: 'experiment_arm',
-};
+  channel: 'channel',
+  referrerHost: 'referrer_host',
+  deviceType: 'device_type',
+  browser: 'browser',
+  os: 'os',
+  country: 'country',
+} as const satisfies Record<GroupBy, string>;
 
 /** Groupings the hourly rollup does not hold: read from the sessions over the whole range. */
 const SESSIONS_ONLY = new Set<string>(['experiment_arm']);
@@ -24,12 +41,20 @@ const SUMS_SQL = sql.join(SUM_COLUMNS.map((c) => sql`sum(${sql.ref(c)}) as ${sql
 
 type SumRow = Record<(typeof SUM_COLUMNS)[number], unknown>;
 
-/** Where one page's query reads: the page, maybe one audience, maybe a grouping column. */
+/** Where a query reads: one page (maybe one audience) or every live page of the tenant, maybe a grouping column. */
 interface Scope {
-  pageId: string;
+  tenantId: string;
+  /** Undefined: the whole site, every live page of the tenant. */
+  pageId: string | undefined;
   audienceId: string | undefined;
   group: (typeof GROUP_COLUMN)[GroupBy] | undefined;
 }
+
+/** The rows of the scope's page, or of the tenant's live pages (a deleted page's visits leave the site's answers with it). */
+const pagesOf = (scope: Scope) =>
+  scope.pageId !== undefined
+    ? sql<boolean>`page_id = ${scope.pageId}`
+    : sql<boolean>`tenant_id = ${scope.tenantId} and page_id in (select id from pages where tenant_id = ${scope.tenantId} and deleted_at is null)`;
 
 /** The rollup's hours in `span`, summed per hour (and group). */
 function readHours(db: Kysely<Database>, scope: Scope, span: Span) {
@@ -37,7 +62,7 @@ function readHours(db: Kysely<Database>, scope: Scope, span: Span) {
   const table = 'analytics_hours_utm';
   const key = scope.group === undefined ? sql`''` : sql.ref(scope.group);
   return sql<SumRow & { hour: string; k: string }>`select hour, ${key} as k, ${SUMS_SQL} from ${sql.table(table)}
-    where page_id = ${scope.pageId} and hour >= ${iso(span.start)} and hour < ${iso(span.end)}
+    where ${pagesOf(scope)} and hour >= ${iso(span.start)} and hour < ${iso(span.end)}
     ${scope.audienceId === undefined ? sql`` : sql`and audience_id = ${scope.audienceId}`}
     group by hour${scope.group === undefined ? sql`` : sql`, ${key}`}`
     .execute(db)
@@ -66,8 +91,16 @@ async function readSessions(db: Kysely<Database>, scope: Scope, spans: readonly 
           'is_bounce',
           'has_form_submit',
           'has_conversion',
+          'first_of_day_page',
+          'first_of_day_site',
+          'channel',
+          'referrer_host',
+          'device_type',
+          'browser',
+          'os',
+          'country',
         ])
-        .where('page_id', '=', scope.pageId)
+        .where(pagesOf(scope))
         .where('session_started_at', '>=', iso(s.start))
         .where('session_started_at', '<', iso(s.end))
         .$call((q) => (scope.audienceId === undefined ? q : q.where('audience_id', '=', scope.audienceId))),
@@ -96,11 +129,53 @@ function bucketOf(bounds: readonly number[], ms: number): number {
  * a bucket bound cuts, as in zones whose offset is not whole hours) from the sessions themselves.
  * The caller has checked `audienceId`.
  */
-export async function getPageAnalytics(db: Kysely<Database>, page: PagesTable, query: PageAnalyticsQuery): Promise<PageAnalytics> {
+export async function getPageAnalytics(
+  db: Kysely<Database>,
+  page: PagesTable,
+  query: PageAnalyticsQuery,
+): Promise<Omit<PageAnalytics, 'goals'>> {
+  return { pageId: page.id, ...(await analyze(db, { tenantId: page.tenant_id, pageId: page.id }, query)) };
+}
+
+/** The same answer over every live page of the tenant: the site-wide dashboard. */
+export function getSiteAnalytics(db: Kysely<Database>, tenantId: string, query: SiteAnalyticsQuery): Promise<Omit<SiteAnalytics, 'goals'>> {
+  return analyze(db, { tenantId, pageId: undefined }, query);
+}
+
+/** A page's query or the site's: the site's leaves out the audience and the page-only groupings. */
+type AnyQuery = PageAnalyticsQuery | SiteAnalyticsQuery;
+const audienceOf = (query: AnyQuery) => ('audienceId' in query ? query.audienceId : undefined);
+
+/** The range before `range`, of the same length (`compare=previous_period`). */
+export const previousOf = (range: Span): Span => ({ start: range.start - (range.end - range.start), end: range.start });
+
+async function analyze(
+  db: Kysely<Database>,
+  target: { tenantId: string; pageId: string | undefined },
+  query: AnyQuery,
+): Promise<Omit<SiteAnalytics, 'goals'>> {
   const zone = query.timeZone ?? 'UTC';
   if (!isTimeZone(zone)) throw invalidField('/timeZone', 'is not an IANA time-zone name');
   const interval = query.interval ?? 'day';
   const range = resolveRange(query, defaultEnd(Date.now(), interval, zone), zone);
+  const answer = await aggregate(db, target, query, range, zone);
+  if (query.compare === undefined) return answer;
+  const previous = await aggregate(db, target, { ...query, groupBy: undefined }, previousOf(range), zone);
+  return {
+    ...answer,
+    previous: { startDate: previous.startDate, endDate: previous.endDate, totals: previous.totals },
+    change: changeOf(answer.totals, previous.totals),
+  };
+}
+
+async function aggregate(
+  db: Kysely<Database>,
+  target: { tenantId: string; pageId: string | undefined },
+  query: AnyQuery,
+  range: Span,
+  zone: string,
+): Promise<Omit<SiteAnalytics, 'goals'>> {
+  const interval = query.interval ?? 'day';
   const bounds = bucketBounds(range.start, range.end, interval, zone, MAX_BUCKETS);
   if (bounds === undefined) throw invalidField('/interval', `makes more than ${MAX_BUCKETS} buckets of the range`);
   const buckets: Span[] = bounds.slice(0, -1).map((b, i) => ({
@@ -108,7 +183,8 @@ export async function getPageAnalytics(db: Kysely<Database>, page: PagesTable, q
     end: Math.min(bounds[i + 1] ?? range.end, range.end),
   }));
 
-  const scope: Scope = { pageId: page.id, audienceId: query.audienceId, group: query.groupBy && GROUP_COLUMN[query.groupBy] };
+  const scope: Scope = { ...target, audienceId: audienceOf(query), group: query.groupBy && GROUP_COLUMN[query.groupBy] };
+  const metrics = (sums: RollupSums) => toMetrics(sums, target.pageId === undefined ? 'site' : 'page');
   const series = buckets.map(() => zeroSums());
   const groups = new Map<string, RollupSums>();
   const add = (bucket: number, key: string) => {
@@ -117,40 +193,63 @@ export async function getPageAnalytics(db: Kysely<Database>, page: PagesTable, q
     return [series[bucket] ?? zeroSums(), g] as const;
   };
 
-  const fromSessions = scope.group !== undefined && SESSIONS_ONLY.has(scope.group);
+  // The site's groups come from its daily rows, apart from its series (src/analytics/site.ts).
+  const site = target.pageId === undefined;
+  const grouped = site ? { ...scope, group: undefined } : scope;
+  const fromSessions = grouped.group !== undefined && SESSIONS_ONLY.has(grouped.group);
   const hours = fromSessions ? undefined : splitSpan(range, HOUR_MS).whole;
   if (hours && buckets.length > 0) {
-    for (const row of await readHours(db, scope, hours)) {
+    const rows = site ? await readSiteHours(db, target.tenantId, hours) : await readHours(db, grouped, hours);
+    for (const row of rows) {
       const hour = Date.parse(row.hour);
       const i = bucketOf(bounds, hour);
       const bucket = buckets[i];
       // An hour a bucket bound cuts is read from the sessions instead.
       if (!bucket || hour < bucket.start || hour + HOUR_MS > bucket.end) continue;
-      for (const sums of add(i, String(row.k))) addInto(sums, row);
+      for (const sums of add(i, 'k' in row ? String(row.k) : '')) addInto(sums, row);
     }
   }
   const rawSpans = fromSessions ? joinSpans(buckets) : joinSpans(buckets.flatMap((b) => splitSpan(b, HOUR_MS).edges));
-  for (const s of await readSessions(db, scope, rawSpans)) {
+  for (const s of await readSessions(db, grouped, rawSpans)) {
     const i = bucketOf(bounds, Date.parse(s.session_started_at));
     // A visit outside any experiment has no arm: its group is ''.
-    for (const sums of add(i, scope.group === undefined ? '' : String(s[scope.group] ?? ''))) addSession(sums, s);
+    for (const sums of add(i, grouped.group === undefined ? '' : String(s[grouped.group] ?? ''))) addSession(sums, s);
+  }
+  if (site && scope.group !== undefined && isSiteDimension(scope.group)) {
+    groups.clear();
+    for (const [key, sums] of await siteGroups(db, target.tenantId, scope.group, range)) groups.set(key, sums);
   }
 
   const totals = zeroSums();
   for (const s of series) addInto(totals, s);
   return {
-    pageId: page.id,
     startDate: iso(range.start),
     endDate: iso(range.end),
     interval,
     timeZone: zone,
-    totals: toMetrics(totals),
-    series: series.map((s, i) => ({ start: iso(bounds[i] ?? range.start), ...toMetrics(s) })),
-    ...(query.groupBy === undefined ? {} : { groups: await topGroups(db, page, query.groupBy, groups) }),
+    totals: metrics(totals),
+    series: series.map((s, i) => ({ start: iso(bounds[i] ?? range.start), ...metrics(s) })),
+    ...(query.groupBy === undefined ? {} : { groups: await topGroups(db, target, query.groupBy, groups) }),
   };
 }
 
-async function topGroups(db: Kysely<Database>, page: PagesTable, groupBy: GroupBy, groups: Map<string, RollupSums>) {
+/** Each metric's relative change from `previous`: null where the previous value is 0 or null, or the current null. */
+export function changeOf(current: Metrics, previous: Metrics): MetricsChange {
+  const change: Record<string, number | null> = {};
+  for (const key of Object.keys(current) as (keyof Metrics)[]) {
+    const now = current[key];
+    const before = previous[key];
+    change[key] = now === null || before === null || before === 0 ? null : Math.round(((now - before) / before) * 1e6) / 1e6;
+  }
+  return change as MetricsChange;
+}
+
+async function topGroups(
+  db: Kysely<Database>,
+  target: { tenantId: string; pageId: string | undefined },
+  groupBy: GroupBy,
+  groups: Map<string, RollupSums>,
+) {
   const top = [...groups.entries()]
     .filter(([, s]) => s.visits > 0)
     .sort(([ka, a], [kb, b]) => b.visits - a.visits || (ka < kb ? -1 : ka > kb ? 1 : 0))
@@ -160,7 +259,7 @@ async function topGroups(db: Kysely<Database>, page: PagesTable, groupBy: GroupB
     const rows = await db
       .selectFrom('audiences')
       .select(['id', 'effective_name'])
-      .where('page_id', '=', page.id)
+      .where('tenant_id', '=', target.tenantId)
       .where(
         'id',
         'in',
@@ -169,5 +268,6 @@ async function topGroups(db: Kysely<Database>, page: PagesTable, groupBy: GroupB
       .execute();
     for (const r of rows) labels.set(r.id, r.effective_name);
   }
-  return top.map(([key, sums]) => ({ key, label: labels.get(key) ?? key, ...toMetrics(sums) }));
+  const scope = target.pageId === undefined ? 'site' : 'page';
+  return top.map(([key, sums]) => ({ key, label: labels.get(key) ?? key, ...toMetrics(sums, scope) }));
 }

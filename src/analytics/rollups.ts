@@ -1,6 +1,7 @@
 import { CompiledQuery, sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { isPostgres } from '../db/adapter.js';
 import { noteChange } from '../db/changes.js';
+import { registerHot } from '../db/named-statements.js';
 import { planOnce } from '../db/plan-once.js';
 import type { AudienceSessionsTable, Database, RollupSums } from '../db/types.js';
 import { SUM_COLUMNS } from './metrics.js';
@@ -22,6 +23,14 @@ export type RolledSession = Pick<
   | 'utm_source'
   | 'utm_medium'
   | 'utm_campaign'
+  | 'channel'
+  | 'referrer_host'
+  | 'device_type'
+  | 'browser'
+  | 'os'
+  | 'country'
+  | 'first_of_day_page'
+  | 'first_of_day_site'
 >;
 
 /** The UTC hour and day an instant (ISO 8601 in UTC, as stored) falls in, as their first instant. */
@@ -29,32 +38,67 @@ export const hourOf = (instant: string): string => `${instant.slice(0, 13)}:00:0
 export const dayOf = (instant: string): string => `${instant.slice(0, 10)}T00:00:00.000Z`;
 
 type Key = Record<string, string>;
+type TableName = 'analytics_hours_utm' | 'analytics_days' | 'analytics_site_hours' | 'analytics_site_days';
 interface RollupTable {
-  name: 'analytics_hours_utm' | 'analytics_days';
-  key: (s: RolledSession) => Key;
+  name: TableName;
+  /** The primary key's columns. */
+  conflict: readonly string[];
+  /** The rows a session adds to, each as its key (a column's order is the statements' order of parameters). */
+  rows: (s: RolledSession) => Key[];
 }
+
+/**
+ * The session columns the site's daily rows group by (migration 0027): every grouping the site
+ * answer offers. `dimension` in `analytics_site_days` is the column's name.
+ */
+export const SITE_DIMENSIONS = [
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'channel',
+  'referrer_host',
+  'device_type',
+  'browser',
+  'os',
+  'country',
+] as const satisfies readonly (keyof RolledSession)[];
+export type SiteDimension = (typeof SITE_DIMENSIONS)[number];
+
+// The page's hourly rows are keyed by every grouping too, in the same order.
+const HOURS_UTM_KEY = ['page_id', 'hour', 'audience_id', ...SITE_DIMENSIONS] as const;
 
 const TABLES: readonly RollupTable[] = [
   {
     name: 'analytics_hours_utm',
-    key: (s) => ({
-      page_id: s.page_id,
-      hour: hourOf(s.session_started_at),
-      audience_id: s.audience_id,
-      utm_source: s.utm_source,
-      utm_medium: s.utm_medium,
-      utm_campaign: s.utm_campaign,
-      tenant_id: s.tenant_id,
-    }),
+    conflict: HOURS_UTM_KEY,
+    // The tenant rides along outside the primary key: matching it too is harmless.
+    rows: (s) => [
+      {
+        page_id: s.page_id,
+        hour: hourOf(s.session_started_at),
+        audience_id: s.audience_id,
+        ...Object.fromEntries(SITE_DIMENSIONS.map((dimension) => [dimension, s[dimension]])),
+        tenant_id: s.tenant_id,
+      },
+    ],
   },
-  { name: 'analytics_days', key: (s) => ({ tenant_id: s.tenant_id, day: dayOf(s.session_started_at), page_id: s.page_id }) },
+  {
+    name: 'analytics_days',
+    conflict: ['tenant_id', 'day', 'page_id'],
+    rows: (s) => [{ tenant_id: s.tenant_id, day: dayOf(s.session_started_at), page_id: s.page_id }],
+  },
+  {
+    name: 'analytics_site_hours',
+    conflict: ['tenant_id', 'hour'],
+    rows: (s) => [{ tenant_id: s.tenant_id, hour: hourOf(s.session_started_at) }],
+  },
+  {
+    name: 'analytics_site_days',
+    conflict: ['tenant_id', 'dimension', 'day', 'value'],
+    rows: (s) =>
+      SITE_DIMENSIONS.map((dimension) => ({ tenant_id: s.tenant_id, day: dayOf(s.session_started_at), dimension, value: s[dimension] })),
+  },
 ];
-
-/** The primary key columns of each table (tenant_id rides along in the hourly ones, outside their key). */
-const CONFLICT: Record<RollupTable['name'], string[]> = {
-  analytics_hours_utm: ['page_id', 'hour', 'audience_id', 'utm_source', 'utm_medium', 'utm_campaign'],
-  analytics_days: ['tenant_id', 'day', 'page_id'],
-};
 
 function sumsOf(s: RolledSession, sign: 1 | -1): RollupSums {
   return {
@@ -66,6 +110,8 @@ function sumsOf(s: RolledSession, sign: 1 | -1): RollupSums {
     questions: sign * Number(s.questions_asked_count),
     form_submits: sign * Number(s.has_form_submit),
     conversions: sign * Number(s.has_conversion),
+    visitors: sign * Number(s.first_of_day_page),
+    site_visitors: sign * Number(s.first_of_day_site),
   };
 }
 
@@ -78,63 +124,104 @@ const plus = (a: RollupSums, b: RollupSums): RollupSums => ({
   questions: a.questions + b.questions,
   form_submits: a.form_submits + b.form_submits,
   conversions: a.conversions + b.conversions,
+  visitors: a.visitors + b.visitors,
+  site_visitors: a.site_visitors + b.site_visitors,
 });
 const isZero = (d: RollupSums) => SUM_COLUMNS.every((c) => d[c] === 0);
 
+interface Statements {
+  /** Adds the sums to the rows named by the keys bound (one key, or one per `rows` of the table), answering the keys it found. */
+  update: string;
+  upsert: string;
+}
+
 /**
- * The statements that move one rollup row, as SQL text made once per table and dialect: they run
- * on every report the collector takes, where building them with the query builder each time cost
- * as much as running them. An UPDATE of the row by its key comes first, and an upsert only when
- * there is no row yet: on SQLite the upsert costs several times the plain UPDATE, and most reports
- * add to a row that exists (the visit's own). Parameters: the sums, then the key in `key()`'s order.
+ * The statements that move rollup rows, as SQL text made once per table, number of rows and
+ * dialect: they run on every report the collector takes, where building them with the query
+ * builder each time cost as much as running them. An UPDATE of the rows by their keys comes
+ * first, and an upsert only for a key it did not find: on SQLite the upsert costs several times
+ * the plain UPDATE, and most reports add to rows that exist (the visit's own, its hour's and day's).
+ * A session's rows of one table differ in their last two key columns at most (the site's daily
+ * rows: dimension and value), which the UPDATE returns to tell the rows it found. Parameters: the
+ * sums, then each key in `rows()`'s column order. Named statements on PostgreSQL.
  */
-const statements = new Map<string, { update: string; upsert: string }>();
-function statementsFor(db: Kysely<Database>, table: RollupTable['name'], keyColumns: string[]) {
+const statements = new Map<string, Statements>();
+function statementsFor(db: Kysely<Database>, table: RollupTable['name'], columns: string[], rows: number): Statements {
   const postgres = isPostgres(db);
-  const id = `${table}|${postgres}`;
+  const id = `${table}|${rows}|${postgres}`;
   let known = statements.get(id);
   if (known === undefined) {
     // Planned once on SQLite, not on every run for the values bound; the values come with each run.
     const at = () => planOnce(db, 0);
     const sums = sql.join(SUM_COLUMNS.map((c) => sql`${sql.raw(`${c} = ${c} + `)}${at()}`));
-    const where = sql.join(
-      keyColumns.map((c) => sql`${sql.raw(`${c} = `)}${at()}`),
-      sql` and `,
-    );
-    const columns = [...SUM_COLUMNS, ...keyColumns];
-    const update = sql`update ${sql.raw(table)} set ${sums} where ${where}`;
-    const upsert = sql`insert into ${sql.raw(table)} (${sql.raw(columns.join(', '))}) values (${sql.join(columns.map(at))})
+    const equal = (cs: readonly string[]) =>
+      sql.join(
+        cs.map((c) => sql`${sql.raw(`${c} = `)}${at()}`),
+        sql` and `,
+      );
+    const varying = rows === 1 ? [] : columns.slice(-2);
+    // Each row named by its whole key: an OR whose terms each name a whole primary key is one index
+    // lookup a term on SQLite ("MULTI-INDEX OR"). Shared columns written once, outside the OR, left
+    // SQLite only the key's first column to search by: the tenant's whole history, on every report.
+    const where =
+      rows === 1
+        ? equal(columns)
+        : sql.join(
+            Array.from({ length: rows }, () => sql`(${equal(columns)})`),
+            sql` or `,
+          );
+    // One row: whether it was found is the count of rows changed. Several: the ones found, by the text columns that tell them apart.
+    const returning = rows === 1 ? sql`` : sql` returning ${sql.raw(varying.join(', '))}`;
+    const update = sql`update ${sql.raw(table)} set ${sums} where ${where}${returning}`;
+    const inserted = [...SUM_COLUMNS, ...columns];
+    const upsert = sql`insert into ${sql.raw(table)} (${sql.raw(inserted.join(', '))}) values (${sql.join(inserted.map(at))})
         on conflict (${sql.raw(CONFLICT[table].join(', '))}) do update set
         ${sql.raw(SUM_COLUMNS.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(', '))}`;
     known = { update: update.compile(db).sql, upsert: upsert.compile(db).sql };
+    if (postgres) for (const text of Object.values(known)) registerHot(text);
     statements.set(id, known);
   }
   return known;
 }
+const CONFLICT = Object.fromEntries(TABLES.map((t) => [t.name, t.conflict])) as Record<TableName, readonly string[]>;
 
-async function addTo(trx: Transaction<Database>, table: RollupTable['name'], key: Key, delta: RollupSums): Promise<void> {
-  if (isZero(delta)) return;
-  // The key's tenant_id rides along outside the hourly tables' primary key: matching it too is harmless.
-  const { update, upsert } = statementsFor(trx, table, Object.keys(key));
-  const values = [...SUM_COLUMNS.map((c) => delta[c]), ...Object.values(key)];
-  const updated = await trx.executeQuery(CompiledQuery.raw(update, values));
-  if (Number(updated.numAffectedRows ?? 0n) === 0) await trx.executeQuery(CompiledQuery.raw(upsert, values));
+const keyText = (key: Key) => JSON.stringify(key);
+
+/** Adds `delta` to each row of `table` named by `keys` (one key, or a session's `rows()` of one table). */
+async function addTo(trx: Transaction<Database>, table: TableName, keys: Key[], delta: RollupSums): Promise<void> {
+  const [first] = keys;
+  if (isZero(delta) || first === undefined) return;
+  const columns = Object.keys(first);
+  const { update, upsert } = statementsFor(trx, table, columns, keys.length);
+  const sums = SUM_COLUMNS.map((c) => delta[c]);
+  const varying = keys.length === 1 ? [] : columns.slice(-2);
+  const values = [...sums, ...keys.flatMap((k) => columns.map((c) => k[c]))];
+  const updated = await trx.executeQuery<Key>(CompiledQuery.raw(update, values));
+  const found =
+    keys.length === 1
+      ? new Set(Number(updated.numAffectedRows ?? 0n) > 0 ? [keyText(first)] : [])
+      : new Set(updated.rows.map((r) => keyText({ ...first, ...Object.fromEntries(varying.map((c) => [c, String(r[c])])) })));
+  for (const key of keys) {
+    if (!found.has(keyText(key))) await trx.executeQuery(CompiledQuery.raw(upsert, [...sums, ...columns.map((c) => key[c])]));
+  }
   // A row left with no visit holds nothing any more (at most the rounding residue of its sums).
   if (delta.visits < 0) {
-    const target = sql.table(table);
-    const where = sql.join(
-      CONFLICT[table].map((c) => sql`${sql.ref(c)} = ${key[c]}`),
-      sql` and `,
-    );
-    await sql`delete from ${target} where ${where} and visits <= 0`.execute(trx);
+    for (const key of keys) {
+      const where = sql.join(
+        CONFLICT[table].map((c) => sql`${sql.ref(c)} = ${key[c]}`),
+        sql` and `,
+      );
+      await sql`delete from ${sql.table(table)} where ${where} and visits <= 0`.execute(trx);
+    }
   }
 }
 
 /**
  * Moves the rollups from a session's stored values (`before`; none for a new session) to its new
  * ones (`after`), in the transaction that writes the session: a session updated later is counted
- * once, with its final values. A change of hour or UTM values moves it between rows. Rows are
- * written in one order (table, then key), so two transactions never wait on each other in a cycle.
+ * once, with its final values. A change of hour or UTM values moves it between rows. Every
+ * transaction that writes here moves the tenant's `sessions` counter first, which holds the
+ * tenant's other writers off (PostgreSQL) until it ends: two never wait on each other in a cycle.
  */
 export async function applySessionChange(
   trx: Transaction<Database>,
@@ -149,42 +236,42 @@ export async function applySessionChange(
     await noteChange(trx, `sessions:${tenantId}`);
   }
   for (const { table, changes: ofTable } of changes) {
-    for (const { key, delta } of ofTable) await addTo(trx, table.name, key, delta);
+    for (const { keys, delta } of ofTable) await addTo(trx, table.name, keys, delta);
   }
 }
 
-/** What a session's change adds to each row of `table` it touches, in key order. */
+/** What a session's change adds to the rows of `table` it touches: its rows before and after, or once when they are the same. */
 function changesOf(table: RollupTable, before: RolledSession | undefined, after: RolledSession | undefined): Change[] {
-  // Most changes are a visit's later report: the session stays in its row, one delta.
+  // Most changes are a visit's later report: the session stays in its rows, one delta.
   if (before && after) {
-    const key = table.key(after);
-    if (sameKey(table.key(before), key)) return [{ key, delta: plus(sumsOf(before, -1), sumsOf(after, 1)) }];
+    const keys = table.rows(after);
+    if (sameKeys(table.rows(before), keys)) return [{ keys, delta: plus(sumsOf(before, -1), sumsOf(after, 1)) }];
   }
   const changes: Change[] = [];
-  if (before) changes.push({ key: table.key(before), delta: sumsOf(before, -1) });
-  if (after) changes.push({ key: table.key(after), delta: sumsOf(after, 1) });
-  return changes.sort((a, b) => (JSON.stringify(a.key) < JSON.stringify(b.key) ? -1 : 1));
+  if (before) changes.push({ keys: table.rows(before), delta: sumsOf(before, -1) });
+  if (after) changes.push({ keys: table.rows(after), delta: sumsOf(after, 1) });
+  // In one order (by the first key), as every writer of the same rows takes them.
+  return changes.sort((a, b) => (keyText(a.keys[0] ?? {}) < keyText(b.keys[0] ?? {}) ? -1 : 1));
 }
 interface Change {
-  key: Key;
+  keys: Key[];
   delta: RollupSums;
 }
 
-function sameKey(a: Key, b: Key): boolean {
-  for (const column in a) if (a[column] !== b[column]) return false;
-  return true;
+function sameKeys(a: Key[], b: Key[]): boolean {
+  return a.length === b.length && a.every((key, i) => keyText(key) === keyText(b[i] ?? {}));
 }
 
 const SESSION_SUMS = sql.raw(`count(*), sum(is_bounce), sum(time_spent_seconds), sum(max_scroll_depth_percentage),
-  sum(total_clicks_count), sum(questions_asked_count), sum(has_form_submit), sum(has_conversion)`);
-const SUM_LIST = sql.raw(
-  ['visits', 'bounces', 'time_spent_seconds', 'scroll_sum', 'clicks', 'questions', 'form_submits', 'conversions'].join(', '),
-);
+  sum(total_clicks_count), sum(questions_asked_count), sum(has_form_submit), sum(has_conversion),
+  sum(first_of_day_page), sum(first_of_day_site)`);
+const SUM_LIST = sql.raw(SUM_COLUMNS.join(', '));
+const HOUR_KEYS = sql.raw('audience_id, utm_source, utm_medium, utm_campaign, channel, referrer_host, device_type, browser, os, country');
 
 /**
- * Rebuilds every rollup from the stored sessions, in one statement per table: the benchmark's seed
- * runs it after its bulk inserts. Migration 0013 keeps a frozen copy of its own (migrations import
- * nothing outside src/db/), so a change here reaches no migrated database.
+ * Rebuilds every rollup from the stored sessions, in one statement per table (and grouping): the
+ * benchmark's seed runs it after its bulk inserts. Migrations keep frozen copies of their own
+ * (migrations import nothing outside src/db/), so a change here reaches no migrated database.
  */
 export async function rebuildRollups<DB>(db: Kysely<DB>): Promise<void> {
   const truncate = (unit: 'hour' | 'day'): RawBuilder<string> =>
@@ -193,13 +280,21 @@ export async function rebuildRollups<DB>(db: Kysely<DB>): Promise<void> {
       : unit === 'hour'
         ? sql`substr(session_started_at, 1, 13) || ':00:00.000Z'`
         : sql`substr(session_started_at, 1, 10) || 'T00:00:00.000Z'`;
-  for (const table of ['analytics_hours_utm', 'analytics_days']) {
-    await sql`delete from ${sql.table(table)}`.execute(db);
+  for (const table of TABLES) {
+    await sql`delete from ${sql.table(table.name)}`.execute(db);
   }
-  await sql`insert into analytics_hours_utm (tenant_id, page_id, audience_id, hour, utm_source, utm_medium, utm_campaign, ${SUM_LIST})
-    select tenant_id, page_id, audience_id, ${truncate('hour')}, utm_source, utm_medium, utm_campaign, ${SESSION_SUMS}
-    from audience_sessions group by tenant_id, page_id, audience_id, ${truncate('hour')}, utm_source, utm_medium, utm_campaign`.execute(db);
+  await sql`insert into analytics_hours_utm (tenant_id, page_id, hour, ${HOUR_KEYS}, ${SUM_LIST})
+    select tenant_id, page_id, ${truncate('hour')}, ${HOUR_KEYS}, ${SESSION_SUMS}
+    from audience_sessions group by tenant_id, page_id, ${truncate('hour')}, ${HOUR_KEYS}`.execute(db);
   await sql`insert into analytics_days (tenant_id, page_id, day, ${SUM_LIST})
     select tenant_id, page_id, ${truncate('day')}, ${SESSION_SUMS}
     from audience_sessions group by tenant_id, page_id, ${truncate('day')}`.execute(db);
+  await sql`insert into analytics_site_hours (tenant_id, hour, ${SUM_LIST})
+    select tenant_id, ${truncate('hour')}, ${SESSION_SUMS}
+    from audience_sessions group by tenant_id, ${truncate('hour')}`.execute(db);
+  for (const dimension of SITE_DIMENSIONS) {
+    await sql`insert into analytics_site_days (tenant_id, dimension, day, value, ${SUM_LIST})
+      select tenant_id, ${sql.lit(dimension)}, ${truncate('day')}, ${sql.ref(dimension)}, ${SESSION_SUMS}
+      from audience_sessions group by tenant_id, ${truncate('day')}, ${sql.ref(dimension)}`.execute(db);
+  }
 }

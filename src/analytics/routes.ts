@@ -4,9 +4,19 @@ import { notFound } from '../http/errors.js';
 import { ListEnvelope, responses } from '../http/schemas.js';
 import { findPage } from '../pages/repository.js';
 import { PageParams } from '../pages/schemas.js';
+import { goalMetrics } from './goals.js';
 import { listPagesAnalytics } from './overview.js';
-import { getPageAnalytics } from './repository.js';
-import { PageAnalytics, PageAnalyticsQuery, PagesAnalyticsQuery, PageTotals } from './schemas.js';
+import { realtime } from './realtime.js';
+import { getPageAnalytics, getSiteAnalytics } from './repository.js';
+import {
+  PageAnalytics,
+  PageAnalyticsQuery,
+  PagesAnalyticsQuery,
+  PageTotals,
+  Realtime,
+  SiteAnalytics,
+  SiteAnalyticsQuery,
+} from './schemas.js';
 
 const extension = { tags: ['analytics'], 'x-extension': true };
 
@@ -31,7 +41,15 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (request.query.audienceId !== undefined && !(await findAudience(app.db, request.tenantId, page.id, request.query.audienceId))) {
         throw notFound('Audience');
       }
-      return getPageAnalytics(app.db, page, request.query);
+      const answer = await getPageAnalytics(app.db, page, request.query);
+      const scope = {
+        tenantId: page.tenant_id,
+        pageIds: [page.id],
+        audienceId: request.query.audienceId,
+        start: answer.startDate,
+        end: answer.endDate,
+      };
+      return { ...answer, goals: await goalMetrics(app.db, scope, answer.totals.visits) };
     },
   );
 
@@ -48,5 +66,39 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => listPagesAnalytics(app.db, request.tenantId, request.query),
+  );
+
+  app.get(
+    '/v0/analytics/site',
+    {
+      schema: {
+        ...extension,
+        operationId: 'getSiteAnalytics',
+        summary: "Every live page's visits together, aggregated over time, in a time zone (extension)",
+        description: "The same answer as a page's analytics, over all pages of the tenant; definitions in docs/analytics.md.",
+        querystring: SiteAnalyticsQuery,
+        response: responses({ 200: SiteAnalytics }),
+      },
+    },
+    async (request) => {
+      const answer = await getSiteAnalytics(app.db, request.tenantId, request.query);
+      const scope = { tenantId: request.tenantId, start: answer.startDate, end: answer.endDate };
+      return { ...answer, goals: await goalMetrics(app.db, scope, answer.totals.visits) };
+    },
+  );
+
+  app.get(
+    '/v0/analytics/realtime',
+    {
+      schema: {
+        ...extension,
+        operationId: 'getRealtimeAnalytics',
+        summary: 'The visits active in the last five minutes (extension)',
+        description:
+          'A visit is active from its first report until its session.ended falls due, while it reported in the last five minutes.',
+        response: responses({ 200: Realtime }),
+      },
+    },
+    async (request) => realtime(app.db, request.tenantId),
   );
 };

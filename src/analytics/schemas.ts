@@ -1,9 +1,35 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ListQuery, MAX_SAFE_INTEGER, Nullable, StringEnum, Timestamp } from '../http/schemas.js';
+import { CHANNELS } from '../db/enums.js';
 
 export const INTERVALS = ['hour', 'day', 'week'] as const;
 export type Interval = (typeof INTERVALS)[number];
-export const GROUP_BYS = ['audience', 'utmSource', 'utmMedium', 'utmCampaign', 'arm'] as const;
+export const GROUP_BYS = [
+  'audience',
+  'utmSource',
+  'utmMedium',
+  'utmCampaign',
+  'arm',
+  'channel',
+  'referrerHost',
+  'deviceType',
+  'browser',
+  'os',
+  'country',
+] as const;
+/** The groupings of the site-wide answer: a page's audiences and arms are the page's own. */
+export const SITE_GROUP_BYS = [
+  'utmSource',
+  'utmMedium',
+  'utmCampaign',
+  'channel',
+  'referrerHost',
+  'deviceType',
+  'browser',
+  'os',
+  'country',
+] as const;
+export const COMPARES = ['previous_period'] as const;
 export type GroupBy = (typeof GROUP_BYS)[number];
 export const OVERVIEW_SORTS = ['visits', 'conversions'] as const;
 
@@ -20,6 +46,11 @@ const Average = Nullable(Type.Number({ minimum: 0, description: 'Null without vi
 /** What a set of audience sessions adds up to (definitions in docs/analytics.md). */
 export const MetricsProperties = {
   visits: Count,
+  visitors: Type.Integer({
+    minimum: 0,
+    maximum: MAX_SAFE_INTEGER,
+    description: 'Distinct visitors within each UTC day, summed over the days (docs/analytics.md)',
+  }),
   bounces: Count,
   bounceRate: Rate,
   timeSpentSeconds: Type.Number({ minimum: 0, description: 'Sum over the visits' }),
@@ -33,6 +64,39 @@ export const MetricsProperties = {
 };
 export const Metrics = Type.Object(MetricsProperties, { $id: 'AnalyticsMetrics' });
 export type Metrics = Static<typeof Metrics>;
+
+/** A goal's numbers over a set of visits (docs/analytics.md, "Goals"). */
+export const GoalMetrics = Type.Object(
+  {
+    goalId: Type.String(),
+    name: Type.String(),
+    completions: Type.Integer({ minimum: 0, maximum: MAX_SAFE_INTEGER, description: 'Times it happened (a path: visits)' }),
+    uniqueCompletions: Type.Integer({ minimum: 0, maximum: MAX_SAFE_INTEGER, description: 'Distinct visitors it happened for' }),
+    value: Type.Number({ minimum: 0, description: 'The sum of the values tracked with it (event goals; 0 for the others)' }),
+    currency: Nullable(Type.String({ description: "The goal's currency, if it has one" })),
+    conversionRate: Rate,
+  },
+  { $id: 'GoalMetrics' },
+);
+export type GoalMetrics = Static<typeof GoalMetrics>;
+const Goals = Type.Array(GoalMetrics, { description: 'Every goal of the tenant, oldest first, over the same visits' });
+
+const Change = Nullable(Type.Number({ description: '(current - previous) / previous; null where the previous value is 0 or null' }));
+export const MetricsChange = Type.Object(
+  Object.fromEntries(Object.keys(MetricsProperties).map((k) => [k, Change])) as Record<keyof typeof MetricsProperties, typeof Change>,
+  { $id: 'AnalyticsChange' },
+);
+export type MetricsChange = Static<typeof MetricsChange>;
+
+const Compare = Type.Optional(
+  StringEnum(COMPARES, {
+    description: 'previous_period adds `previous` (the totals of the range of equal length just before) and `change`',
+  }),
+);
+const Previous = Type.Object(
+  { startDate: Timestamp, endDate: Timestamp, totals: Metrics },
+  { $id: 'AnalyticsPrevious', description: 'With compare=previous_period' },
+);
 
 const DateTime = (description: string) => Type.String({ format: 'date-time', description });
 
@@ -55,40 +119,56 @@ export const PageAnalyticsQuery = Type.Object(
     ),
     audienceId: Type.Optional(Type.String({ description: 'Only this audience of the page' })),
     groupBy: Type.Optional(StringEnum(GROUP_BYS, { description: `Adds the top ${MAX_GROUPS} groups by visits` })),
+    compare: Compare,
   },
   { additionalProperties: false },
 );
 export type PageAnalyticsQuery = Static<typeof PageAnalyticsQuery>;
 
+export const SiteAnalyticsQuery = Type.Object(
+  {
+    ...Type.Omit(PageAnalyticsQuery, ['audienceId', 'groupBy']).properties,
+    groupBy: Type.Optional(StringEnum(SITE_GROUP_BYS, { description: `Adds the top ${MAX_GROUPS} groups by visits` })),
+  },
+  { additionalProperties: false },
+);
+export type SiteAnalyticsQuery = Static<typeof SiteAnalyticsQuery>;
+
 export const SeriesPoint = Type.Object({ start: Timestamp, ...MetricsProperties }, { $id: 'AnalyticsBucket' });
 export const Group = Type.Object(
   {
-    key: Type.String({ description: 'The audience id, or the UTM value ("" for sessions without one)' }),
-    label: Type.String({ description: "The audience's effectiveName; for UTM groups, the value itself" }),
+    key: Type.String({ description: 'The audience id, or the value of the grouping ("" for sessions without one)' }),
+    label: Type.String({ description: "The audience's effectiveName; for other groups, the value itself" }),
     ...MetricsProperties,
   },
   { $id: 'AnalyticsGroup' },
 );
 
-export const PageAnalytics = Type.Object(
-  {
-    pageId: Type.String(),
-    startDate: Timestamp,
-    endDate: Timestamp,
-    interval: StringEnum(INTERVALS),
-    timeZone: Type.String(),
-    totals: Metrics,
-    series: Type.Array(SeriesPoint, { description: 'Every bucket of the range, in order, zero-filled' }),
-    groups: Type.Optional(Type.Array(Group, { description: `With groupBy: the top ${MAX_GROUPS} by visits, then by key` })),
-  },
-  { $id: 'PageAnalytics' },
-);
+const AnalyticsProperties = {
+  startDate: Timestamp,
+  endDate: Timestamp,
+  interval: StringEnum(INTERVALS),
+  timeZone: Type.String(),
+  totals: Metrics,
+  series: Type.Array(SeriesPoint, { description: 'Every bucket of the range, in order, zero-filled' }),
+  groups: Type.Optional(Type.Array(Group, { description: `With groupBy: the top ${MAX_GROUPS} by visits, then by key` })),
+  previous: Type.Optional(Previous),
+  change: Type.Optional(MetricsChange),
+  goals: Goals,
+};
+
+export const PageAnalytics = Type.Object({ pageId: Type.String(), ...AnalyticsProperties }, { $id: 'PageAnalytics' });
 export type PageAnalytics = Static<typeof PageAnalytics>;
+
+export const SiteAnalytics = Type.Object(AnalyticsProperties, { $id: 'SiteAnalytics' });
+export type SiteAnalytics = Static<typeof SiteAnalytics>;
 
 export const PagesAnalyticsQuery = ListQuery({
   startDate: Type.Optional(DateTime('Sessions started at or after this instant; default: 30 days before endDate')),
   endDate: Type.Optional(DateTime('Sessions started before this instant; default: the next midnight, UTC')),
   sort: Type.Optional(StringEnum(OVERVIEW_SORTS, { default: 'visits', description: 'Descending; ties by pageId' })),
+  groupBy: Type.Optional(StringEnum(SITE_GROUP_BYS, { description: `Adds each page's top ${MAX_GROUPS} groups by visits` })),
+  compare: Compare,
 });
 export type PagesAnalyticsQuery = Static<typeof PagesAnalyticsQuery>;
 
@@ -97,7 +177,46 @@ export const PageTotals = Type.Object(
     pageId: Type.String(),
     pageName: Type.String(),
     ...MetricsProperties,
+    goals: Goals,
+    groups: Type.Optional(Type.Array(Group, { description: `With groupBy: the page's top ${MAX_GROUPS} by visits, then by key` })),
+    previous: Type.Optional(Type.Object({ totals: Metrics }, { description: 'With compare=previous_period' })),
+    change: Type.Optional(MetricsChange),
   },
   { $id: 'PageTotals' },
 );
 export type PageTotals = Static<typeof PageTotals>;
+
+/** How far back a visit's last report makes it active (`GET /v0/analytics/realtime`). */
+export const REALTIME_WINDOW_SECONDS = 300;
+/** The visits listed at most; `count` counts them all. */
+export const REALTIME_MAX_VISITS = 100;
+
+export const RealtimeVisit = Type.Object(
+  {
+    audienceSessionId: Type.String(),
+    pageId: Type.String(),
+    audienceId: Type.String(),
+    personId: Nullable(Type.String({ description: 'The person the audience was made for, when there is one' })),
+    accountId: Nullable(Type.String({ description: "The account of the person's domain, when there is one" })),
+    path: Type.String(),
+    channel: StringEnum(CHANNELS),
+    country: Type.String({ description: "ISO 3166-1 alpha-2; '' when unknown" }),
+    sessionStartedAt: Timestamp,
+    lastSeenAt: Timestamp,
+  },
+  { $id: 'RealtimeVisit' },
+);
+export type RealtimeVisit = Static<typeof RealtimeVisit>;
+
+export const Realtime = Type.Object(
+  {
+    since: Timestamp,
+    count: Type.Integer({
+      minimum: 0,
+      description: `Visits with a report in the last ${REALTIME_WINDOW_SECONDS / 60} minutes that have not ended`,
+    }),
+    visits: Type.Array(RealtimeVisit, { description: `The ${REALTIME_MAX_VISITS} most recently seen, newest first` }),
+  },
+  { $id: 'AnalyticsRealtime' },
+);
+export type Realtime = Static<typeof Realtime>;

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { AudienceSessionsTable, Database, PagesTable } from '../db/types.js';
 import { invalidField } from '../http/errors.js';
 import { keysetList } from '../http/pagination.js';
@@ -37,7 +37,46 @@ export const toSession = (row: AudienceSessionsTable): AudienceSession => ({
   utmTerm: row.utm_term,
   experimentId: row.experiment_id,
   arm: row.experiment_arm,
+  referrerHost: row.referrer_host,
+  channel: row.channel as AudienceSession['channel'],
+  deviceType: row.device_type,
+  browser: row.browser,
+  os: row.os,
+  country: row.country,
 });
+
+/**
+ * The visit classes of a session the collector did not take (posted through the API, or written
+ * by a test or the bench): nothing known, no visitor, no `session.ended` to announce.
+ */
+export const NOT_COLLECTED: Pick<
+  AudienceSessionsTable,
+  | 'referrer_host'
+  | 'channel'
+  | 'device_type'
+  | 'browser'
+  | 'os'
+  | 'country'
+  | 'visitor_hash'
+  | 'end_due_at'
+  | 'start_announced'
+  | 'end_announced'
+  | 'first_of_day_page'
+  | 'first_of_day_site'
+> = {
+  referrer_host: '',
+  channel: 'direct',
+  device_type: '',
+  browser: '',
+  os: '',
+  country: '',
+  visitor_hash: '',
+  end_due_at: null,
+  start_announced: 1,
+  end_announced: 0,
+  first_of_day_page: 1,
+  first_of_day_site: 1,
+};
 
 function instant(value: string, path: string, bound = false): string {
   const iso = toInstant(value, bound);
@@ -88,6 +127,7 @@ export async function createSession(trx: Transaction<Database>, page: PagesTable
     utm_term: input.utmTerm ?? '',
     visit_id: null,
     created_at: now(),
+    ...NOT_COLLECTED,
   };
   await trx.insertInto('audience_sessions').values(row).execute();
   await applySessionChange(trx, undefined, row);
@@ -134,6 +174,15 @@ export async function listSessions(db: Kysely<Database>, page: PagesTable, query
   return sessionsList.read({ query, within: page.id, filters, rows: matching.selectAll(), count: matching, map: toSession });
 }
 
+/** The visit a session is, as the goals' occurrences copy it (src/goals/occurrences.ts). */
+export const occurrenceVisit = (tenantId: string, s: AudienceSession) => ({
+  sessionId: s.audienceSessionId,
+  tenantId,
+  pageId: s.pageId,
+  audienceId: s.audienceId,
+  sessionStartedAt: s.sessionStartedAt,
+});
+
 /** What a report or a lead form may change of a visit's session. */
 const VISIT_FIELDS = [
   'session_ended_at',
@@ -163,6 +212,32 @@ const updateVisit = prepared((db, p: VisitFields & { id: string }) =>
     .set(Object.fromEntries(VISIT_FIELDS.map((f) => [f, p[f]])) as VisitFields)
     .where('id', '=', p.id),
 );
+// The same for a report, which also moves when `session.ended` falls due (never again once announced).
+const updateReported = prepared((db, p: VisitFields & { id: string; end_due_at: string }) =>
+  db
+    .updateTable('audience_sessions')
+    .set({
+      ...(Object.fromEntries(VISIT_FIELDS.map((f) => [f, p[f]])) as VisitFields),
+      // `else end_due_at` (null once announced) gives PostgreSQL the column's type for the parameter.
+      end_due_at: sql<string | null>`case when end_announced = 0 then ${p.end_due_at} else end_due_at end`,
+    })
+    .where('id', '=', p.id),
+);
+
+/** What the collector learned of a visit at its first report (src/site/measure/), stored with its session. */
+export type VisitClasses = Pick<
+  AudienceSessionsTable,
+  | 'referrer_host'
+  | 'channel'
+  | 'device_type'
+  | 'browser'
+  | 'os'
+  | 'country'
+  | 'visitor_hash'
+  | 'first_of_day_page'
+  | 'first_of_day_site'
+  | 'start_announced'
+>;
 
 /** The experiment a view token names, as a visit's: its id, arm and unit, all three or none. */
 export function experimentOf(claims: { experimentId?: string; arm?: string; unit?: string }): Pick<Visit, 'experiment'> {
@@ -179,6 +254,10 @@ export interface Visit {
   pageUrl: string;
   pageTitle: string;
   startedAt: string;
+  /** The classes of a visit the collector takes; without them, those of a session it did not take. */
+  classes?: VisitClasses;
+  /** When the visit's `session.ended` falls due, as of this report (collector only). */
+  endDueAt?: string;
   /** The experiment the document was served in (from the view token), if any. */
   experiment?: { id: string; arm: string; unit: string };
 }
@@ -216,7 +295,8 @@ export async function recordVisit(
   fields: VisitFields,
 ): Promise<AudienceSession> {
   if (existing) {
-    await updateVisit(trx, { ...fields, id: existing.id });
+    if (visit.endDueAt === undefined) await updateVisit(trx, { ...fields, id: existing.id });
+    else await updateReported(trx, { ...fields, id: existing.id, end_due_at: visit.endDueAt });
     const row: AudienceSessionsTable = { ...existing, ...fields };
     await applySessionChange(trx, existing, row);
     return toSession(row);
@@ -235,6 +315,9 @@ export async function recordVisit(
     experiment_id: visit.experiment?.id ?? null,
     experiment_arm: visit.experiment?.arm ?? null,
     experiment_unit: visit.experiment?.unit ?? null,
+    ...NOT_COLLECTED,
+    ...visit.classes,
+    end_due_at: visit.endDueAt ?? null,
     ...fields,
   };
   // Two first reports racing (two instances): one creates, the other finds it and updates it.

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ListQuery, MAX_SAFE_INTEGER, Nullable, Timestamp } from '../http/schemas.js';
+import { ListQuery, MAX_SAFE_INTEGER, Nullable, StringEnum, Timestamp } from '../http/schemas.js';
+import { CHANNELS } from '../db/enums.js';
 
 export const AudienceSession = Type.Object(
   {
@@ -29,6 +30,12 @@ export const AudienceSession = Type.Object(
     utmTerm: Type.String(),
     experimentId: Nullable(Type.String({ description: 'The experiment the visit was served in (extension); null outside experiments' })),
     arm: Nullable(Type.String({ description: "The experiment's arm the visit was served (extension); null outside experiments" })),
+    referrerHost: Type.String({ description: "The referring host (extension); '' when direct, from the same host, or not collected" }),
+    channel: StringEnum(CHANNELS, { description: 'Where the visit came from (extension); direct when not collected' }),
+    deviceType: Type.String({ description: "desktop, mobile or tablet (extension); '' when not collected" }),
+    browser: Type.String({ description: "The browser's family (extension); '' when unknown" }),
+    os: Type.String({ description: "The operating system's family (extension); '' when unknown" }),
+    country: Type.String({ description: "ISO 3166-1 alpha-2 of the visitor's address (extension); '' when unknown" }),
   },
   { $id: 'AudienceSession' },
 );
@@ -72,3 +79,49 @@ export const SessionListQuery = ListQuery({
   audienceId: Type.Optional(Type.String({ description: 'Only this audience of the page' })),
 });
 export type SessionListQuery = Static<typeof SessionListQuery>;
+
+const Id = Type.String();
+
+/** `visit.started`: the first report of a visit on a person's audience (docs/webhooks.md). */
+export const VisitStarted = Type.Object(
+  {
+    audienceSessionId: Id,
+    analyticsSessionId: Id,
+    personId: Id,
+    accountId: Nullable(Type.String({ description: "The account of the person's domain, when there is one" })),
+    pageId: Id,
+    audienceId: Id,
+    path: Type.String({ description: 'The path the visit was served at' }),
+    channel: StringEnum(CHANNELS),
+    sessionStartedAt: Timestamp,
+  },
+  { $id: 'VisitStarted' },
+);
+export type VisitStarted = Static<typeof VisitStarted>;
+
+/** `session.ended`: a collected visit's summary, once it fell idle or its page was left (docs/webhooks.md). */
+export const SessionEnded = Type.Object(
+  {
+    audienceSessionId: Id,
+    analyticsSessionId: Id,
+    personId: Nullable(Id),
+    accountId: Nullable(Id),
+    pageId: Id,
+    audienceId: Id,
+    pageUrl: Type.String(),
+    channel: StringEnum(CHANNELS),
+    country: Type.String(),
+    sessionStartedAt: Timestamp,
+    sessionEndedAt: Timestamp,
+    timeSpentSeconds: Type.Number(),
+    maxScrollDepthPercentage: Type.Number(),
+    totalClicksCount: Count,
+    questionsAskedCount: Count,
+    conversions: Type.Integer({ minimum: 0, maximum: 1, description: 'Whether the visit converted: a session records it once' }),
+    goalsReached: Type.Array(Type.Object({ goalId: Id, name: Type.String() }), {
+      description: 'The goals the visit reached (empty until goals exist)',
+    }),
+  },
+  { $id: 'SessionEnded' },
+);
+export type SessionEnded = Static<typeof SessionEnded>;

@@ -1,40 +1,20 @@
-import { Type, type Static } from '@sinclair/typebox';
 import type { BlockList } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isbot } from 'isbot';
 import type { AudienceSessionsTable } from '../../db/types.js';
 import { validatorCompiler } from '../../http/validation.js';
 import { prepared } from '../../db/prepared.js';
-import { experimentOf, lockVisit, recordVisit, type Visit, type VisitFields } from '../../sessions/repository.js';
+import { type Occurrence, recordOccurrences } from '../../goals/occurrences.js';
+import { experimentOf, lockVisit, occurrenceVisit, recordVisit, type Visit, type VisitFields } from '../../sessions/repository.js';
 import { notModified, type SiteContext, siteHostOf } from '../context.js';
 import { addressLimiter, fromTrustedProxy, takeFor } from '../limits.js';
 import { MEASURING_SCRIPT, MEASURING_SCRIPT_ETAG } from './script.js';
+import { announceStart } from '../../sessions/announce.js';
+import { classify } from './classify.js';
+import { reportOnce } from './report-once.js';
+import { MAX_REPORT_BYTES, Report } from './report.js';
+import { isPostgres } from '../../db/adapter.js';
 import type { ViewClaims } from '../token.js';
-
-/** The issue's limit on a report, in bytes. */
-export const MAX_REPORT_BYTES = 2048;
-
-const Count = Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1 });
-const Utm = Type.Optional(Type.String({ maxLength: 255 }));
-
-/** One report of `/_pam/v.js`: the visit's totals so far. Counts beyond the humanly possible are cut, not refused. */
-export const Report = Type.Object(
-  {
-    token: Type.String({ minLength: 1, maxLength: 1024 }),
-    visibleMs: Count,
-    scroll: Type.Number({ minimum: 0, maximum: 100 }),
-    clicks: Count,
-    questions: Count,
-    conversions: Count,
-    utmSource: Utm,
-    utmMedium: Utm,
-    utmCampaign: Utm,
-    utmTerm: Utm,
-    utmContent: Utm,
-  },
-  { additionalProperties: false },
-);
-export type Report = Static<typeof Report>;
 
 /** What a person can do at most per second of wall time since the previous report. */
 const CLICKS_PER_SECOND = 20;
@@ -50,15 +30,16 @@ const BOUNCE_SECONDS = 10;
  * too: the visit keeps the path it was served at), and the visit's session as stored, if any. No
  * row when the page is not live. Taken under the visit's lock, as `findVisit` is.
  */
-const reportTarget = prepared((db, p: Pick<ViewClaims, 'tenantId' | 'pageId' | 'linkId' | 'visitId'>) =>
+const reportTarget = prepared((db, p: Pick<ViewClaims, 'tenantId' | 'pageId' | 'linkId' | 'visitId' | 'audienceId'>) =>
   db
     .selectFrom('pages')
     .leftJoin('page_links', (join) => join.on('page_links.id', '=', p.linkId).on('page_links.tenant_id', '=', p.tenantId))
     .leftJoin('audience_sessions', (join) =>
       join.on('audience_sessions.visit_id', '=', p.visitId).on('audience_sessions.tenant_id', '=', p.tenantId),
     )
+    .leftJoin('audiences', (join) => join.on('audiences.id', '=', p.audienceId).on('audiences.tenant_id', '=', p.tenantId))
     .selectAll('audience_sessions')
-    .select(['pages.title', 'page_links.path'])
+    .select(['pages.title', 'page_links.path', 'audiences.person_id'])
     .where('pages.id', '=', p.pageId)
     .where('pages.tenant_id', '=', p.tenantId)
     .where('pages.deleted_at', 'is', null),
@@ -81,6 +62,8 @@ type ReportTarget = Awaited<ReturnType<typeof reportTarget>>[number];
 export async function collectRoutes(site: FastifyInstance, context: SiteContext): Promise<void> {
   const { trusted } = context;
   const limiter = addressLimiter(context.config.collectRatePerMinute);
+  // PostgreSQL: a report is one statement (report-once.ts); SQLite's statements cost no round trip.
+  const once = isPostgres(context.db) ? reportOnce(context) : undefined;
 
   site.get('/_pam/v.js', async (request, reply) => {
     reply
@@ -146,6 +129,17 @@ export async function collectRoutes(site: FastifyInstance, context: SiteContext)
         return reply.code(400).type('text/plain; charset=utf-8').send('The token is not valid here.');
       }
       const scheme = forwardedScheme(request, trusted) ?? request.protocol;
+      if (once) {
+        const at = Date.now();
+        const endDueAt = new Date(at + 1000 * endDelaySeconds(context.config.sessionIdleSeconds, request.body.left === true)).toISOString();
+        const outcome = await once(request, { claims, host, scheme, at, endDueAt, report: request.body });
+        if (outcome !== 'slow') {
+          context.observe?.report(outcome === 'gone' ? 'page_gone' : 'accepted');
+          return reply.code(204).send();
+        }
+      }
+      // In memory after the first report of the day.
+      const secret = await context.secrets.today();
       const recorded = await context.db.transaction().execute(async (trx) => {
         await lockVisit(trx, claims.visitId);
         const [page] = await reportTarget(trx, claims);
@@ -153,6 +147,20 @@ export async function collectRoutes(site: FastifyInstance, context: SiteContext)
         if (!page) return false;
         const stored = storedVisit(page);
         const at = Date.now();
+        const report = request.body;
+        const classes = stored
+          ? undefined
+          : await classify(trx, context, request, {
+              secret,
+              hostname: host.hostname,
+              tenantId: claims.tenantId,
+              pageId: claims.pageId,
+              personId: page.person_id,
+              referrer: report.referrer ?? '',
+              adClick: report.adClick === true,
+              utmMedium: report.utmMedium ?? '',
+              at,
+            });
         const visit: Visit = {
           tenantId: claims.tenantId,
           pageId: claims.pageId,
@@ -161,9 +169,21 @@ export async function collectRoutes(site: FastifyInstance, context: SiteContext)
           pageUrl: `${scheme}://${host.hostname}${claims.path ?? page.path ?? '/'}`,
           pageTitle: page.title,
           startedAt: new Date(at).toISOString(),
+          ...(classes ? { classes } : {}),
+          endDueAt: new Date(at + 1000 * endDelaySeconds(context.config.sessionIdleSeconds, report.left === true)).toISOString(),
           ...experimentOf(claims),
         };
-        await recordVisit(trx, visit, stored, raise(stored, request.body, claims, at));
+        const session = await recordVisit(trx, visit, stored, raise(stored, report, claims, at));
+        // Most reports carry none of these: they cost nothing then. A path goal names the link's
+        // path (a page_routing link's too, whatever the key after it).
+        if (!stored || report.events || report.actions) {
+          const firstPath = stored ? null : (page.path ?? claims.path ?? null);
+          const occurrences = occurrencesOf(report, firstPath);
+          await recordOccurrences(trx, occurrenceVisit(claims.tenantId, session), occurrences, visit.startedAt);
+        }
+        if (page.person_id !== null && (classes?.start_announced ?? stored?.start_announced) === 0) {
+          await announceStart(trx, claims.tenantId, session, page.person_id, claims.path ?? page.path ?? '/');
+        }
         return true;
       });
       context.observe?.report(recorded ? 'accepted' : 'page_gone');
@@ -215,6 +235,18 @@ export function raise(stored: AudienceSessionsTable | undefined, report: Report,
     utm_content: utm('utm_content', report.utmContent),
   };
 }
+
+/** What goals count in a report: the visit's path at its first report, its tracked events and clicked purposes. */
+function occurrencesOf(report: Report, firstPath: string | null): Occurrence[] {
+  const found: Occurrence[] = [];
+  if (firstPath !== null) found.push({ kind: 'path', name: firstPath, value: 0, total: 1 });
+  for (const [name, total, value] of report.events ?? []) found.push({ kind: 'event', name, total, value });
+  for (const [name, total] of report.actions ?? []) found.push({ kind: 'action', name, total, value: 0 });
+  return found;
+}
+
+/** Seconds from a report to its visit's `session.ended`: the idle time, or at most a minute once the page is left. */
+export const endDelaySeconds = (idleSeconds: number, left: boolean): number => (left ? Math.min(60, idleSeconds) : idleSeconds);
 
 /** The scheme the visitor used, as a trusted proxy says (it terminates TLS); undefined otherwise. */
 function forwardedScheme(request: FastifyRequest, trusted: BlockList | undefined): string | undefined {

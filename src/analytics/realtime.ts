@@ -1,0 +1,76 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/types.js';
+import { REALTIME_MAX_VISITS, REALTIME_WINDOW_SECONDS, type Realtime, type RealtimeVisit } from './schemas.js';
+
+const pathOf = (url: string): string => {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return '';
+  }
+};
+
+/**
+ * The tenant's visits active now: a report in the last five minutes and `session.ended` not yet
+ * due. Read through the open visits' index (`end_due_at`, set only while a visit is open, and
+ * never before its last report), so the cost follows the visits open now, not the sessions kept.
+ */
+export async function realtime(db: Kysely<Database>, tenantId: string, at = Date.now()): Promise<Realtime> {
+  const now = new Date(at).toISOString();
+  const since = new Date(at - REALTIME_WINDOW_SECONDS * 1000).toISOString();
+  const open = db
+    .selectFrom('audience_sessions')
+    .where('audience_sessions.end_due_at', 'is not', null)
+    .where('audience_sessions.end_due_at', '>', now)
+    .where('audience_sessions.tenant_id', '=', tenantId)
+    .where('audience_sessions.session_ended_at', '>=', since);
+  const [counted, rows] = await Promise.all([
+    open.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    open
+      .innerJoin('audiences', 'audiences.id', 'audience_sessions.audience_id')
+      .select([
+        'audience_sessions.id',
+        'audience_sessions.page_id',
+        'audience_sessions.audience_id',
+        'audience_sessions.page_url',
+        'audience_sessions.channel',
+        'audience_sessions.country',
+        'audience_sessions.session_started_at',
+        'audience_sessions.session_ended_at',
+        'audiences.person_id',
+      ])
+      .orderBy('audience_sessions.session_ended_at', 'desc')
+      .orderBy('audience_sessions.id')
+      .limit(REALTIME_MAX_VISITS)
+      .execute(),
+  ]);
+  const persons = [...new Set(rows.flatMap((r) => (r.person_id === null ? [] : [r.person_id])))];
+  const accounts = new Map<string, string>();
+  if (persons.length > 0) {
+    const found = await db
+      .selectFrom('persons')
+      .innerJoin('accounts', (join) =>
+        join.onRef('accounts.domain_lc', '=', 'persons.domain_lc').onRef('accounts.tenant_id', '=', 'persons.tenant_id'),
+      )
+      .select(['persons.id as person_id', 'accounts.id as account_id'])
+      .where('persons.tenant_id', '=', tenantId)
+      .where('persons.id', 'in', persons)
+      .orderBy('accounts.id', 'desc')
+      .execute();
+    // Ordered so the lowest account id is set last: the same account as visit.started names.
+    for (const f of found) accounts.set(f.person_id, f.account_id);
+  }
+  const visits: RealtimeVisit[] = rows.map((r) => ({
+    audienceSessionId: r.id,
+    pageId: r.page_id,
+    audienceId: r.audience_id,
+    personId: r.person_id,
+    accountId: r.person_id === null ? null : (accounts.get(r.person_id) ?? null),
+    path: pathOf(r.page_url),
+    channel: r.channel as RealtimeVisit['channel'],
+    country: r.country,
+    sessionStartedAt: r.session_started_at,
+    lastSeenAt: r.session_ended_at,
+  }));
+  return { since, count: Number(counted.n), visits };
+}

@@ -1,0 +1,94 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { GOAL_KINDS } from '../db/enums.js';
+import { RoundTrip } from '../http/round-trip.js';
+import { ListQuery, Nullable, StringEnum, Timestamp } from '../http/schemas.js';
+import { idPattern } from '../ids.js';
+
+export const GoalId = Type.String({ minLength: 1, pattern: idPattern('goal') });
+
+/** The bounds of what a goal names; the measuring script cuts names to the same lengths. */
+export const MAX_NAME_LENGTH = 255;
+export const MAX_PURPOSE_LENGTH = 100;
+export const MAX_EVENT_NAME_LENGTH = 100;
+
+const Name = Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH });
+const Kind = StringEnum(GOAL_KINDS, {
+  description: 'What counts: a lead form sent, an action clicked, a link path visited, a pam.track event',
+});
+const PageIdField = Type.String({ minLength: 1, maxLength: 64, description: 'kind form: only forms of this page (optional)' });
+const ActionPurpose = Type.String({
+  minLength: 1,
+  maxLength: MAX_PURPOSE_LENGTH,
+  description: 'kind action: a click on a page action with this purpose',
+});
+const LinkPath = Type.String({
+  minLength: 1,
+  maxLength: 2048,
+  pattern: '^/\\S*$',
+  description: 'kind path: a visit served at this link path',
+});
+const EventName = Type.String({
+  minLength: 1,
+  maxLength: MAX_EVENT_NAME_LENGTH,
+  description: "kind event: pam.track(eventName, { value }) from the page's scripts",
+});
+const Currency = Type.String({ minLength: 3, maxLength: 3, description: 'ISO 4217 code of the tracked values, e.g. EUR' });
+
+/** The fields that say what a goal (or a funnel step) counts: `kind` and the one field of that kind. */
+export const TargetFields = {
+  kind: Kind,
+  pageId: Nullable(PageIdField),
+  actionPurpose: Nullable(ActionPurpose),
+  path: Nullable(LinkPath),
+  eventName: Nullable(EventName),
+};
+export const TargetInput = {
+  kind: Kind,
+  pageId: Type.Optional(Nullable(PageIdField)),
+  actionPurpose: Type.Optional(Nullable(ActionPurpose)),
+  path: Type.Optional(Nullable(LinkPath)),
+  eventName: Type.Optional(Nullable(EventName)),
+};
+export type TargetInput = Static<ReturnType<typeof Type.Object<typeof TargetInput>>>;
+
+export const Goal = Type.Object(
+  {
+    goalId: GoalId,
+    name: Type.String(),
+    ...TargetFields,
+    currency: Nullable(Type.String()),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { $id: 'Goal' },
+);
+export type Goal = Static<typeof Goal>;
+
+export const GoalCreate = Type.Object(
+  { name: Name, ...TargetInput, currency: Type.Optional(Nullable(Currency)) },
+  { additionalProperties: false, $id: 'GoalCreate' },
+);
+export type GoalCreate = Static<typeof GoalCreate>;
+
+/** The goal's timestamps as read (read-only). Changing `kind` clears the other kinds' fields not given. */
+export const GoalUpdate = RoundTrip(
+  Goal,
+  Type.Object(
+    {
+      name: Type.Optional(Name),
+      kind: Type.Optional(Kind),
+      pageId: Type.Optional(Nullable(PageIdField)),
+      actionPurpose: Type.Optional(Nullable(ActionPurpose)),
+      path: Type.Optional(Nullable(LinkPath)),
+      eventName: Type.Optional(Nullable(EventName)),
+      currency: Type.Optional(Nullable(Currency)),
+    },
+    { additionalProperties: false, $id: 'GoalUpdate' },
+  ),
+);
+export type GoalUpdate = Static<typeof GoalUpdate>;
+
+export const GoalListQuery = ListQuery({});
+export type GoalListQuery = Static<typeof GoalListQuery>;
+
+export const GoalParams = Type.Object({ goal_id: GoalId });
