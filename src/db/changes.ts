@@ -13,9 +13,14 @@ import type { Database } from './types.js';
  * - `domains`: which hosts are tenant domains (a domain verified, released or deleted; a tenant's
  *   fallback domain made);
  * - `sessions:<tenantId>`: what the tenant's pages overview adds up (a session's sums changed, a
- *   page deleted).
+ *   page deleted);
+ * - `site:<tenantId>`: the tenant's change sequence (issue 31), everything a visitor or a kept API
+ *   answer could see: pages, audiences, versions, links, domains, files, persons and accounts a
+ *   page shows, experiments, API keys. Moved by triggers on those tables, in the writing
+ *   transaction, whoever writes (migration 2026_11_27_0024_tenant_changes); a change stored
+ *   elsewhere (site settings) adds its table's trigger there, or calls noteSiteChange.
  */
-export type ChangeScope = 'domains' | `sessions:${string}`;
+export type ChangeScope = 'domains' | `sessions:${string}` | `site:${string}`;
 
 const moveCounter = prepared((db, p: { scope: string }) =>
   db.updateTable('change_counters').set({ value: sql<number>`value + 1` }).where('scope', '=', p.scope).returning('value'),
@@ -59,3 +64,16 @@ export async function changeCount(db: Kysely<Database>, scope: ChangeScope): Pro
 export function movedHereAt(db: Kysely<Database>, scope: ChangeScope): number {
   return movedHere(db).get(kindOf(scope)) ?? Number.NEGATIVE_INFINITY;
 }
+
+/**
+ * Moves the tenant's change sequence (`site:<tenantId>`) in the caller's transaction, for a change
+ * a visitor or a kept API answer could see that no trigger of the sequence covers (twice is
+ * harmless). The served-document memo and the API key cache trust what they hold only while the
+ * sequence stands still (docs/contributing.md, "In-process caches").
+ */
+export async function noteSiteChange(trx: Kysely<Database>, tenantId: string): Promise<void> {
+  await noteChange(trx, `site:${tenantId}`);
+}
+
+/** The tenant's change sequence as committed: 0 before its first change. */
+export const siteSequence = (db: Kysely<Database>, tenantId: string): Promise<number> => changeCount(db, `site:${tenantId}`);

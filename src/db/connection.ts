@@ -11,6 +11,8 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
+import { changeFeed, type ChangeFeed } from './change-feed.js';
+import { isStalePlan, MAX_PER_CONNECTION, nameOf, POOLER_CODES, poolerInUrl, startsOn } from './named-statements.js';
 import { groupCommitSqlite } from './sqlite.js';
 import type { DbObserver } from './observer.js';
 import type { Database } from './types.js';
@@ -25,6 +27,8 @@ export interface Db {
   close(): Promise<void>;
   /** PostgreSQL's connection pool, now (for the metrics). */
   poolStats?: () => { total: number; idle: number; waiting: number };
+  /** PostgreSQL: the tenants' changes as announced (src/db/change-feed.ts), listening from the first call on. */
+  changeFeed?: () => ChangeFeed;
 }
 
 /** `log` is Kysely's own: it sees every query executed, prepared ones included (the query-plan test uses it). */
@@ -70,6 +74,8 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }>, log
   // An idle client that loses its connection (a server restart) must not crash the process.
   pool.on('error', () => {});
   const prepared = new WeakSet<pg.PoolClient>();
+  const setting = config.preparedStatements ?? 'auto';
+  const named: NamedState = { on: startsOn(setting, url), auto: setting === 'auto' };
   const connect = async () => {
     let client: pg.PoolClient;
     try {
@@ -82,35 +88,7 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }>, log
       // A connection that dies under a running query fails that query; it must not take the process
       // down with an unhandled 'error' event (the pool drops the client when it is released).
       client.on('error', () => {});
-      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-      const observe = observer.query;
-      client.query = (
-        observe
-          ? (...args: unknown[]) => {
-              const start = performance.now();
-              const result = query(...args);
-              if (!(result instanceof Promise)) return result;
-              const sql = typeof args[0] === 'string' ? args[0] : String((args[0] as { text?: unknown } | undefined)?.text ?? '');
-              return result.then(
-                (value: unknown) => {
-                  observe(sql, (performance.now() - start) / 1000, false);
-                  return value;
-                },
-                (err: unknown) => {
-                  observe(sql, (performance.now() - start) / 1000, true);
-                  throw tagUnavailable(err);
-                },
-              );
-            }
-          : (...args: unknown[]) => {
-              const result = query(...args);
-              return result instanceof Promise
-                ? result.catch((err: unknown) => {
-                    throw tagUnavailable(err);
-                  })
-                : result;
-            }
-      ) as typeof client.query;
+      client.query = namedQueries(client, named, observer.query) as typeof client.query;
     }
     return client;
   };
@@ -125,7 +103,83 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }>, log
     log,
   });
   const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
-  return { kysely, dialect: 'postgres', close: () => kysely.destroy(), poolStats };
+  let feed: ChangeFeed | undefined;
+  const close = async () => {
+    await feed?.close();
+    await kysely.destroy();
+  };
+  // LISTEN needs a session of its own: through a transaction-mode pooler nothing is delivered, so
+  // there every request reads its key (docs/deployment.md, "PgBouncer").
+  const listens = !poolerInUrl(url);
+  return {
+    kysely,
+    dialect: 'postgres',
+    close,
+    poolStats,
+    ...(listens ? { changeFeed: () => (feed ??= changeFeed(url, observer)) } : {}),
+  };
+}
+
+/** Whether this process names the hot paths' statements (db/named-statements.ts); `auto` may turn it off. */
+interface NamedState {
+  on: boolean;
+  auto: boolean;
+}
+
+/**
+ * A pool client's `query`, observed (the metrics' query counter and durations), its connection
+ * errors tagged, and the hot paths' statements named where allowed (db/named-statements.ts): at
+ * most MAX_PER_CONNECTION names a connection; a stale plan prepares the statement again under a
+ * new name; `auto` turns names off for the process at the first sign of a transaction-mode pooler.
+ * A statement outside a transaction that failed for either reason is run again (it did not run).
+ */
+function namedQueries(client: pg.PoolClient, named: NamedState, observe: DbObserver['query']) {
+  const raw = client.query.bind(client) as (...args: unknown[]) => unknown;
+  /** Each hot statement's name on this connection: its hash, or a new one after a stale plan. */
+  const names = new Map<string, string>();
+  let renamed = 0;
+  let inTransaction = false;
+  return (...args: unknown[]): unknown => {
+    const text = typeof args[0] === 'string' ? args[0] : undefined;
+    if (text !== undefined) {
+      if (/^\s*(begin|start transaction)/i.test(text)) inTransaction = true;
+      else if (/^\s*(commit|rollback)\b(?!\s+to\b)/i.test(text)) inTransaction = false;
+    }
+    const hot = named.on && text !== undefined && args.length === 2 && Array.isArray(args[1]) ? nameOf(text) : undefined;
+    const name = hot && (names.get(hot) ?? (names.size < MAX_PER_CONNECTION ? hot : undefined));
+    if (hot && name) names.set(hot, name);
+    const within = inTransaction;
+    const attempt = (as: string | undefined) => (as ? raw({ name: as, text, values: args[1] }) : raw(...args));
+    const start = performance.now();
+    const first = attempt(name);
+    if (!(first instanceof Promise)) return first;
+    let result: Promise<unknown> = first;
+    if (hot && name) {
+      result = result.catch((err: unknown) => {
+        if (isStalePlan(err)) {
+          // The server keeps the old plan under the old name until the connection closes: a new name, parsed anew.
+          const fresh = `${hot}_r${++renamed}`;
+          names.set(hot, fresh);
+          if (!within) return attempt(fresh);
+        } else if (named.auto && POOLER_CODES.has(String((err as { code?: string }).code))) {
+          named.on = false;
+          if (!within) return attempt(undefined);
+        }
+        throw err;
+      });
+    }
+    const sqlText = text ?? String((args[0] as { text?: unknown } | undefined)?.text ?? '');
+    return result.then(
+      (value: unknown) => {
+        observe?.(sqlText, (performance.now() - start) / 1000, false);
+        return value;
+      },
+      (err: unknown) => {
+        observe?.(sqlText, (performance.now() - start) / 1000, true);
+        throw tagUnavailable(err);
+      },
+    );
+  };
 }
 
 /**

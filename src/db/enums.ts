@@ -29,3 +29,13 @@ export const EXPERIMENT_KINDS = ['holdout', 'versions'] as const;
 export const EXPERIMENT_ALLOCATIONS = ['fixed', 'bandit'] as const;
 export const EXPERIMENT_STATUSES = ['draft', 'running', 'concluded'] as const;
 export const EXPERIMENT_DECISIONS = ['collecting', 'winner', 'no_difference'] as const;
+
+/** What a goal or a funnel step counts (src/goals/): a lead form, a page action's click, a link path's visit, a `pam.track` event. */
+export const GOAL_KINDS = ['form', 'action', 'path', 'event'] as const;
+export type GoalKind = (typeof GOAL_KINDS)[number];
+/** A served page's font: each a system font stack (src/render/brand.ts), so no font is downloaded. */
+export const SITE_FONTS = ['system', 'serif', 'rounded', 'mono'] as const;
+
+/** Where a visit came from (issue 28): the classes the collector keeps of `document.referrer` (src/site/measure/source.ts). */
+export const CHANNELS = ['direct', 'search', 'social', 'email', 'paid', 'referral'] as const;
+export type Channel = (typeof CHANNELS)[number];

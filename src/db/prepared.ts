@@ -1,4 +1,6 @@
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
+import { isPostgres } from './adapter.js';
+import { registerHot } from './named-statements.js';
 import { planEachOnce } from './plan-once.js';
 import type { Database } from './types.js';
 
@@ -34,6 +36,8 @@ export function prepared<P extends object, O>(
       const compiled = build(db, placeholders).compile();
       template = { sql: planEachOnce(db, compiled), parameters: compiled.parameters };
       templates.set(dialect, template);
+      // A named statement on PostgreSQL where allowed (db/named-statements.ts).
+      if (isPostgres(db)) registerHot(template.sql);
     }
     const values = template.parameters.map((p) => (isPlaceholder(p) ? (params as Record<string, unknown>)[p[PLACEHOLDER]] : p));
     const result = await db.executeQuery<O>(CompiledQuery.raw(template.sql, values));

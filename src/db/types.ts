@@ -6,15 +6,25 @@ import type {
   TenantCountersTable,
   ServiceSecretsTable,
   ChangeCountersTable,
+  SiteSettingsTable,
 } from './types/tenants.js';
 import type { PersonsTable, AccountsTable, LogsTable } from './types/people.js';
 import type { PagesTable, AudiencesTable, AudienceVersionsTable, TopicsTable, TopicEntriesTable } from './types/pages.js';
 import type { TenantDomainsTable, PageLinksTable } from './types/domains.js';
 import type { FilesTable, FileBlobsTable, AssetsTable } from './types/files.js';
 import type { WebhookSubscriptionsTable, EventsTable, WebhookDeliveriesTable } from './types/webhooks.js';
-import type { AudienceSessionsTable, AnalyticsHoursUtmTable, AnalyticsDaysTable, FormClaimsTable } from './types/visits.js';
+import type {
+  AudienceSessionsTable,
+  AnalyticsHoursUtmTable,
+  AnalyticsDaysTable,
+  AnalyticsSiteHoursTable,
+  AnalyticsSiteDaysTable,
+  FormClaimsTable,
+  LeadsTable,
+} from './types/visits.js';
 import type { SearchCountsTable, SearchDisorderTable, SearchPostingsTable } from './types/search.js';
 import type { DailySecretsTable, ExperimentPeriodsTable, ExperimentsTable } from './types/experiments.js';
+import type { FunnelsTable, GoalsTable, VisitEventsTable } from './types/goals.js';
 
 // The table types live by area in ./types/; importers take every one of them from here.
 export type * from './types/tenants.js';
@@ -26,6 +36,7 @@ export type * from './types/webhooks.js';
 export type * from './types/visits.js';
 export type * from './types/search.js';
 export type * from './types/experiments.js';
+export type * from './types/goals.js';
 
 /**
  * One table type per table, gathered in `Database`. Timestamps are ISO 8601 strings in UTC with
@@ -60,6 +71,8 @@ export interface Database {
   change_counters: ChangeCountersTable;
   analytics_hours_utm: AnalyticsHoursUtmTable;
   analytics_days: AnalyticsDaysTable;
+  analytics_site_hours: AnalyticsSiteHoursTable;
+  analytics_site_days: AnalyticsSiteDaysTable;
   search_counts: SearchCountsTable;
   search_disorder: SearchDisorderTable;
   /** PostgreSQL only (migration 0015). */
@@ -68,4 +81,9 @@ export interface Database {
   experiments: ExperimentsTable;
   experiment_periods: ExperimentPeriodsTable;
   daily_secrets: DailySecretsTable;
+  goals: GoalsTable;
+  funnels: FunnelsTable;
+  visit_events: VisitEventsTable;
+  site_settings: SiteSettingsTable;
+  leads: LeadsTable;
 }

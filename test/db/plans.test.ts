@@ -7,17 +7,21 @@ import { openDatabase, type Db } from '../../src/db/connection.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { Database } from '../../src/db/types.js';
 import { findLog } from '../../src/logs/repository.js';
-import { getPerson, listPersons } from '../../src/persons/repository.js';
+import { getPerson, listPersons, searchPersons } from '../../src/persons/repository.js';
 import { findPage, getPage, listPages } from '../../src/pages/repository.js';
 import { getAudience, listAudiences } from '../../src/audiences/repository.js';
 import { searchAudiences } from '../../src/audiences/search.js';
 import { listSessions } from '../../src/sessions/repository.js';
 import { findTopic, listEntries, listTopics } from '../../src/topics/repository.js';
 import { searchPageLinks } from '../../src/page-links/repository.js';
-import { getAsset } from '../../src/assets/repository.js';
+import { getAsset, listAssets } from '../../src/assets/repository.js';
 import { urlSigner } from '../../src/assets/files.js';
 import { newId } from '../../src/ids.js';
 import { freshDatabase, onPostgres, type TestDatabase } from '../helpers.js';
+import { NOT_COLLECTED } from '../../src/sessions/repository.js';
+import { getSiteAnalytics } from '../../src/analytics/repository.js';
+import { funnelResults } from '../../src/funnels/results.js';
+import { applySessionChange, type RolledSession } from '../../src/analytics/rollups.js';
 
 // The real repository queries, captured as they run, then EXPLAINed over tables big enough that
 // a planner would rather use an index: none may fall back to a sequential scan of a big table.
@@ -54,7 +58,11 @@ const capture = (event: LogEvent) => {
   if (event.level === 'query') captured?.push(event.query);
 };
 
-async function plansOf(run: (k: Kysely<Database>) => Promise<unknown>): Promise<string[]> {
+/** `explained`: which captured statements to explain (a transaction's own statements have no plan). */
+async function plansOf(
+  run: (k: Kysely<Database>) => Promise<unknown>,
+  explained: (q: CompiledQuery) => boolean = () => true,
+): Promise<string[]> {
   const queries: CompiledQuery[] = [];
   captured = queries;
   try {
@@ -64,7 +72,7 @@ async function plansOf(run: (k: Kysely<Database>) => Promise<unknown>): Promise<
   }
   assert.ok(queries.length > 0, 'no query was captured');
   const plans: string[] = [];
-  for (const q of queries) {
+  for (const q of queries.filter(explained)) {
     const explain = onPostgres ? `explain ${q.sql}` : `explain query plan ${q.sql}`;
     const result = await db.kysely.executeQuery<Record<string, unknown>>(CompiledQuery.raw(explain, [...q.parameters]));
     plans.push(result.rows.map((r) => String(r['QUERY PLAN'] ?? r.detail)).join('\n'));
@@ -283,6 +291,7 @@ async function seedPagesAudiencesSessions(k: Kysely<Database>, tenantId: string,
           utm_source: '',
           utm_term: '',
           created_at: ts(a),
+          ...NOT_COLLECTED,
         });
       }
     }
@@ -484,4 +493,79 @@ test('page link search uses the substring index and the domain list index', asyn
 test('an asset is read by primary key with its file', async () => {
   const signer = urlSigner('http://localhost', 'x'.repeat(32));
   assertNoFullScan(await plansOf((k) => getAsset(k, someAsset.tenantId, someAsset.id, signer)));
+});
+
+test("the assets list and one asset's variants use their list indexes", async () => {
+  const signer = urlSigner('http://localhost', 'x'.repeat(32));
+  assertNoFullScan(await plansOf((k) => listAssets(k, someAsset.tenantId, { limit: 20 }, signer)));
+  assertNoFullScan(await plansOf((k) => listAssets(k, someAsset.tenantId, { limit: 20, parentAssetId: someAsset.id }, signer)));
+});
+
+test("person search walks one tenant's persons by the list index, never the table", async () => {
+  const tenantId = tenantIds[0]!;
+  assertNoFullScan(await plansOf((k) => searchPersons(k, tenantId, { query: 'acme', limit: 20 })));
+});
+
+test("the site answer reads the site's rollups and the pages' indexes; a funnel reads its steps' occurrences by index", async () => {
+  const { tenantId } = somePage;
+  // Whole days from the daily rows, a half hour before them from the sessions, and each hour of the series.
+  const range = { startDate: '2025-12-31T23:30:00.000Z', endDate: '2026-01-03T00:00:00.000Z' };
+  for (const groupBy of [undefined, 'country' as const]) {
+    assertNoFullScan(await plansOf((k) => getSiteAnalytics(k, tenantId, { ...range, interval: 'hour', groupBy })));
+  }
+  const at = '2026-01-01T00:00:00.000Z';
+  const steps = [
+    { name: 'Landed', kind: 'path', target: '/welcome', pageId: null },
+    { name: 'Demo', kind: 'action', target: 'demo', pageId: null },
+  ];
+  const funnel = {
+    id: newId('funnel'),
+    tenant_id: tenantId,
+    name: 'F',
+    steps: JSON.stringify(steps),
+    window_hours: 24,
+    created_at: at,
+    updated_at: at,
+  };
+  // On PostgreSQL the funnel runs in a transaction of its own, which sets its planner (results.ts).
+  const statements = (q: CompiledQuery) => /^\s*(with|select)\b/i.test(q.sql);
+  assertNoFullScan(await plansOf((k) => funnelResults(k, funnel, { ...range, groupBy: 'channel' }), statements));
+});
+
+test("a report moves each of the site's daily rows by its whole key, never by a walk over the tenant's rows", {
+  skip: onPostgres && "PostgreSQL's reports go through pam_collect",
+}, async () => {
+  const { tenantId } = somePage;
+  const session: RolledSession = {
+    tenant_id: tenantId,
+    page_id: somePage.id,
+    audience_id: somePage.audienceId,
+    session_started_at: '2026-01-02T10:00:00.000Z',
+    time_spent_seconds: 3,
+    max_scroll_depth_percentage: 40,
+    total_clicks_count: 1,
+    questions_asked_count: 0,
+    is_bounce: 0,
+    has_form_submit: 0,
+    has_conversion: 0,
+    utm_source: '',
+    utm_medium: '',
+    utm_campaign: '',
+    channel: 'direct',
+    referrer_host: '',
+    device_type: 'desktop',
+    browser: 'Chrome',
+    os: 'Linux',
+    country: 'DE',
+    first_of_day_page: 1,
+    first_of_day_site: 1,
+  };
+  const updates = (q: CompiledQuery) => /^\s*update\s+analytics_site_days\b/i.test(q.sql);
+  const plans = await plansOf((k) => k.transaction().execute((trx) => applySessionChange(trx, undefined, session)), updates);
+  assert.ok(plans.length > 0, 'no update of analytics_site_days');
+  for (const plan of plans) {
+    const searches = plan.split('\n').filter((line) => /analytics_site_days/.test(line));
+    assert.ok(searches.length > 0, plan);
+    for (const line of searches) assert.match(line, /tenant_id=\? AND dimension=\? AND day=\? AND value=\?/, plan);
+  }
 });

@@ -6,7 +6,7 @@ import * as searchPostingsMigration from '../../src/db/migrations/2026_11_24_001
 import { gramsOf, POSTED_SEARCHES } from '../../src/db/migrations/search-sources.js';
 import { trigramsOf } from '../../src/db/search/postgres.js';
 import { newId } from '../../src/ids.js';
-import { ok, onPostgres, startApp, type Json, type TestApp } from '../helpers.js';
+import { ok, onPostgres, type Res, startApp, type Json, type TestApp } from '../helpers.js';
 
 // Searches count short texts from per-gram counts kept by triggers, and SQLite reads pages from
 // the FTS index in row order. These tests compare every answer with the same search done in
@@ -187,16 +187,30 @@ describe('account search counts and orders', () => {
 describe('counts under concurrent writers', () => {
   test('accounts created, renamed and deleted at once in one tenant: no deadlock, no count lost', async () => {
     const { key } = await t.newTenant('Concurrent counts');
+    // Forty requests at once on a pool of four: on a busy machine a request may wait longer than
+    // the service's 2.5 s for a connection and be told 503, retry shortly, as any client is. A
+    // deadlock would be a 500, never retried here.
+    const retried = async (send: () => Promise<Res>): Promise<Res> => {
+      for (let attempt = 1; ; attempt++) {
+        const res = await send();
+        if (res.status !== 503 || attempt === 5) return res;
+        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+      }
+    };
     const names = Array.from({ length: 40 }, (_, i) => `Conc ${i % 5 === 0 ? 'acme' : 'globex'} ${i}`);
     const made = await Promise.all(
-      names.map((name, i) => t.req('POST', '/v0/accounts', { name, domain: `conc-${i}.example` }, as(key)).then((res) => ok(res, 201))),
+      names.map((name, i) =>
+        retried(() => t.req('POST', '/v0/accounts', { name, domain: `conc-${i}.example` }, as(key))).then((res) => ok(res, 201)),
+      ),
     );
     // Renames and deletes interleaved, each in its own transaction, sharing the tenant's count rows.
     await Promise.all(
       made.map((a: Json, i: number) =>
         i % 3 === 0
-          ? t.req('DELETE', `/v0/accounts/${a.accountId}`, undefined, as(key)).then((res) => ok(res, 204))
-          : t.req('PATCH', `/v0/accounts/${a.accountId}`, { name: `${a.name} acme renamed` }, as(key)).then((res) => ok(res)),
+          ? retried(() => t.req('DELETE', `/v0/accounts/${a.accountId}`, undefined, as(key))).then((res) => ok(res, 204))
+          : retried(() => t.req('PATCH', `/v0/accounts/${a.accountId}`, { name: `${a.name} acme renamed` }, as(key))).then((res) =>
+              ok(res),
+            ),
       ),
     );
     const left = made.filter((_: Json, i: number) => i % 3 !== 0).map((a: Json) => ({ name: `${a.name} acme renamed`, domain: a.domain }));

@@ -19,6 +19,15 @@ import * as formClaims from './2026_11_25_0017_form_claims.js';
 import * as erasedAudiences from './2026_11_25_0018_erased_audiences.js';
 import * as experiments from './2026_11_25_0019_experiments.js';
 import * as changeCounters from './2026_11_26_0020_change_counters.js';
+import * as assetsList from './2026_11_26_0021_assets_list.js';
+import * as visitClasses from './2026_11_27_0021_visit_classes.js';
+import * as goalsFunnels from './2026_11_27_0022_goals_funnels.js';
+import * as visitorRollups from './2026_11_27_0022_visitor_rollups.js';
+import * as siteSettings from './2026_11_27_0023_site_settings.js';
+import * as tenantChanges from './2026_11_27_0024_tenant_changes.js';
+import * as siteSettingsChanges from './2026_11_27_0025_site_settings_changes.js';
+import * as siteRollups from './2026_11_28_0027_site_rollups.js';
+import * as collectFunction from './2026_11_28_0028_collect_function.js';
 
 /** Every migration, by name; names sort in the order they must run. Add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -42,4 +51,13 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0018_erased_audiences': erasedAudiences,
   '2026_11_25_0019_experiments': experiments,
   '2026_11_26_0020_change_counters': changeCounters,
+  '2026_11_26_0021_assets_list': assetsList,
+  '2026_11_27_0021_visit_classes': visitClasses,
+  '2026_11_27_0022_goals_funnels': goalsFunnels,
+  '2026_11_27_0022_visitor_rollups': visitorRollups,
+  '2026_11_27_0023_site_settings': siteSettings,
+  '2026_11_27_0024_tenant_changes': tenantChanges,
+  '2026_11_27_0025_site_settings_changes': siteSettingsChanges,
+  '2026_11_28_0027_site_rollups': siteRollups,
+  '2026_11_28_0028_collect_function': collectFunction,
 };

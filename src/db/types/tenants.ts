@@ -1,3 +1,6 @@
+import type { SITE_FONTS } from '../enums.js';
+import type { OneOf } from './one-of.js';
+
 export interface TenantsTable {
   id: string;
   name: string;
@@ -58,4 +61,20 @@ export interface ServiceSecretsTable {
 export interface ChangeCountersTable {
   scope: string;
   value: number;
+}
+
+/** The tenant's brand on served pages (src/site-settings/); no row: the default style. */
+export interface SiteSettingsTable {
+  tenant_id: string;
+  logo_asset_id: string | null;
+  favicon_asset_id: string | null;
+  /** `#rrggbb`, lowercased. */
+  brand_color: string;
+  text_color: string;
+  background_color: string;
+  font: OneOf<typeof SITE_FONTS>;
+  footer_text: string | null;
+  privacy_url: string | null;
+  created_at: string;
+  updated_at: string;
 }

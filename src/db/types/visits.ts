@@ -31,6 +31,22 @@ export interface AudienceSessionsTable {
   experiment_id: string | null;
   experiment_arm: string | null;
   experiment_unit: string | null;
+  /** Classes the collector reduced a visit to (migration 0021); '' or the defaults for sessions it did not collect. */
+  referrer_host: string;
+  channel: string;
+  device_type: string;
+  browser: string;
+  os: string;
+  country: string;
+  /** HMAC of host, address and user agent under the day's salt; '' when not collected. Never exposed by the API. */
+  visitor_hash: string;
+  /** When `session.ended` falls due; null once announced or for sessions not collected. */
+  end_due_at: string | null;
+  start_announced: number;
+  end_announced: number;
+  /** 1 when the session was its visitor's first of its UTC day on its page, or on the tenant's site (migration 0022). */
+  first_of_day_page: number;
+  first_of_day_site: number;
 }
 
 /**
@@ -46,11 +62,14 @@ export interface RollupSums {
   questions: number;
   form_submits: number;
   conversions: number;
+  /** Sums of `first_of_day_page` and `first_of_day_site`: distinct visitors per day, summed over days. */
+  visitors: number;
+  site_visitors: number;
 }
 
 /**
  * The sessions of a page's audience that started in one UTC hour (`hour`: its first instant) with
- * one UTM source, medium and campaign ('' for none).
+ * one UTM source, medium and campaign ('' for none) and one set of visit classes (migration 0022).
  */
 export interface AnalyticsHoursUtmTable extends RollupSums {
   tenant_id: string;
@@ -60,6 +79,12 @@ export interface AnalyticsHoursUtmTable extends RollupSums {
   utm_source: string;
   utm_medium: string;
   utm_campaign: string;
+  channel: string;
+  referrer_host: string;
+  device_type: string;
+  browser: string;
+  os: string;
+  country: string;
 }
 
 /** The sessions of a page that started in one UTC day (`day`: its midnight), for the pages overview. */
@@ -69,8 +94,35 @@ export interface AnalyticsDaysTable extends RollupSums {
   day: string;
 }
 
+/** A tenant's sessions that started in one UTC hour, whatever their page or class (migration 0027). */
+export interface AnalyticsSiteHoursTable extends RollupSums {
+  tenant_id: string;
+  hour: string;
+}
+
+/** A tenant's sessions that started in one UTC day with one value (`value`) of one session column (`dimension`). */
+export interface AnalyticsSiteDaysTable extends RollupSums {
+  tenant_id: string;
+  dimension: string;
+  day: string;
+  value: string;
+}
+
 /** When a view token's lead form was last accepted (src/site/forms/leads.ts). */
 export interface FormClaimsTable {
   visit_id: string;
   accepted_at: string;
+}
+
+/** One accepted lead form (src/site/forms/leads.ts): the person it made or found, on its visit's session. */
+export interface LeadsTable {
+  /** The form submission's id (`formSubmissionId` of `form.submitted`). */
+  id: string;
+  tenant_id: string;
+  page_id: string;
+  audience_id: string;
+  session_id: string;
+  person_id: string;
+  action_id: string;
+  created_at: string;
 }

@@ -1,0 +1,81 @@
+import type { Kysely } from 'kysely';
+import { isPostgres } from './adapter.js';
+import type { Database } from './types.js';
+
+/** A key asked in the coming statement, and the reads waiting for its row. */
+interface Asked<K, R> {
+  key: K;
+  waiters: { resolve: (row: R | undefined) => void; reject: (err: unknown) => void }[];
+}
+
+/**
+ * Keyed reads gathered over one turn of the event loop and asked in one statement, on PostgreSQL.
+ *
+ * Why: there every statement is a round trip that wakes a server process, and the profile of a
+ * one-statement request (docs/benchmarks-history.md, issue 31, third session) spends about half of
+ * the service's time on it: the `pg` client's protocol work and the socket write that wakes the
+ * backend. Requests that arrive together (one poll of the event loop hands over many) share one
+ * statement instead: the keys are gathered until `setImmediate`, which runs once the loop has
+ * handled every request it read, so no request waits for a later one. Each read is still asked
+ * after its request arrived, so an answer is never older than the request.
+ *
+ * On SQLite a statement is a function call, and inside a transaction the read must see the
+ * transaction's own writes: both read one key at a time through `one`.
+ */
+export function batchedReads<K, R>(options: {
+  /** The key's identity: two equal keys are asked once. */
+  id: (key: K) => string;
+  /** The identity of the key a row answers. */
+  rowId: (row: R) => string;
+  /** One key at a time: SQLite, and within a transaction. */
+  one: (db: Kysely<Database>, key: K) => Promise<R | undefined>;
+  /** Many keys in one statement (PostgreSQL). */
+  many: (db: Kysely<Database>, keys: K[]) => Promise<R[]>;
+  /** Keys a statement asks at most. */
+  max?: number;
+}): (db: Kysely<Database>, key: K) => Promise<R | undefined> {
+  const max = options.max ?? 100;
+  /** The keys waiting per database (there is one Kysely instance per open database). */
+  const waiting = new WeakMap<Kysely<Database>, Map<string, Asked<K, R>>>();
+
+  const flush = async (db: Kysely<Database>) => {
+    const batch = waiting.get(db);
+    waiting.delete(db);
+    if (!batch) return;
+    const entries = [...batch];
+    const chunks: (typeof entries)[] = [];
+    for (let start = 0; start < entries.length; start += max) chunks.push(entries.slice(start, start + max));
+    await Promise.all(
+      chunks.map(async (chunk) => {
+        try {
+          const rows = await options.many(
+            db,
+            chunk.map(([, asked]) => asked.key),
+          );
+          const byId = new Map(rows.map((row) => [options.rowId(row), row]));
+          for (const [id, asked] of chunk) for (const w of asked.waiters) w.resolve(byId.get(id));
+        } catch (err) {
+          for (const [, asked] of chunk) for (const w of asked.waiters) w.reject(err);
+        }
+      }),
+    );
+  };
+
+  return (db, key) => {
+    if (db.isTransaction || !isPostgres(db)) return options.one(db, key);
+    let batch = waiting.get(db);
+    if (!batch) {
+      batch = new Map();
+      waiting.set(db, batch);
+      setImmediate(() => void flush(db));
+    }
+    const id = options.id(key);
+    let asked = batch.get(id);
+    if (!asked) {
+      asked = { key, waiters: [] };
+      batch.set(id, asked);
+    }
+    const { waiters } = asked;
+    return new Promise<R | undefined>((resolve, reject) => waiters.push({ resolve, reject }));
+  };
+}
