@@ -216,6 +216,8 @@ export interface Seeded {
   siteVisits: { tenantId: string; pageId: string; audienceId: string; linkId: string }[];
   /** The page of `agentAudiences` audiences the agent scenario regenerates. */
   agentPageId: string;
+  /** A three-step funnel over the occurrences of one visit in ten. */
+  funnelId: string;
 }
 
 const BATCH = 500;
@@ -234,6 +236,14 @@ async function insertAll<T extends keyof Database>(db: Kysely<Database>, table: 
   }
 }
 
+const VISIT_CHANNELS = ['direct', 'search', 'search', 'social', 'email', 'paid', 'referral'] as const;
+const REFERRERS: Record<Exclude<(typeof VISIT_CHANNELS)[number], 'direct'>, readonly string[]> = {
+  search: ['google.com', 'bing.com', 'duckduckgo.com'],
+  social: ['linkedin.com', 'm.facebook.com', 't.co'],
+  email: ['mail.google.com', 'outlook.live.com'],
+  paid: ['google.com', ''],
+  referral: ['news.ycombinator.com', 'blog.example.org', 'partner.example.com'],
+};
 const sample = <T>(rand: () => number, list: readonly T[]): T => list[Math.floor(rand() * list.length)]!;
 const typing = (value: string) =>
   Array.from({ length: 8 }, (_, i) =>
@@ -491,9 +501,60 @@ export async function seed(db: Kysely<Database>, scale: Scale, seedValue = 42): 
       utm_source: 'newsletter',
       utm_term: '',
       created_at: new Date(started).toISOString(),
+      // Issue 28's visit classes, spread as a site's would be: a visitor key shared by a few visits.
+      ...(() => {
+        const channel = sample(rand, VISIT_CHANNELS);
+        return {
+          channel,
+          referrer_host: channel === 'direct' ? '' : sample(rand, REFERRERS[channel]),
+          device_type: sample(rand, ['desktop', 'desktop', 'mobile', 'tablet'] as const),
+          browser: sample(rand, ['Chrome', 'Safari', 'Firefox', 'Edge'] as const),
+          os: sample(rand, ['Windows', 'Mac OS', 'iOS', 'Android', 'Linux'] as const),
+          country: sample(rand, ['US', 'GB', 'DE', 'FR', 'NL', 'IN', ''] as const),
+          visitor_hash: `v${Math.floor(rand() * n.sessions * 0.7)}`,
+          first_of_day_page: rand() < 0.8 ? 1 : 0,
+          first_of_day_site: rand() < 0.7 ? 1 : 0,
+        };
+      })(),
     };
   });
   await insertAll(db, 'audience_sessions', sessions);
+  // Goals' occurrences for one visit in ten (the funnel scenario): its path; for half of those a
+  // click on the "demo" action a minute in, and for a quarter a tracked signup two minutes in.
+  const occurrences = sessions
+    .filter((_, i) => i % 10 === 0)
+    .flatMap((s, i) => {
+      const at = (seconds: number) => new Date(Date.parse(s.session_started_at) + seconds * 1000).toISOString();
+      const of = {
+        session_id: s.id,
+        tenant_id: tenantId,
+        page_id: s.page_id,
+        audience_id: s.audience_id,
+        session_started_at: s.session_started_at,
+      };
+      return [
+        { ...of, kind: 'path', name: '/welcome', first_at: at(0), count: 1, value: 0 },
+        ...(i % 2 === 0 ? [{ ...of, kind: 'action', name: 'demo', first_at: at(60), count: 1, value: 0 }] : []),
+        ...(i % 4 === 0 ? [{ ...of, kind: 'event', name: 'signup', first_at: at(120), count: 1, value: 49 }] : []),
+      ];
+    });
+  await insertAll(db, 'visit_events', occurrences);
+  const funnelId = newId('funnel');
+  await insertAll(db, 'funnels', [
+    {
+      id: funnelId,
+      tenant_id: tenantId,
+      name: 'Welcome to signup',
+      steps: JSON.stringify([
+        { name: 'Welcome', kind: 'path', target: '/welcome', pageId: null },
+        { name: 'Demo', kind: 'action', target: 'demo', pageId: null },
+        { name: 'Signup', kind: 'event', target: 'signup', pageId: null },
+      ]),
+      window_hours: 24,
+      created_at: new Date(base).toISOString(),
+      updated_at: new Date(base).toISOString(),
+    },
+  ]);
   // Bulk inserts bypass the repository, so the analytics rollups are built here, as the migration builds them.
   await rebuildRollups(db);
 
@@ -610,6 +671,7 @@ export async function seed(db: Kysely<Database>, scale: Scale, seedValue = 42): 
     }),
     analyticsRange: { startDate: new Date(base).toISOString(), endDate: new Date(base + 30 * 86_400_000).toISOString() },
     agentPageId: agentPage.id,
+    funnelId,
     siteHost: domain.hostname,
     sitePaths: links.slice(0, 1000).map((l) => l.path),
     siteVisits: links.slice(0, 1000).map((l) => ({ tenantId, pageId: l.page_id, audienceId: l.target_audience_id, linkId: l.id })),

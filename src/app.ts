@@ -25,6 +25,8 @@ import { releaseRefusedDomains } from './domains/sweep.js';
 import { tlsAskRoutes } from './domains/tls.js';
 import { eventRoutes } from './events/routes.js';
 import { experimentRoutes } from './experiments/routes.js';
+import { funnelRoutes } from './funnels/routes.js';
+import { goalRoutes } from './goals/routes.js';
 import { createReweighing } from './experiments/reweigh.js';
 import { apiKeyAuth } from './http/auth.js';
 import './http/context.js';
@@ -37,13 +39,19 @@ import { refuseUnknownQueryParameters, requireApiKey, wakeAfterWrites } from './
 import { serverOptions } from './http/server-options.js';
 import { validatorCompiler } from './http/validation.js';
 import { createMaintenance } from './jobs/maintenance.js';
+import { leadRoutes } from './leads/routes.js';
+import { createSessionEnds } from './sessions/announce.js';
 import { logRoutes } from './logs/routes.js';
+import { routeCatalogue } from './mcp/catalogue.js';
+import { mcpRoutes } from './mcp/routes.js';
 import { deleteDomainLinks } from './page-links/repository.js';
 import { pageLinkRoutes } from './page-links/routes.js';
+import { previewLinks } from './pages/preview-links.js';
 import { pageRoutes } from './pages/routes.js';
 import { personRoutes } from './persons/routes.js';
-import { previewDocument } from './render/preview.js';
+import { previewDocument, previewExists } from './render/preview.js';
 import { sessionRoutes } from './sessions/routes.js';
+import { siteSettingsRoutes } from './site-settings/routes.js';
 import { buildSite } from './site/app.js';
 import { openDoor } from './site/door.js';
 import { siteHosts } from './site/hosts.js';
@@ -62,6 +70,8 @@ export interface AppOptions {
   domainChecksEveryMs?: number;
   /** How often bandits due a recomputation are looked for (a minute by default); tests shorten it. */
   reweighEveryMs?: number;
+  /** How often visits whose `session.ended` fell due are looked for (15 s by default); tests shorten it. */
+  sessionEndsEveryMs?: number;
   /** Where webhook deliveries look names up (the system's resolver by default); tests give names the addresses an attacker would. */
   webhookResolve?: Resolve;
 }
@@ -76,6 +86,7 @@ export async function buildApp({
   agent: agentTuning,
   domainChecksEveryMs,
   reweighEveryMs,
+  sessionEndsEveryMs,
   webhookResolve,
 }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify(serverOptions(config)).withTypeProvider<TypeBoxTypeProvider>();
@@ -94,7 +105,10 @@ export async function buildApp({
   const limiter = config.redisUrl ? await redisLimiter(config.redisUrl, app.log) : memoryLimiter();
   await limiter.ready();
   app.addHook('onClose', () => limiter.close());
-  const keys = apiKeyAuth(app.db, limiter, config.rateLimit, metrics && (() => metrics.rateLimited('api')));
+  const keys = apiKeyAuth(app.db, limiter, config.rateLimit, metrics && (() => metrics.rateLimited('api')), {
+    dataVersion: db.dataVersion,
+    feed: db.changeFeed?.(),
+  });
 
   // The visitor plane (src/site/): the door opened at the end sends it every request on a tenant domain.
   const secret = await fileUrlSecret(app.db, config.fileUrlSecret);
@@ -121,7 +135,7 @@ export async function buildApp({
     await app.register(cors, {
       origin: config.corsOrigins,
       methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
-      allowedHeaders: ['content-type', 'x-api-key', 'x-request-id', 'authorization'],
+      allowedHeaders: ['content-type', 'x-api-key', 'x-request-id', 'authorization', 'mcp-protocol-version'],
       exposedHeaders: ['x-request-id', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after', 'idempotent-replayed'],
     });
   }
@@ -144,6 +158,9 @@ export async function buildApp({
   const reweighing = createReweighing(db.kysely, app.log, reweighEveryMs);
   app.addHook('onReady', async () => reweighing.start());
   app.addHook('preClose', async () => reweighing.stop());
+  const sessionEnds = createSessionEnds(db.kysely, app.log, sessionEndsEveryMs);
+  app.addHook('onReady', async () => sessionEnds.start());
+  app.addHook('preClose', async () => sessionEnds.stop());
   const maintenance = createMaintenance(db.kysely, app.log, maintenanceEveryMs);
   app.addHook('onReady', async () => maintenance.start());
   app.addHook('preClose', async () => maintenance.stop());
@@ -154,6 +171,9 @@ export async function buildApp({
   if (config.webhooks.enabled) app.addHook('onRoute', wakeAfterWrites(dispatcher));
   // A write may have queued versions: the agent of this process looks at once (the others at their next poll).
   if (config.agent.enabled) app.addHook('onRoute', wakeAfterWrites(agent));
+  // The MCP tools take their schemas from the routes as declared (src/mcp/catalogue.ts).
+  const catalogue = routeCatalogue();
+  app.addHook('onRoute', catalogue.hook);
 
   await registerOpenApi(app);
   await app.register(healthRoutes);
@@ -165,12 +185,19 @@ export async function buildApp({
   await app.register(personRoutes);
   await app.register(accountRoutes);
   await app.register(logRoutes);
-  await app.register(pageRoutes, { preview: previewDocument });
+  await app.register(pageRoutes, {
+    previews: { exists: previewExists, document: previewDocument },
+    links: previewLinks(config.publicBaseUrl, secret),
+  });
   await app.register(audienceRoutes);
   await app.register(agentRoutes);
   await app.register(sessionRoutes);
+  await app.register(siteSettingsRoutes);
+  await app.register(leadRoutes);
   await app.register(analyticsRoutes);
   await app.register(experimentRoutes);
+  await app.register(goalRoutes);
+  await app.register(funnelRoutes);
   await app.register(domainRoutes, { rules, lookup, dropLinks });
   await app.register(tlsAskRoutes, { rules });
   await app.register(topicRoutes);
@@ -179,6 +206,8 @@ export async function buildApp({
   await app.register(eventRoutes);
   await app.register(apiKeyRoutes);
   await app.register(consoleRoutes, { publicBaseUrl: config.publicBaseUrl });
+  // After every area: the tools read their operations from the catalogue.
+  await app.register(mcpRoutes, { catalogue, keys });
 
   await app.ready();
   // Every request, from a socket or injected, comes in by one door that picks its plane by Host.

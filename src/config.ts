@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { type AgentConfig, readAgent } from './config/agent.js';
-import { type DatabaseConfig, parseDatabaseUrl, readPoolSize } from './config/database.js';
+import { type DatabaseConfig, parseDatabaseUrl, readPoolSize, readPreparedStatements } from './config/database.js';
 import {
   type MetricsConfig,
   readDnsResolvers,
@@ -60,6 +60,8 @@ export interface Config {
   collectRatePerMinute: number;
   /** Lead forms a visitor's address may post a minute (its token bucket). */
   formRatePerMinute: number;
+  /** Seconds after a visit's last report that its `session.ended` falls due (a minute once the page is left). */
+  sessionIdleSeconds: number;
   agent: AgentConfig;
   metrics: MetricsConfig;
 }
@@ -76,7 +78,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export function loadConfig(env: Env = process.env): Config {
   const port = readPort(env);
   const host = readString(env, 'HOST') ?? '127.0.0.1';
-  const database = parseDatabaseUrl(readString(env, 'DATABASE_URL'), readPoolSize(env));
+  const database = parseDatabaseUrl(readString(env, 'DATABASE_URL'), readPoolSize(env), readPreparedStatements(env));
   return {
     port,
     host,
@@ -100,6 +102,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: readTrustProxy(env),
     collectRatePerMinute: readInteger(env, 'COLLECT_RATE_PER_MINUTE', 60, 1, 1_000_000),
     formRatePerMinute: readInteger(env, 'FORM_RATE_PER_MINUTE', 10, 1, 1_000_000),
+    sessionIdleSeconds: readInteger(env, 'SESSION_IDLE_SECONDS', 1800, 1, 86_400),
     agent: readAgent(env),
     metrics: readMetrics(env, port),
   };

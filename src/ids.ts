@@ -27,6 +27,8 @@ export const ID_PREFIXES = [
   'delivery',
   'submission',
   'experiment',
+  'goal',
+  'funnel',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

@@ -73,6 +73,8 @@ test('a complete run rewrites only the current-figures table of BENCHMARKS.md, p
   const sqlite: Run = {
     backend: 'sqlite',
     metricsCost: { throughput: 0.051, cpu: 0.03 },
+    // The alternating rounds decide, not the single runs' figures (17,999 against 20,000 would meet 0.9).
+    experimentRatio: 0.89,
     results: [
       row('ceiling', 50_000, 1),
       // Each bound just inside and just outside.
@@ -80,7 +82,7 @@ test('a complete run rewrites only the current-figures table of BENCHMARKS.md, p
       row('get-person-metrics', 24_000, 0.48),
       row('search-audiences', 999, 0.02, { p99: 19 }),
       row('serve-page', 20_000, 0.4),
-      row('serve-page-experiment', 17_999, 0.36),
+      row('serve-page-experiment', 19_000, 0.38),
       row('collect', 7_500, 0.15, { peakRssBytes: 250 * 1048576 }),
       row('agent-template', 500, null, { errors: 2 }),
       row('agent-get-person', 12_500, 0.25),
@@ -111,7 +113,7 @@ test('a complete run rewrites only the current-figures table of BENCHMARKS.md, p
     '999 req/s misses 1,000; a p99 of 19 ms is under 20',
   );
   assert.match(line('serve-page'), /\| met \| – \|$/);
-  assert.match(line('serve-page-experiment'), /\| \*\*not met\*\* \| – \|$/, '17,999 is under 0.9 × 20,000');
+  assert.match(line('serve-page-experiment'), /\| \*\*not met\*\* \(0\.89 × serve-page\) \| – \|$/, 'the rounds gave 0.89, under 0.9');
   assert.match(line('collect'), /\| met; \*\*RSS over 250 MB\*\* \|/);
   assert.match(line('agent-template'), /\| 500 \| – \|.*\| met; \*\*2 errors\*\* \|/);
   assert.match(line('agent-get-person'), /\| \*\*not met\*\* \|/, 'more than 0.25 is asked, 0.25 is not');

@@ -17,6 +17,8 @@ export const EVENT_CATALOGUE = [
   'audience_version.status_changed',
   'page.version.published',
   'audience_session.created',
+  'visit.started',
+  'session.ended',
   'form.submitted',
   'asset.created',
   'asset.updated',

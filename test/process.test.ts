@@ -6,11 +6,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
 import { freshDatabase, onPostgres, type TestDatabase } from './helpers.js';
+import { START_MS, startsAndWork } from './server-process.js';
 
 // Real server and CLI processes, as an operator runs them: `node --import tsx src/server.ts`.
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const TIMEOUT = { timeout: 30_000 };
+// A cold start of src/server.ts or src/cli.ts through tsx takes up to about 30 s on a CI machine
+// running four suites at once (28 s measured): the waits below are for the machine, not the product.
+// Each test starts up to three server or CLI processes.
+const TIMEOUT = startsAndWork(3, 30_000);
 const BOOTSTRAP_KEY = 'bootstrap-key-0123456789-abcdefXYZ';
 
 const children = new Set<ChildProcess>();
@@ -91,7 +95,7 @@ function run(script: 'src/server.ts' | 'src/cli.ts', args: string[], env: Record
     child,
     stdout: () => out,
     stderr: () => err,
-    exited: (ms = 15_000) =>
+    exited: (ms = START_MS) =>
       Promise.race([
         exit,
         new Promise<never>((_, reject) => {
@@ -113,7 +117,7 @@ async function startServer(env: Record<string, string>): Promise<Server> {
   const port = await freePort();
   const proc = run('src/server.ts', [], { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env });
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + START_MS;
   for (;;) {
     if (proc.child.exitCode !== null || proc.child.signalCode !== null) {
       throw new Error(`server exited early (${proc.child.exitCode})\nstdout: ${proc.stdout()}\nstderr: ${proc.stderr()}`);
@@ -143,7 +147,7 @@ async function cli(
   env: Record<string, string>,
 ): Promise<{ code: number | null; stdout: string; stderr: string; json: unknown }> {
   const proc = run('src/cli.ts', args, { LOG_LEVEL: 'warn', ...env });
-  const { code } = await proc.exited(20_000);
+  const { code } = await proc.exited(START_MS);
   let json: unknown;
   try {
     json = JSON.parse(proc.stdout());
@@ -185,13 +189,14 @@ describe('invalid configuration stops start-up with one line naming the variable
   ] as const) {
     test(`${name}=${value}`, TIMEOUT, async () => {
       const env: Record<string, string> = { PORT: String(await freePort()), DATABASE_URL: await newDatabase(), [name]: value };
-      const started = Date.now();
       const proc = run('src/server.ts', [], env);
-      const { code } = await proc.exited(15_000);
-      const elapsed = Date.now() - started;
+      let said = Number.POSITIVE_INFINITY;
+      proc.child.stderr?.once('data', () => (said = Date.now()));
+      const { code } = await proc.exited(START_MS);
+      const elapsed = Date.now() - said;
       assert.notEqual(code, 0, `exit code ${code}`);
       assert.notEqual(code, null, 'exited by itself, not by a signal');
-      assert.ok(elapsed < 10_000, `exits quickly (${elapsed} ms)`);
+      assert.ok(elapsed < 5_000, `exits at once once it has said why (${elapsed} ms)`);
       const lines = nonEmptyLines(proc.stderr());
       assert.equal(lines.length, 1, `one line on stderr, got:\n${proc.stderr()}`);
       assert.ok(lines[0]!.includes(name), `the line names ${name}: ${lines[0]}`);
@@ -245,17 +250,18 @@ describe('bootstrap', () => {
     assert.equal(list.totalCount, 1);
   });
 
-  test('start: a taken port prints no key that is then lost', { timeout: 60_000 }, async () => {
+  test('start: a taken port prints no key that is then lost', TIMEOUT, async () => {
     // Another server process holds the port.
     const holder = await startServer({ DATABASE_URL: await newDatabase(), BOOTSTRAP_API_KEY: BOOTSTRAP_KEY });
     const DATABASE_URL = await newDatabase();
     try {
-      const started = Date.now();
       const failed = run('src/server.ts', [], { PORT: String(holder.port), HOST: '127.0.0.1', DATABASE_URL, LOG_LEVEL: 'info' });
-      const { code } = await failed.exited(20_000);
+      let said = Number.POSITIVE_INFINITY;
+      failed.child.stderr?.once('data', () => (said = Date.now()));
+      const { code } = await failed.exited(START_MS);
       assert.notEqual(code, 0, `exit code ${code}`);
       assert.notEqual(code, null, 'exited by itself, not by a signal');
-      assert.ok(Date.now() - started < 15_000, 'exits at once');
+      assert.ok(Date.now() - said < 5_000, 'exits at once once it has said why');
       assert.doesNotMatch(failed.stdout(), /pak_/, `no key printed:\n${failed.stdout()}`);
       assert.doesNotMatch(failed.stderr(), /pak_/);
       const lines = nonEmptyLines(failed.stderr());

@@ -26,8 +26,17 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * How long a start may take: a cold start through tsx takes 3–6 s on a quiet machine and up to about
+ * 30 s on a CI machine running four suites at once.
+ */
+export const START_MS = 45_000;
+
+/** A test's time budget: each of its server starts at START_MS, plus the work it does between them. */
+export const startsAndWork = (starts: number, workMs: number) => ({ timeout: starts * START_MS + workMs });
+
 /** Starts `src/server.ts` as its own process and waits until /healthz answers. */
-export async function startServer(env: Record<string, string>, timeoutMs = 20_000): Promise<ServerProcess> {
+export async function startServer(env: Record<string, string>, timeoutMs = START_MS): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: ROOT,

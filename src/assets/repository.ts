@@ -2,13 +2,14 @@ import type { Kysely, Transaction } from 'kysely';
 import { lockExclusive } from '../db/locks.js';
 import type { AssetsTable, Database, FilesTable } from '../db/types.js';
 import { conflict, invalidField } from '../http/errors.js';
+import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { emit } from '../events/outbox.js';
 import { after, now } from '../time.js';
 import type { ImageType } from '../db/enums.js';
 import type { InspectedImage, UrlSigner } from './files.js';
 import { settle } from '../http/round-trip.js';
-import type { Asset, AssetCreate, FileInfo } from './schemas.js';
+import type { Asset, AssetCreate, AssetListQuery, FileInfo } from './schemas.js';
 import { AssetUpdate } from './schemas.js';
 import type { FileStores } from './store.js';
 
@@ -227,4 +228,24 @@ export async function deleteAsset(
     .returningAll()
     .executeTakeFirstOrThrow();
   return { removeFile: file };
+}
+
+const assetsList = keysetList({ name: 'assets', table: 'assets', ...NEWEST_FIRST });
+
+/** The tenant's active assets newest first, or one asset's variants (its children): the console's picker and library. */
+export async function listAssets(db: Kysely<Database>, tenantId: string, query: AssetListQuery, signer: UrlSigner) {
+  const parent = query.parentAssetId;
+  const base = db
+    .selectFrom('assets')
+    .where('assets.tenant_id', '=', tenantId)
+    .where('assets.lifecycle_state', '=', 'active')
+    .$if(parent !== undefined, (q) => q.where('assets.parent_asset_id', '=', parent ?? ''));
+  const rows = base.innerJoin('files', 'files.id', 'assets.file_id').selectAll('assets').select('files.preview_content_type');
+  return assetsList.read({
+    query,
+    filters: { parent: parent ?? null },
+    rows,
+    count: base,
+    map: (row) => toAsset(row, { id: row.file_id, preview_content_type: row.preview_content_type }, signer),
+  });
 }

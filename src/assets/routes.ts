@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError, notFound } from '../http/errors.js';
 import { createOnce, fromBodyOrHeader, fromHeader, IdempotencyHeaders, replayIfKnown, sendOnce } from '../http/idempotency.js';
-import { bytesResponses, NoContent, responses } from '../http/schemas.js';
+import { bytesResponses, ListEnvelope, NoContent, responses } from '../http/schemas.js';
 import { IMAGE_TYPES } from '../db/enums.js';
 import { MAX_FILE_BYTES, inspectImage, sniffImageType, type UrlSigner } from './files.js';
-import { createAsset, deleteAsset, findFile, getAsset, insertFile, storeFileBytes, updateAsset } from './repository.js';
-import { Asset, AssetCreate, AssetParams, AssetUpdate, DownloadQuery, FileInfo, FileParams } from './schemas.js';
+import { createAsset, deleteAsset, findFile, getAsset, insertFile, listAssets, storeFileBytes, updateAsset } from './repository.js';
+import { Asset, AssetCreate, AssetListQuery, AssetParams, AssetUpdate, DownloadQuery, FileInfo, FileParams } from './schemas.js';
 import type { FileStores } from './store.js';
 
 export interface AssetContext {
@@ -139,6 +139,21 @@ const assetResourceRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (app,
       );
       return sendOnce(reply, result);
     },
+  );
+
+  app.get(
+    '/v0/assets',
+    {
+      schema: {
+        tags,
+        'x-extension': true,
+        operationId: 'listAssets',
+        summary: 'List assets (extension)',
+        querystring: AssetListQuery,
+        response: responses({ 200: ListEnvelope(Asset) }),
+      },
+    },
+    async (request) => listAssets(app.db, request.tenantId, request.query, signer),
   );
 
   app.get(

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IMAGE_TYPES, LIFECYCLE_STATES } from '../db/enums.js';
-import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.js';
+import { ListQuery, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.js';
 import { RoundTrip } from '../http/round-trip.js';
 
 export const FileInfo = Type.Object(
@@ -78,5 +78,9 @@ export const AssetUpdate = RoundTrip(
 export type AssetUpdate = Static<typeof AssetUpdate>;
 
 export const AssetParams = Type.Object({ asset_id: Type.String() });
+export const AssetListQuery = ListQuery({
+  parentAssetId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "Only this asset's variants (its children)" })),
+});
+export type AssetListQuery = Static<typeof AssetListQuery>;
 export const FileParams = Type.Object({ fileId: Type.String() });
 export const DownloadQuery = Type.Object({ expires: Type.Optional(Type.String()), signature: Type.Optional(Type.String()) });

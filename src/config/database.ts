@@ -4,7 +4,7 @@ import { ConfigError, type Env, readString } from './read.js';
 export type DatabaseConfig =
   | { kind: 'sqlite'; path: string }
   /** `unboundedQueries`: no 2.5 s limit on a query (migrations, bulk loads); the service keeps it. */
-  | { kind: 'postgres'; url: string; poolSize: number; unboundedQueries?: boolean };
+  | { kind: 'postgres'; url: string; poolSize: number; unboundedQueries?: boolean; preparedStatements?: 'auto' | 'on' | 'off' };
 
 /**
  * The same database for bulk work (migrations, loads, maintenance): no limit on a query's time.
@@ -26,12 +26,27 @@ export function readPoolSize(env: Env): number {
   return size;
 }
 
-export function parseDatabaseUrl(raw: string | undefined, poolSize = 10): DatabaseConfig {
+/** DATABASE_PREPARED_STATEMENTS: named statements on the hot paths (src/db/named-statements.ts); `auto` by default. */
+export function readPreparedStatements(env: Env): 'auto' | 'on' | 'off' {
+  const raw = readString(env, 'DATABASE_PREPARED_STATEMENTS');
+  if (raw === undefined) return 'auto';
+  const value = raw.trim().toLowerCase();
+  if (value !== 'auto' && value !== 'on' && value !== 'off') {
+    throw new ConfigError(`DATABASE_PREPARED_STATEMENTS must be auto, on or off, got "${raw}"`);
+  }
+  return value;
+}
+
+export function parseDatabaseUrl(
+  raw: string | undefined,
+  poolSize = 10,
+  preparedStatements: 'auto' | 'on' | 'off' = 'auto',
+): DatabaseConfig {
   if (raw === undefined) return { kind: 'sqlite', path: DEFAULT_SQLITE_PATH };
   const value = raw.trim();
   if (/^postgres(ql)?:\/\//i.test(value)) {
     if (!URL.canParse(value)) throw new ConfigError('DATABASE_URL is not a valid postgres:// URL');
-    return { kind: 'postgres', url: value, poolSize };
+    return { kind: 'postgres', url: value, poolSize, preparedStatements };
   }
   if (/^sqlite:/i.test(value)) {
     const file = value.replace(/^sqlite:(\/\/)?/i, '');

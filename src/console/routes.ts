@@ -1,9 +1,7 @@
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { AppError } from '../http/errors.js';
-import { STYLE } from '../render/style.js';
 
 /** Where scripts/build-console.ts writes the bundle: the same place from src/console/ (tsx) and dist/console/ (built). */
 const BUILT = fileURLToPath(new URL('../../dist/www/console/', import.meta.url));
@@ -18,17 +16,16 @@ const ASSET = /^[a-z0-9-]+\.(js|css)$/;
 
 /**
  * The console's policy. Scripts and styles only from the console itself, never inline. The page
- * preview is a `srcdoc` iframe, sandboxed without scripts, and a srcdoc document inherits this
- * policy: its one inline stylesheet (the visitor plane's STYLE) is allowed by its hash, and its
- * images come from the tenant's domains over https (as a visitor's would) or the public base URL.
+ * preview is an iframe of a preview link on this origin (`frame-src 'self'`), a document with a
+ * policy of its own (src/pages/preview.ts); images come from the tenant's domains over https or the
+ * public base URL (signed download links).
  */
 export function consolePolicy(publicBaseUrl: string): string {
-  const styleHash = createHash('sha256').update(STYLE).digest('base64');
   const images = new Set(["'self'", 'data:', 'https:', new URL(publicBaseUrl).origin]);
   return [
     "default-src 'self'",
     "script-src 'self'",
-    `style-src 'self' 'sha256-${styleHash}'`,
+    "style-src 'self'",
     `img-src ${[...images].join(' ')}`,
     "frame-src 'self'",
     "connect-src 'self'",

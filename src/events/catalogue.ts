@@ -15,6 +15,8 @@ export const EVENT_TYPES = [
   'audience_version.status_changed',
   'page.version.published',
   'audience_session.created',
+  'visit.started',
+  'session.ended',
   'form.submitted',
   'asset.created',
   'asset.updated',

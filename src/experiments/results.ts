@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database, ExperimentPeriodsTable, ExperimentsTable } from '../db/types.js';
+import type { Target } from '../goals/rules.js';
+import { occurrenceOf } from '../goals/sql.js';
 import { now } from '../time.js';
 import { baselineFirst, periodsOf } from './repository.js';
 import type { ExperimentResults } from './schemas.js';
@@ -14,11 +16,16 @@ type Counts = Map<number, Record<string, ArmCounts>>;
  * across periods), with all its visits in its arm, converted when any of them converted (a form
  * submission or `pam.conversion()`).
  */
-export async function countsByPeriod(db: Kysely<Database>, experimentId: string): Promise<Counts> {
+export async function countsByPeriod(db: Kysely<Database>, experimentId: string, goal?: Target): Promise<Counts> {
+  // With a goal: a visit converted when the goal happened in it.
+  const converted =
+    goal === undefined
+      ? sql`has_conversion = 1 or has_form_submit = 1`
+      : sql`exists (select 1 from visit_events e where e.session_id = audience_sessions.id and ${occurrenceOf(goal)})`;
   const rows = await sql<{ number: number; arm: string; units: number; visits: number; conversions: number }>`
     with u as (
       select experiment_arm as arm, experiment_unit as unit, min(session_started_at) as first_at, count(*) as visits,
-        max(case when has_conversion = 1 or has_form_submit = 1 then 1 else 0 end) as converted
+        max(case when ${converted} then 1 else 0 end) as converted
       from audience_sessions where experiment_id = ${experimentId}
       group by experiment_arm, experiment_unit
     ), p as (
@@ -42,11 +49,17 @@ const seedOf = (experimentId: string) => (createHash('sha256').update(experiment
 
 /**
  * The results as the API shows them. The first look that says `winner` is recorded: the anytime
- * guarantee covers acting on it, even if a later look would say `collecting` again.
+ * guarantee covers acting on it, even if a later look would say `collecting` again. With a goal,
+ * the goal is the conversion (`goalId` in the answer); such a look records nothing, since the
+ * experiment is decided by its own conversion.
  */
-export async function experimentResults(db: Kysely<Database>, row: ExperimentsTable): Promise<ExperimentResults> {
+export async function experimentResults(
+  db: Kysely<Database>,
+  row: ExperimentsTable,
+  goal?: { goalId: string; target: Target },
+): Promise<ExperimentResults> {
   const periods = await periodsOf(db, row.id);
-  const counts = await countsByPeriod(db, row.id);
+  const counts = await countsByPeriod(db, row.id, goal?.target);
   const arms = baselineFirst(row);
   const known = new Set(arms.map((a) => a.key));
   const analysis = analyse({
@@ -59,7 +72,7 @@ export async function experimentResults(db: Kysely<Database>, row: ExperimentsTa
     seed: seedOf(row.id),
   });
   let firstWinnerAt = row.first_winner_at;
-  if (analysis.decision === 'winner' && firstWinnerAt === null && row.status === 'running') {
+  if (analysis.decision === 'winner' && firstWinnerAt === null && row.status === 'running' && goal === undefined) {
     firstWinnerAt = now();
     await db
       .updateTable('experiments')
@@ -78,6 +91,7 @@ export async function experimentResults(db: Kysely<Database>, row: ExperimentsTa
     winner: analysis.winner,
     periods: periods.map(toPeriod),
     firstWinnerAt,
+    ...(goal === undefined ? {} : { goalId: goal.goalId }),
   };
 }
 

@@ -16,6 +16,7 @@ import {
   updateExperiment,
 } from './repository.js';
 import { experimentResults } from './results.js';
+import { findGoal } from '../goals/repository.js';
 import {
   Experiment,
   ExperimentConclude,
@@ -23,6 +24,7 @@ import {
   ExperimentListQuery,
   ExperimentParams,
   ExperimentResults,
+  ExperimentResultsQuery,
   ExperimentUpdate,
   PageParams,
 } from './schemas.js';
@@ -182,12 +184,18 @@ export const experimentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'getExperimentResults',
         summary: 'Results so far: per arm, with anytime-valid p-values and intervals, the sample-ratio check and the decision (extension)',
         params: ExperimentParams,
+        querystring: ExperimentResultsQuery,
         response: responses({ 200: ExperimentResults }),
       },
     },
     async (request) => {
       const page = await livePage(app.db, request.tenantId, request.params.page_id);
-      return experimentResults(app.db, await experimentOf(app.db, page, request.params.experiment_id));
+      const experiment = await experimentOf(app.db, page, request.params.experiment_id);
+      const { goalId } = request.query;
+      if (goalId === undefined) return experimentResults(app.db, experiment);
+      const goal = await findGoal(app.db, request.tenantId, goalId);
+      if (!goal) throw notFound('Goal');
+      return experimentResults(app.db, experiment, { goalId, target: { kind: goal.kind, target: goal.target, pageId: goal.page_id } });
     },
   );
 };

@@ -127,7 +127,22 @@ export const ExperimentResults = Type.Object(
       description: 'Each stretch of fixed weights: the start, a weight change, a bandit recomputation',
     }),
     firstWinnerAt: Nullable(Type.String({ description: 'When results first said `winner` (acting then keeps the error rate)' })),
+    goalId: Type.Optional(Type.String({ description: 'With ?goalId: the goal counted as the conversion instead of the default' })),
   },
   { $id: 'ExperimentResults' },
 );
 export type ExperimentResults = Static<typeof ExperimentResults>;
+
+export const ExperimentResultsQuery = Type.Object(
+  {
+    goalId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'A goal of the tenant: counted as the conversion instead of a form or pam.conversion()',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ExperimentResultsQuery = Static<typeof ExperimentResultsQuery>;

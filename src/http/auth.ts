@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
+import type { ChangeFeed } from '../db/change-feed.js';
 import { prepared } from '../db/prepared.js';
 import type { Database } from '../db/types.js';
 import { now } from '../time.js';
@@ -32,6 +33,11 @@ export interface ApiKeyAuth {
    * answer stays the plain 404 or 405, since no route was there to require one.
    */
   meterUnrouted(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /**
+   * The live key's tenant and scopes, without taking a token (401 when missing, unknown, revoked or
+   * expired): for a door such as /mcp whose work is metered by the API requests it makes.
+   */
+  identify(key: string | undefined): Promise<{ tenantId: string; apiKeyId: string; scopes: string[] }>;
 }
 
 /**
@@ -45,6 +51,8 @@ export function apiKeyAuth(
   defaults: { perSecond: number; burst: number },
   /** Told of every request a key's rate limit refuses (the metrics). */
   onRefused?: () => void,
+  /** How a kept key row is known to be current: see keyRows. */
+  freshness: KeyFreshness = {},
 ): ApiKeyAuth {
   // Throttles the write of last_used_at: when each recent key was last written, at most 10,000 keys.
   const lastUsed = new LRUCache<string, number>({
@@ -66,7 +74,7 @@ export function apiKeyAuth(
   };
 
   // Hashing costs as much as the lookup it serves; the hash of a key never changes, so the hashes
-  // of recent keys are kept (the lookup itself is not: a revoked key must be refused at once).
+  // of recent keys are kept (the rows only as keyRows says: a revoked key must be refused at once).
   const hashes = new LRUCache<string, string>({
     max: 10_000,
     // Keys longer than 512 characters are refused before hashing.
@@ -82,8 +90,9 @@ export function apiKeyAuth(
     return hash;
   };
 
+  const rowOf = keyRows(db, freshness);
   const findKey = async (key: string) => {
-    const row = key.length > 512 ? undefined : (await liveKey(db, { keyHash: hashOf(key) }))[0];
+    const row = key.length > 512 ? undefined : await rowOf(hashOf(key));
     if (!row) return { row: undefined, refusal: 'The API key is unknown or revoked' };
     if (row.expires_at !== null && row.expires_at <= now()) return { row: undefined, refusal: 'The API key has expired' };
     return { row, refusal: '' };
@@ -125,6 +134,12 @@ export function apiKeyAuth(
         throw new AppError('forbidden', 'This API key may only read (GET); use a key with the write scope');
       }
     },
+    identify: async (key) => {
+      if (key === undefined || key === '') throw new AppError('unauthorized', 'Send your API key');
+      const { row, refusal } = await findKey(key);
+      if (!row) throw new AppError('unauthorized', refusal);
+      return { tenantId: row.tenant_id, apiKeyId: row.id, scopes: row.scopes.split(',') };
+    },
     meterUnrouted: async (request, reply) => {
       const key = request.headers['x-api-key'];
       if (typeof key !== 'string' || key === '') return;
@@ -132,6 +147,90 @@ export function apiKeyAuth(
       if (row) await meter(row, reply);
     },
   };
+}
+
+/** What tells a kept key row from an old one: SQLite's `data_version`, or PostgreSQL's change feed. */
+export interface KeyFreshness {
+  dataVersion?: (() => number) | undefined;
+  feed?: ChangeFeed | undefined;
+}
+
+/** A key's row is kept at most this long, whatever else holds (issue 31). */
+const KEY_KEEP_MS = 1000;
+
+type KeyRow = Awaited<ReturnType<typeof liveKey>>[number];
+
+interface KeptKey {
+  row: KeyRow;
+  /** Date.now() when it was read. */
+  at: number;
+  version?: number;
+  mark?: ReturnType<ChangeFeed['mark']>;
+}
+
+/**
+ * A live key's row by its hash, kept per instance for at most 1 s and only while nothing of its
+ * tenant changed: on PostgreSQL, while the change feed (db/change-feed.ts) has received no change
+ * of the tenant since the row was read, once a sync has shown every change committed before this
+ * request received (a revocation through any instance moves the tenant's sequence, so it is refused
+ * on every instance's next request); on SQLite, while `data_version` stands still. A sync is one
+ * statement shared by every request waiting at the time: under load, authentication costs a small
+ * fraction of a statement a request. When the feed is down, every request reads. Unknown and
+ * revoked keys are never kept.
+ */
+function keyRows(db: Kysely<Database>, { dataVersion, feed }: KeyFreshness): (keyHash: string) => Promise<KeyRow | undefined> {
+  const kept = new LRUCache<string, KeptKey>({
+    max: 10_000,
+    // A row: an id, a tenant id, the scopes, two times, two numbers; keyed by a 64-character hash.
+    maxSize: 8 * 1024 * 1024,
+    sizeCalculation: () => 640,
+  });
+  const read = async (keyHash: string) => (await liveKey(db, { keyHash }))[0];
+  if (feed) {
+    /**
+     * Reads under way by key hash, with when each started: when a kept row expires, every request
+     * in flight with that key would read it. A request shares a read that started after it
+     * arrived (it sees every commit before the request), never an older one.
+     */
+    const reading = new Map<string, { startedAt: number; row: Promise<KeyRow | undefined> }>();
+    return async (keyHash) => {
+      const arrived = performance.now();
+      const synced = await feed.sync();
+      const known = kept.get(keyHash);
+      if (synced && known?.mark && Date.now() - known.at < KEY_KEEP_MS && !feed.changedSince(known.row.tenant_id, known.mark)) {
+        return known.row;
+      }
+      const under = reading.get(keyHash);
+      if (under && under.startedAt >= arrived) return under.row;
+      const mark = feed.mark();
+      const at = Date.now();
+      const row = read(keyHash).then((found) => {
+        if (synced && found) kept.set(keyHash, { row: found, at, mark });
+        else kept.delete(keyHash);
+        return found;
+      });
+      const entry = { startedAt: performance.now(), row };
+      reading.set(keyHash, entry);
+      const done = () => {
+        if (reading.get(keyHash) === entry) reading.delete(keyHash);
+      };
+      row.then(done, done);
+      return row;
+    };
+  }
+  if (dataVersion) {
+    return async (keyHash) => {
+      const version = dataVersion();
+      const known = kept.get(keyHash);
+      if (known && known.version === version && Date.now() - known.at < KEY_KEEP_MS) return known.row;
+      const at = Date.now();
+      const row = await read(keyHash);
+      if (row) kept.set(keyHash, { row, at, version });
+      else kept.delete(keyHash);
+      return row;
+    };
+  }
+  return read;
 }
 
 /** `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time (hashing first evens out the lengths). */

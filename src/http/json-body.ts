@@ -33,7 +33,7 @@ export function registerJsonBody(app: FastifyInstance): void {
       const problem = bodyProblem(parsed);
       if (problem)
         return done(new AppError('validation_failed', `Invalid body: ${problem.path || 'the body'} ${problem.message}`, [problem]));
-      done(null, parsed);
+      done(null, mayHoldSurrogates(text) ? wellFormed(parsed) : parsed);
     });
   });
 }
@@ -54,6 +54,26 @@ function nestingDepth(text: string): number {
     else if (c === 125 || c === 93) depth--;
   }
   return deepest;
+}
+
+/** Whether JSON text may hold a surrogate, escaped or not: only then are its strings looked at again. */
+const mayHoldSurrogates = (text: string) => /\\u[dD][89a-fA-F]|[\ud800-\udfff]/.test(text);
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * The body with every lone surrogate in its string values replaced by U+FFFD, as the databases
+ * would store it: a value is then answered as it was stored, and its length is the length the
+ * schema checked (SQLite kept a lone surrogate as three bytes that read back as three characters).
+ */
+function wellFormed(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(LONE_SURROGATE, '\ufffd');
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = wellFormed(value[i]);
+  } else if (value !== null && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    for (const k of Object.keys(record)) record[k] = wellFormed(record[k]);
+  }
+  return value;
 }
 
 /**

@@ -1,28 +1,61 @@
+import { createHash } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
-import { invalidField, notFound } from '../http/errors.js';
-import { htmlResponses } from '../http/schemas.js';
-import { PageParams, PagePreviewQuery } from './schemas.js';
+import { AppError, invalidField, notFound } from '../http/errors.js';
+import { htmlResponses, responses } from '../http/schemas.js';
+import type { PreviewLinks, PreviewRefusal } from './preview-links.js';
+import { PageParams, PagePreviewLink, PagePreviewQuery, PreviewLinkQuery } from './schemas.js';
+
+type Found<T> = Promise<{ audience: false } | ({ audience: true } & T) | undefined>;
 
 /**
- * Renders the page for the audience as a visitor would get it (src/render/preview.ts). Handed in by
- * app.ts rather than imported: the rendering reads audiences and persons, areas above this one.
- * Undefined: no such page; `audience: false`: the audience is not one of the page's.
+ * The rendering of previews (src/render/preview.ts), handed in by app.ts rather than imported: it
+ * reads audiences and persons, areas above this one. Undefined: no such page; `audience: false`:
+ * the audience is not one of the page's. `styles`: the texts of the document's `<style>` elements.
  */
-export type PreviewDocument = (
-  db: Kysely<Database>,
-  tenantId: string,
-  pageId: string,
-  audienceId: string | undefined,
-) => Promise<{ audience: false } | { audience: true; html: string } | undefined>;
+export interface Previews {
+  exists(db: Kysely<Database>, tenantId: string, pageId: string, audienceId: string | undefined): Found<object>;
+  document(
+    db: Kysely<Database>,
+    tenantId: string,
+    pageId: string,
+    audienceId: string | undefined,
+  ): Found<{ html: string; styles: string[] }>;
+}
+
+const REFUSED: Record<PreviewRefusal, string> = {
+  forged: 'The preview link is not genuine (its signature does not match what it names); open the preview again for a fresh one',
+  expired: 'The preview link has expired (links last five minutes); open the preview again for a fresh one',
+};
+
+/**
+ * The policy of a preview opened by its link: nothing may run or load but the document's own
+ * `<style>` elements (by their hashes) and images, it can be framed by this origin only (the
+ * console), and `sandbox` keeps it scriptless and without forms even when opened on its own.
+ */
+function previewPolicy(styles: string[]): string {
+  const hashes = styles.map((css) => `'sha256-${createHash('sha256').update(css).digest('base64')}'`);
+  return [
+    "default-src 'none'",
+    `style-src ${hashes.join(' ')}`,
+    "img-src 'self' data: https:",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'self'",
+    'sandbox',
+  ].join('; ');
+}
 
 /**
  * `GET /v0/pages/{page_id}/preview`: an API route (API key, read scope, on the API host) that
  * renders what the visitor plane would serve, through the rendering both share (src/render/), so
- * the pages area never imports the visitor plane. Registered by pageRoutes, which is handed the rendering.
+ * the pages area never imports the visitor plane. `GET .../preview_link` hands out a short-lived
+ * link to the same document, which `GET /previews/{page_id}` answers without a key: a browser can
+ * then show it as a document of its own (the console's iframe), under the policy above instead
+ * of the console's. Registered by pageRoutes, which is handed the rendering and the links.
  */
-export const previewRoutes: FastifyPluginAsyncTypebox<{ preview: PreviewDocument }> = async (app, { preview: previewDocument }) => {
+export const previewRoutes: FastifyPluginAsyncTypebox<{ previews: Previews; links: PreviewLinks }> = async (app, { previews, links }) => {
   app.get(
     '/v0/pages/:page_id/preview',
     {
@@ -39,7 +72,7 @@ export const previewRoutes: FastifyPluginAsyncTypebox<{ preview: PreviewDocument
       },
     },
     async (request, reply) => {
-      const preview = await previewDocument(app.db, request.tenantId, request.params.page_id, request.query.audienceId);
+      const preview = await previews.document(app.db, request.tenantId, request.params.page_id, request.query.audienceId);
       if (!preview) throw notFound('Page');
       if (!preview.audience) throw invalidField('/audienceId', 'is not an audience of this page');
       return reply
@@ -47,6 +80,66 @@ export const previewRoutes: FastifyPluginAsyncTypebox<{ preview: PreviewDocument
         .header('cache-control', 'no-store')
         .header('x-robots-tag', 'noindex, nofollow')
         .header('content-security-policy', "frame-ancestors 'self'")
+        .send(preview.html);
+    },
+  );
+
+  app.get(
+    '/v0/pages/:page_id/preview_link',
+    {
+      schema: {
+        tags: ['pages'],
+        'x-extension': true,
+        operationId: 'getPagePreviewLink',
+        summary: "A short-lived link to a page's preview, opened without an API key (extension)",
+        description:
+          'A read, like the preview itself: a read-only key gets one. The link answers the same document as `GET .../preview`, for five minutes, under a Content-Security-Policy of its own that allows its inline styles and no script, framed by this origin only.',
+        params: PageParams,
+        querystring: PagePreviewQuery,
+        response: responses({ 200: PagePreviewLink }),
+      },
+    },
+    async (request, reply) => {
+      const { page_id: pageId } = request.params;
+      const found = await previews.exists(app.db, request.tenantId, pageId, request.query.audienceId);
+      if (!found) throw notFound('Page');
+      if (!found.audience) throw invalidField('/audienceId', 'is not an audience of this page');
+      return reply.header('cache-control', 'no-store').send(links.issue(request.tenantId, pageId, request.query.audienceId));
+    },
+  );
+
+  app.get(
+    '/previews/:page_id',
+    {
+      schema: {
+        tags: ['pages'],
+        'x-extension': true,
+        operationId: 'openPagePreviewLink',
+        summary: 'A page preview, by the link GET .../preview_link handed out (extension)',
+        description:
+          'No API key: the link is the credential. 403 when it is not genuine or has expired (the detail says which); 404 when its page or audience is gone.',
+        security: [],
+        params: PageParams,
+        querystring: PreviewLinkQuery,
+        response: htmlResponses('The document, as a visitor would get it, under its own policy'),
+      },
+    },
+    async (request, reply) => {
+      const { page_id: pageId } = request.params;
+      const { tenantId, audienceId } = request.query;
+      const refused = links.refusal({ ...request.query, pageId, audienceId });
+      if (refused) throw new AppError('forbidden', REFUSED[refused]);
+      const preview = await previews.document(app.db, tenantId, pageId, audienceId);
+      if (!preview) throw notFound('Page');
+      if (!preview.audience) throw notFound('Audience');
+      return reply
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .header('x-robots-tag', 'noindex, nofollow')
+        .header('content-security-policy', previewPolicy(preview.styles))
+        .header('x-frame-options', 'SAMEORIGIN')
+        .header('x-content-type-options', 'nosniff')
+        .header('referrer-policy', 'no-referrer')
         .send(preview.html);
     },
   );

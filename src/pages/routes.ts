@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
 import { notFound } from '../http/errors.js';
 import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
-import { type PreviewDocument, previewRoutes } from './preview.js';
+import type { PreviewLinks } from './preview-links.js';
+import { type Previews, previewRoutes } from './preview.js';
 import { createPage, deletePage, getPage, listPages, updatePage } from './repository.js';
 import { Page, PageCreate, PageListQuery, PageParams, PageUpdate } from './schemas.js';
 
@@ -10,10 +11,10 @@ const tags = ['pages'];
 const extension = { tags, 'x-extension': true };
 
 /**
- * One plugin, listed in app.ts, which hands it the preview's rendering; the route rules (API key,
+ * One plugin, listed in app.ts, which hands it the previews' rendering and links; the route rules (API key,
  * query parameters, dispatcher wake-ups) are in src/http/route-rules.ts.
  */
-export const pageRoutes: FastifyPluginAsyncTypebox<{ preview: PreviewDocument }> = async (app, { preview }) => {
+export const pageRoutes: FastifyPluginAsyncTypebox<{ previews: Previews; links: PreviewLinks }> = async (app, { previews, links }) => {
   app.get(
     '/v0/pages',
     {
@@ -100,5 +101,5 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{ preview: PreviewDocument }>
     },
   );
 
-  await app.register(previewRoutes, { preview });
+  await app.register(previewRoutes, { previews, links });
 };

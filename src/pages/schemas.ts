@@ -266,4 +266,24 @@ export const PagePreviewQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+export const PagePreviewLink = Type.Object(
+  {
+    url: Type.String({
+      format: 'uri',
+      description:
+        'Opened without an API key, it answers the preview under a policy of its own; anyone holding it may open it until it expires',
+    }),
+    expiresAt: Type.String({ format: 'date-time', description: 'Five minutes after it was issued' }),
+  },
+  { $id: 'PagePreviewLink' },
+);
+export const PreviewLinkQuery = Type.Object(
+  {
+    tenantId: Type.String({ minLength: 1, maxLength: 64 }),
+    audienceId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    expires: Type.String({ pattern: '^[0-9]{1,12}$', description: 'Unix seconds' }),
+    signature: Type.String({ minLength: 1, maxLength: 128 }),
+  },
+  { additionalProperties: false },
+);
 export type PageListQuery = Static<typeof PageListQuery>;

@@ -70,8 +70,14 @@ export async function forgetSessions(
     for (const c of OTHERS) if (mentions.test(row[c])) blank.add(c);
     const changes: Partial<Record<TextColumn, string>> = {};
     for (const c of blank) if (row[c] !== '') changes[c] = '';
-    if (Object.keys(changes).length === 0) continue;
-    await trx.updateTable('audience_sessions').set(changes).where('id', '=', row.id).execute();
+    // The visitor key of a visit on their audience is their person id (src/site/measure/classify.ts).
+    const forgetVisitor = erased.has(row.audience_id) && row.visitor_hash.startsWith('person:');
+    if (Object.keys(changes).length === 0 && !forgetVisitor) continue;
+    await trx
+      .updateTable('audience_sessions')
+      .set({ ...changes, ...(forgetVisitor ? { visitor_hash: 'erased' } : {}) })
+      .where('id', '=', row.id)
+      .execute();
     await applySessionChange(trx, row, { ...row, ...changes });
   }
 }

@@ -6,11 +6,12 @@ import type { Database } from '../db/types.js';
 import { emit } from '../events/outbox.js';
 import { mentionsOf, type Mentions } from './mentions.js';
 import { forgetSessions } from './erasure-sessions.js';
+import { deleteLeadsOf } from '../leads/repository.js';
 
 /**
  * Erasure of a person (the right to be forgotten): afterwards the service holds none of their
  * personal data. One transaction, so it happens whole or not at all:
- * - the person and all their log entries are removed;
+ * - the person, all their log entries and their leads are removed;
  * - the audiences made for them (whose person they are) lose every name, override and version
  *   content (generated text included), are archived for good, and their links answer 410;
  * - visits lose what mentions them (form data, titles, addresses, UTM values), not their counts;
@@ -33,6 +34,7 @@ export async function erasePerson(trx: Transaction<Database>, tenantId: string, 
   const theirs = [person.id, person.name, person.email, person.phone_number, person.linkedin_profile_url];
   // What refers to the person goes first: the foreign keys hold until the end.
   await trx.deleteFrom('person_logs').where('tenant_id', '=', tenantId).where('owner_id', '=', personId).execute();
+  await deleteLeadsOf(trx, tenantId, personId);
   const audiences = await eraseAudiencesOf(trx, tenantId, personId);
   await trx.deleteFrom('persons').where('id', '=', personId).execute();
   await bump(trx, tenantId, 'persons', -1);

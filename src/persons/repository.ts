@@ -1,7 +1,9 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { refreshPersonAudiences } from '../audiences/names.js';
 import { bump, counter } from '../db/counters.js';
+import { batchedReads } from '../db/batch.js';
 import { prepared } from '../db/prepared.js';
+import { containsAsciiFolded } from '../db/search/index.js';
 import { allocateSlug, slugify } from '../db/slugs.js';
 import { emit } from '../events/outbox.js';
 import type { Database, PersonsTable } from '../db/types.js';
@@ -9,7 +11,7 @@ import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { after, now } from '../time.js';
 import { settle } from '../http/round-trip.js';
-import type { Person, PersonCreate, PersonListQuery } from './schemas.js';
+import type { Person, PersonCreate, PersonListQuery, PersonSearchQuery } from './schemas.js';
 import { PersonUpdate } from './schemas.js';
 
 export const toPerson = (row: PersonsTable): Person => ({
@@ -53,7 +55,7 @@ export async function createPerson(trx: Transaction<Database>, tenantId: string,
 }
 
 export async function getPerson(db: Kysely<Database>, tenantId: string, personId: string): Promise<Person | undefined> {
-  const row = await findPerson(db, tenantId, personId);
+  const row = await readPerson(db, { tenantId, personId });
   return row && toPerson(row);
 }
 
@@ -61,9 +63,23 @@ async function findPerson(db: Kysely<Database>, tenantId: string, personId: stri
   return (await personById(db, { tenantId, personId }))[0];
 }
 
+/** Reading one person by id, the hottest read: concurrent requests share a statement on PostgreSQL (db/batch.ts). */
+const readPerson = batchedReads({
+  id: (key: { tenantId: string; personId: string }) => `${key.tenantId} ${key.personId}`,
+  rowId: (row: PersonsTable) => `${row.tenant_id} ${row.id}`,
+  one: async (db, key) => (await personById(db, key))[0],
+  many: (db, keys) => personsByIds(db, { tenantIds: keys.map((k) => k.tenantId), personIds: keys.map((k) => k.personId) }),
+});
+
 // The hot paths, compiled once (see db/prepared.ts).
 const personById = prepared((db, p: { tenantId: string; personId: string }) =>
   db.selectFrom('persons').selectAll().where('id', '=', p.personId).where('tenant_id', '=', p.tenantId),
+);
+const personsByIds = prepared((db, p: { tenantIds: string[]; personIds: string[] }) =>
+  db
+    .selectFrom('persons')
+    .selectAll()
+    .where(sql`(tenant_id, id)`, 'in', sql`(select * from unnest(cast(${p.tenantIds} as text[]), cast(${p.personIds} as text[])))`),
 );
 const personBySlug = prepared((db, p: { tenantId: string; slug: string }) =>
   db.selectFrom('persons').select('id').where('tenant_id', '=', p.tenantId).where('slug', '=', p.slug),
@@ -129,4 +145,43 @@ const personsList = keysetList({ name: 'persons', table: 'persons', ...NEWEST_FI
 export async function listPersons(db: Kysely<Database>, tenantId: string, query: PersonListQuery) {
   const rows = db.selectFrom('persons').selectAll().where('tenant_id', '=', tenantId);
   return personsList.read({ query, rows, count: () => counter(db, tenantId, 'persons'), map: toPerson });
+}
+
+/**
+ * The tenant's person with this email, ignoring case (the oldest, should several share it); served
+ * by the index on the lowercased email. Both sides are folded by the database's own `lower`, so
+ * they are folded alike (SQLite folds ASCII letters only, PostgreSQL by its locale).
+ */
+export async function findPersonByEmail(db: Kysely<Database>, tenantId: string, email: string) {
+  return db
+    .selectFrom('persons')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where(sql<string>`lower(email)`, '=', sql<string>`lower(${email})`)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** The domain part of an email address: what links a person to an account (`domain`, matched ignoring case). */
+export const emailDomain = (email: string): string | undefined => {
+  const at = email.lastIndexOf('@');
+  return at > 0 && at < email.length - 1 ? email.slice(at + 1) : undefined;
+};
+
+/**
+ * Persons whose name, email or domain contains the text (A-Z folded), newest first: what the
+ * console's pickers ask instead of loading every person. Persons have no substring index (accounts,
+ * links and audiences do), so this walks the tenant's persons in list order; see docs/decisions.md.
+ */
+export async function searchPersons(db: Kysely<Database>, tenantId: string, query: PersonSearchQuery) {
+  const text = (query.query ?? '').trim();
+  let rows = db.selectFrom('persons').selectAll().where('tenant_id', '=', tenantId);
+  if (text !== '')
+    rows = rows.where((eb) =>
+      eb.or([containsAsciiFolded('name', text), containsAsciiFolded('email', text), containsAsciiFolded('domain', text)]),
+    );
+  const count = text === '' ? () => counter(db, tenantId, 'persons') : rows.clearSelect();
+  return personsList.read({ query, filters: { text: text.toLowerCase() }, rows, count, map: toPerson });
 }

@@ -3,8 +3,8 @@ import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/id
 import { notFound } from '../http/errors.js';
 import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
 import { erasePerson } from './erasure.js';
-import { createPerson, getPerson, listPersons, updatePerson } from './repository.js';
-import { Person, PersonCreate, PersonListQuery, PersonParams, PersonUpdate } from './schemas.js';
+import { createPerson, getPerson, listPersons, searchPersons, updatePerson } from './repository.js';
+import { Person, PersonCreate, PersonListQuery, PersonParams, PersonSearchQuery, PersonUpdate } from './schemas.js';
 
 const tags = ['persons'];
 
@@ -93,5 +93,20 @@ export const personRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => listPersons(app.db, request.tenantId, request.query),
+  );
+
+  app.get(
+    '/v0/persons/search',
+    {
+      schema: {
+        tags,
+        'x-extension': true,
+        operationId: 'searchPersons',
+        summary: 'Search persons (extension)',
+        querystring: PersonSearchQuery,
+        response: responses({ 200: ListEnvelope(Person) }),
+      },
+    },
+    async (request) => searchPersons(app.db, request.tenantId, request.query),
   );
 };

@@ -55,3 +55,9 @@ export type PersonUpdate = Static<typeof PersonUpdate>;
 export const PersonParams = Type.Object({ person_id: Type.String() });
 export const PersonListQuery = ListQuery({});
 export type PersonListQuery = Static<typeof PersonListQuery>;
+export const PersonSearchQuery = ListQuery({
+  query: Type.Optional(
+    Type.String({ maxLength: 255, description: 'Case-insensitive (A-Z) substring of the name, the email or the domain' }),
+  ),
+});
+export type PersonSearchQuery = Static<typeof PersonSearchQuery>;

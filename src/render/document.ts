@@ -1,7 +1,8 @@
 import type { Static } from '@sinclair/typebox';
 import type { Action, Content, Metadata, Page } from '../pages/schemas.js';
 import { fillTokens, renderMarkdown, type TokenValues } from './content.js';
-import { attr, text, url } from './html.js';
+import { type Brand, brandCss, brandFooter, faviconLink, logoImg } from './brand.js';
+import { attr, scriptJson, text, url } from './html.js';
 import { STYLE } from './style.js';
 
 /** The lead form's fields, as submitted (kept when the form is shown again with its errors). */
@@ -34,6 +35,8 @@ export interface View {
   fileSrc(fileId: string): string;
   fileUrl(fileId: string): string;
   form?: { submitted: boolean; actionId?: string; errors?: LeadErrors; fields?: LeadFields };
+  /** The tenant's site settings; none: the default style, no logo, footer or favicon. */
+  brand?: Brand;
 }
 
 /**
@@ -59,6 +62,15 @@ const property = (name: string, content: string | undefined) =>
 function image(view: View, fileId: string | undefined, imageUrl: string | undefined): string | undefined {
   if (fileId) return attr(view.fileUrl(fileId));
   return imageUrl ? url(imageUrl) : undefined;
+}
+
+/**
+ * The texts of the document's `<style>` elements, in order: the default style, then the brand's
+ * rules in an element of their own (the default stays one constant text). The preview link's
+ * policy allows exactly these by their hashes (src/pages/preview.ts).
+ */
+export function documentStyles(view: View): string[] {
+  return view.brand ? [STYLE, brandCss(view.brand)] : [STYLE];
 }
 
 function head(view: View): string {
@@ -91,11 +103,26 @@ function head(view: View): string {
     meta('twitter:image:alt', m?.twitterImageAlt),
     meta('twitter:site', m?.twitterSite),
     meta('twitter:creator', m?.twitterCreator),
-    `<style>${STYLE}</style>`,
+    view.brand?.favicon ? faviconLink(view.brand.favicon) : '',
+    ...documentStyles(view).map((css) => `<style>${css}</style>`),
     // The slot is filled with base64url and a dot: nothing in it needs escaping in JSON.
     view.measured ? `<script type="application/json" id="pam-view">{"token":"${TOKEN_SLOT}"}</script>` : '',
+    view.measured ? actionPurposes(view.page) : '',
     view.measured ? '<script src="/_pam/v.js" defer></script>' : '',
   ].join('');
+}
+
+/**
+ * The purposes of the header action and of each action in the order they are shown (one element
+ * each in `.actions`): the measuring script counts a click on an action by its purpose, for goals
+ * of kind action. Beside the markup, so the buttons stay as they are.
+ */
+function actionPurposes(page: View['page']): string {
+  const cut = (purpose: string | undefined) => (purpose ?? '').slice(0, 100);
+  const header = cut(page.headerActionId ? page.actions.find((a) => a.actionId === page.headerActionId)?.purpose : '');
+  const actions = [...page.actions].sort((a, b) => a.actionIndex - b.actionIndex).map((a) => cut(a.purpose));
+  if (!header && !actions.some(Boolean)) return '';
+  return `<script type="application/json" id="pam-actions">${scriptJson({ header, actions })}</script>`;
 }
 
 type PageAction = Static<typeof Action>;
@@ -184,8 +211,12 @@ function body(view: View): string {
         .join('')}</ul></nav>`,
   );
   const subheadline = fillTokens(content.subheadline, values);
+  const logo = view.brand?.logo;
+  const brandFoot = view.brand ? brandFooter(view.brand) : '';
   return [
-    header ? `<header class="top"><div class="wrap">${linkButton(view, header)}</div></header>` : '',
+    header || logo
+      ? `<header class="top"><div class="wrap">${logo ? logoImg(logo) : ''}${header ? linkButton(view, header) : ''}</div></header>`
+      : '',
     '<main class="wrap">',
     `<div class="hero"><h1>${text(fillTokens(content.headline, values))}</h1>${subheadline ? `<p class="sub">${text(subheadline)}</p>` : ''}</div>`,
     ...content.sections.map((s) => {
@@ -195,7 +226,9 @@ function body(view: View): string {
     actions.length > 0 ? `<div class="actions">${actions.join('')}</div>` : '',
     ...widgets,
     '</main>',
-    footer.length > 0 ? `<footer><div class="wrap">${footer.join('')}</div></footer>` : '',
+    footer.length > 0 || brandFoot
+      ? `<footer>${footer.length > 0 ? `<div class="wrap">${footer.join('')}</div>` : ''}${brandFoot}</footer>`
+      : '',
     // The tenant's own code, by design not escaped; a disabled script never appears.
     ...page.scripts.filter((s) => s.enabled).map((s) => s.content),
   ].join('');

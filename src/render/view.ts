@@ -5,6 +5,8 @@ import { fullMetadata, parseMetadata } from '../pages/metadata.js';
 import { findPage, toPage } from '../pages/repository.js';
 import type { Content } from '../pages/schemas.js';
 import { getPerson } from '../persons/repository.js';
+import { findShownImage, findSiteSettings } from '../site-settings/repository.js';
+import type { Brand, Picture } from './brand.js';
 import type { View } from './document.js';
 
 /** What a view needs beyond the stored data: how this document is served. */
@@ -31,6 +33,7 @@ export async function loadView(
     shownFor?.person_id ? getPerson(db, page.tenant_id, shownFor.person_id) : undefined,
   ]);
   const account = person?.domain ? await accountOfDomain(db, page.tenant_id, person.domain) : undefined;
+  const brand = await loadBrand(db, page.tenant_id, served.fileSrc);
   const pageMetadata = parseMetadata(page.metadata);
   const override = shownFor ? parseMetadata(shownFor.metadata_override) : null;
   const shown = toPage({ ...page, audiences_count: 0 });
@@ -53,6 +56,30 @@ export async function loadView(
     content: version?.content ? (JSON.parse(version.content) as Content) : shown.content,
     values: { personName: person?.name, accountName: account?.name, audienceName: shownFor?.effective_name },
     noindex: preview === true || (audience?.person_id ?? null) !== null,
+    ...(brand ? { brand } : {}),
+  };
+}
+
+/** The tenant's site settings with their images' files; undefined for a tenant that never set them. */
+async function loadBrand(db: Kysely<Database>, tenantId: string, fileSrc: (fileId: string) => string): Promise<Brand | undefined> {
+  const settings = await findSiteSettings(db, tenantId);
+  if (!settings) return undefined;
+  const picture = async (assetId: string | null): Promise<Picture | undefined> => {
+    const image = assetId === null ? undefined : await findShownImage(db, tenantId, assetId);
+    return (
+      image && { src: fileSrc(image.fileId), contentType: image.contentType, width: image.width, height: image.height, alt: image.name }
+    );
+  };
+  const [logo, favicon] = await Promise.all([picture(settings.logo_asset_id), picture(settings.favicon_asset_id)]);
+  return {
+    brandColor: settings.brand_color,
+    textColor: settings.text_color,
+    backgroundColor: settings.background_color,
+    font: settings.font,
+    footerText: settings.footer_text,
+    privacyUrl: settings.privacy_url,
+    ...(logo ? { logo } : {}),
+    ...(favicon ? { favicon } : {}),
   };
 }
 

@@ -43,7 +43,9 @@ interface Kept {
  * holds while the counter stands still. On SQLite the counter is read again whenever anything
  * was committed (`data_version`, which moves with any commit of any process), so every instance
  * serves a change at once. Elsewhere it is read at most every 5 s, and on every look-up for 5 s
- * after a change of this process: this process at once, the others within 5 s. Only verified
+ * after a change of this process; there a host found is checked again by each served path's first
+ * statement (serve/resolve.ts) and the counter is read again for a host not found, so every instance
+ * serves a domain's change at once there too (issue 31). Only verified
  * domains are tenant hosts. The API's own hosts (PUBLIC_BASE_URL's, any IP literal, localhost)
  * never are, whatever the table holds: a row that slipped past the rules cannot take the API, the
  * admin API or the console over.
@@ -63,22 +65,40 @@ export function siteHosts(db: Kysely<Database>, rules: HostnameRules, dataVersio
     const now = Date.now();
     return now - known.readAt < KEEP_MS && now - movedHereAt(db, 'domains') >= KEEP_MS;
   };
-  const current = async (): Promise<number> => {
-    if (known && fresh()) return known.changes;
-    // Both before the read: a commit after them leaves them behind what was read, never ahead.
-    const version = dataVersion?.();
-    const readAt = Date.now();
-    const changes = await changeCount(db, 'domains');
-    if (!known || readAt >= known.readAt) known = { changes, readAt, version };
-    return changes;
+  // The read under way, shared: when the kept counter expires, every request in flight would read it.
+  let reading: Promise<number> | undefined;
+  const current = async (force: boolean): Promise<number> => {
+    if (known && !force && fresh()) return known.changes;
+    // A forced read must start after the request: one already under way may miss a commit before it.
+    if (reading && !force) return reading;
+    const read = (async () => {
+      // Both before the read: a commit after them leaves them behind what was read, never ahead.
+      const version = dataVersion?.();
+      const readAt = Date.now();
+      const changes = await changeCount(db, 'domains');
+      if (!known || readAt >= known.readAt) known = { changes, readAt, version };
+      return changes;
+    })();
+    if (!force) {
+      reading = read;
+      void read.then(
+        () => (reading = reading === read ? undefined : reading),
+        () => (reading = reading === read ? undefined : reading),
+      );
+    }
+    return read;
   };
 
   return {
     async lookup(hostHeader) {
       const hostname = normalize(hostHeader);
       if (hostname === undefined || rules.isApiHost(hostname)) return undefined;
-      const changes = await current();
       const kept = answers.get(hostname);
+      // Without `data_version`, "no tenant domain" is kept only while the counter, read again now,
+      // stands still: a domain verified through another instance is served here at once (a kept
+      // domain is checked again by each served path's first statement, serve/resolve.ts). Such
+      // hosts are rare: the API's own never come here.
+      const changes = await current(kept?.host === null && !dataVersion);
       if (kept && kept.changes === changes) return kept.host ?? undefined;
       const row = await db
         .selectFrom('tenant_domains')
@@ -96,7 +116,7 @@ export function siteHosts(db: Kysely<Database>, rules: HostnameRules, dataVersio
       if (hostname === undefined) return null;
       // The kept answer first: it is the visitor's hot path (a tenant domain is never an API host).
       const kept = answers.get(hostname);
-      if (kept && kept.changes === known?.changes && fresh()) return kept.host;
+      if (kept && kept.changes === known?.changes && fresh() && (kept.host !== null || dataVersion)) return kept.host;
       return rules.isApiHost(hostname) ? null : undefined;
     },
   };

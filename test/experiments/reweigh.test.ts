@@ -5,6 +5,7 @@ import type { Database } from '../../src/db/types.js';
 import { newId } from '../../src/ids.js';
 import { ok, startApp, type Json, type TestApp } from '../helpers.js';
 import { audienceOf, publishedPage } from '../site/serve-helpers.js';
+import { NOT_COLLECTED } from '../../src/sessions/repository.js';
 
 // Issue 27: a bandit's weights follow its conversions (Thompson sampling, at most every 15
 // minutes, never below 1%), each recomputation a period of its results; and analytics group by arm.
@@ -56,6 +57,7 @@ async function visits(page: Json, audienceId: string, experimentId: string, arm:
         experiment_id: experimentId,
         experiment_arm: arm,
         experiment_unit: `${arm}-${i}`,
+        ...NOT_COLLECTED,
       })
       .execute();
   }

@@ -19,6 +19,7 @@
  * unique hostname, a reference to a resource of the tenant), a small table of hints adds values
  * that work, mixed with the schema's own.
  */
+import { USER_AGENT } from '../browser.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Ajv, type ValidateFunction } from 'ajv';
@@ -162,6 +163,8 @@ export function operationsOf(document: Json): Operation[] {
 export function skipReason(op: Operation): string | undefined {
   if (op.auth.kind === 'none' && /^\/files\//.test(op.path))
     return 'signed download link: the credential is the URL signature, not a tenant key';
+  if (op.auth.kind === 'none' && /^\/previews\//.test(op.path))
+    return 'signed preview link: the credential is the URL signature, not a tenant key (test/pages/preview-links.test.ts)';
   return undefined;
 }
 
@@ -442,6 +445,60 @@ async function settle(c: Ctx, subscriptionId: string, deliveryId: string): Promi
   }
 }
 
+let leadAddress = 0;
+/** A lead of a visitor on a published page with a form, served on the tenant's fallback domain: its id (issue 29). */
+async function submitLead(c: Ctx): Promise<{ leadId: string; leadPageId: string }> {
+  const page = await api(c, 'POST', '/v0/pages', {
+    name: `${c.fx.marker} Lead page`,
+    title: 'Leads',
+    pageContext: 'We sell widgets',
+    pageType: 'inbound',
+    status: 'published',
+    actions: [{ purpose: 'lead', buttonTitle: 'Send', actionType: 'form', url: '' }],
+  });
+  const audience = await api(c, 'POST', `/v0/pages/${page.pageId}/audiences`, {});
+  const path = `/${c.fx.marker}/${unique('lead')}`;
+  await api(c, 'POST', '/v0/page_links', { path, target: { targetType: 'audience', audienceId: audience.audienceId } });
+  const domains = await api(c, 'GET', '/v0/tenant_domains');
+  const host = (domains.items as Json[]).find((d) => d.isFallback).hostname as string;
+  const html = (await c.t.app.inject({ method: 'GET', url: path, headers: { host } })).body;
+  const hidden = (name: string) => new RegExp(`<input type="hidden" name="${name}" value="([^"]*)">`).exec(html)?.[1] ?? '';
+  const n = ++leadAddress;
+  const posted = await c.t.app.inject({
+    method: 'POST',
+    url: '/_pam/forms',
+    headers: { host, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({
+      token: hidden('token'),
+      action: hidden('action'),
+      path,
+      name: `${c.fx.marker} Lead`,
+      email: `lead-${n}@${c.fx.marker}.example`,
+    }).toString(),
+    remoteAddress: `192.0.2.${(n % 250) + 1}`,
+  });
+  if (posted.statusCode !== 303) throw new Error(`fixture lead form → ${posted.statusCode}`);
+  // The visit reports too, so that it is open now: GET /v0/analytics/realtime lists it.
+  const view = /<script type="application\/json" id="pam-view">([^<]*)<\/script>/.exec(html)?.[1] ?? '{}';
+  const reported = await c.t.app.inject({
+    method: 'POST',
+    url: '/_pam/collect',
+    headers: { host, 'content-type': 'text/plain', 'user-agent': USER_AGENT },
+    payload: JSON.stringify({
+      token: (JSON.parse(view) as Json).token,
+      visibleMs: 1000,
+      scroll: 10,
+      clicks: 0,
+      questions: 0,
+      conversions: 0,
+    }),
+    remoteAddress: `192.0.2.${(n % 250) + 1}`,
+  });
+  if (reported.statusCode !== 204) throw new Error(`fixture lead visit report → ${reported.statusCode} ${reported.body}`);
+  const leads = await api(c, 'GET', `/v0/leads?pageId=${page.pageId}`);
+  return { leadId: leads.items[0].leadId as string, leadPageId: page.pageId as string };
+}
+
 const PAGE_ACTION = { purpose: 'Book', buttonTitle: 'Book a demo', actionType: 'link', url: 'https://example.com/demo' };
 
 /**
@@ -543,6 +600,15 @@ const MAKERS: [string, (c: Ctx) => Promise<Record<string, string>>][] = [
       assetId: (await api(c, 'POST', '/v0/assets', { assetType: 'image', name: `${c.fx.marker} Asset`, fileId: c.fx.ids.fileId })).assetId,
     }),
   ],
+  // The tenant's brand names its asset, so B's settings show B's own id (issue 29).
+  [
+    'siteSettings',
+    async (c) => {
+      await api(c, 'PATCH', '/v0/site_settings', { logoAssetId: c.fx.ids.assetId, footerText: c.fx.marker });
+      return {};
+    },
+  ],
+  ['leadId', async (c) => submitLead(c)],
   ['topicId', async (c) => ({ topicId: (await api(c, 'POST', '/v0/topics', { title: `${c.fx.marker} Topic` })).topicId })],
   [
     'topicEntryId',
@@ -562,6 +628,22 @@ const MAKERS: [string, (c: Ctx) => Promise<Record<string, string>>][] = [
   ],
   // An experiment between two versions of an audience of its own (one runs per audience, so each may start).
   ['experimentId', async (c) => ({ experimentId: await versionsExperiment(c, false) })],
+  [
+    'goalId',
+    async (c) => ({
+      goalId: (await api(c, 'POST', '/v0/goals', { name: `${c.fx.marker} Goal`, kind: 'event', eventName: 'signup' })).goalId,
+    }),
+  ],
+  [
+    'funnelId',
+    async (c) => {
+      const steps = [
+        { name: 'Signed up', kind: 'event', eventName: 'signup' },
+        { name: 'Paid', kind: 'event', eventName: 'paid' },
+      ];
+      return { funnelId: (await api(c, 'POST', '/v0/funnels', { name: `${c.fx.marker} Funnel`, steps })).funnelId };
+    },
+  ],
   ['runningExperimentId', async (c) => ({ runningExperimentId: await versionsExperiment(c, true) })],
   [
     'pageLinkId',
@@ -648,7 +730,13 @@ export async function freshId(c: Ctx, key: string): Promise<string> {
 }
 
 /** The fixture key a path parameter or field names: `person_log_id` → `personLogId`, `parentAssetId` → `assetId`. */
-const ALIASES: Record<string, string> = { parentAssetId: 'assetId', headerActionId: 'actionId', subscription: 'subscriptionId' };
+const ALIASES: Record<string, string> = {
+  parentAssetId: 'assetId',
+  logoAssetId: 'assetId',
+  faviconAssetId: 'assetId',
+  headerActionId: 'actionId',
+  subscription: 'subscriptionId',
+};
 export function fixtureKeyFor(name: string, ids: Record<string, string>): string | undefined {
   if (ALIASES[name]) return ALIASES[name];
   const camel = name.replace(/_([a-z])/g, (_m, ch: string) => ch.toUpperCase());
@@ -908,6 +996,16 @@ const HINTS: { at: RegExp; hint: Hint }[] = [
     },
   },
   { at: /\/conclude \/body\/winner$/, hint: { arb: () => fc.constantFrom('a', 'b'), only: true, minimal: () => 'a' } },
+  // Goals and funnel steps: which field a kind takes is the service's rule (a 400 naming the field
+  // otherwise), so valid requests are of kind event with its eventName, and a currency the list has.
+  { at: /^(POST|PATCH) \/v0\/goals\S* \/body\/kind$/, hint: { arb: () => fc.constant('event'), only: true, include: 1 } },
+  { at: /^(POST|PATCH) \/v0\/goals\S* \/body\/eventName$/, hint: { include: 1 } },
+  { at: /^(POST|PATCH) \/v0\/goals\S* \/body\/(pageId|actionPurpose|path)$/, hint: { include: 0 } },
+  { at: /^(POST|PATCH) \/v0\/goals\S* \/body\/currency$/, hint: { arb: () => fc.constantFrom('EUR', 'USD', 'JPY', null), only: true } },
+  { at: /^(POST|PATCH) \/v0\/funnels\S* \/body\/steps\/\*\/kind$/, hint: { arb: () => fc.constant('event'), only: true } },
+  { at: /^(POST|PATCH) \/v0\/funnels\S* \/body\/steps\/\*\/eventName$/, hint: { include: 1 } },
+  { at: /^(POST|PATCH) \/v0\/funnels\S* \/body\/steps\/\*\/(pageId|actionPurpose|path)$/, hint: { include: 0 } },
+  { at: /funnels\/\{funnel_id\}\/results \/query\/(startDate|endDate)$/, hint: { include: 0.3 } },
   // An API key's expiry must lie in the future.
   { at: /api_keys \/body\/expiresAt$/, hint: { arb: futureInstant } },
   // A range whose start is after its end is a 400: the dates are put in order (see `orderDates`).

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { ADMIN_TOKEN, expectProblem, startApp, type Res, type TestApp } from '../helpers.js';
+import { ADMIN_TOKEN, expectProblem, onPostgres, startApp, type Res, type TestApp } from '../helpers.js';
 
 const MiB = 1024 * 1024;
 const PROBLEM_KEYS = ['code', 'detail', 'requestId', 'status', 'title', 'type'];
@@ -464,6 +464,18 @@ describe('500', () => {
       // Break the database under the running app: every persons query now fails inside the driver.
       await sql`alter table persons rename to persons_gone`.execute(broken.app.db);
       const res = await broken.req('GET', `/v0/persons/${created.body.personId}`, undefined, { headers: { 'x-request-id': 'boom-1' } });
+      if (res.status !== 500) {
+        // Once seen in CI on PostgreSQL (a 404): say what the app's connection then resolved `persons` to.
+        const where = onPostgres
+          ? (
+              await sql<{
+                found: string | null;
+                path: string;
+              }>`select to_regclass('persons')::text as found, current_setting('search_path') as path`.execute(broken.app.db)
+            ).rows[0]
+          : undefined;
+        assert.fail(`expected a 500, got ${res.status} ${res.text}; persons resolves to ${JSON.stringify(where)}`);
+      }
       assertProblemShape(res, 500, 'internal');
       assert.equal(res.body.requestId, 'boom-1');
       assert.equal(res.body.errors, undefined);

@@ -8,6 +8,7 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'
 // The reference's paths, and the extensions (issue 14 added the everyday operations).
 const EXPECTED: Record<string, Record<string, 'reference' | 'extension'>> = {
   '/v0/persons': { post: 'reference', get: 'extension' },
+  '/v0/persons/search': { get: 'extension' },
   '/v0/persons/{person_id}': { get: 'reference', patch: 'reference', delete: 'extension' },
   '/v0/persons/{person_id}/logs': { post: 'extension', get: 'extension' },
   '/v0/persons/{person_id}/logs/{person_log_id}': { get: 'reference', patch: 'extension', delete: 'extension' },
@@ -19,9 +20,14 @@ const EXPECTED: Record<string, Record<string, 'reference' | 'extension'>> = {
   '/v0/pages': { get: 'reference', post: 'extension' },
   '/v0/pages/{page_id}': { get: 'extension', patch: 'reference', delete: 'extension' },
   '/v0/pages/{page_id}/preview': { get: 'extension' },
+  '/v0/pages/{page_id}/preview_link': { get: 'extension' },
   '/v0/pages/{page_id}/regenerate': { post: 'extension' },
   '/v0/pages/{page_id}/analytics': { get: 'extension' },
   '/v0/analytics/pages': { get: 'extension' },
+  '/v0/analytics/site': { get: 'extension' },
+  '/v0/analytics/realtime': { get: 'extension' },
+  '/v0/site_settings': { get: 'extension', patch: 'extension' },
+  '/v0/leads': { get: 'extension' },
   '/v0/api_key': { get: 'extension' },
   '/v0/pages/{page_id}/audiences': { get: 'reference', post: 'extension' },
   '/v0/pages/{page_id}/audiences/{audience_id}': { get: 'reference', patch: 'extension' },
@@ -33,7 +39,7 @@ const EXPECTED: Record<string, Record<string, 'reference' | 'extension'>> = {
   '/v0/pages/{page_id}/audience_sessions': { get: 'reference', post: 'extension' },
   '/v0/audiences/search': { get: 'reference' },
   '/v0/files': { post: 'extension' },
-  '/v0/assets': { post: 'reference' },
+  '/v0/assets': { post: 'reference', get: 'extension' },
   '/v0/assets/{asset_id}': { get: 'reference', patch: 'extension', delete: 'extension' },
   '/v0/topics': { get: 'reference', post: 'reference' },
   '/v0/topics/{topic_id}': { get: 'extension', patch: 'extension', delete: 'extension' },
@@ -58,6 +64,11 @@ const EXPECTED: Record<string, Record<string, 'reference' | 'extension'>> = {
   '/v0/webhook_subscriptions/{subscription_id}/test': { post: 'extension' },
   '/v0/events': { get: 'extension' },
   '/v0/events/{event_id}': { get: 'extension' },
+  '/v0/goals': { get: 'extension', post: 'extension' },
+  '/v0/goals/{goal_id}': { get: 'extension', patch: 'extension', delete: 'extension' },
+  '/v0/funnels': { get: 'extension', post: 'extension' },
+  '/v0/funnels/{funnel_id}': { get: 'extension', patch: 'extension', delete: 'extension' },
+  '/v0/funnels/{funnel_id}/results': { get: 'extension' },
 };
 
 let t: TestApp;
@@ -338,6 +349,8 @@ describe('schemas', () => {
     for (const [path, method] of [
       ['/v0/accounts/search', 'get'],
       ['/v0/persons', 'get'],
+      ['/v0/persons/search', 'get'],
+      ['/v0/assets', 'get'],
     ] as const) {
       const envelope = responseSchema(path, method, '200');
       assert.deepEqual(Object.keys(envelope.properties).sort(), ['hasMore', 'items', 'nextCursor', 'totalCount']);

@@ -254,7 +254,7 @@ describe('METRICS_TOKEN: /metrics on the API host', () => {
 });
 
 describe('the document cache and the outcome memo', () => {
-  test('a first visit misses and renders, the next ones hit; entries and bytes held; the memo on SQLite only', async () => {
+  test('a first visit misses and renders, the next ones hit; entries and bytes held; the memo on both databases', async () => {
     const t = await startApp({ METRICS_TOKEN: TOKEN });
     try {
       const host = ((await t.req('GET', '/v0/tenant_domains')).body.items as Json[]).find((d) => d.isFallback).hostname;
@@ -290,10 +290,11 @@ describe('the document cache and the outcome memo', () => {
       assert.equal(thrice.misses, 1);
       assert.equal(thrice.entries, 1);
       assert.equal(thrice.bytes, once.bytes);
+      assert.equal(thrice.memoHits + thrice.memoMisses, 3, 'every visit looks in the memo');
       if (onPostgres) {
-        assert.deepEqual([thrice.memoHits, thrice.memoMisses, thrice.memoEntries], [0, 0, 0], 'no memo on PostgreSQL');
+        // Keyed by the tenant's change sequence (issue 31), which a visit does not move.
+        assert.deepEqual([thrice.memoHits, thrice.memoMisses, thrice.memoEntries], [2, 1, 1], 'the memo on PostgreSQL');
       } else {
-        assert.equal(thrice.memoHits + thrice.memoMisses, 3, 'every visit looks in the memo');
         assert.ok(thrice.memoMisses >= 1 && thrice.memoEntries >= 0);
       }
 

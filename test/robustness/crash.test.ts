@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test, type TestContext } from 'node:test';
 import { freshDatabase, type Json, type TestDatabase } from '../helpers.js';
-import { startServer, type ServerProcess } from '../server-process.js';
+import { startServer, startsAndWork, type ServerProcess } from '../server-process.js';
 import { call, show, walk, waitFor, type Answer } from './api.js';
 
 // Crash safety, process level (issue 8): several clients write through the API at full speed, the
@@ -69,178 +69,180 @@ describe('crash safety: SIGKILL mid-stream of concurrent writes, restart on the 
     await database?.drop();
   });
 
-  test(`${WRITERS} writers, killed ${ROUNDS} times: every 2xx write is present and intact, nothing half-written`, {
-    timeout: 120_000,
-  }, async (t) => {
-    database = await freshDatabase();
-    const persons = new Map<string, PersonModel>();
-    const logs = new Map<string, LogModel>();
-    const accounts = new Map<string, Json>();
-    let phone = 0;
-    const nextPhone = () => `+1415${String(5_000_000 + phone++).padStart(7, '0')}`;
+  test(
+    `${WRITERS} writers, killed ${ROUNDS} times: every 2xx write is present and intact, nothing half-written`,
+    startsAndWork(ROUNDS + 1, 60_000),
+    async (t) => {
+      database = await freshDatabase();
+      const persons = new Map<string, PersonModel>();
+      const logs = new Map<string, LogModel>();
+      const accounts = new Map<string, Json>();
+      let phone = 0;
+      const nextPhone = () => `+1415${String(5_000_000 + phone++).padStart(7, '0')}`;
 
-    let server = await startServer(serverEnv(database));
-    servers.push(server);
+      let server = await startServer(serverEnv(database));
+      servers.push(server);
 
-    for (let round = 1; round <= ROUNDS; round++) {
-      const unanswered: Unanswered[] = [];
-      const unexpected: string[] = [];
-      let answered = 0;
-      let writing = true;
-      const base = server.url;
+      for (let round = 1; round <= ROUNDS; round++) {
+        const unanswered: Unanswered[] = [];
+        const unexpected: string[] = [];
+        let answered = 0;
+        let writing = true;
+        const base = server.url;
 
-      /** Sends one write; false when it got no answer (recorded as unanswered) or a wrong one (recorded). */
-      const send = async (
-        what: Unanswered,
-        method: string,
-        path: string,
-        body: unknown,
-        expected: number,
-        check: (res: Answer) => void,
-      ): Promise<Answer | undefined> => {
-        let res: Answer;
-        try {
-          res = await call(base, KEY, method, path, body);
-        } catch {
-          unanswered.push(what);
-          writing = false;
-          return undefined;
-        }
-        if (res.status !== expected) {
-          unexpected.push(`${method} ${path}: ${show(res)}`);
-          return undefined;
-        }
-        try {
-          check(res);
-        } catch (err) {
-          unexpected.push(`${method} ${path}: ${(err as Error).message}`);
-          return undefined;
-        }
-        answered++;
-        return res;
-      };
-
-      const writer = async (c: number) => {
-        const mine = [...persons].filter(([, p]) => p.owner === c).map(([id]) => id);
-        const myLogs = () => [...logs].filter(([, l]) => l.owner === c).map(([id]) => id);
-        for (let i = 0; writing; i++) {
-          const tag = `r${round}c${c}i${i}`;
-
-          const personReq = {
-            name: `Crash ${tag}`,
-            domain: `${tag}.persons.example.com`,
-            email: `${tag}@example.com`,
-            phoneNumber: nextPhone(),
-          };
-          const created = await send({ kind: 'createPerson', request: personReq }, 'POST', '/v0/persons', personReq, 201, (res) => {
-            for (const [k, v] of Object.entries(personReq)) assert.equal(res.body[k], v, k);
-          });
-          if (!created) return;
-          const personId: string = created.body.personId;
-          persons.set(personId, { owner: c, state: created.body, created: created.body });
-          mine.push(personId);
-          if (!writing) return;
-
-          const logReq = {
-            source: 'crash-test',
-            type: 'note',
-            payload: { tag, client: c, n: i, text: `écrit ✓ ${tag}`, nested: { list: [1, 2, 3], ok: true, none: null } },
-            idempotencyKey: `log-${tag}`,
-          };
-          const log = await send(
-            { kind: 'createLog', personId, request: logReq },
-            'POST',
-            `/v0/persons/${personId}/logs`,
-            logReq,
-            201,
-            (res) => {
-              assert.equal(res.headers.get('idempotent-replayed'), null);
-              assert.deepEqual(res.body.payload, logReq.payload);
-            },
-          );
-          if (!log) return;
-          logs.set(log.body.personLogId, { request: logReq, body: log.body, owner: c });
-          if (!writing) return;
-
-          // Patch the new person, and now and then an older one of this writer (from this round or earlier).
-          const targets = [personId];
-          if (i % 2 === 1 && mine.length > 1) targets.push(mine[Math.floor(Math.random() * (mine.length - 1))]!);
-          for (const [j, target] of targets.entries()) {
-            const patch =
-              j === 0
-                ? { name: `Renamed ${tag}`, phoneNumber: nextPhone() }
-                : { email: `${tag}.again@example.com`, phoneNumber: nextPhone(), domain: null };
-            const model = persons.get(target)!;
-            model.pending = patch;
-            const patched = await send(
-              { kind: 'patchPerson', personId: target, patch },
-              'PATCH',
-              `/v0/persons/${target}`,
-              patch,
-              200,
-              (res) => {
-                assert.deepEqual(res.body, { ...model.state, ...patch, updatedAt: res.body.updatedAt });
-                assert.ok(res.body.updatedAt > model.state.updatedAt, 'updatedAt did not move');
-              },
-            );
-            if (!patched) return;
-            model.state = patched.body;
-            delete model.pending;
-            if (!writing) return;
+        /** Sends one write; false when it got no answer (recorded as unanswered) or a wrong one (recorded). */
+        const send = async (
+          what: Unanswered,
+          method: string,
+          path: string,
+          body: unknown,
+          expected: number,
+          check: (res: Answer) => void,
+        ): Promise<Answer | undefined> => {
+          let res: Answer;
+          try {
+            res = await call(base, KEY, method, path, body);
+          } catch {
+            unanswered.push(what);
+            writing = false;
+            return undefined;
           }
+          if (res.status !== expected) {
+            unexpected.push(`${method} ${path}: ${show(res)}`);
+            return undefined;
+          }
+          try {
+            check(res);
+          } catch (err) {
+            unexpected.push(`${method} ${path}: ${(err as Error).message}`);
+            return undefined;
+          }
+          answered++;
+          return res;
+        };
 
-          if (i % 3 === 0) {
-            const accountReq = { name: `Account ${tag}`, domain: `${tag}.accounts.example.org` };
-            const account = await send({ kind: 'createAccount', request: accountReq }, 'POST', '/v0/accounts', accountReq, 201, (res) => {
-              assert.equal(res.body.name, accountReq.name);
-              assert.equal(res.body.domain, accountReq.domain);
-              assert.equal(res.body.linkedPersonsCount, 0);
+        const writer = async (c: number) => {
+          const mine = [...persons].filter(([, p]) => p.owner === c).map(([id]) => id);
+          const myLogs = () => [...logs].filter(([, l]) => l.owner === c).map(([id]) => id);
+          for (let i = 0; writing; i++) {
+            const tag = `r${round}c${c}i${i}`;
+
+            const personReq = {
+              name: `Crash ${tag}`,
+              domain: `${tag}.persons.example.com`,
+              email: `${tag}@example.com`,
+              phoneNumber: nextPhone(),
+            };
+            const created = await send({ kind: 'createPerson', request: personReq }, 'POST', '/v0/persons', personReq, 201, (res) => {
+              for (const [k, v] of Object.entries(personReq)) assert.equal(res.body[k], v, k);
             });
-            if (!account) return;
-            accounts.set(account.body.accountId, account.body);
+            if (!created) return;
+            const personId: string = created.body.personId;
+            persons.set(personId, { owner: c, state: created.body, created: created.body });
+            mine.push(personId);
             if (!writing) return;
-          }
 
-          // A retry of an earlier log with its idempotency key replays it, under load too.
-          const earlier = myLogs();
-          if (i % 4 === 3 && earlier.length > 0) {
-            const logId = earlier[Math.floor(Math.random() * earlier.length)]!;
-            const stored = logs.get(logId)!;
-            const replay = await send(
-              { kind: 'replayLog', personLogId: logId },
+            const logReq = {
+              source: 'crash-test',
+              type: 'note',
+              payload: { tag, client: c, n: i, text: `écrit ✓ ${tag}`, nested: { list: [1, 2, 3], ok: true, none: null } },
+              idempotencyKey: `log-${tag}`,
+            };
+            const log = await send(
+              { kind: 'createLog', personId, request: logReq },
               'POST',
-              `/v0/persons/${stored.body.personId}/logs`,
-              stored.request,
+              `/v0/persons/${personId}/logs`,
+              logReq,
               201,
               (res) => {
-                assert.equal(res.headers.get('idempotent-replayed'), 'true');
-                assert.deepEqual(res.body, stored.body);
+                assert.equal(res.headers.get('idempotent-replayed'), null);
+                assert.deepEqual(res.body.payload, logReq.payload);
               },
             );
-            if (!replay) return;
+            if (!log) return;
+            logs.set(log.body.personLogId, { request: logReq, body: log.body, owner: c });
+            if (!writing) return;
+
+            // Patch the new person, and now and then an older one of this writer (from this round or earlier).
+            const targets = [personId];
+            if (i % 2 === 1 && mine.length > 1) targets.push(mine[Math.floor(Math.random() * (mine.length - 1))]!);
+            for (const [j, target] of targets.entries()) {
+              const patch =
+                j === 0
+                  ? { name: `Renamed ${tag}`, phoneNumber: nextPhone() }
+                  : { email: `${tag}.again@example.com`, phoneNumber: nextPhone(), domain: null };
+              const model = persons.get(target)!;
+              model.pending = patch;
+              const patched = await send(
+                { kind: 'patchPerson', personId: target, patch },
+                'PATCH',
+                `/v0/persons/${target}`,
+                patch,
+                200,
+                (res) => {
+                  assert.deepEqual(res.body, { ...model.state, ...patch, updatedAt: res.body.updatedAt });
+                  assert.ok(res.body.updatedAt > model.state.updatedAt, 'updatedAt did not move');
+                },
+              );
+              if (!patched) return;
+              model.state = patched.body;
+              delete model.pending;
+              if (!writing) return;
+            }
+
+            if (i % 3 === 0) {
+              const accountReq = { name: `Account ${tag}`, domain: `${tag}.accounts.example.org` };
+              const account = await send({ kind: 'createAccount', request: accountReq }, 'POST', '/v0/accounts', accountReq, 201, (res) => {
+                assert.equal(res.body.name, accountReq.name);
+                assert.equal(res.body.domain, accountReq.domain);
+                assert.equal(res.body.linkedPersonsCount, 0);
+              });
+              if (!account) return;
+              accounts.set(account.body.accountId, account.body);
+              if (!writing) return;
+            }
+
+            // A retry of an earlier log with its idempotency key replays it, under load too.
+            const earlier = myLogs();
+            if (i % 4 === 3 && earlier.length > 0) {
+              const logId = earlier[Math.floor(Math.random() * earlier.length)]!;
+              const stored = logs.get(logId)!;
+              const replay = await send(
+                { kind: 'replayLog', personLogId: logId },
+                'POST',
+                `/v0/persons/${stored.body.personId}/logs`,
+                stored.request,
+                201,
+                (res) => {
+                  assert.equal(res.headers.get('idempotent-replayed'), 'true');
+                  assert.deepEqual(res.body, stored.body);
+                },
+              );
+              if (!replay) return;
+            }
           }
-        }
-      };
+        };
 
-      const writers = Array.from({ length: WRITERS }, (_, c) => writer(c));
-      await waitFor(`${KILL_AFTER} answered writes`, 30_000, () => answered >= KILL_AFTER || unexpected.length > 0 || !writing);
-      const answeredAtKill = answered;
-      const exit = await server.kill('SIGKILL');
-      writing = false;
-      await Promise.all(writers);
-      assert.equal(exit, 'SIGKILL');
-      assert.deepEqual(unexpected, [], 'a write got an unexpected answer before the kill');
-      // Mid-stream: the kill left requests unanswered (at most one per writer).
-      assert.ok(unanswered.length >= 1 && unanswered.length <= WRITERS, `unanswered writes: ${unanswered.length}`);
-      t.diagnostic(
-        `round ${round}: ${answered} writes answered 2xx (${answeredAtKill} when the kill was sent), ${unanswered.length} unanswered: ${unanswered.map((u) => u.kind).join(', ')}`,
-      );
+        const writers = Array.from({ length: WRITERS }, (_, c) => writer(c));
+        await waitFor(`${KILL_AFTER} answered writes`, 30_000, () => answered >= KILL_AFTER || unexpected.length > 0 || !writing);
+        const answeredAtKill = answered;
+        const exit = await server.kill('SIGKILL');
+        writing = false;
+        await Promise.all(writers);
+        assert.equal(exit, 'SIGKILL');
+        assert.deepEqual(unexpected, [], 'a write got an unexpected answer before the kill');
+        // Mid-stream: the kill left requests unanswered (at most one per writer).
+        assert.ok(unanswered.length >= 1 && unanswered.length <= WRITERS, `unanswered writes: ${unanswered.length}`);
+        t.diagnostic(
+          `round ${round}: ${answered} writes answered 2xx (${answeredAtKill} when the kill was sent), ${unanswered.length} unanswered: ${unanswered.map((u) => u.kind).join(', ')}`,
+        );
 
-      server = await startServer(serverEnv(database));
-      servers.push(server);
-      await verify(t, server, { persons, logs, accounts, unanswered });
-    }
-  });
+        server = await startServer(serverEnv(database));
+        servers.push(server);
+        await verify(t, server, { persons, logs, accounts, unanswered });
+      }
+    },
+  );
 });
 
 /**

@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { recordVisit } from '../../src/sessions/repository.js';
 import { MEASURING_SCRIPT } from '../../src/site/measure/script.js';
 import { VIEW_TOKEN_MAX_AGE_MS, viewTokens, type ViewClaims, type ViewTokens } from '../../src/site/token.js';
-import { startApp, type Json, type Res, type TestApp, ok } from '../helpers.js';
+import { startApp, type Json, type Res, type TestApp, ok, onPostgres } from '../helpers.js';
 
 // The measuring half of the visitor plane: /_pam/v.js and POST /_pam/collect, driven with view
 // tokens signed by the app's own secret (what a served document carries).
@@ -493,13 +493,19 @@ describe('POST /_pam/collect: abuse', () => {
   });
 
   test('X-Forwarded-For is believed from a trusted proxy only, its right-most untrusted entry', async () => {
+    // The bucket refills one token a second: on a slow machine the sixty requests below take more
+    // than a second, so the bucket's end is looked for within a few more, never sixty.
+    const limitedWithin = async (few: number, sendOne: () => Promise<Res>) => {
+      for (let i = 0; i < few; i++) if ((await sendOne()).status === 429) return true;
+      return false;
+    };
     const client = freshAddress();
     // Through the proxy (and a second trusted hop), with a different forged left part each time: one bucket.
     for (let i = 0; i < 60; i++) {
       const res = await send('{}', { address: '10.9.0.7', headers: { 'x-forwarded-for': `1.2.3.${i}, ${client}, 192.0.2.1` } });
       assert.equal(res.status, 400);
     }
-    assert.equal((await send('{}', { address: '10.9.200.1', headers: { 'x-forwarded-for': client } })).status, 429);
+    assert.ok(await limitedWithin(5, () => send('{}', { address: '10.9.200.1', headers: { 'x-forwarded-for': client } })));
     // Another client behind the same proxy has its own bucket.
     assert.equal((await send('{}', { address: '10.9.0.7', headers: { 'x-forwarded-for': freshAddress() } })).status, 400);
     // A client that is not a proxy cannot escape its bucket by saying it forwards someone else.
@@ -507,7 +513,7 @@ describe('POST /_pam/collect: abuse', () => {
     for (let i = 0; i < 60; i++) {
       assert.equal((await send('{}', { address: direct, headers: { 'x-forwarded-for': `203.0.113.${i}` } })).status, 400);
     }
-    assert.equal((await send('{}', { address: direct, headers: { 'x-forwarded-for': '203.0.113.200' } })).status, 429);
+    assert.ok(await limitedWithin(5, () => send('{}', { address: direct, headers: { 'x-forwarded-for': '203.0.113.200' } })));
   });
 
   test('no IP address or user agent is stored anywhere', async () => {
@@ -575,6 +581,82 @@ describe('configuration', () => {
         (err: Error) => err.name === 'ConfigError' && err.message.includes(name),
         JSON.stringify(env),
       );
+    }
+  });
+});
+
+describe('on PostgreSQL, a report is one statement (issue 31)', { skip: !onPostgres && 'PostgreSQL only' }, () => {
+  test("first and later reports, with events and clicked purposes: one statement each, by the service's own counter", async () => {
+    const METRICS = 'collect-metrics-token-0123456789';
+    // No webhook dispatcher: its rounds would fan the reports' events out meanwhile, statements of their own.
+    const m = await startApp({ METRICS_TOKEN: METRICS, WEBHOOK_DISPATCHER: 'false' });
+    const started = Date.now();
+    try {
+      const signer = viewTokens(await fileUrlSecret(m.app.db, m.app.config.fileUrlSecret));
+      const on = (ok(await m.req('GET', '/v0/tenant_domains')).items as Json[]).find((d) => d.isFallback).hostname;
+      const p = ok(await m.req('POST', '/v0/pages', { name: 'Counted', title: 'Counted', pageContext: 'ctx', pageType: 'inbound' }), 201);
+      const a = ok(await m.req('POST', `/v0/pages/${p.pageId}/audiences`, {}), 201);
+      const l = ok(
+        await m.req('POST', '/v0/page_links', { path: '/counted', target: { targetType: 'audience', audienceId: a.audienceId } }),
+        201,
+      );
+      /** Every statement the service has run so far: the sum of its query counter's series. */
+      const statements = async () => {
+        const res = await m.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS}` } });
+        let total = 0;
+        for (const line of res.body.split('\n')) {
+          if (line.startsWith('pam_db_query_duration_seconds_count')) total += Number(line.slice(line.lastIndexOf(' ') + 1));
+        }
+        return total;
+      };
+      const post = (body: unknown) =>
+        m.app.inject({
+          method: 'POST',
+          url: '/_pam/collect',
+          remoteAddress: freshAddress(),
+          headers: { host: on, 'content-type': 'text/plain', 'user-agent': BROWSER },
+          payload: JSON.stringify(body),
+        });
+      // Warmed: the day's secret read once, and the door past the 5 s after this process made the
+      // tenant's domain, during which it reads the domains counter on every look-up (site/hosts.ts).
+      const warm = signer.sign({ tenantId: m.tenantId, pageId: p.pageId, audienceId: a.audienceId, linkId: l.pageLinkId });
+      assert.equal((await post(report(warm.token))).statusCode, 204);
+      await new Promise((r) => setTimeout(r, Math.max(0, started + 5_500 - Date.now())));
+      // A scrape may read the database itself (the webhook backlog): its own cost, measured, is taken off.
+      const scrape = -(await statements()) + (await statements());
+      const before = await statements();
+      let reports = 0;
+      const visits: string[] = [];
+      for (let v = 0; v < 5; v++) {
+        const { token, claims } = signer.sign(
+          { tenantId: m.tenantId, pageId: p.pageId, audienceId: a.audienceId, linkId: l.pageLinkId },
+          Date.now() - 60_000,
+        );
+        visits.push(claims.visitId);
+        const bodies = [
+          report(token, { referrer: 'https://www.google.com/', visibleMs: 1000 }),
+          report(token, { visibleMs: 5000, clicks: 1, events: [['signup', 1, 10]], actions: [['book', 1]] }),
+          report(token, { visibleMs: 9000, clicks: 2, events: [['signup', 1, 10]], actions: [['book', 2]] }),
+          report(token, { visibleMs: 12_000, clicks: 2, utmSource: 'late' }),
+        ];
+        for (const body of bodies) {
+          assert.equal((await post(body)).statusCode, 204);
+          reports++;
+        }
+      }
+      const run = (await statements()) - before - scrape;
+      // The sweep of ended visits may add a statement meanwhile.
+      assert.ok(run >= reports && run <= reports + 1, `${run} statements for ${reports} reports`);
+      const sessions = ok(await m.req('GET', `/v0/pages/${p.pageId}/audience_sessions?limit=100`)).items as Json[];
+      for (const visitId of visits) {
+        const s = sessions.find((x) => x.analyticsSessionId === visitId);
+        assert.equal(s?.totalClicksCount, 2);
+        assert.equal(s?.timeSpentSeconds, 12);
+        assert.equal(s?.utmSource, 'late');
+        assert.equal(s?.channel, 'search');
+      }
+    } finally {
+      await m.close();
     }
   });
 });

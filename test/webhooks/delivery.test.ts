@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import { verifyWebhook } from '../../src/webhooks/signing.js';
+import { USER_AGENT } from '../browser.js';
 import { EVENT_CATALOGUE, makeImage } from '../fixtures.js';
 import {
   attest,
@@ -44,6 +45,9 @@ const UNKNOWN_DELIVERY = 'delivery_01h0000000000000000000000a';
 const PAGE = { name: 'Landing', title: 'Welcome', pageContext: 'We sell widgets', pageType: 'inbound' };
 
 /** The events of the everyday operations around the reference (issue 14), covered by a test of their own. */
+// A visit's own events, emitted by the collector and the session-end sweep rather than by a change
+// through the API: a test of their own drives a served page's report and its end.
+const VISIT_EVENTS = ['visit.started', 'session.ended'];
 const OPERATION_EVENTS = [
   'audience.updated',
   'audience.archived',
@@ -280,7 +284,8 @@ const settle = () => sleep(1500);
 
 let t: TestApp;
 before(async () => {
-  t = await startApp(BASE_ENV);
+  // A visit ends 2 s after its last report here, looked for every 100 ms (the visit events' test).
+  t = await startApp({ ...BASE_ENV, SESSION_IDLE_SECONDS: '2' }, { sessionEndsEveryMs: 100 });
 });
 after(async () => {
   await t.close();
@@ -397,7 +402,8 @@ describe('every catalogue event reaches a "*" subscription, signed, with the doc
     );
     expect('page_link.created', link2);
 
-    // A visitor's lead form on the published page (issue 15): the visit's session and form.submitted.
+    // A visitor's lead form on the published page (issue 15): the visit's session, the lead's new
+    // person with its log (issue 29: the audience names no person) and form.submitted.
     const form = { purpose: 'lead', buttonTitle: 'Send', actionType: 'form', url: '' };
     expect('page.updated', await call('PATCH', `/v0/pages/${page.pageId}`, { status: 'published', actions: [form] }, 200));
     const domains = await call('GET', '/v0/tenant_domains', undefined, 200);
@@ -424,6 +430,11 @@ describe('every catalogue event reaches a "*" subscription, signed, with the doc
     const [submitted] = (await call('GET', '/v0/events?type=form.submitted', undefined, 200)).items;
     assert.equal(submitted.payload.data.audienceSessionId, visitSession.audienceSessionId);
     assert.equal(submitted.payload.data.email, 'lea@example.com');
+    const lead = await call('GET', `/v0/persons/${submitted.payload.data.personId}`, undefined, 200);
+    assert.equal(lead.email, 'lea@example.com');
+    expect('person.created', lead);
+    const [leadLog] = (await call('GET', `/v0/persons/${lead.personId}/logs`, undefined, 200)).items;
+    expect('person_log.created', leadLog);
     expect('form.submitted', submitted.payload.data);
 
     // Experiments: a holdout started and concluded.
@@ -464,7 +475,7 @@ describe('every catalogue event reaches a "*" subscription, signed, with the doc
     // With the next test, the whole catalogue is covered.
     assert.deepEqual(
       [...new Set([...expected.map((e) => e.type), 'page.deleted', 'page_link.deleted'])].sort(),
-      EVENT_CATALOGUE.filter((type) => !OPERATION_EVENTS.includes(type)).sort(),
+      EVENT_CATALOGUE.filter((type) => !OPERATION_EVENTS.includes(type) && !VISIT_EVENTS.includes(type)).sort(),
     );
     const total = expected.length + 3; // + page_link.deleted twice, page.deleted
     await waitHits(r, total, 20_000);
@@ -634,6 +645,75 @@ describe('every catalogue event reaches a "*" subscription, signed, with the doc
       [],
       'no other request of these types',
     );
+  });
+
+  test("a visit's own events arrive too: visit.started at its first report, session.ended after the idle time", {
+    timeout: 30_000,
+  }, async () => {
+    const { key } = await t.newTenant('Visits');
+    const call = async (method: string, url: string, body: unknown, status: number) => ok(await t.req(method, url, body, { key }), status);
+    const person = await call('POST', '/v0/persons', { name: 'Ada', email: 'ada@visits.example', domain: 'visits.example' }, 201);
+    const account = await call('POST', '/v0/accounts', { name: 'Visits', domain: 'visits.example' }, 201);
+    const page = await call('POST', '/v0/pages', PAGE, 201);
+    await call('PATCH', `/v0/pages/${page.pageId}`, { status: 'published' }, 200);
+    const audience = await call('POST', `/v0/pages/${page.pageId}/audiences`, { personId: person.personId }, 201);
+    await call('POST', '/v0/page_links', { path: '/ada', target: { targetType: 'audience', audienceId: audience.audienceId } }, 201);
+    const host = (await call('GET', '/v0/tenant_domains', undefined, 200)).items.find((d: Json) => d.isFallback).hostname;
+    const r = await startReceiver();
+    const sub = await subscribe(t, key, r.url, ['*']);
+
+    const served = await t.app.inject({ method: 'GET', url: '/ada', headers: { host, 'user-agent': USER_AGENT } });
+    assert.equal(served.statusCode, 200, served.body);
+    const token = JSON.parse(/id="pam-view">([^<]*)</.exec(served.body)?.[1] ?? '{}').token as string;
+    const reported = await t.app.inject({
+      method: 'POST',
+      url: '/_pam/collect',
+      headers: { host, 'content-type': 'text/plain;charset=UTF-8', 'user-agent': USER_AGENT },
+      payload: JSON.stringify({ token, visibleMs: 1000, scroll: 40, clicks: 1, questions: 0, conversions: 0 }),
+    });
+    assert.equal(reported.statusCode, 204, reported.body);
+    const [session] = (await call('GET', `/v0/pages/${page.pageId}/audience_sessions?audienceId=${audience.audienceId}`, undefined, 200))
+      .items;
+    assert.ok(session, 'the visit has its session');
+
+    // SESSION_IDLE_SECONDS is 2 in this app: the visit ends while the test waits. The set-up's own
+    // events, made just before the subscription, may reach it too: the visit's are counted apart.
+    const ofVisit = () => r.hits.filter((h) => ['audience_session.created', ...VISIT_EVENTS].includes(h.body.type));
+    await waitFor('the visit ended', () => ofVisit().some((h) => h.body.type === 'session.ended'), 20_000);
+    await settle();
+    assert.deepEqual(
+      ofVisit()
+        .map((h) => h.body.type)
+        .sort(),
+      ['audience_session.created', 'session.ended', 'visit.started'],
+    );
+    for (const hit of ofVisit()) {
+      assertSigned(hit, sub.secret);
+      assert.deepEqual(Object.keys(hit.body).sort(), ['data', 'timestamp', 'type'], hit.raw);
+    }
+    const body = (type: string) => ofVisit().find((h) => h.body.type === type)?.body;
+    assert.deepEqual(body('audience_session.created').data, session);
+    assert.deepEqual(body('visit.started').data, {
+      audienceSessionId: session.audienceSessionId,
+      analyticsSessionId: session.analyticsSessionId,
+      personId: person.personId,
+      accountId: account.accountId,
+      pageId: page.pageId,
+      audienceId: audience.audienceId,
+      path: '/ada',
+      channel: 'direct',
+      sessionStartedAt: session.sessionStartedAt,
+    });
+    const ended = body('session.ended').data;
+    assert.deepEqual(
+      [ended.audienceSessionId, ended.personId, ended.accountId, ended.pageId, ended.totalClicksCount, ended.goalsReached],
+      [session.audienceSessionId, person.personId, account.accountId, page.pageId, 1, []],
+    );
+    // Each delivered body is its stored event's payload.
+    for (const type of VISIT_EVENTS) {
+      const [stored] = (await call('GET', `/v0/events?type=${type}`, undefined, 200)).items;
+      assert.deepEqual(stored.payload, body(type));
+    }
   });
 
   test('the first attempt arrives within 2 seconds of the change', { timeout: 30_000 }, async () => {

@@ -8,7 +8,18 @@ import { newId } from '../../ids.js';
 import { createLog, ownerExists, toPersonLog } from '../../logs/repository.js';
 import type { StoredAction } from '../../pages/actions.js';
 import { findPage } from '../../pages/repository.js';
-import { experimentOf, findVisit, lockVisit, recordVisit, type VisitFields } from '../../sessions/repository.js';
+import { type Occurrence, recordOccurrences } from '../../goals/occurrences.js';
+import { leadPerson } from './lead-person.js';
+import {
+  experimentOf,
+  findVisit,
+  lockVisit,
+  NOT_COLLECTED,
+  occurrenceVisit,
+  recordVisit,
+  type VisitFields,
+} from '../../sessions/repository.js';
+import { insertLead } from '../../leads/repository.js';
 import { now } from '../../time.js';
 import { HONEYPOT, type LeadErrors, type LeadFields } from '../../render/document.js';
 import type { ViewClaims } from '../token.js';
@@ -132,9 +143,21 @@ async function claimSubmission(trx: Transaction<Database>, visitId: string, at: 
   return claimed !== undefined;
 }
 
+/** The path of the link a visit came through (a deleted link's too: the visit keeps it), as the collector records it. */
+async function pathOfLink(db: Kysely<Database>, tenantId: string, linkId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('page_links')
+    .select('path')
+    .where('id', '=', linkId)
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+  return row?.path;
+}
+
 /**
- * A valid lead: on the visit's session (created if the visit has not reported yet), in the
- * person's log when the audience names one, and as `form.submitted`: one transaction.
+ * A valid lead: on the visit's session (created if the visit has not reported yet), as a lead of
+ * a person (the audience's, else the one with the lead's email, else a new one: lead-person.ts),
+ * in that person's log, and as `form.submitted` with the `personId`: one transaction.
  * Undefined, with nothing written, when the same token had a lead accepted within the window.
  */
 export async function recordLead(
@@ -165,18 +188,39 @@ export async function recordLead(
       pageUrl: served.pageUrl,
       pageTitle: served.pageTitle,
       startedAt: at,
+      // A form before the visit's first report: that report still announces a person's visit (visit.started).
+      ...(audience.person_id === null ? {} : { classes: { ...NOT_COLLECTED, start_announced: 0 } }),
       ...experimentOf(claims),
     };
     const session = await recordVisit(trx, visit, existing, submittedFields(existing, at, submission));
+    // What goals count: the form, and the path when the form made the visit's session.
+    const occurrences: Occurrence[] = [{ kind: 'form', name: '', value: 0, add: 1 }];
+    const linkPath = existing ? undefined : await pathOfLink(trx, claims.tenantId, claims.linkId);
+    if (linkPath !== undefined) occurrences.push({ kind: 'path', name: linkPath, value: 0, total: 1 });
+    await recordOccurrences(trx, occurrenceVisit(claims.tenantId, session), occurrences, at);
     const lead = { name: fields.name, email: fields.email, phone: fields.phone };
-    if (audience.person_id !== null && (await ownerExists(trx, 'person', claims.tenantId, audience.person_id))) {
-      const log = await createLog(trx, 'person', claims.tenantId, audience.person_id, {
-        source: 'pages',
-        type: 'form-submitted',
-        payload: { pageId: page.id, audienceId: audience.id, actionId: action.actionId, formSubmissionId: submission.id, ...lead },
-      });
-      await emit(trx, claims.tenantId, 'person_log.created', toPersonLog(log));
-    }
+    // The audience's person, else the person the lead is (found by email, or made): the session's person.
+    const audiencePerson =
+      audience.person_id !== null && (await ownerExists(trx, 'person', claims.tenantId, audience.person_id))
+        ? audience.person_id
+        : undefined;
+    const personId = audiencePerson ?? (await leadPerson(trx, claims.tenantId, fields));
+    const log = await createLog(trx, 'person', claims.tenantId, personId, {
+      source: 'pages',
+      type: 'form-submitted',
+      payload: { pageId: page.id, audienceId: audience.id, actionId: action.actionId, formSubmissionId: submission.id, ...lead },
+    });
+    await emit(trx, claims.tenantId, 'person_log.created', toPersonLog(log));
+    await insertLead(trx, {
+      id: submission.id,
+      tenant_id: claims.tenantId,
+      page_id: page.id,
+      audience_id: audience.id,
+      session_id: session.audienceSessionId,
+      person_id: personId,
+      action_id: action.actionId,
+      created_at: at,
+    });
     await emit(trx, claims.tenantId, 'form.submitted', {
       formSubmissionId: submission.id,
       formSubmissionIdentifier: submission.identifier,
@@ -186,6 +230,7 @@ export async function recordLead(
       audienceSessionId: session.audienceSessionId,
       analyticsSessionId: session.analyticsSessionId,
       ...lead,
+      personId,
       submittedAt: at,
     });
     return session;

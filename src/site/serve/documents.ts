@@ -6,7 +6,7 @@ import type { SiteHost } from '../hosts.js';
 import type { TokenFields } from '../token.js';
 import { documentCache, type DocumentCache } from './cache.js';
 import { outcomeMemo, type OutcomeMemo } from './memo.js';
-import { resolvePath, type Resolution } from './resolve.js';
+import { readSequenceAndLink, resolvePath, type Resolution } from './resolve.js';
 import { readStamp, stampKey, type Stamp } from './stamp.js';
 import { assignment } from '../../experiments/serving.js';
 
@@ -71,16 +71,22 @@ export async function documentAt(
   options: { submitted: boolean; form?: ViewOptions['form']; visitorKey?: () => Promise<string> },
 ): Promise<Outcome> {
   // Read before anything else: an outcome is remembered under the version its reads saw, or an older one.
-  const version = options.form ? undefined : context.dataVersion?.();
+  // On SQLite that is `data_version`; elsewhere the tenant's change sequence, read with the link
+  // in one statement (resolve.ts), so an unchanged path costs that statement only.
+  const dataVersion = context.dataVersion?.();
+  const first = dataVersion === undefined ? await readSequenceAndLink(context.db, host, path) : undefined;
+  if (first && !first.domainLive) return undefined;
   const memoKey = `${host.hostname}|${path}|${options.submitted ? 1 : 0}`;
-  const known = version === undefined ? undefined : memo.get(version, memoKey);
+  const version = options.form ? undefined : (dataVersion ?? 0);
+  const key0 = first ? `${host.tenantId}:${first.sequence}|${memoKey}` : memoKey;
+  const known = version === undefined ? undefined : memo.get(version, key0);
   if (known?.kind === 'none') return undefined;
   if (known?.kind === 'redirect' || known?.kind === 'gone') return known;
   const remembered = known && cache.get(known.key);
   if (known && remembered) return { kind: 'document', rendered: remembered, stamp: known.stamp, visit: known.visit };
-  const remember = (value: Remembered) => version !== undefined && memo.set(version, memoKey, value);
+  const remember = (value: Remembered) => version !== undefined && memo.set(version, key0, value);
 
-  const resolution: Resolution | undefined = await resolvePath(context.db, host, path);
+  const resolution: Resolution | undefined = await resolvePath(context.db, host, path, first ? (first.link ?? null) : undefined);
   if (!resolution) return void remember({ kind: 'none' });
   if (resolution.kind === 'redirect') {
     remember(resolution);

@@ -9,7 +9,9 @@ import { LRUCache } from 'lru-cache';
  * commit of any connection, in this process or another. While it stays the same, the last answer
  * for a path is still the answer, and the reads can be skipped. Any commit (a visit recorded
  * included) drops the whole memo: coarse, but never stale. PostgreSQL has no such number; there the
- * memo is off and every request reads.
+ * version is a constant and each key starts with the tenant and its change sequence (db/changes.ts,
+ * `site:<tenantId>`), read with the path's link in one statement (serve/resolve.ts): a change of
+ * the tenant moves the sequence, and the old keys are never asked for again (they fall out, LRU).
  */
 export interface OutcomeMemo<T> {
   /** The remembered answer for `key` at `version`, or undefined. */

@@ -34,6 +34,8 @@ export interface Stamp {
   experimentUpdatedAt: string | null;
   /** When the page's latest holdout won by control was concluded, while no experiment has started since. */
   controlSince: string | null;
+  /** When the tenant's site settings last changed (its brand on every page); null: never set. */
+  settingsUpdatedAt: string | null;
 }
 
 /** Literal values, so that each subquery matches its partial unique index's predicate on both databases. */
@@ -101,6 +103,7 @@ function stampQuery(db: Kysely<Database>, p: StampParams, by: AudienceChoice['by
       )
       .leftJoin('persons as per', (join) => join.onRef('per.id', '=', 'a.person_id').onRef('per.tenant_id', '=', 'p.tenant_id'))
       .leftJoin('accounts as acc', (join) => join.onRef('acc.tenant_id', '=', 'p.tenant_id').onRef('acc.domain_lc', '=', 'per.domain_lc'))
+      .leftJoin('site_settings as ss', 'ss.tenant_id', 'p.tenant_id')
       .select([
         'p.id as pageId',
         'p.updated_at as pageUpdatedAt',
@@ -117,6 +120,7 @@ function stampQuery(db: Kysely<Database>, p: StampParams, by: AudienceChoice['by
         'x.kind as experimentKind',
         'x.arms as experimentArms',
         'x.updated_at as experimentUpdatedAt',
+        'ss.updated_at as settingsUpdatedAt',
         (eb) =>
           eb
             .selectFrom('experiments as c')
@@ -193,4 +197,5 @@ export const stampKey = (stamp: Stamp): string =>
     stamp.experimentId,
     stamp.experimentUpdatedAt,
     stamp.controlSince,
+    stamp.settingsUpdatedAt,
   ].join('|');
