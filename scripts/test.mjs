@@ -3,7 +3,8 @@
 // first on SQLite, then on PostgreSQL when a server answers at TEST_DATABASE_URL
 // (default postgres://postgres@127.0.0.1:5432/test). Under CI=true an unreachable PostgreSQL fails the run.
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 
@@ -18,12 +19,26 @@ function testFiles(dir) {
   });
 }
 
+/** Each pass's failed tests, one line each (scripts/failures-reporter.mjs), printed again at the very end. */
+const failuresDir = mkdtempSync(path.join(os.tmpdir(), 'pam-test-'));
+const failed = [];
+
 function run(label, env) {
   console.log(`\n# ${label}`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=4', ...files], {
+  const failures = path.join(failuresDir, `${label}.txt`);
+  const reporters = ['--test-reporter=tap', '--test-reporter-destination=stdout'];
+  reporters.push('--test-reporter=./scripts/failures-reporter.mjs', `--test-reporter-destination=${failures}`);
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=4', ...reporters, ...files], {
     stdio: 'inherit',
     env: { ...process.env, ...env },
   });
+  let lines = '';
+  try {
+    lines = readFileSync(failures, 'utf8').trim();
+  } catch {
+    // no file: the runner never started its reporters; its status says so
+  }
+  if (result.status !== 0) failed.push(`# ${label} pass failed (exit ${result.status ?? result.signal})${lines ? `:\n${lines}` : ''}`);
   return result.status === 0;
 }
 
@@ -54,4 +69,5 @@ if (await preparePostgres()) {
 } else {
   console.log('# PostgreSQL pass skipped');
 }
+for (const summary of failed) console.log(`\n${summary}`);
 process.exit(ok ? 0 : 1);
