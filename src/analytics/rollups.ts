@@ -197,12 +197,11 @@ async function addTo(trx: Transaction<Database>, table: TableName, keys: Key[], 
   const varying = keys.length === 1 ? [] : columns.slice(-2);
   const values = [...sums, ...keys.flatMap((k) => columns.map((c) => k[c]))];
   const updated = await trx.executeQuery<Key>(CompiledQuery.raw(update, values));
-  const found =
-    keys.length === 1
-      ? new Set(Number(updated.numAffectedRows ?? 0n) > 0 ? [keyText(first)] : [])
-      : new Set(updated.rows.map((r) => keyText({ ...first, ...Object.fromEntries(varying.map((c) => [c, String(r[c])])) })));
+  // A row found, told from the others by its varying columns ('' for the one row of a single key).
+  const tell = (row: Key) => varying.map((c) => String(row[c])).join('\u0000');
+  const found = keys.length === 1 ? new Set(Number(updated.numAffectedRows ?? 0n) > 0 ? [''] : []) : new Set(updated.rows.map(tell));
   for (const key of keys) {
-    if (!found.has(keyText(key))) await trx.executeQuery(CompiledQuery.raw(upsert, [...sums, ...columns.map((c) => key[c])]));
+    if (!found.has(tell(key))) await trx.executeQuery(CompiledQuery.raw(upsert, [...sums, ...columns.map((c) => key[c])]));
   }
   // A row left with no visit holds nothing any more (at most the rounding residue of its sums).
   if (delta.visits < 0) {
@@ -228,6 +227,8 @@ export async function applySessionChange(
   before: RolledSession | undefined,
   after: RolledSession | undefined,
 ): Promise<void> {
+  // Most reports of a visit change nothing the rollups hold (a steady state, read again): nothing to do.
+  if (before && after && sameRowsAndSums(before, after)) return;
   const changes = TABLES.map((table) => ({ table, changes: changesOf(table, before, after) }));
   const tenantId = (after ?? before)?.tenant_id;
   // What the pages overview adds up moves with it (src/analytics/overview.ts); first, before the
@@ -259,7 +260,35 @@ interface Change {
 }
 
 function sameKeys(a: Key[], b: Key[]): boolean {
-  return a.length === b.length && a.every((key, i) => keyText(key) === keyText(b[i] ?? {}));
+  return a.length === b.length && a.every((key, i) => sameKey(key, b[i]));
+}
+function sameKey(a: Key, b: Key | undefined): boolean {
+  if (b === undefined) return false;
+  for (const column in a) if (a[column] !== b[column]) return false;
+  return true;
+}
+
+/**
+ * Whether a session stays in the same rows of every table with the same sums. The rows are named by
+ * these columns (the hour and day by the start), the sums are `sumsOf`'s: compared as stored, no key
+ * or delta is built for a report that moves nothing.
+ */
+const ROW_COLUMNS = ['tenant_id', 'page_id', 'audience_id', 'session_started_at', ...SITE_DIMENSIONS] as const;
+const SUMMED_COLUMNS = [
+  'is_bounce',
+  'time_spent_seconds',
+  'max_scroll_depth_percentage',
+  'total_clicks_count',
+  'questions_asked_count',
+  'has_form_submit',
+  'has_conversion',
+  'first_of_day_page',
+  'first_of_day_site',
+] as const satisfies readonly (keyof RolledSession)[];
+function sameRowsAndSums(before: RolledSession, after: RolledSession): boolean {
+  for (const column of ROW_COLUMNS) if (before[column] !== after[column]) return false;
+  for (const column of SUMMED_COLUMNS) if (Number(before[column]) !== Number(after[column])) return false;
+  return true;
 }
 
 const SESSION_SUMS = sql.raw(`count(*), sum(is_bounce), sum(time_spent_seconds), sum(max_scroll_depth_percentage),
