@@ -158,7 +158,7 @@ export async function buildApp({
   const reweighing = createReweighing(db.kysely, app.log, reweighEveryMs);
   app.addHook('onReady', async () => reweighing.start());
   app.addHook('preClose', async () => reweighing.stop());
-  const sessionEnds = createSessionEnds(db.kysely, app.log, sessionEndsEveryMs);
+  const sessionEnds = createSessionEnds(db.kysely, app.log, config.sessionIdleSeconds, sessionEndsEveryMs);
   app.addHook('onReady', async () => sessionEnds.start());
   app.addHook('preClose', async () => sessionEnds.stop());
   const maintenance = createMaintenance(db.kysely, app.log, maintenanceEveryMs);

@@ -14,14 +14,22 @@ const pathOf = (url: string): string => {
  * The tenant's visits active now: a report in the last five minutes and `session.ended` not yet
  * due. Read through the open visits' index (`end_due_at`, set only while a visit is open, and
  * never before its last report), so the cost follows the visits open now, not the sessions kept.
+ * With `end_due_follows` the end falls due the idle time after the last report, and `end_due_at`
+ * is only a lower bound of it (migration 0029).
  */
-export async function realtime(db: Kysely<Database>, tenantId: string, at = Date.now()): Promise<Realtime> {
+export async function realtime(db: Kysely<Database>, tenantId: string, idleSeconds: number, at = Date.now()): Promise<Realtime> {
   const now = new Date(at).toISOString();
   const since = new Date(at - REALTIME_WINDOW_SECONDS * 1000).toISOString();
+  const idleSince = new Date(at - idleSeconds * 1000).toISOString();
   const open = db
     .selectFrom('audience_sessions')
     .where('audience_sessions.end_due_at', 'is not', null)
-    .where('audience_sessions.end_due_at', '>', now)
+    .where((eb) =>
+      eb.or([
+        eb('audience_sessions.end_due_at', '>', now),
+        eb.and([eb('audience_sessions.end_due_follows', '=', 1), eb('audience_sessions.session_ended_at', '>', idleSince)]),
+      ]),
+    )
     .where('audience_sessions.tenant_id', '=', tenantId)
     .where('audience_sessions.session_ended_at', '>=', since);
   const [counted, rows] = await Promise.all([

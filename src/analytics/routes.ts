@@ -99,6 +99,6 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: Realtime }),
       },
     },
-    async (request) => realtime(app.db, request.tenantId),
+    async (request) => realtime(app.db, request.tenantId, app.config.sessionIdleSeconds),
   );
 };

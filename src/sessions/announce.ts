@@ -75,31 +75,46 @@ async function goalsReached(db: Kysely<Database>, tenantId: string, sessionId: s
 }
 
 /**
- * Announces `session.ended` for each collected visit whose end fell due (`end_due_at`, moved on by
- * every report). Each visit is claimed by a conditional UPDATE that clears `end_due_at` and sets
+ * Announces `session.ended` for each collected visit whose end fell due (`end_due_at`, set by its
+ * reports; with `end_due_follows`, the idle time after its last report). Each visit is claimed by a conditional UPDATE that clears `end_due_at` and sets
  * `end_announced`, in the transaction that emits the event: two instances never announce one
  * visit twice, and a crash before the commit leaves it due for the next round.
  */
-export async function announceEnds(db: Kysely<Database>, at = now()): Promise<number> {
+export async function announceEnds(db: Kysely<Database>, idleSeconds: number, at = now()): Promise<number> {
   const due = await db
     .selectFrom('audience_sessions')
-    .select('id')
+    .select(['id', 'end_due_follows', 'session_ended_at'])
     .where('end_due_at', 'is not', null)
     .where('end_due_at', '<=', at)
     .orderBy('end_due_at')
     .limit(BATCH)
     .execute();
   let announced = 0;
-  for (const { id } of due) {
-    await db.transaction().execute(async (trx) => {
-      const row = await trx
+  for (const { id, end_due_follows: follows, session_ended_at: lastReport } of due) {
+    // `end_due_at` was a lower bound (migration 0029): the end falls due the idle time after the
+    // last report. Not yet: it is looked at again then. A report since moved the last report, and
+    // this visit is left for the next round.
+    const dueAt = follows === 1 ? new Date(Date.parse(lastReport) + idleSeconds * 1000).toISOString() : at;
+    if (dueAt > at) {
+      await db
         .updateTable('audience_sessions')
-        .set({ end_due_at: null, end_announced: 1 })
+        .set({ end_due_at: dueAt, end_due_follows: 0 })
         .where('id', '=', id)
         .where('end_announced', '=', 0)
-        .where('end_due_at', '<=', at)
-        .returningAll()
-        .executeTakeFirst();
+        .where('end_due_follows', '=', 1)
+        .where('session_ended_at', '=', lastReport)
+        .execute();
+      continue;
+    }
+    await db.transaction().execute(async (trx) => {
+      let claim = trx
+        .updateTable('audience_sessions')
+        .set({ end_due_at: null, end_due_follows: 0, end_announced: 1 })
+        .where('id', '=', id)
+        .where('end_announced', '=', 0)
+        .where('end_due_at', '<=', at);
+      if (follows === 1) claim = claim.where('end_due_follows', '=', 1).where('session_ended_at', '=', lastReport);
+      const row = await claim.returningAll().executeTakeFirst();
       if (!row) return;
       const audience = await trx.selectFrom('audiences').select('person_id').where('id', '=', row.audience_id).executeTakeFirst();
       const personId = audience?.person_id ?? null;
@@ -130,12 +145,12 @@ export async function announceEnds(db: Kysely<Database>, at = now()): Promise<nu
 }
 
 /** The background sweep of `announceEnds`, every `pollMs` (15 s by default; tests shorten it). */
-export function createSessionEnds(db: Kysely<Database>, log: FastifyBaseLogger, pollMs = 15_000): RoundLoop {
+export function createSessionEnds(db: Kysely<Database>, log: FastifyBaseLogger, idleSeconds: number, pollMs = 15_000): RoundLoop {
   return roundLoop({
     round: async () => {
       // A full batch means more are due: go on at once.
       let announced: number;
-      do announced = await announceEnds(db);
+      do announced = await announceEnds(db, idleSeconds);
       while (announced >= BATCH);
     },
     pollMs,

@@ -3,6 +3,7 @@ import type { AudienceSessionsTable, Database, PagesTable } from '../db/types.js
 import { invalidField } from '../http/errors.js';
 import { keysetList } from '../http/pagination.js';
 import { newId } from '../ids.js';
+import { isPostgres } from '../db/adapter.js';
 import { prepared } from '../db/prepared.js';
 import { lockExclusive } from '../db/locks.js';
 import { emit } from '../events/outbox.js';
@@ -59,6 +60,7 @@ export const NOT_COLLECTED: Pick<
   | 'country'
   | 'visitor_hash'
   | 'end_due_at'
+  | 'end_due_follows'
   | 'start_announced'
   | 'end_announced'
   | 'first_of_day_page'
@@ -72,6 +74,7 @@ export const NOT_COLLECTED: Pick<
   country: '',
   visitor_hash: '',
   end_due_at: null,
+  end_due_follows: 0,
   start_announced: 1,
   end_announced: 0,
   first_of_day_page: 1,
@@ -212,7 +215,7 @@ const updateVisit = prepared((db, p: VisitFields & { id: string }) =>
     .set(Object.fromEntries(VISIT_FIELDS.map((f) => [f, p[f]])) as VisitFields)
     .where('id', '=', p.id),
 );
-// The same for a report, which also moves when `session.ended` falls due (never again once announced).
+// The same for a report, which also sets when `session.ended` falls due (never again once announced).
 const updateReported = prepared((db, p: VisitFields & { id: string; end_due_at: string }) =>
   db
     .updateTable('audience_sessions')
@@ -220,9 +223,35 @@ const updateReported = prepared((db, p: VisitFields & { id: string; end_due_at: 
       ...(Object.fromEntries(VISIT_FIELDS.map((f) => [f, p[f]])) as VisitFields),
       // `else end_due_at` (null once announced) gives PostgreSQL the column's type for the parameter.
       end_due_at: sql<string | null>`case when end_announced = 0 then ${p.end_due_at} else end_due_at end`,
+      end_due_follows: 0,
     })
     .where('id', '=', p.id),
 );
+// A report whose end falls due the idle time after it, no sooner than the stored `end_due_at`: that
+// stays a lower bound (the sweep looks again then), so the open visits' index is not rewritten.
+const updateFollowing = prepared((db, p: VisitFields & { id: string }) =>
+  db
+    .updateTable('audience_sessions')
+    .set({ ...(Object.fromEntries(VISIT_FIELDS.map((f) => [f, p[f]])) as VisitFields), end_due_follows: 1 })
+    .where('id', '=', p.id),
+);
+
+/**
+ * Whether a report may leave `end_due_at` as stored: the end it sets falls due the idle time after
+ * it, no sooner than the stored time, and the visit is still open. SQLite only: on PostgreSQL
+ * reports are one statement (site/measure/report-once.ts) that sets the due time itself, and this
+ * path stays exact so the two never mix on one visit.
+ */
+function dueFollows(trx: Transaction<Database>, visit: Visit, existing: AudienceSessionsTable): boolean {
+  return (
+    visit.endAfterIdle === true &&
+    visit.endDueAt !== undefined &&
+    existing.end_announced === 0 &&
+    existing.end_due_at !== null &&
+    visit.endDueAt >= existing.end_due_at &&
+    !isPostgres(trx)
+  );
+}
 
 /** What the collector learned of a visit at its first report (src/site/measure/), stored with its session. */
 export type VisitClasses = Pick<
@@ -258,6 +287,8 @@ export interface Visit {
   classes?: VisitClasses;
   /** When the visit's `session.ended` falls due, as of this report (collector only). */
   endDueAt?: string;
+  /** The report did not say the page was left: the end falls due the idle time after it, as `end_due_follows` can say. */
+  endAfterIdle?: boolean;
   /** The experiment the document was served in (from the view token), if any. */
   experiment?: { id: string; arm: string; unit: string };
 }
@@ -296,6 +327,7 @@ export async function recordVisit(
 ): Promise<AudienceSession> {
   if (existing) {
     if (visit.endDueAt === undefined) await updateVisit(trx, { ...fields, id: existing.id });
+    else if (dueFollows(trx, visit, existing)) await updateFollowing(trx, { ...fields, id: existing.id });
     else await updateReported(trx, { ...fields, id: existing.id, end_due_at: visit.endDueAt });
     const row: AudienceSessionsTable = { ...existing, ...fields };
     await applySessionChange(trx, existing, row);

@@ -368,6 +368,43 @@ describe('right now, and telling sales', () => {
     );
     assert.equal(started.length, 0);
   });
+
+  test('a visit that reports on past its first due time ends the idle time after its last report, and is listed until then', async () => {
+    const { audience, path } = await landing();
+    const address = nextAddress();
+    const served = await serve(path, { address });
+    const endedOf = async () =>
+      (ok(await t.req('GET', '/v0/events?type=session.ended&limit=100')).items as Json[]).filter(
+        (e) => e.payload.data.analyticsSessionId === served.visitId,
+      );
+    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    // SESSION_IDLE_SECONDS is 2 here. Reports every 1.2 s, so the first one's due time passes while
+    // the visit goes on: each must move the end on, whether or not it rewrites the stored due time.
+    let last = 0;
+    for (let i = 0; i < 4; i++) {
+      if (i > 0) await pause(1200);
+      last = Date.now();
+      assert.equal(await report(served, { address, fields: { visibleMs: 1000 + i * 1000 } }), 204);
+      const listed = ok(await t.req('GET', '/v0/analytics/realtime')).visits as Json[];
+      assert.ok(
+        listed.some((v) => v.audienceId === audience.audienceId),
+        `listed after report ${i + 1}`,
+      );
+      // Its end falls due 2 s after this report at the earliest (the service stamps it on arrival).
+      const ended = await endedOf();
+      if (Date.now() < last + 2000) assert.equal(ended.length, 0, `no session.ended ${Date.now() - last} ms after report ${i + 1}`);
+    }
+    const ended = await waitFor(async () => {
+      const items = await endedOf();
+      return items.length > 0 ? items : undefined;
+    });
+    assert.ok(Date.now() >= last + 2000, 'not before the idle time after the last report');
+    await pause(500);
+    assert.equal((await endedOf()).length, 1, 'once');
+    assert.ok(Date.parse(ended[0].payload.data.sessionEndedAt) >= last - 1000, 'its end is the last report');
+    const later = ok(await t.req('GET', '/v0/analytics/realtime')).visits as Json[];
+    assert.ok(!later.some((v) => v.audienceId === audience.audienceId), 'gone once ended');
+  });
 });
 
 async function waitFor<T>(probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {

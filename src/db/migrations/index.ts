@@ -28,6 +28,7 @@ import * as tenantChanges from './2026_11_27_0024_tenant_changes.js';
 import * as siteSettingsChanges from './2026_11_27_0025_site_settings_changes.js';
 import * as siteRollups from './2026_11_28_0027_site_rollups.js';
 import * as collectFunction from './2026_11_28_0028_collect_function.js';
+import * as endDueFollows from './2026_11_29_0029_end_due_follows.js';
 
 /** Every migration, by name; names sort in the order they must run. Add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -60,4 +61,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_27_0025_site_settings_changes': siteSettingsChanges,
   '2026_11_28_0027_site_rollups': siteRollups,
   '2026_11_28_0028_collect_function': collectFunction,
+  '2026_11_29_0029_end_due_follows': endDueFollows,
 };

@@ -42,6 +42,8 @@ export interface AudienceSessionsTable {
   visitor_hash: string;
   /** When `session.ended` falls due; null once announced or for sessions not collected. */
   end_due_at: string | null;
+  /** 1: `session.ended` falls due the idle time after `session_ended_at`, and `end_due_at` is a lower bound of it (migration 0029). */
+  end_due_follows: number | null;
   start_announced: number;
   end_announced: number;
   /** 1 when the session was its visitor's first of its UTC day on its page, or on the tenant's site (migration 0022). */

@@ -171,6 +171,7 @@ export async function collectRoutes(site: FastifyInstance, context: SiteContext)
           startedAt: new Date(at).toISOString(),
           ...(classes ? { classes } : {}),
           endDueAt: new Date(at + 1000 * endDelaySeconds(context.config.sessionIdleSeconds, report.left === true)).toISOString(),
+          endAfterIdle: report.left !== true,
           ...experimentOf(claims),
         };
         const session = await recordVisit(trx, visit, stored, raise(stored, report, claims, at));
