@@ -15,19 +15,22 @@ export interface DailySecrets {
 export const dayOf = (at: number) => new Date(at).toISOString().slice(0, 10);
 
 export function dailySecrets(db: Kysely<Database>, clock: () => number = Date.now): DailySecrets {
-  // Cache: one entry, today's; invalidated by the date changing.
-  let kept: { day: string; secret: Buffer } | undefined;
+  // Cache: one entry, today's; invalidated by the clock leaving its day. Asked on every report, so
+  // the day's bounds are kept as numbers rather than its date formatted on every call.
+  let kept: { from: number; until: number; secret: Buffer } | undefined;
   return {
     async today() {
-      const day = dayOf(clock());
-      if (kept?.day === day) return kept.secret;
+      const at = clock();
+      if (kept && at >= kept.from && at < kept.until) return kept.secret;
+      const day = dayOf(at);
       await db
         .insertInto('daily_secrets')
         .values({ day, secret: randomBytes(32).toString('base64') })
         .onConflict((oc) => oc.column('day').doNothing())
         .execute();
       const row = await db.selectFrom('daily_secrets').select('secret').where('day', '=', day).executeTakeFirstOrThrow();
-      kept = { day, secret: Buffer.from(row.secret, 'base64') };
+      const from = Date.parse(`${day}T00:00:00.000Z`);
+      kept = { from, until: from + 86_400_000, secret: Buffer.from(row.secret, 'base64') };
       return kept.secret;
     },
   };
