@@ -76,9 +76,10 @@ async function goalsReached(db: Kysely<Database>, tenantId: string, sessionId: s
 
 /**
  * Announces `session.ended` for each collected visit whose end fell due (`end_due_at`, set by its
- * reports; with `end_due_follows`, the idle time after its last report). Each visit is claimed by a conditional UPDATE that clears `end_due_at` and sets
- * `end_announced`, in the transaction that emits the event: two instances never announce one
- * visit twice, and a crash before the commit leaves it due for the next round.
+ * reports; with `end_due_follows`, the idle time after its last report). Each visit is claimed by
+ * a conditional UPDATE that clears `end_due_at` and sets `end_announced`, in the transaction that
+ * emits the event: two instances never announce one visit twice, and a crash before the commit
+ * leaves it due for the next round.
  */
 export async function announceEnds(db: Kysely<Database>, idleSeconds: number, at = now()): Promise<number> {
   const due = await db
