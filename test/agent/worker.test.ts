@@ -9,7 +9,10 @@ import { ok, PAGE_CONTENT, pageWithAudiences, statusEvents, until, versionsOf } 
 
 let t: TestApp;
 before(async () => {
-  t = await startApp({ AGENT: 'true' }, { agent: { pollMs: 50, batchSize: 10 } });
+  // The worker holds up to three connections at once (two batches and the writer of outcomes), so
+  // the tests' small pool of four would leave the API one, and a request could wait out the 2.5 s
+  // checkout limit on a loaded machine (503). The service's own default is ten.
+  t = await startApp({ AGENT: 'true', DATABASE_POOL_SIZE: '10' }, { agent: { pollMs: 50, batchSize: 10 } });
 });
 after(async () => {
   await t.close();
