@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { RollupSums } from '../db/types.js';
 import type { Metrics } from './schemas.js';
 
@@ -33,31 +34,50 @@ export function addInto(into: RollupSums, row: Record<(typeof SUM_COLUMNS)[numbe
   for (const c of SUM_COLUMNS) into[c] += Number(row[c]);
 }
 
+type SumColumn = (typeof SUM_COLUMNS)[number];
+
+/**
+ * Each sum and the session column it adds up; `visits` counts the sessions themselves. The one
+ * place the rollups, their rebuild and the reads of raw sessions learn it from.
+ */
+const SUM_SOURCES = {
+  bounces: 'is_bounce',
+  time_spent_seconds: 'time_spent_seconds',
+  scroll_sum: 'max_scroll_depth_percentage',
+  clicks: 'total_clicks_count',
+  questions: 'questions_asked_count',
+  form_submits: 'has_form_submit',
+  conversions: 'has_conversion',
+  visitors: 'first_of_day_page',
+  site_visitors: 'first_of_day_site',
+} as const satisfies Record<Exclude<SumColumn, 'visits'>, string>;
+export type SummedColumn = (typeof SUM_SOURCES)[keyof typeof SUM_SOURCES];
+/** Each sum but `visits` with its session column, in `SUM_COLUMNS`' order (statements bind them by position). */
+export const SOURCED_SUMS = SUM_COLUMNS.filter((c): c is Exclude<SumColumn, 'visits'> => c !== 'visits').map(
+  (sum) => [sum, SUM_SOURCES[sum]] as const,
+);
+
 /** A stored session's contribution, for the parts of a range that the rollups cannot serve. */
-export interface RawSession {
-  time_spent_seconds: number;
-  max_scroll_depth_percentage: number;
-  total_clicks_count: number;
-  questions_asked_count: number;
-  is_bounce: number;
-  has_form_submit: number;
-  has_conversion: number;
-  first_of_day_page: number;
-  first_of_day_site: number;
+export type RawSession = Record<SummedColumn, number>;
+
+/** What one session adds to a set's sums (`sign` 1), or takes from them (-1). */
+export function sessionSums(s: RawSession, sign: 1 | -1): RollupSums {
+  const sums = zeroSums();
+  sums.visits = sign;
+  for (const [sum, column] of SOURCED_SUMS) sums[sum] = sign * Number(s[column]);
+  return sums;
 }
 
 export function addSession(into: RollupSums, s: RawSession): void {
   into.visits += 1;
-  into.bounces += Number(s.is_bounce);
-  into.time_spent_seconds += Number(s.time_spent_seconds);
-  into.scroll_sum += Number(s.max_scroll_depth_percentage);
-  into.clicks += Number(s.total_clicks_count);
-  into.questions += Number(s.questions_asked_count);
-  into.form_submits += Number(s.has_form_submit);
-  into.conversions += Number(s.has_conversion);
-  into.visitors += Number(s.first_of_day_page);
-  into.site_visitors += Number(s.first_of_day_site);
+  for (const [sum, column] of SOURCED_SUMS) into[sum] += Number(s[column]);
 }
+
+/** `count(*) as visits, sum(is_bounce) as bounces, …`: the sums of a set of sessions, named as the rollups name them. */
+export const SESSION_SUMS = sql.join([
+  sql`count(*) as visits`,
+  ...SOURCED_SUMS.map(([sum, column]) => sql`sum(${sql.ref(column)}) as ${sql.ref(sum)}`),
+]);
 
 /**
  * Sums of fractional values (seconds, percentages) gather binary rounding noise as rows are added

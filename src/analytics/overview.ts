@@ -5,7 +5,7 @@ import { keysetList } from '../http/pagination.js';
 import type { ListPage } from '../http/schemas.js';
 import { changeCount } from '../db/changes.js';
 import { perDatabase } from '../db/per-database.js';
-import { addInto, SUM_COLUMNS, toMetrics, zeroSums } from './metrics.js';
+import { addInto, SESSION_SUMS, SUM_COLUMNS, toMetrics, zeroSums } from './metrics.js';
 import { goalMetricsByPage } from './goals.js';
 import { DAY_MS, HOUR_MS, resolveRange, splitSpan, type Span } from './ranges.js';
 import { MAX_GROUPS, type PagesAnalyticsQuery, type PageTotals } from './schemas.js';
@@ -267,10 +267,7 @@ async function groupsByPage(
   }
   for (const part of hours.edges) {
     const rows = await sql<{ page_id: string; k: unknown } & Record<(typeof SUM_COLUMNS)[number], unknown>>`
-      select page_id, ${key} as k, count(*) as visits, sum(is_bounce) as bounces, sum(time_spent_seconds) as time_spent_seconds,
-        sum(max_scroll_depth_percentage) as scroll_sum, sum(total_clicks_count) as clicks, sum(questions_asked_count) as questions,
-        sum(has_form_submit) as form_submits, sum(has_conversion) as conversions, sum(first_of_day_page) as visitors,
-        sum(first_of_day_site) as site_visitors
+      select page_id, ${key} as k, ${SESSION_SUMS}
       from audience_sessions
       where tenant_id = ${tenantId} and page_id in (${ids})
         and session_started_at >= ${iso(part.start)} and session_started_at < ${iso(part.end)}

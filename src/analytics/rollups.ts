@@ -4,34 +4,7 @@ import { noteChange } from '../db/changes.js';
 import { registerHot } from '../db/named-statements.js';
 import { planOnce } from '../db/plan-once.js';
 import type { AudienceSessionsTable, Database, RollupSums } from '../db/types.js';
-import { SUM_COLUMNS } from './metrics.js';
-
-/** What of a session the rollups hold: where it belongs and what it adds up to. */
-export type RolledSession = Pick<
-  AudienceSessionsTable,
-  | 'tenant_id'
-  | 'page_id'
-  | 'audience_id'
-  | 'session_started_at'
-  | 'time_spent_seconds'
-  | 'max_scroll_depth_percentage'
-  | 'total_clicks_count'
-  | 'questions_asked_count'
-  | 'is_bounce'
-  | 'has_form_submit'
-  | 'has_conversion'
-  | 'utm_source'
-  | 'utm_medium'
-  | 'utm_campaign'
-  | 'channel'
-  | 'referrer_host'
-  | 'device_type'
-  | 'browser'
-  | 'os'
-  | 'country'
-  | 'first_of_day_page'
-  | 'first_of_day_site'
->;
+import { SESSION_SUMS, SOURCED_SUMS, SUM_COLUMNS, sessionSums, type SummedColumn, zeroSums } from './metrics.js';
 
 /** The UTC hour and day an instant (ISO 8601 in UTC, as stored) falls in, as their first instant. */
 export const hourOf = (instant: string): string => `${instant.slice(0, 13)}:00:00.000Z`;
@@ -44,7 +17,7 @@ interface RollupTable {
   /** The primary key's columns. */
   conflict: readonly string[];
   /** The rows a session adds to, each as its key (a column's order is the statements' order of parameters). */
-  rows: (s: RolledSession) => Key[];
+  rows: (s: Pick<RolledSession, KeySource>) => Key[];
 }
 
 /**
@@ -61,8 +34,15 @@ export const SITE_DIMENSIONS = [
   'browser',
   'os',
   'country',
-] as const satisfies readonly (keyof RolledSession)[];
+] as const satisfies readonly (keyof AudienceSessionsTable)[];
 export type SiteDimension = (typeof SITE_DIMENSIONS)[number];
+
+/** The session columns that name a session's rows (the hour and day come from its start): the only ones `rows()` may read. */
+const KEY_SOURCES = ['tenant_id', 'page_id', 'audience_id', 'session_started_at', ...SITE_DIMENSIONS] as const;
+type KeySource = (typeof KEY_SOURCES)[number];
+
+/** What of a session the rollups hold: where it belongs and what it adds up to. */
+export type RolledSession = Pick<AudienceSessionsTable, KeySource | SummedColumn>;
 
 // The page's hourly rows are keyed by every grouping too, in the same order.
 const HOURS_UTM_KEY = ['page_id', 'hour', 'audience_id', ...SITE_DIMENSIONS] as const;
@@ -100,33 +80,11 @@ const TABLES: readonly RollupTable[] = [
   },
 ];
 
-function sumsOf(s: RolledSession, sign: 1 | -1): RollupSums {
-  return {
-    visits: sign,
-    bounces: sign * Number(s.is_bounce),
-    time_spent_seconds: sign * Number(s.time_spent_seconds),
-    scroll_sum: sign * Number(s.max_scroll_depth_percentage),
-    clicks: sign * Number(s.total_clicks_count),
-    questions: sign * Number(s.questions_asked_count),
-    form_submits: sign * Number(s.has_form_submit),
-    conversions: sign * Number(s.has_conversion),
-    visitors: sign * Number(s.first_of_day_page),
-    site_visitors: sign * Number(s.first_of_day_site),
-  };
-}
-
-const plus = (a: RollupSums, b: RollupSums): RollupSums => ({
-  visits: a.visits + b.visits,
-  bounces: a.bounces + b.bounces,
-  time_spent_seconds: a.time_spent_seconds + b.time_spent_seconds,
-  scroll_sum: a.scroll_sum + b.scroll_sum,
-  clicks: a.clicks + b.clicks,
-  questions: a.questions + b.questions,
-  form_submits: a.form_submits + b.form_submits,
-  conversions: a.conversions + b.conversions,
-  visitors: a.visitors + b.visitors,
-  site_visitors: a.site_visitors + b.site_visitors,
-});
+const plus = (a: RollupSums, b: RollupSums): RollupSums => {
+  const sum = zeroSums();
+  for (const c of SUM_COLUMNS) sum[c] = a[c] + b[c];
+  return sum;
+};
 const isZero = (d: RollupSums) => SUM_COLUMNS.every((c) => d[c] === 0);
 
 interface Statements {
@@ -246,11 +204,11 @@ function changesOf(table: RollupTable, before: RolledSession | undefined, after:
   // Most changes are a visit's later report: the session stays in its rows, one delta.
   if (before && after) {
     const keys = table.rows(after);
-    if (sameKeys(table.rows(before), keys)) return [{ keys, delta: plus(sumsOf(before, -1), sumsOf(after, 1)) }];
+    if (sameKeys(table.rows(before), keys)) return [{ keys, delta: plus(sessionSums(before, -1), sessionSums(after, 1)) }];
   }
   const changes: Change[] = [];
-  if (before) changes.push({ keys: table.rows(before), delta: sumsOf(before, -1) });
-  if (after) changes.push({ keys: table.rows(after), delta: sumsOf(after, 1) });
+  if (before) changes.push({ keys: table.rows(before), delta: sessionSums(before, -1) });
+  if (after) changes.push({ keys: table.rows(after), delta: sessionSums(after, 1) });
   // In one order (by the first key), as every writer of the same rows takes them.
   return changes.sort((a, b) => (keyText(a.keys[0] ?? {}) < keyText(b.keys[0] ?? {}) ? -1 : 1));
 }
@@ -269,33 +227,17 @@ function sameKey(a: Key, b: Key | undefined): boolean {
 }
 
 /**
- * Whether a session stays in the same rows of every table with the same sums. The rows are named by
- * these columns (the hour and day by the start), the sums are `sumsOf`'s: compared as stored, no key
- * or delta is built for a report that moves nothing.
+ * Whether a session stays in the same rows of every table with the same sums, compared as stored:
+ * no key or delta is built for a report that moves nothing.
  */
-const ROW_COLUMNS = ['tenant_id', 'page_id', 'audience_id', 'session_started_at', ...SITE_DIMENSIONS] as const;
-const SUMMED_COLUMNS = [
-  'is_bounce',
-  'time_spent_seconds',
-  'max_scroll_depth_percentage',
-  'total_clicks_count',
-  'questions_asked_count',
-  'has_form_submit',
-  'has_conversion',
-  'first_of_day_page',
-  'first_of_day_site',
-] as const satisfies readonly (keyof RolledSession)[];
 function sameRowsAndSums(before: RolledSession, after: RolledSession): boolean {
-  for (const column of ROW_COLUMNS) if (before[column] !== after[column]) return false;
-  for (const column of SUMMED_COLUMNS) if (Number(before[column]) !== Number(after[column])) return false;
+  for (const column of KEY_SOURCES) if (before[column] !== after[column]) return false;
+  for (const [, column] of SOURCED_SUMS) if (Number(before[column]) !== Number(after[column])) return false;
   return true;
 }
 
-const SESSION_SUMS = sql.raw(`count(*), sum(is_bounce), sum(time_spent_seconds), sum(max_scroll_depth_percentage),
-  sum(total_clicks_count), sum(questions_asked_count), sum(has_form_submit), sum(has_conversion),
-  sum(first_of_day_page), sum(first_of_day_site)`);
 const SUM_LIST = sql.raw(SUM_COLUMNS.join(', '));
-const HOUR_KEYS = sql.raw('audience_id, utm_source, utm_medium, utm_campaign, channel, referrer_host, device_type, browser, os, country');
+const HOUR_KEYS = sql.raw(['audience_id', ...SITE_DIMENSIONS].join(', '));
 
 /**
  * Rebuilds every rollup from the stored sessions, in one statement per table (and grouping): the

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database, RollupSums } from '../db/types.js';
-import { addInto, SUM_COLUMNS, zeroSums } from './metrics.js';
+import { addInto, SESSION_SUMS, SUM_COLUMNS, zeroSums } from './metrics.js';
 import { DAY_MS, HOUR_MS, splitSpan, type Span } from './ranges.js';
 import { SITE_DIMENSIONS, type SiteDimension } from './rollups.js';
 
@@ -17,11 +17,6 @@ type SumRow = Record<(typeof SUM_COLUMNS)[number], unknown>;
 const SUMS = sql.join(SUM_COLUMNS.map((c) => sql`sum(${sql.ref(c)}) as ${sql.ref(c)}`));
 const NEGATED = sql.join(SUM_COLUMNS.map((c) => sql`-${sql.ref(c)} as ${sql.ref(c)}`));
 const COLUMNS = sql.join(SUM_COLUMNS.map((c) => sql.ref(c)));
-const SESSION_SUMS = sql`count(*) as visits, sum(is_bounce) as bounces, sum(time_spent_seconds) as time_spent_seconds,
-  sum(max_scroll_depth_percentage) as scroll_sum, sum(total_clicks_count) as clicks, sum(questions_asked_count) as questions,
-  sum(has_form_submit) as form_submits, sum(has_conversion) as conversions, sum(first_of_day_page) as visitors,
-  sum(first_of_day_site) as site_visitors`;
-
 const deletedPages = (tenantId: string) => sql`select id from pages where tenant_id = ${tenantId} and deleted_at is not null`;
 const livePages = (tenantId: string) =>
   sql<boolean>`tenant_id = ${tenantId} and page_id in (select id from pages where tenant_id = ${tenantId} and deleted_at is null)`;
