@@ -3,7 +3,7 @@ import type { Database, PagesTable, RollupSums } from '../db/types.js';
 import { invalidField } from '../http/errors.js';
 import { bucketBounds, defaultEnd, isTimeZone } from './buckets.js';
 import { addInto, addSession, SUM_COLUMNS, toMetrics, zeroSums } from './metrics.js';
-import { HOUR_MS, joinSpans, resolveRange, splitSpan, type Span } from './ranges.js';
+import { DAY_MS, HOUR_MS, joinSpans, resolveRange, splitSpan, type Span } from './ranges.js';
 import { isSiteDimension, readSiteHours, siteGroups } from './site.js';
 import {
   type GroupBy,
@@ -199,12 +199,14 @@ async function aggregate(
   const fromSessions = grouped.group !== undefined && SESSIONS_ONLY.has(grouped.group);
   const hours = fromSessions ? undefined : splitSpan(range, HOUR_MS).whole;
   if (hours && buckets.length > 0) {
-    const rows = site ? await readSiteHours(db, target.tenantId, hours) : await readHours(db, grouped, hours);
+    // The site by UTC days when no bucket bound cuts one: a row per day, not 24.
+    const days = buckets.every((b) => b.start % DAY_MS === 0 && b.end % DAY_MS === 0);
+    const rows = site ? await readSiteHours(db, target.tenantId, hours, days ? 'day' : 'hour') : await readHours(db, grouped, hours);
     for (const row of rows) {
       const hour = Date.parse(row.hour);
       const i = bucketOf(bounds, hour);
       const bucket = buckets[i];
-      // An hour a bucket bound cuts is read from the sessions instead.
+      // An hour a bucket bound cuts is read from the sessions instead (a day row is never cut).
       if (!bucket || hour < bucket.start || hour + HOUR_MS > bucket.end) continue;
       for (const sums of add(i, 'k' in row ? String(row.k) : '')) addInto(sums, row);
     }

@@ -186,8 +186,10 @@ export async function applySessionChange(
   after: RolledSession | undefined,
 ): Promise<void> {
   // Most reports of a visit change nothing the rollups hold (a steady state, read again): nothing to do.
-  if (before && after && sameRowsAndSums(before, after)) return;
-  const changes = TABLES.map((table) => ({ table, changes: changesOf(table, before, after) }));
+  const sameRows = before !== undefined && after !== undefined && sameKeySources(before, after);
+  if (sameRows && sameSums(before, after)) return;
+  const sums = { before: before && sessionSums(before, -1), after: after && sessionSums(after, 1) };
+  const changes = TABLES.map((table) => ({ table, changes: changesOf(table, before, after, sums, sameRows) }));
   const tenantId = (after ?? before)?.tenant_id;
   // What the pages overview adds up moves with it (src/analytics/overview.ts); first, before the
   // rollup rows, as src/db/changes.ts asks.
@@ -199,16 +201,25 @@ export async function applySessionChange(
   }
 }
 
-/** What a session's change adds to the rows of `table` it touches: its rows before and after, or once when they are the same. */
-function changesOf(table: RollupTable, before: RolledSession | undefined, after: RolledSession | undefined): Change[] {
+/**
+ * What a session's change adds to the rows of `table` it touches: its rows before and after, or
+ * once when they are the same (`sameRows`: every column that names them is unchanged).
+ */
+function changesOf(
+  table: RollupTable,
+  before: RolledSession | undefined,
+  after: RolledSession | undefined,
+  sums: { before: RollupSums | undefined; after: RollupSums | undefined },
+  sameRows: boolean,
+): Change[] {
   // Most changes are a visit's later report: the session stays in its rows, one delta.
-  if (before && after) {
+  if (after && sums.before && sums.after) {
     const keys = table.rows(after);
-    if (sameKeys(table.rows(before), keys)) return [{ keys, delta: plus(sessionSums(before, -1), sessionSums(after, 1)) }];
+    if (sameRows || (before && sameKeys(table.rows(before), keys))) return [{ keys, delta: plus(sums.before, sums.after) }];
   }
   const changes: Change[] = [];
-  if (before) changes.push({ keys: table.rows(before), delta: sessionSums(before, -1) });
-  if (after) changes.push({ keys: table.rows(after), delta: sessionSums(after, 1) });
+  if (before && sums.before) changes.push({ keys: table.rows(before), delta: sums.before });
+  if (after && sums.after) changes.push({ keys: table.rows(after), delta: sums.after });
   // In one order (by the first key), as every writer of the same rows takes them.
   return changes.sort((a, b) => (keyText(a.keys[0] ?? {}) < keyText(b.keys[0] ?? {}) ? -1 : 1));
 }
@@ -226,12 +237,14 @@ function sameKey(a: Key, b: Key | undefined): boolean {
   return true;
 }
 
-/**
- * Whether a session stays in the same rows of every table with the same sums, compared as stored:
- * no key or delta is built for a report that moves nothing.
- */
-function sameRowsAndSums(before: RolledSession, after: RolledSession): boolean {
+/** Whether a session stays in the same rows of every table: `rows()` reads nothing else. */
+function sameKeySources(before: RolledSession, after: RolledSession): boolean {
   for (const column of KEY_SOURCES) if (before[column] !== after[column]) return false;
+  return true;
+}
+
+/** Whether a session adds the same sums, compared as stored: no delta is built for a report that moves nothing. */
+function sameSums(before: RolledSession, after: RolledSession): boolean {
   for (const [, column] of SOURCED_SUMS) if (Number(before[column]) !== Number(after[column])) return false;
   return true;
 }
@@ -239,18 +252,21 @@ function sameRowsAndSums(before: RolledSession, after: RolledSession): boolean {
 const SUM_LIST = sql.raw(SUM_COLUMNS.join(', '));
 const HOUR_KEYS = sql.raw(['audience_id', ...SITE_DIMENSIONS].join(', '));
 
+/** An instant column's UTC hour or day, as its first instant, in the column's own type. */
+export function truncated<DB>(db: Kysely<DB>, unit: 'hour' | 'day', column: string): RawBuilder<string> {
+  if (isPostgres(db)) return sql`date_trunc(${sql.lit(unit)}, ${sql.ref(column)} at time zone 'UTC') at time zone 'UTC'`;
+  return unit === 'hour'
+    ? sql`substr(${sql.ref(column)}, 1, 13) || ':00:00.000Z'`
+    : sql`substr(${sql.ref(column)}, 1, 10) || 'T00:00:00.000Z'`;
+}
+
 /**
  * Rebuilds every rollup from the stored sessions, in one statement per table (and grouping): the
  * benchmark's seed runs it after its bulk inserts. Migrations keep frozen copies of their own
  * (migrations import nothing outside src/db/), so a change here reaches no migrated database.
  */
 export async function rebuildRollups<DB>(db: Kysely<DB>): Promise<void> {
-  const truncate = (unit: 'hour' | 'day'): RawBuilder<string> =>
-    isPostgres(db)
-      ? sql`date_trunc(${sql.lit(unit)}, session_started_at at time zone 'UTC') at time zone 'UTC'`
-      : unit === 'hour'
-        ? sql`substr(session_started_at, 1, 13) || ':00:00.000Z'`
-        : sql`substr(session_started_at, 1, 10) || 'T00:00:00.000Z'`;
+  const truncate = (unit: 'hour' | 'day') => truncated(db, unit, 'session_started_at');
   for (const table of TABLES) {
     await sql`delete from ${sql.table(table.name)}`.execute(db);
   }

@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database, RollupSums } from '../db/types.js';
 import { addInto, SESSION_SUMS, SUM_COLUMNS, zeroSums } from './metrics.js';
 import { DAY_MS, HOUR_MS, splitSpan, type Span } from './ranges.js';
-import { SITE_DIMENSIONS, type SiteDimension } from './rollups.js';
+import { SITE_DIMENSIONS, type SiteDimension, truncated } from './rollups.js';
 
 /**
  * The site answer's reads (every live page of a tenant), from the site's own rollups (migration
@@ -17,21 +17,30 @@ type SumRow = Record<(typeof SUM_COLUMNS)[number], unknown>;
 const SUMS = sql.join(SUM_COLUMNS.map((c) => sql`sum(${sql.ref(c)}) as ${sql.ref(c)}`));
 const NEGATED = sql.join(SUM_COLUMNS.map((c) => sql`-${sql.ref(c)} as ${sql.ref(c)}`));
 const COLUMNS = sql.join(SUM_COLUMNS.map((c) => sql.ref(c)));
+const NEGATED_SUMS = sql.join(SUM_COLUMNS.map((c) => sql`-sum(${sql.ref(c)}) as ${sql.ref(c)}`));
 const deletedPages = (tenantId: string) => sql`select id from pages where tenant_id = ${tenantId} and deleted_at is not null`;
 const livePages = (tenantId: string) =>
   sql<boolean>`tenant_id = ${tenantId} and page_id in (select id from pages where tenant_id = ${tenantId} and deleted_at is null)`;
 
 export const isSiteDimension = (column: string): column is SiteDimension => (SITE_DIMENSIONS as readonly string[]).includes(column);
 
-/** The site's whole UTC hours in `span`, summed per hour. */
-export async function readSiteHours(db: Kysely<Database>, tenantId: string, span: Span) {
+/**
+ * The site's whole UTC hours in `span`, summed per hour, or per UTC day when `span` and every
+ * bucket are whole UTC days (`unit`): each row is named by its first instant. Deleted pages'
+ * visits come as negated rows of their own, which the caller adds as it adds the rest. A month by
+ * day is 30 rows, not 720: half the time on SQLite, and the rows to send on PostgreSQL.
+ */
+export async function readSiteHours(db: Kysely<Database>, tenantId: string, span: Span, unit: 'hour' | 'day') {
   const [start, end] = [iso(span.start), iso(span.end)];
-  const { rows } = await sql<SumRow & { hour: string }>`select hour, ${SUMS} from (
-      select hour, ${COLUMNS} from analytics_site_hours where tenant_id = ${tenantId} and hour >= ${start} and hour < ${end}
-      union all
-      select hour, ${NEGATED} from analytics_hours_utm
-      where page_id in (${deletedPages(tenantId)}) and hour >= ${start} and hour < ${end}
-    ) x group by hour`.execute(db);
+  const at = unit === 'hour' ? sql.ref('hour') : truncated(db, 'day', 'hour');
+  const { rows } = await sql<SumRow & { hour: string }>`
+    select ${at} as hour, ${SUMS} from analytics_site_hours
+    where tenant_id = ${tenantId} and hour >= ${start} and hour < ${end}
+    group by ${at}
+    union all
+    select ${at} as hour, ${NEGATED_SUMS} from analytics_hours_utm
+    where page_id in (${deletedPages(tenantId)}) and hour >= ${start} and hour < ${end}
+    group by ${at}`.execute(db);
   return rows;
 }
 
