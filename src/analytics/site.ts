@@ -6,9 +6,9 @@ import { SITE_DIMENSIONS, type SiteDimension, truncated } from './rollups.js';
 
 /**
  * The site answer's reads (every live page of a tenant), from the site's own rollups (migration
- * 0027): per UTC hour for the totals and series, per UTC day and value for the groups. Those hold
- * deleted pages' visits too; each read takes a deleted page's rows out again, read from its page
- * rollup (deleted pages are few, and their visits stop with their links).
+ * 0027): per UTC hour (or day) for the totals and series, per UTC day and value for the groups.
+ * Those hold deleted pages' visits too; each read takes a deleted page's rows out again, read from
+ * its page rollup (deleted pages are few, and their visits stop with their links).
  */
 
 const iso = (ms: number) => new Date(ms).toISOString();
