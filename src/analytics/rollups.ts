@@ -188,8 +188,9 @@ export async function applySessionChange(
   // Most reports of a visit change nothing the rollups hold (a steady state, read again): nothing to do.
   const sameRows = before !== undefined && after !== undefined && sameKeySources(before, after);
   if (sameRows && sameSums(before, after)) return;
-  const sums = { before: before && sessionSums(before, -1), after: after && sessionSums(after, 1) };
-  const changes = TABLES.map((table) => ({ table, changes: changesOf(table, before, after, sums, sameRows) }));
+  const from = before && { session: before, sums: sessionSums(before, -1) };
+  const to = after && { session: after, sums: sessionSums(after, 1) };
+  const changes = TABLES.map((table) => ({ table, changes: changesOf(table, from, to, sameRows) }));
   const tenantId = (after ?? before)?.tenant_id;
   // What the pages overview adds up moves with it (src/analytics/overview.ts); first, before the
   // rollup rows, as src/db/changes.ts asks.
@@ -201,25 +202,25 @@ export async function applySessionChange(
   }
 }
 
+/** A session as stored before or after a change, with what it adds to its rows (taken away: before). */
+interface Side {
+  session: RolledSession;
+  sums: RollupSums;
+}
+
 /**
  * What a session's change adds to the rows of `table` it touches: its rows before and after, or
  * once when they are the same (`sameRows`: every column that names them is unchanged).
  */
-function changesOf(
-  table: RollupTable,
-  before: RolledSession | undefined,
-  after: RolledSession | undefined,
-  sums: { before: RollupSums | undefined; after: RollupSums | undefined },
-  sameRows: boolean,
-): Change[] {
+function changesOf(table: RollupTable, from: Side | undefined, to: Side | undefined, sameRows: boolean): Change[] {
   // Most changes are a visit's later report: the session stays in its rows, one delta.
-  if (after && sums.before && sums.after) {
-    const keys = table.rows(after);
-    if (sameRows || (before && sameKeys(table.rows(before), keys))) return [{ keys, delta: plus(sums.before, sums.after) }];
+  if (from && to) {
+    const keys = table.rows(to.session);
+    if (sameRows || sameKeys(table.rows(from.session), keys)) return [{ keys, delta: plus(from.sums, to.sums) }];
   }
   const changes: Change[] = [];
-  if (before && sums.before) changes.push({ keys: table.rows(before), delta: sums.before });
-  if (after && sums.after) changes.push({ keys: table.rows(after), delta: sums.after });
+  if (from) changes.push({ keys: table.rows(from.session), delta: from.sums });
+  if (to) changes.push({ keys: table.rows(to.session), delta: to.sums });
   // In one order (by the first key), as every writer of the same rows takes them.
   return changes.sort((a, b) => (keyText(a.keys[0] ?? {}) < keyText(b.keys[0] ?? {}) ? -1 : 1));
 }
