@@ -13,6 +13,8 @@ import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { changeFeed, type ChangeFeed } from './change-feed.js';
 import { isStalePlan, MAX_PER_CONNECTION, nameOf, POOLER_CODES, poolerInUrl, startsOn } from './named-statements.js';
+import { isUnavailable } from './errors.js';
+import { poolWait, type PoolWait } from './pool-wait.js';
 import { groupCommitSqlite } from './sqlite.js';
 import type { DbObserver } from './observer.js';
 import type { Database } from './types.js';
@@ -49,6 +51,38 @@ const pgTypes = {
   }) as typeof pg.types.getTypeParser,
 };
 
+const CONNECT_MS = 2500;
+const QUEUE_WAIT_MS = 10_000;
+
+type ConnectCallback = (err: Error | null, client?: pg.Client) => void;
+
+/**
+ * A pg client that gives up opening its connection after CONNECT_MS, whatever the pool waits for a
+ * free one, and tells `onFailure` when it could not open (the database is down or unreachable).
+ */
+function quickToConnect(onFailure: (err: Error) => void): typeof pg.Client {
+  return class QuickToConnect extends pg.Client {
+    constructor(config: pg.ClientConfig = {}) {
+      super({ ...config, connectionTimeoutMillis: CONNECT_MS });
+    }
+    override connect(): Promise<pg.Client>;
+    override connect(callback: ConnectCallback): void;
+    override connect(callback?: ConnectCallback): Promise<pg.Client> | undefined {
+      const opened = super.connect().catch((err: unknown) => {
+        const error = err instanceof Error ? err : new Error(String(err));
+        onFailure(error);
+        throw error;
+      });
+      if (!callback) return opened;
+      opened.then(
+        (client) => callback(null, client),
+        (err: Error) => callback(err),
+      );
+      return undefined;
+    }
+  };
+}
+
 /**
  * pg's errors without a SQLSTATE are the connection's own (refused, reset, terminated, timed out):
  * they are tagged so the request is answered 503, never 500.
@@ -61,13 +95,17 @@ function tagUnavailable(err: unknown): Error {
 
 function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }>, log: LogConfig | undefined, observer: DbObserver): Db {
   const { url, poolSize } = config;
-  // A database that is down or unreachable is answered fast: 2.5 s at most to get a connection and
-  // 2.5 s for a query (the service's queries take milliseconds), so a request waits 5 s at worst.
+  // A database that is down or unreachable is answered fast: 2.5 s at most to open a connection
+  // and 2.5 s for a query (the service's queries take milliseconds). A burst that finds every
+  // connection busy is not an outage: it waits its turn for up to 10 s (the pool's own timeout),
+  // unless the database has stopped answering meanwhile (db/pool-wait.ts).
+  const wait = poolWait(() => pool.connect(), CONNECT_MS);
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
     types: pgTypes,
-    connectionTimeoutMillis: 2500,
+    Client: quickToConnect(wait.failed),
+    connectionTimeoutMillis: QUEUE_WAIT_MS,
     ...(config.unboundedQueries ? {} : { query_timeout: 2500 }),
     keepAlive: true,
   });
@@ -79,7 +117,7 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }>, log
   const connect = async () => {
     let client: pg.PoolClient;
     try {
-      client = await pool.connect();
+      client = await wait.acquire();
     } catch (err) {
       throw tagUnavailable(err);
     }
@@ -88,7 +126,7 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }>, log
       // A connection that dies under a running query fails that query; it must not take the process
       // down with an unhandled 'error' event (the pool drops the client when it is released).
       client.on('error', () => {});
-      client.query = namedQueries(client, named, observer.query) as typeof client.query;
+      client.query = namedQueries(client, named, observer.query, wait) as typeof client.query;
     }
     return client;
   };
@@ -133,7 +171,7 @@ interface NamedState {
  * new name; `auto` turns names off for the process at the first sign of a transaction-mode pooler.
  * A statement outside a transaction that failed for either reason is run again (it did not run).
  */
-function namedQueries(client: pg.PoolClient, named: NamedState, observe: DbObserver['query']) {
+function namedQueries(client: pg.PoolClient, named: NamedState, observe: DbObserver['query'], wait: PoolWait) {
   const raw = client.query.bind(client) as (...args: unknown[]) => unknown;
   /** Each hot statement's name on this connection: its hash, or a new one after a stale plan. */
   const names = new Map<string, string>();
@@ -172,11 +210,14 @@ function namedQueries(client: pg.PoolClient, named: NamedState, observe: DbObser
     return result.then(
       (value: unknown) => {
         observe?.(sqlText, (performance.now() - start) / 1000, false);
+        wait.answered();
         return value;
       },
       (err: unknown) => {
         observe?.(sqlText, (performance.now() - start) / 1000, true);
-        throw tagUnavailable(err);
+        const error = tagUnavailable(err);
+        if (isUnavailable(error)) wait.failed(error);
+        throw error;
       },
     );
   };

@@ -9,11 +9,12 @@ import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 // PostgreSQL, so the database can be cut off from the service (connections reset and refused) or
 // made unreachable (packets dropped) and brought back, without stopping the PostgreSQL server that
 // other test files share. While the database is gone, every /v0 request is answered 503 `unavailable`
-// with Retry-After, soon (the pool waits at most 5 s for a connection), never 500 and never a hang;
+// with Retry-After, soon (2.5 s to open a connection, 2.5 s for a query, and once the database stops
+// answering, requests waiting for a connection are refused at once), never 500 and never a hang;
 // /healthz is 503; once it is back, the same process serves again by itself.
 
 const KEY = 'robustness-db-faults-bootstrap-key-0123456789';
-/** The pool's connection timeout (5 s, src/db/connection.ts) plus a second of slack for a busy machine. */
+/** A connection attempt and a query that each time out (2.5 s, src/db/connection.ts), plus a second of slack. */
 const UNAVAILABLE_WITHIN_MS = 6000;
 /** Requests still unanswered after this long count as hung (well past the bound, to report them as such). */
 const HANG_MS = 15_000;
