@@ -1,4 +1,4 @@
-// Builds the web console (console/) into dist/www/console/, which src/console/routes.ts serves:
+// Builds the web console (console/) into dist/www/console/, which src/console-host/routes.ts serves:
 // 1. the SDK's types, generated from the service's OpenAPI document (`npm run openapi`, which
 //    `npm run build` and `npm run lint` run first; run here when they are missing);
 // 2. a strict type check of the console (esbuild only strips types);
@@ -29,6 +29,7 @@ const INDEX_HTML = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>Console</title>
+<link rel="icon" href="/console/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/console/console.css">
 <script type="module" src="/console/console.js"></script>
 </head>

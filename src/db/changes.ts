@@ -18,9 +18,10 @@ import type { Database } from './types.js';
  *   answer could see: pages, audiences, versions, links, domains, files, persons and accounts a
  *   page shows, experiments, API keys. Moved by triggers on those tables, in the writing
  *   transaction, whoever writes (migration 2026_11_27_0024_tenant_changes); a change stored
- *   elsewhere (site settings) adds its table's trigger there, or calls noteSiteChange.
+ *   elsewhere (site settings) adds its table's trigger there, or calls noteSiteChange;
+ * - `deals:<tenantId>`: the tenant's deals (one upserted with a change, or deleted: src/deals/).
  */
-export type ChangeScope = 'domains' | `sessions:${string}` | `site:${string}`;
+export type ChangeScope = 'domains' | `sessions:${string}` | `site:${string}` | `deals:${string}`;
 
 const moveCounter = prepared((db, p: { scope: string }) =>
   db.updateTable('change_counters').set({ value: sql<number>`value + 1` }).where('scope', '=', p.scope).returning('value'),

@@ -10,6 +10,9 @@ export const PAGE_STATUSES = ['archived', 'draft', 'published'] as const;
 /** The audience version's states; the moves between them are in `src/audiences/lifecycle.ts`. */
 export const VERSION_STATUSES = ['archived', 'cancelled', 'draft', 'pending', 'processing', 'published', 'queued'] as const;
 export type VersionStatus = (typeof VERSION_STATUSES)[number];
+/** Where a version's content came from: the page agent wrote it, or a person set it (API, console, MCP). */
+export const VERSION_ORIGINS = ['generated', 'written'] as const;
+export type VersionOrigin = (typeof VERSION_ORIGINS)[number];
 
 /** The image types an upload may be, by what its bytes really are. */
 export const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
@@ -39,3 +42,15 @@ export const SITE_FONTS = ['system', 'serif', 'rounded', 'mono'] as const;
 /** Where a visit came from (issue 28): the classes the collector keeps of `document.referrer` (src/site/measure/source.ts). */
 export const CHANNELS = ['direct', 'search', 'social', 'email', 'paid', 'referral'] as const;
 export type Channel = (typeof CHANNELS)[number];
+
+/** Deals (src/deals/): where a deal came from and where it stands. */
+export const DEAL_SOURCES = ['api', 'hubspot', 'salesforce'] as const;
+export type DealSource = (typeof DEAL_SOURCES)[number];
+export const DEAL_STAGES = ['open', 'won', 'lost'] as const;
+export type DealStage = (typeof DEAL_STAGES)[number];
+
+/** CRM integrations (src/integrations/): the CRMs spoken to, and whether the sync runs. */
+export const INTEGRATION_PROVIDERS = ['hubspot', 'salesforce'] as const;
+export type IntegrationProvider = (typeof INTEGRATION_PROVIDERS)[number];
+export const INTEGRATION_STATUSES = ['active', 'paused'] as const;
+export type IntegrationStatus = (typeof INTEGRATION_STATUSES)[number];

@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import { prepared } from './prepared.js';
 import type { Database } from './types.js';
 
@@ -39,4 +39,9 @@ export async function allocateSlug(
     const candidate = n === 1 ? base : `${base}-${n}`;
     if (!(await taken(candidate))) return candidate;
   }
+}
+
+/** The slug base `base` is forgotten in `scope` (no one uses it any more); allocation still checks for a free slug. */
+export async function forgetSlugBase(trx: Kysely<Database>, scope: string, base: string): Promise<void> {
+  await trx.deleteFrom('slug_counters').where('scope', '=', scope).where('base', '=', base).execute();
 }

@@ -13,6 +13,7 @@ import type { PagesTable, AudiencesTable, AudienceVersionsTable, TopicsTable, To
 import type { TenantDomainsTable, PageLinksTable } from './types/domains.js';
 import type { FilesTable, FileBlobsTable, AssetsTable } from './types/files.js';
 import type { WebhookSubscriptionsTable, EventsTable, WebhookDeliveriesTable } from './types/webhooks.js';
+import type { AlertMessagesTable, AlertsTable, AlertWindowsTable } from './types/alerts.js';
 import type {
   AudienceSessionsTable,
   AnalyticsHoursUtmTable,
@@ -23,8 +24,17 @@ import type {
   LeadsTable,
 } from './types/visits.js';
 import type { SearchCountsTable, SearchDisorderTable, SearchPostingsTable } from './types/search.js';
-import type { DailySecretsTable, ExperimentPeriodsTable, ExperimentsTable } from './types/experiments.js';
+import type {
+  DailySecretsTable,
+  ExperimentLooksTable,
+  ExperimentPeriodsTable,
+  ExperimentsTable,
+  ExperimentUnitsTable,
+} from './types/experiments.js';
 import type { FunnelsTable, GoalsTable, VisitEventsTable } from './types/goals.js';
+import type { TemplatesTable } from './types/templates.js';
+import type { DealsTable } from './types/deals.js';
+import type { IntegrationLeadsTable, IntegrationsTable } from './types/integrations.js';
 
 // The table types live by area in ./types/; importers take every one of them from here.
 export type * from './types/tenants.js';
@@ -33,10 +43,14 @@ export type * from './types/pages.js';
 export type * from './types/domains.js';
 export type * from './types/files.js';
 export type * from './types/webhooks.js';
+export type * from './types/alerts.js';
 export type * from './types/visits.js';
 export type * from './types/search.js';
 export type * from './types/experiments.js';
 export type * from './types/goals.js';
+export type * from './types/templates.js';
+export type * from './types/deals.js';
+export type * from './types/integrations.js';
 
 /**
  * One table type per table, gathered in `Database`. Timestamps are ISO 8601 strings in UTC with
@@ -67,6 +81,9 @@ export interface Database {
   webhook_subscriptions: WebhookSubscriptionsTable;
   events: EventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  alerts: AlertsTable;
+  alert_windows: AlertWindowsTable;
+  alert_messages: AlertMessagesTable;
   tenant_counters: TenantCountersTable;
   change_counters: ChangeCountersTable;
   analytics_hours_utm: AnalyticsHoursUtmTable;
@@ -80,10 +97,16 @@ export interface Database {
   form_claims: FormClaimsTable;
   experiments: ExperimentsTable;
   experiment_periods: ExperimentPeriodsTable;
+  experiment_units: ExperimentUnitsTable;
+  experiment_looks: ExperimentLooksTable;
   daily_secrets: DailySecretsTable;
   goals: GoalsTable;
   funnels: FunnelsTable;
   visit_events: VisitEventsTable;
   site_settings: SiteSettingsTable;
   leads: LeadsTable;
+  templates: TemplatesTable;
+  deals: DealsTable;
+  integrations: IntegrationsTable;
+  integration_leads: IntegrationLeadsTable;
 }

@@ -29,6 +29,18 @@ import * as siteSettingsChanges from './2026_11_27_0025_site_settings_changes.js
 import * as siteRollups from './2026_11_28_0027_site_rollups.js';
 import * as collectFunction from './2026_11_28_0028_collect_function.js';
 import * as endDueFollows from './2026_11_29_0029_end_due_follows.js';
+import * as versionOrigin from './2026_11_30_0030_version_origin.js';
+import * as leadSubmitted from './2026_11_30_0031_lead_submitted.js';
+import * as experimentUnits from './2026_11_30_0032_experiment_units.js';
+import * as goalLimits from './2026_11_30_0033_goal_limits.js';
+import * as siteDefaultCountry from './2026_11_30_0034_site_default_country.js';
+import * as templates from './2026_12_01_0035_templates.js';
+import * as segments from './2026_12_01_0036_segments.js';
+import * as deals from './2026_12_01_0037_deals.js';
+import * as integrations from './2026_12_01_0038_integrations.js';
+import * as alerts from './2026_12_01_0039_alerts.js';
+import * as enrichment from './2026_12_01_0041_enrichment.js';
+import * as visitGpc from './2026_12_02_0043_visit_gpc.js';
 
 /** Every migration, by name; names sort in the order they must run. Add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -62,4 +74,16 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_0027_site_rollups': siteRollups,
   '2026_11_28_0028_collect_function': collectFunction,
   '2026_11_29_0029_end_due_follows': endDueFollows,
+  '2026_11_30_0030_version_origin': versionOrigin,
+  '2026_11_30_0031_lead_submitted': leadSubmitted,
+  '2026_11_30_0032_experiment_units': experimentUnits,
+  '2026_11_30_0033_goal_limits': goalLimits,
+  '2026_11_30_0034_site_default_country': siteDefaultCountry,
+  '2026_12_01_0035_templates': templates,
+  '2026_12_01_0036_segments': segments,
+  '2026_12_01_0037_deals': deals,
+  '2026_12_01_0038_integrations': integrations,
+  '2026_12_01_0039_alerts': alerts,
+  '2026_12_01_0041_enrichment': enrichment,
+  '2026_12_02_0043_visit_gpc': visitGpc,
 };

@@ -1,11 +1,11 @@
 import type { EXPERIMENT_ALLOCATIONS, EXPERIMENT_KINDS, EXPERIMENT_STATUSES } from '../enums.js';
 
-/** Experiments and their periods (migration 0019). */
+/** Experiments and their periods (migration 0019), their units and looks (0032). */
 export interface ExperimentsTable {
   id: string;
   tenant_id: string;
   page_id: string;
-  /** A `versions` experiment's audience; null for a holdout, which covers every audience of its page. */
+  /** A `versions` experiment's audience, or a holdout's segment; null for a holdout over every audience with a person. */
   audience_id: string | null;
   name: string;
   kind: (typeof EXPERIMENT_KINDS)[number];
@@ -37,4 +37,19 @@ export interface ExperimentPeriodsTable {
 export interface DailySecretsTable {
   day: string;
   secret: string;
+}
+
+/** A unit's arm, fixed at its first exposure (migration 0032): new weights apply to new units only. */
+export interface ExperimentUnitsTable {
+  experiment_id: string;
+  /** `person:<id>`, or a daily visitor key. */
+  unit: string;
+  arm: string;
+  assigned_at: string;
+}
+
+/** When a running experiment's results are next looked at for its first winner (src/experiments/looks.ts). */
+export interface ExperimentLooksTable {
+  experiment_id: string;
+  next_look_at: string;
 }

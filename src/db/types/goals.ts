@@ -10,6 +10,8 @@ export interface GoalsTable {
   /** A form goal's page; null for any page (and for the other kinds). */
   page_id: string | null;
   currency: string | null;
+  /** What one visit's value adds to the goal at most (migration 0033). */
+  max_value: number;
   created_at: string;
   updated_at: string;
 }

@@ -1,4 +1,4 @@
-import type { PAGE_STATUSES, PAGE_TYPES, VERSION_STATUSES } from '../enums.js';
+import type { PAGE_STATUSES, PAGE_TYPES, VERSION_ORIGINS, VERSION_STATUSES } from '../enums.js';
 import type { OneOf } from './one-of.js';
 
 /** Nested documents (flags, actions, widgets, links, scripts, metadata) are JSON text. */
@@ -63,6 +63,10 @@ export interface AudiencesTable {
   erased_at: string | null;
   /** SHA-256 of the page id and the route key it had then (hex), for the 410 at `P/<key>`; the key itself is gone. */
   erased_route_key: string | null;
+  /** A segment's rules as JSON (audiences/rules.ts); null for every other audience. */
+  rules: string | null;
+  /** A segment's priority, 0–1000, higher first; null for every other audience. */
+  priority: number | null;
 }
 
 export interface AudienceVersionsTable {
@@ -75,6 +79,8 @@ export interface AudienceVersionsTable {
   supplementary_context: string | null;
   /** Content JSON; null: the page's content. */
   content: string | null;
+  /** `written`: a person set the content; a page-wide regenerate leaves the audience alone (migration 0030). */
+  origin: OneOf<typeof VERSION_ORIGINS>;
   queue_duration_ms: number | null;
   created_at: string;
   became_draft_at: string | null;

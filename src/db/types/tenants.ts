@@ -75,6 +75,10 @@ export interface SiteSettingsTable {
   font: OneOf<typeof SITE_FONTS>;
   footer_text: string | null;
   privacy_url: string | null;
+  /** ISO 3166-1 alpha-2, uppercased: the country of phone numbers typed without a country code. */
+  default_country: string | null;
+  /** 1: leads' email domains name accounts and the enrichment provider is asked (issue 39); 0: off. */
+  enrichment: number;
   created_at: string;
   updated_at: string;
 }

@@ -49,6 +49,8 @@ export interface AudienceSessionsTable {
   /** 1 when the session was its visitor's first of its UTC day on its page, or on the tenant's site (migration 0022). */
   first_of_day_page: number;
   first_of_day_site: number;
+  /** 1: reported or posted with `Sec-GPC: 1` (migration 0043): no alert is woken by it; null (pam_collect's rows) is 0. */
+  gpc: number | null;
 }
 
 /**
@@ -116,7 +118,7 @@ export interface FormClaimsTable {
   accepted_at: string;
 }
 
-/** One accepted lead form (src/site/forms/leads.ts): the person it made or found, on its visit's session. */
+/** One accepted lead form (src/site/forms/leads.ts): the person who filled it (lead-person.ts), on its visit's session. */
 export interface LeadsTable {
   /** The form submission's id (`formSubmissionId` of `form.submitted`). */
   id: string;
@@ -127,4 +129,12 @@ export interface LeadsTable {
   person_id: string;
   action_id: string;
   created_at: string;
+  /** What the visitor typed (migration 0031): never written to an existing person. '' for a phone left empty. */
+  submitted_name: string;
+  submitted_email: string;
+  submitted_phone: string;
+  /** The person of the link the form was on, when the lead is someone else's; null otherwise. */
+  via_person_id: string | null;
+  /** 1: posted with `Sec-GPC: 1` (migration 0038): kept here, never sent to a CRM. */
+  gpc: number;
 }
