@@ -29,10 +29,10 @@ const linkedPersons = (eb: ExpressionBuilder<Database, 'accounts'>) =>
     .whereRef('persons.tenant_id', '=', 'accounts.tenant_id')
     .whereRef('persons.domain_lc', '=', 'accounts.domain_lc');
 
-/** A domain another account of the tenant has, in any case, is 409 at `/domain`. */
-export async function createAccount(trx: Transaction<Database>, tenantId: string, input: AccountCreate): Promise<Account> {
+/** A new account's row: names and domains kept lowercased beside them, for search and linking. */
+function newAccountRow(tenantId: string, input: AccountCreate): AccountsTable {
   const createdAt = now();
-  const row: AccountsTable = {
+  return {
     id: newId('account'),
     tenant_id: tenantId,
     name: input.name,
@@ -43,10 +43,45 @@ export async function createAccount(trx: Transaction<Database>, tenantId: string
     updated_at: createdAt,
     latest_activity_at: createdAt,
   };
+}
+
+/** A domain another account of the tenant has, in any case, is 409 at `/domain`. */
+export async function createAccount(trx: Transaction<Database>, tenantId: string, input: AccountCreate): Promise<Account> {
+  const row = newAccountRow(tenantId, input);
   await conflictIfTaken(trx.insertInto('accounts').values(row).execute(), domainTaken(input.domain));
   const account = await withLinkedCount(trx, row);
   await emit(trx, tenantId, 'account.created', account);
   return account;
+}
+
+/**
+ * The tenant's account of a domain (ignoring case), made with `name` when there is none (issue 39:
+ * a lead's email domain). One conditional insert, so two leads of a new domain at once, or a lead
+ * and the API, make one account and neither fails; `account.created` only for the one made.
+ */
+export async function accountOfDomain(
+  trx: Transaction<Database>,
+  tenantId: string,
+  input: AccountCreate,
+): Promise<{ accountId: string; created: boolean }> {
+  const row = newAccountRow(tenantId, input);
+  const made = await trx
+    .insertInto('accounts')
+    .values(row)
+    .onConflict((oc) => oc.columns(['tenant_id', 'domain_lc']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (made) {
+    await emit(trx, tenantId, 'account.created', await withLinkedCount(trx, row));
+    return { accountId: made.id, created: true };
+  }
+  const found = await trx
+    .selectFrom('accounts')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('domain_lc', '=', row.domain_lc)
+    .executeTakeFirstOrThrow();
+  return { accountId: found.id, created: false };
 }
 
 const domainTaken = (domain: string) => ({
@@ -103,12 +138,28 @@ export async function updateAccount(trx: Transaction<Database>, current: Account
   return account;
 }
 
+/**
+ * How an account's logs go with it: the logs area's function (logs/repository.ts), handed in by
+ * app.ts, since logs import accounts and not the other way.
+ */
+export type DropAccountLogs = (trx: Transaction<Database>, tenantId: string, accountId: string) => Promise<void>;
+
 /** The account and its logs; persons are untouched (they link by domain, not by id). */
-export async function deleteAccount(trx: Transaction<Database>, current: AccountsTable): Promise<void> {
+export async function deleteAccount(trx: Transaction<Database>, current: AccountsTable, dropLogs: DropAccountLogs): Promise<void> {
   const account = await withLinkedCount(trx, current);
-  await trx.deleteFrom('account_logs').where('owner_id', '=', current.id).execute();
+  await dropLogs(trx, current.tenant_id, current.id);
   await trx.deleteFrom('accounts').where('id', '=', current.id).execute();
   await emit(trx, current.tenant_id, 'account.deleted', account);
+}
+
+/** A new log entry at `at` is the account's latest activity, unless something later is. */
+export async function noteAccountActivity(trx: Transaction<Database>, accountId: string, at: string): Promise<void> {
+  await trx
+    .updateTable('accounts')
+    .set({ latest_activity_at: at })
+    .where('id', '=', accountId)
+    .where('latest_activity_at', '<', at)
+    .execute();
 }
 
 export async function accountExists(db: Kysely<Database>, tenantId: string, accountId: string): Promise<boolean> {
@@ -142,4 +193,20 @@ export async function searchAccounts(db: Kysely<Database>, tenantId: string, que
       ),
   });
   return accountsList.toListPage({ request, rows, totalCount, map: toAccount });
+}
+
+/** The account a person belongs to: the tenant's account of the person's domain (the lowest id when several). */
+export async function accountOfPerson(db: Kysely<Database>, tenantId: string, personId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('persons')
+    .innerJoin('accounts', (join) =>
+      join.onRef('accounts.domain_lc', '=', 'persons.domain_lc').onRef('accounts.tenant_id', '=', 'persons.tenant_id'),
+    )
+    .select('accounts.id')
+    .where('persons.tenant_id', '=', tenantId)
+    .where('persons.id', '=', personId)
+    .orderBy('accounts.id')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.id ?? null;
 }

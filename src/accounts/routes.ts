@@ -2,14 +2,22 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { notFound } from '../http/errors.js';
 import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
 import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
-import { createAccount, deleteAccount, findAccount, getAccount, searchAccounts, updateAccount } from './repository.js';
+import {
+  createAccount,
+  deleteAccount,
+  type DropAccountLogs,
+  findAccount,
+  getAccount,
+  searchAccounts,
+  updateAccount,
+} from './repository.js';
 import { Account, AccountCreate, AccountParams, AccountSearchQuery, AccountUpdate } from './schemas.js';
 
 const tags = ['accounts'];
 const extension = { tags, 'x-extension': true };
 
 /** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
-export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const accountRoutes: FastifyPluginAsyncTypebox<{ dropLogs: DropAccountLogs }> = async (app, { dropLogs }) => {
   app.post(
     '/v0/accounts',
     {
@@ -79,7 +87,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
       await app.db.transaction().execute(async (trx) => {
         const current = await findAccount(trx, request.tenantId, request.params.account_id);
         if (!current) throw notFound('Account');
-        await deleteAccount(trx, current);
+        await deleteAccount(trx, current, dropLogs);
       });
       return reply.code(204).send(null);
     },

@@ -1,4 +1,4 @@
-import { type Kysely, type Transaction, sql } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { isUniqueViolation } from '../db/errors.js';
 import type { AudiencesTable, AudienceVersionsTable, Database, PagesTable } from '../db/types.js';
 import { emit } from '../events/outbox.js';
@@ -7,11 +7,14 @@ import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { settle, throwIfAny } from '../http/round-trip.js';
 import { newId } from '../ids.js';
 import { fullMetadata, mergeMetadata, parseMetadata } from '../pages/metadata.js';
+import { nextAudienceNumber } from '../pages/repository.js';
 import { after, now } from '../time.js';
 import { computedName } from './names.js';
 import type { Audience, AudienceCreate, AudienceListQuery } from './schemas.js';
 import { AudienceUpdate } from './schemas.js';
 import { firstVersionRow, toVersion } from './versions.js';
+import { checkRules, parseRules, type Rules } from './rules.js';
+import type { OriginOf } from '../http/public-origin.js';
 
 // The visitor plane reads a version by this path (src/site/); versions.ts is where it lives.
 export { findVersion } from './versions.js';
@@ -42,6 +45,8 @@ function toAudience(
     actionFormInstructionsOverride: row.action_form_instructions_override,
     actionUrlOverride: row.action_url_override,
     supplementaryContext: published.supplementary_context,
+    rules: parseRules(row.rules),
+    priority: row.priority,
     ...(base !== null || override !== null ? { effectiveMetadata: fullMetadata(base, override) } : {}),
     ...(override !== null ? { metadataOverride: override } : {}),
     archivedAt: row.archived_at,
@@ -79,24 +84,26 @@ export async function getAudience(db: Kysely<Database>, page: PagesTable, audien
 }
 
 /** An audience starts with version 1, already published: an audience always has a published version. */
-export async function createAudience(trx: Transaction<Database>, page: PagesTable, input: AudienceCreate): Promise<Audience> {
+/** `originOf` makes the URLs of the images the request names (pages/images.ts). */
+export async function createAudience(
+  trx: Transaction<Database>,
+  page: PagesTable,
+  input: AudienceCreate,
+  originOf: OriginOf,
+): Promise<Audience> {
+  const rules = segmentOf(input.rules ?? null, input.priority, input.personId ?? null);
   const person = input.personId ? await personOf(trx, page.tenant_id, input.personId) : undefined;
   const errors: FieldError[] = [];
   const override =
     input.metadataOverride === undefined
       ? null
-      : await mergeMetadata(trx, page.tenant_id, null, input.metadataOverride, '/metadataOverride', errors);
+      : await mergeMetadata(trx, page.tenant_id, null, input.metadataOverride, '/metadataOverride', errors, originOf);
   throwIfAny(errors);
   const routeKey = input.personRouteKey ?? null;
   if (routeKey !== null) await checkRouteKeyFree(trx, page, routeKey, null);
   const homePage = (input.flags ?? []).includes('home_page');
   if (homePage) await takeHomePage(trx, page, null);
-  const { audience_seq: number } = await trx
-    .updateTable('pages')
-    .set({ audience_seq: sql<number>`audience_seq + 1` })
-    .where('id', '=', page.id)
-    .returning('audience_seq')
-    .executeTakeFirstOrThrow();
+  const number = await nextAudienceNumber(trx, page.id);
   const at = now();
   const audienceId = newId('audience');
   const version = firstVersionRow({ id: audienceId, tenant_id: page.tenant_id }, at, {
@@ -133,6 +140,8 @@ export async function createAudience(trx: Transaction<Database>, page: PagesTabl
     updated_at: at,
     erased_at: null,
     erased_route_key: null,
+    rules: rules.rules,
+    priority: rules.priority,
   };
   await trx.insertInto('audiences').values(row).execute();
   await trx.insertInto('audience_versions').values(version).execute();
@@ -145,13 +154,17 @@ const audiencesList = keysetList({ name: 'audiences', table: 'audiences', ...NEW
 
 export async function listAudiences(db: Kysely<Database>, page: PagesTable, query: AudienceListQuery) {
   const status = query.status;
-  const filters = { status: status ?? null };
+  const kind = query.kind;
+  const filters = { status: status ?? null, ...(kind ? { kind } : {}) };
   // Without a status, the live audiences; `archived`, the archived ones; any other, the live ones whose latest version has it.
   const ofPage = db
     .selectFrom('audiences')
     .where('audiences.page_id', '=', page.id)
     .where('audiences.tenant_id', '=', page.tenant_id)
     .where('audiences.archived_at', status === 'archived' ? 'is not' : 'is', null)
+    .$if(kind === 'segment', (q) => q.where('audiences.rules', 'is not', null))
+    .$if(kind === 'person', (q) => q.where('audiences.person_id', 'is not', null))
+    .$if(kind === 'home', (q) => q.where('audiences.home_page', '=', 1))
     .$call((q) =>
       status === undefined || status === 'archived'
         ? q
@@ -174,6 +187,20 @@ export async function listAudiences(db: Kysely<Database>, page: PagesTable, quer
     map: (r) => r,
   });
   return { ...result, items: await withVersions(db, result.items, page.metadata) };
+}
+
+/**
+ * A segment's stored rules and priority from a request: rules are checked past their schema, and
+ * an audience is either a person's or a segment, never both; priority comes only with rules.
+ */
+function segmentOf(rules: Rules | null, priority: number | null | undefined, personId: string | null) {
+  if (rules === null) {
+    if (priority !== undefined && priority !== null) throw invalidField('/priority', 'is only for a segment audience: send rules with it');
+    return { rules: null, priority: null };
+  }
+  if (personId !== null) throw invalidField('/rules', "cannot go with personId: an audience is a person's or a segment, not both");
+  checkRules(rules, '/rules');
+  return { rules: JSON.stringify(rules), priority: priority ?? 0 };
 }
 
 async function personOf(db: Kysely<Database>, tenantId: string, personId: string) {
@@ -251,10 +278,19 @@ export async function updateAudience(
   page: PagesTable,
   current: AudiencesTable,
   body: AudienceUpdate,
+  originOf: OriginOf,
 ): Promise<Audience> {
   const shown = await toAudienceWithVersions(trx, current, page);
   const patch = settle(AudienceUpdate, body, shown);
   const changes: Partial<AudiencesTable> = {};
+  if (patch.rules !== undefined || patch.priority !== undefined || (patch.personId ?? null) !== null) {
+    const rules = patch.rules !== undefined ? patch.rules : parseRules(current.rules);
+    const personId = patch.personId !== undefined ? patch.personId : current.person_id;
+    const priority = patch.priority !== undefined ? patch.priority : rules === null ? undefined : (current.priority ?? undefined);
+    const segment = segmentOf(rules, priority, personId);
+    if (segment.rules !== current.rules) changes.rules = segment.rules;
+    if (segment.priority !== current.priority) changes.priority = segment.priority;
+  }
   if (patch.personId !== undefined) {
     const person = patch.personId === null ? undefined : await personOf(trx, page.tenant_id, patch.personId);
     changes.person_id = patch.personId;
@@ -287,7 +323,7 @@ export async function updateAudience(
     const override =
       patch.metadataOverride === null
         ? null
-        : await mergeMetadata(trx, page.tenant_id, stored, patch.metadataOverride, '/metadataOverride', errors);
+        : await mergeMetadata(trx, page.tenant_id, stored, patch.metadataOverride, '/metadataOverride', errors, originOf);
     throwIfAny(errors);
     changes.metadata_override = override === null ? null : JSON.stringify(override);
   }

@@ -4,8 +4,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
 import { conflict, notFound } from '../http/errors.js';
+import type { PublicOrigin } from '../http/public-origin.js';
 import { EmptyBody, ListEnvelope, responses } from '../http/schemas.js';
-import { findPage } from '../pages/repository.js';
+import { livePage } from '../pages/live-page.js';
 import {
   archiveAudience,
   createAudience,
@@ -16,7 +17,7 @@ import {
   updateAudience,
 } from './repository.js';
 import { searchAudiences } from './search.js';
-import { createVersion, findVersion, listVersions, moveVersion, toVersion, updateVersion } from './versions.js';
+import { createVersion, findVersion, listVersions, moveVersion, restoreVersion, toVersion, updateVersion } from './versions.js';
 import {
   Audience,
   AudienceCreate,
@@ -37,12 +38,6 @@ const tags = ['audiences'];
 const extension = { tags, 'x-extension': true };
 
 /** Every path under a page answers 404 once the page is gone (or was never the caller's). */
-async function livePage(db: Kysely<Database>, tenantId: string, pageId: string) {
-  const page = await findPage(db, tenantId, pageId);
-  if (!page) throw notFound('Page');
-  return page;
-}
-
 async function audienceOf(db: Kysely<Database>, tenantId: string, pageId: string, audienceId: string) {
   const page = await livePage(db, tenantId, pageId);
   const audience = await findAudience(db, tenantId, page.id, audienceId);
@@ -58,7 +53,7 @@ async function versionOf(db: Kysely<Database>, tenantId: string, params: { page_
 }
 
 /** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
-export const audienceRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const audienceRoutes: FastifyPluginAsyncTypebox<{ origin: PublicOrigin }> = async (app, { origin }) => {
   app.get(
     '/v0/pages/:page_id/audiences',
     {
@@ -89,7 +84,9 @@ export const audienceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const result = await createOnce(app.db, fromHeader(request), async (trx) =>
-        createAudience(trx, await livePage(trx, request.tenantId, request.params.page_id), request.body),
+        createAudience(trx, await livePage(trx, request.tenantId, request.params.page_id), request.body, (hostname) =>
+          origin(hostname, request.raw),
+        ),
       );
       return sendOnce(reply, result);
     },
@@ -129,7 +126,7 @@ export const audienceRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) =>
       app.db.transaction().execute(async (trx) => {
         const { page, audience } = await audienceOf(trx, request.tenantId, request.params.page_id, request.params.audience_id);
-        return updateAudience(trx, page, audience, request.body);
+        return updateAudience(trx, page, audience, request.body, (hostname) => origin(hostname, request.raw));
       }),
   );
 
@@ -253,6 +250,29 @@ export const audienceRoutes: FastifyPluginAsyncTypebox = async (app) => {
           throw conflict(`The version is ${version.status}; only a draft, pending, queued or processing version can be cancelled`);
         }
         return moveVersion(trx, audience, version, 'cancelled');
+      });
+      return sendOnce(reply, result);
+    },
+  );
+
+  app.post(
+    '/v0/pages/:page_id/audiences/:audience_id/versions/:version_id/restore',
+    {
+      schema: {
+        headers: IdempotencyHeaders,
+        ...extension,
+        operationId: 'restoreAudienceVersion',
+        summary:
+          "Publish a new version with this version's content, origin written; the one published before is archived (extension). 409 nothing_to_restore for a version with no content",
+        params: VersionParams,
+        body: EmptyBody,
+        response: responses({ 201: AudienceVersion }),
+      },
+    },
+    async (request, reply) => {
+      const result = await createOnce(app.db, fromHeader(request), async (trx) => {
+        const { audience, version } = await versionOf(trx, request.tenantId, request.params);
+        return restoreVersion(trx, audience, version);
       });
       return sendOnce(reply, result);
     },

@@ -1,8 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { VERSION_STATUSES } from '../db/enums.js';
+import { VERSION_ORIGINS, VERSION_STATUSES } from '../db/enums.js';
 import { HttpUrl, LimitParam, ListQuery, MAX_SAFE_INTEGER, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.js';
 import { Flags, Metadata, MetadataOverridePatch, MetadataPartial, NullableContent } from '../pages/schemas.js';
 import { RoundTrip } from '../http/round-trip.js';
+import { Rules, RulesInput } from './rules.js';
 
 export const VersionStatus = StringEnum(VERSION_STATUSES);
 
@@ -15,6 +16,10 @@ export const AudienceVersion = Type.Object(
     isNewPageAgent: Type.Boolean(),
     supplementaryContext: Nullable(Type.String()),
     content: NullableContent("Extension. The audience's content; null: the page's"),
+    origin: StringEnum(VERSION_ORIGINS, {
+      description:
+        'Extension. Where the content came from: `generated` by the page agent, or `written` by a person (content set through the API, the console or MCP; a draft whose content is patched becomes `written`). A page-wide regenerate skips an audience whose published or latest draft version is `written`',
+    }),
     queueDurationMs: Nullable(Type.Number({ description: 'Milliseconds from queuedAt to leaving queued; null until then' })),
     createdAt: Timestamp,
     becameDraftAt: NullableTimestamp,
@@ -49,6 +54,10 @@ export const Audience = Type.Object(
     actionFormInstructionsOverride: Nullable(Type.String()),
     actionUrlOverride: Nullable(Type.String()),
     supplementaryContext: Nullable(Type.String()),
+    rules: Nullable(Rules),
+    priority: Nullable(
+      Type.Integer({ minimum: 0, maximum: 1000, description: "Extension. A segment's priority, higher first; null for other audiences" }),
+    ),
     effectiveMetadata: Type.Optional(Metadata),
     metadataOverride: Type.Optional(MetadataPartial),
     archivedAt: NullableTimestamp,
@@ -75,6 +84,16 @@ const audienceFields = {
   actionFormIdOverride: Type.Optional(Nullable(Type.String())),
   actionFormInstructionsOverride: Type.Optional(Nullable(Type.String())),
   actionUrlOverride: Type.Optional(Nullable(HttpUrl)),
+  rules: Type.Optional(Nullable(RulesInput)),
+  priority: Type.Optional(
+    Nullable(
+      Type.Integer({
+        minimum: 0,
+        maximum: 1000,
+        description: "A segment's priority, higher first (0 when left out or null); only with rules",
+      }),
+    ),
+  ),
 };
 
 export const AudienceCreate = Type.Object(
@@ -175,7 +194,14 @@ export const VersionParams = Type.Object({ page_id: Type.String(), audience_id: 
 export const VersionListQuery = ListQuery({});
 export type VersionListQuery = Static<typeof VersionListQuery>;
 
+export const AUDIENCE_KINDS = ['segment', 'person', 'home'] as const;
+
 export const AudienceListQuery = ListQuery({
+  kind: Type.Optional(
+    StringEnum(AUDIENCE_KINDS, {
+      description: "Extension. Only segment audiences (with rules), a person's audiences, or the page's home audience",
+    }),
+  ),
   status: Type.Optional(
     StringEnum(VERSION_STATUSES, {
       description: 'Only audiences of this status (`archived`: only archived ones); without it, every audience that is not archived',

@@ -7,6 +7,8 @@ import { keysetList, type ListQueryParams } from '../http/pagination.js';
 import { settle } from '../http/round-trip.js';
 import { newId } from '../ids.js';
 import type { Content } from '../pages/schemas.js';
+import { checkContent } from '../pages/sections.js';
+import { findPage } from '../pages/repository.js';
 import { now } from '../time.js';
 import { canMove, timesOfMove } from './lifecycle.js';
 import type { AudienceVersion, VersionCreate } from './schemas.js';
@@ -32,6 +34,7 @@ export function toVersion(row: AudienceVersionsTable): AudienceVersion {
     isNewPageAgent: row.is_new_page_agent === 1,
     supplementaryContext: row.supplementary_context,
     content: row.content === null ? null : (JSON.parse(row.content) as Content),
+    origin: row.origin,
     queueDurationMs: row.queue_duration_ms === null ? null : Number(row.queue_duration_ms),
     createdAt: row.created_at,
     becameDraftAt: row.became_draft_at,
@@ -51,7 +54,7 @@ export function firstVersionRow(
   carried: Pick<AudienceVersionsTable, 'is_new_page_agent' | 'supplementary_context'>,
 ): AudienceVersionsTable {
   return {
-    ...draftRow(audience, newId('version'), 1, at, { ...carried, content: null }),
+    ...draftRow(audience, newId('version'), 1, at, { ...carried, content: null, origin: 'generated' }),
     status: 'published',
     became_draft_at: null,
     published_at: at,
@@ -64,7 +67,7 @@ export function draftRow(
   id: string,
   versionNumber: number,
   at: string,
-  carried: Pick<AudienceVersionsTable, 'is_new_page_agent' | 'supplementary_context' | 'content'>,
+  carried: Pick<AudienceVersionsTable, 'is_new_page_agent' | 'supplementary_context' | 'content' | 'origin'>,
 ): AudienceVersionsTable {
   return {
     id,
@@ -75,6 +78,7 @@ export function draftRow(
     is_new_page_agent: carried.is_new_page_agent,
     supplementary_context: carried.supplementary_context,
     content: carried.content,
+    origin: carried.origin,
     queue_duration_ms: null,
     created_at: at,
     became_draft_at: at,
@@ -110,13 +114,33 @@ export async function listVersions(db: Kysely<Database>, audience: AudiencesTabl
   });
 }
 
-/** A new draft with the next number; fields not given are carried over from the latest version. */
+/**
+ * A new draft with the next number; fields not given are carried over from the latest version.
+ * Content given makes it `written`; carried over, it keeps the origin of the version it came from.
+ */
 export async function createVersion(trx: Transaction<Database>, audience: AudiencesTable, input: VersionCreate): Promise<AudienceVersion> {
   const latest = await trx
     .selectFrom('audience_versions')
     .selectAll()
     .where('id', '=', audience.latest_version_id)
     .executeTakeFirstOrThrow();
+  const written = input?.content !== undefined;
+  if (written) await checkVersionContent(trx, audience, input.content ?? null);
+  const version = await insertDraft(trx, audience, {
+    is_new_page_agent: input?.isNewPageAgent !== undefined ? (input.isNewPageAgent ? 1 : 0) : latest.is_new_page_agent,
+    supplementary_context: input?.supplementaryContext !== undefined ? input.supplementaryContext : latest.supplementary_context,
+    content: written ? contentText(input.content ?? null) : latest.content,
+    origin: written ? 'written' : latest.origin,
+  });
+  return toVersion(version);
+}
+
+/** Inserts the audience's next draft (it becomes its latest version), with `audience_version.created`. */
+async function insertDraft(
+  trx: Transaction<Database>,
+  audience: AudiencesTable,
+  carried: Parameters<typeof draftRow>[4],
+): Promise<AudienceVersionsTable> {
   const at = now();
   const versionId = newId('version');
   const { version_seq: versionNumber } = await trx
@@ -125,15 +149,35 @@ export async function createVersion(trx: Transaction<Database>, audience: Audien
     .where('id', '=', audience.id)
     .returning('version_seq')
     .executeTakeFirstOrThrow();
-  const version = draftRow(audience, versionId, versionNumber, at, {
-    is_new_page_agent: input?.isNewPageAgent !== undefined ? (input.isNewPageAgent ? 1 : 0) : latest.is_new_page_agent,
-    supplementary_context: input?.supplementaryContext !== undefined ? input.supplementaryContext : latest.supplementary_context,
-    content: input?.content !== undefined ? contentText(input.content) : latest.content,
-  });
+  const version = draftRow(audience, versionId, Number(versionNumber), at, carried);
   await trx.insertInto('audience_versions').values(version).execute();
-  const created = toVersion(version);
-  await emit(trx, audience.tenant_id, 'audience_version.created', created);
-  return created;
+  await emit(trx, audience.tenant_id, 'audience_version.created', toVersion(version));
+  return version;
+}
+
+/**
+ * Restore: a new version with `version`'s content (and the context the agent had), `written` (a
+ * person chose it), published at once through the lifecycle, which archives the one before and
+ * emits `page.version.published`. A version with no content of its own has nothing to restore.
+ */
+export async function restoreVersion(
+  trx: Transaction<Database>,
+  audience: AudiencesTable,
+  version: AudienceVersionsTable,
+): Promise<AudienceVersion> {
+  if (version.content === null) {
+    throw new AppError(
+      'nothing_to_restore',
+      `Version ${version.version_number} has no content of its own (it showed the page's content, or its content was erased)`,
+    );
+  }
+  const draft = await insertDraft(trx, audience, {
+    is_new_page_agent: version.is_new_page_agent,
+    supplementary_context: version.supplementary_context,
+    content: version.content,
+    origin: 'written',
+  });
+  return moveVersion(trx, audience, draft, 'published');
 }
 
 export function findVersion(db: Kysely<Database>, audience: AudiencesTable, versionId: string) {
@@ -144,6 +188,16 @@ export function findVersion(db: Kysely<Database>, audience: AudiencesTable, vers
     .where('audience_id', '=', audience.id)
     .where('tenant_id', '=', audience.tenant_id)
     .executeTakeFirst();
+}
+
+/** The audience's versions among `ids`, with their status: what an experiment's arms may serve. */
+export function versionStatuses(db: Kysely<Database>, audience: AudiencesTable, ids: readonly string[]) {
+  return db
+    .selectFrom('audience_versions')
+    .select(['id', 'status'])
+    .where('audience_id', '=', audience.id)
+    .where('id', 'in', ids)
+    .execute();
 }
 
 /**
@@ -172,17 +226,7 @@ export async function moveVersion(
   if (!moved) throw conflict('The version was changed by another request; read it again and retry');
   await emit(trx, audience.tenant_id, 'audience_version.status_changed', toVersion(moved), { previousStatus: from });
   if (to === 'published') {
-    const archived = await trx
-      .updateTable('audience_versions')
-      .set({ status: 'archived', obsolete_at: at, archived_at: at })
-      .where('audience_id', '=', audience.id)
-      .where('status', '=', 'published')
-      .where('version_number', '<', moved.version_number)
-      .returningAll()
-      .execute();
-    for (const version of archived) {
-      await emit(trx, audience.tenant_id, 'audience_version.status_changed', toVersion(version), { previousStatus: 'published' });
-    }
+    await archivePublished(trx, audience, at, { olderThan: moved.version_number });
     const newest = await trx
       .selectFrom('audience_versions')
       .select('id')
@@ -191,12 +235,62 @@ export async function moveVersion(
       .orderBy('version_number', 'desc')
       .limit(1)
       .executeTakeFirstOrThrow();
-    await trx.updateTable('audiences').set({ published_version_id: newest.id, updated_at: at }).where('id', '=', audience.id).execute();
+    await servePublished(trx, audience.id, newest.id, at);
     // The page now serves this version to the audience: one event for whoever only cares about that.
     const { page_id: pageId } = await trx.selectFrom('audiences').select('page_id').where('id', '=', audience.id).executeTakeFirstOrThrow();
     await emit(trx, audience.tenant_id, 'page.version.published', toVersion(moved), { pageId });
   }
   return toVersion(moved);
+}
+
+/**
+ * Archives the audience's published versions older than a number, or all but one, with their
+ * events; returns how many.
+ */
+async function archivePublished(
+  trx: Transaction<Database>,
+  audience: Pick<AudiencesTable, 'id' | 'tenant_id'>,
+  at: string,
+  keep: { olderThan: number } | { allBut: string },
+): Promise<number> {
+  const archived = await trx
+    .updateTable('audience_versions')
+    .set({ status: 'archived', obsolete_at: at, archived_at: at })
+    .where('audience_id', '=', audience.id)
+    .where('status', '=', 'published')
+    .$call((q) => ('olderThan' in keep ? q.where('version_number', '<', keep.olderThan) : q.where('id', '<>', keep.allBut)))
+    .returningAll()
+    .execute();
+  for (const version of archived) {
+    await emit(trx, audience.tenant_id, 'audience_version.status_changed', toVersion(version), { previousStatus: 'published' });
+  }
+  return archived.length;
+}
+
+/** The published version the audience serves. */
+async function servePublished(trx: Transaction<Database>, audienceId: string, versionId: string, at: string): Promise<void> {
+  await trx.updateTable('audiences').set({ published_version_id: versionId, updated_at: at }).where('id', '=', audienceId).execute();
+}
+
+/**
+ * An experiment's winner (src/experiments/conclusion.ts) becomes the audience's published version:
+ * a draft is published through moveVersion (which archives the older published versions); a newer
+ * published version than the winner is archived too, so the winner is what the audience serves
+ * afterwards. 409 when the audience (of this page) or the version no longer exists.
+ */
+export async function publishWinner(trx: Transaction<Database>, pageId: string, audienceId: string, versionId: string): Promise<void> {
+  const audience = await trx
+    .selectFrom('audiences')
+    .select(['id', 'tenant_id', 'published_version_id'])
+    .where('id', '=', audienceId)
+    .where('page_id', '=', pageId)
+    .executeTakeFirst();
+  const version = await trx.selectFrom('audience_versions').selectAll().where('id', '=', versionId).executeTakeFirst();
+  if (!audience || !version) throw conflict("The winner's version no longer exists");
+  if (version.status !== 'published') await moveVersion(trx, audience, version, 'published');
+  const at = now();
+  const newer = await archivePublished(trx, audience, at, { allBut: version.id });
+  if (newer > 0 || audience.published_version_id !== version.id) await servePublished(trx, audience.id, version.id, at);
 }
 
 /** A version's PATCH (the schema asks for one field at least): its content (only while it is a draft), then its move. */
@@ -229,9 +323,10 @@ async function setDraftContent(
       { path: '/content', message: 'can only change while the version is draft' },
     ]);
   }
+  await checkVersionContent(trx, audience, content);
   const updated = await trx
     .updateTable('audience_versions')
-    .set({ content: contentText(content) })
+    .set({ content: contentText(content), origin: 'written' })
     .where('id', '=', version.id)
     .where('status', '=', 'draft')
     .returningAll()
@@ -239,4 +334,17 @@ async function setDraftContent(
   if (!updated) throw conflict('The version was changed by another request; read it again and retry');
   await emit(trx, audience.tenant_id, 'audience_version.updated', toVersion(updated));
   return updated;
+}
+
+/** A version's content as written: its layouts, the tenant's images, and (for a cta) the page's actions. */
+async function checkVersionContent(trx: Transaction<Database>, audience: AudiencesTable, content: Content | null): Promise<void> {
+  if (content === null) return;
+  const page = await findPage(trx, audience.tenant_id, audience.page_id);
+  const actions = page ? (JSON.parse(page.actions) as { actionId: string }[]) : [];
+  await checkContent(
+    trx,
+    audience.tenant_id,
+    content,
+    actions.map((a) => a.actionId),
+  );
 }

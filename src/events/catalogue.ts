@@ -17,7 +17,11 @@ export const EVENT_TYPES = [
   'audience_session.created',
   'visit.started',
   'session.ended',
+  // `data`: FormSubmittedData (src/leads/schemas.ts).
   'form.submitted',
+  // Issue 39: a lead's email domain named an account (FormEnrichedData), or why not (FormEnrichmentFailedData).
+  'form.enriched',
+  'form.enrichment_failed',
   'asset.created',
   'asset.updated',
   'asset.deleted',
@@ -46,6 +50,13 @@ export const EVENT_TYPES = [
   'tenant_domain.released',
   'experiment.started',
   'experiment.concluded',
+  'template.created',
+  'template.deleted',
+  'deal.created',
+  'deal.updated',
+  'deal.deleted',
+  // `data`: the Integration (src/integrations/schemas.ts), paused because its CRM refused the credentials.
+  'integration.failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -3,6 +3,7 @@ import type { Database, LeadsTable } from '../db/types.js';
 import { invalidField } from '../http/errors.js';
 import { countRows, keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { toInstant } from '../time.js';
+import type { Mentions } from '../db/mentions.js';
 import type { Lead, LeadListQuery } from './schemas.js';
 
 /** Written by the lead form's transaction (src/site/forms/leads.ts). */
@@ -10,9 +11,37 @@ export async function insertLead(trx: Transaction<Database>, row: LeadsTable): P
   await trx.insertInto('leads').values(row).execute();
 }
 
-/** A person's erasure takes their leads with them (src/persons/erasure.ts). */
-export async function deleteLeadsOf(trx: Transaction<Database>, tenantId: string, personId: string): Promise<void> {
+/** What a visitor typed on a lead: one field naming a person makes the others theirs too, as a session's form fields. */
+const SUBMITTED = ['submitted_name', 'submitted_email', 'submitted_phone'] as const;
+
+/**
+ * A person's erasure (src/persons/erasure.ts): their leads go with them; a lead of someone else
+ * forgets that it came through their link, and forgets what was typed when it mentions them
+ * (someone typed their address on another person's link).
+ */
+export async function forgetLeadsOf(trx: Transaction<Database>, tenantId: string, personId: string, mentions: Mentions): Promise<void> {
   await trx.deleteFrom('leads').where('tenant_id', '=', tenantId).where('person_id', '=', personId).execute();
+  await trx
+    .updateTable('leads')
+    .set({ via_person_id: null })
+    .where('tenant_id', '=', tenantId)
+    .where('via_person_id', '=', personId)
+    .execute();
+  const rows = await trx
+    .selectFrom('leads')
+    .select(['id', ...SUBMITTED])
+    .where('tenant_id', '=', tenantId)
+    .where((eb) => eb.or(SUBMITTED.map((c) => mentions.mayMention(c))))
+    .execute();
+  for (const row of rows) {
+    if (!SUBMITTED.some((c) => mentions.test(row[c]))) continue;
+    await trx
+      .updateTable('leads')
+      .set({ submitted_name: '', submitted_email: '', submitted_phone: '' })
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', row.id)
+      .execute();
+  }
 }
 
 export interface LeadFilters {
@@ -23,7 +52,7 @@ export interface LeadFilters {
 
 function instant(value: string, path: string): string {
   const iso = toInstant(value, true);
-  if (iso === undefined) throw invalidField(path, 'is not a date-time of years 0000-9999 in UTC');
+  if (iso === undefined) throw invalidField(path, 'is not a date-time of years 0001-9999 in UTC');
   return iso;
 }
 
@@ -106,6 +135,10 @@ export const toLead = (row: LeadRow): Lead => ({
   utmCampaign: row.utm_campaign ?? '',
   utmTerm: row.utm_term ?? '',
   utmContent: row.utm_content ?? '',
+  viaPersonId: row.via_person_id,
+  submittedName: row.submitted_name,
+  submittedEmail: row.submitted_email,
+  submittedPhone: row.submitted_phone,
 });
 
 const leadsList = keysetList({ name: 'leads', table: 'leads', ...NEWEST_FIRST });

@@ -1,10 +1,10 @@
 import type { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { invalidField, notFound } from '../http/errors.js';
+import { invalidField } from '../http/errors.js';
 import { preferredType } from '../http/negotiate.js';
 import { ListEnvelope, responses } from '../http/schemas.js';
-import { findPage } from '../pages/repository.js';
+import { livePage } from '../pages/live-page.js';
 import { CSV_COLUMNS, leadsCsv } from './export.js';
 import { leadFilters, listLeads } from './repository.js';
 import { Lead, LeadListQuery } from './schemas.js';
@@ -37,7 +37,7 @@ export const leadRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      if (request.query.pageId !== undefined && !(await findPage(app.db, request.tenantId, request.query.pageId))) throw notFound('Page');
+      if (request.query.pageId !== undefined) await livePage(app.db, request.tenantId, request.query.pageId);
       reply.header('vary', 'Accept');
       if (preferredType(request, ['application/json', 'text/csv']) === 'application/json') {
         return reply.type('application/json; charset=utf-8').send(await listLeads(app.db, request.tenantId, request.query));

@@ -1,9 +1,11 @@
 import type { Kysely, Transaction } from 'kysely';
+import { noteAccountActivity } from '../accounts/repository.js';
 import type { Database, LogsTable } from '../db/types.js';
 import { newId } from '../ids.js';
 import { conflict, invalidField } from '../http/errors.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { after, now, toInstant } from '../time.js';
+import type { Mentions } from '../db/mentions.js';
 import type { AccountLog, LogCreate, LogListQuery, PersonLog } from './schemas.js';
 
 /** Person logs and account logs: one shape, two tables, one code path. */
@@ -44,14 +46,45 @@ export async function createLog(
   await trx.insertInto(LOGS[owner]).values(row).execute();
   if (owner === 'account') {
     // An account's latest activity is its newest log or its own update, whichever is later.
-    await trx
-      .updateTable('accounts')
-      .set({ latest_activity_at: row.created_at })
-      .where('id', '=', ownerId)
-      .where('latest_activity_at', '<', row.created_at)
-      .execute();
+    await noteAccountActivity(trx, ownerId, row.created_at);
   }
   return row;
+}
+
+/** Every log entry of the person or account, which is going (deleted, or erased). */
+export async function deleteLogsOf(trx: Transaction<Database>, owner: LogOwner, tenantId: string, ownerId: string): Promise<void> {
+  await trx.deleteFrom(LOGS[owner]).where('tenant_id', '=', tenantId).where('owner_id', '=', ownerId).execute();
+}
+
+/** What a visitor typed in a lead form's log entry (src/site/forms/leads.ts): one mentioning a person makes the others theirs too. */
+const TYPED = ['name', 'email', 'phone'] as const;
+
+/**
+ * A person's erasure (src/persons/erasure.ts): a lead form's entry in another person's log (a
+ * visitor typed the erased person's details on that person's link) keeps the entry and loses what
+ * was typed ('' each), as the visit's session does.
+ */
+export async function forgetTypedLeads(trx: Transaction<Database>, tenantId: string, mentions: Mentions): Promise<void> {
+  const rows = await trx
+    .selectFrom('person_logs')
+    .select(['id', 'payload'])
+    .where('tenant_id', '=', tenantId)
+    .where('source', '=', 'pages')
+    .where('type', '=', 'form-submitted')
+    .where(mentions.mayMention('payload'))
+    .execute();
+  for (const row of rows) {
+    const payload: unknown = JSON.parse(row.payload);
+    if (typeof payload !== 'object' || payload === null) continue;
+    const fields = payload as Record<string, unknown>;
+    if (!TYPED.some((k) => typeof fields[k] === 'string' && mentions.test(fields[k]))) continue;
+    for (const k of TYPED) if (k in fields) fields[k] = '';
+    await trx
+      .updateTable('person_logs')
+      .set({ payload: JSON.stringify(fields) })
+      .where('id', '=', row.id)
+      .execute();
+  }
 }
 
 export async function findLog(db: Kysely<Database>, owner: LogOwner, tenantId: string, ownerId: string, logId: string) {
@@ -111,8 +144,8 @@ export async function listLogs<Item>(
 ) {
   const since = query.since === undefined ? undefined : toInstant(query.since, true);
   const until = query.until === undefined ? undefined : toInstant(query.until, true);
-  if (query.since !== undefined && since === undefined) throw invalidField('/since', 'is not an instant of the years 0000-9999');
-  if (query.until !== undefined && until === undefined) throw invalidField('/until', 'is not an instant of the years 0000-9999');
+  if (query.since !== undefined && since === undefined) throw invalidField('/since', 'is not an instant of the years 0001-9999');
+  if (query.until !== undefined && until === undefined) throw invalidField('/until', 'is not an instant of the years 0001-9999');
   const filters = {
     source: query.source ?? null,
     type: query.type ?? null,

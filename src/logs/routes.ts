@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { TSchema } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { AccountParams } from '../accounts/schemas.js';
@@ -8,7 +8,6 @@ import { emit } from '../events/outbox.js';
 import { notFound } from '../http/errors.js';
 import { createOnce, fromBodyOrHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
 import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
-import { PersonParams } from '../persons/schemas.js';
 import {
   assertLive,
   createLog,
@@ -32,6 +31,9 @@ import {
   PersonLogUpdate,
 } from './schemas.js';
 import { settle } from '../http/round-trip.js';
+
+// The path's person, declared here: persons erase their logs through this area, so logs never import persons.
+const PersonParams = Type.Object({ person_id: Type.String() });
 
 /** Person logs and account logs have the same operations; each owner's routes differ only in names. */
 const OWNERS = {

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely, Transaction, UpdateQueryBuilder, UpdateResult } from 'kysely';
 import { TARGET_TYPES } from '../db/enums.js';
 import { textSearch } from '../db/search/index.js';
 import type { Database, PageLinksTable } from '../db/types.js';
@@ -155,17 +155,29 @@ export async function updatePageLink(
  * then every link row of the domain is removed (they name a domain that no longer exists).
  */
 export async function deleteDomainLinks(trx: Transaction<Database>, tenantId: string, domainId: string): Promise<void> {
-  const at = now();
-  const deleted = await trx
-    .updateTable('page_links')
-    .set({ deleted_at: at, updated_at: at })
-    .where('tenant_id', '=', tenantId)
-    .where('tenant_domain_id', '=', domainId)
+  await deleteLiveLinks(trx, tenantId, now(), (q) => q.where('tenant_id', '=', tenantId).where('tenant_domain_id', '=', domainId));
+  await trx.deleteFrom('page_links').where('tenant_id', '=', tenantId).where('tenant_domain_id', '=', domainId).execute();
+}
+
+/** For a page that is deleted (pages/repository.ts): its live links are deleted, which frees their paths. */
+export async function deletePageLinksOf(trx: Transaction<Database>, tenantId: string, pageId: string, at: string): Promise<void> {
+  await deleteLiveLinks(trx, tenantId, at, (q) => q.where('page_id', '=', pageId));
+}
+
+type LinksUpdate = UpdateQueryBuilder<Database, 'page_links', 'page_links', UpdateResult>;
+
+/** The live links `which` picks are deleted at `at`, each with its `page_link.deleted` event. */
+async function deleteLiveLinks(
+  trx: Transaction<Database>,
+  tenantId: string,
+  at: string,
+  which: (q: LinksUpdate) => LinksUpdate,
+): Promise<void> {
+  const deleted = await which(trx.updateTable('page_links').set({ deleted_at: at, updated_at: at }))
     .where('deleted_at', 'is', null)
     .returningAll()
     .execute();
   for (const row of deleted) await emit(trx, tenantId, 'page_link.deleted', toPageLink(row));
-  await trx.deleteFrom('page_links').where('tenant_id', '=', tenantId).where('tenant_domain_id', '=', domainId).execute();
 }
 
 /** A link of the tenant as stored, deleted or not (a visit names the link it came through). */

@@ -1,10 +1,32 @@
 import type { Static } from '@sinclair/typebox';
-import { invalidField } from '../http/errors.js';
+import { type FieldError, invalidField } from '../http/errors.js';
+import { throwIfAny } from '../http/round-trip.js';
 import { newId } from '../ids.js';
 import type { Action, ActionPatch } from './schemas.js';
 
 /** An action as stored; its `actionIndex` is its position, so it is never stored. */
 export type StoredAction = Omit<Static<typeof Action>, 'actionIndex'>;
+
+/** An https URL as written: a link button must go somewhere a visitor's browser opens safely. */
+const isHttpsUrl = (url: string) => /^https:\/\//i.test(url) && Boolean(URL.parse(url)?.hostname);
+
+/**
+ * What an action of its type needs: a `link` a button title and an https URL; a `form` no URL (it
+ * posts to the page itself, so none is stored); any other type a URL, as the reference has it.
+ */
+function actionErrors(item: ActionPatch, i: number): FieldError[] {
+  const errors: FieldError[] = [];
+  const at = (field: string, message: string) => errors.push({ path: `/actions/${i}/${field}`, message });
+  if (item.actionType === 'form') return errors;
+  if (item.actionType === 'link') {
+    if (item.buttonTitle.trim() === '') at('buttonTitle', 'is required: a link action needs a button title');
+    if (item.url === undefined) at('url', 'is required: a link action needs an https URL, like https://example.com/demo');
+    else if (!isHttpsUrl(item.url)) at('url', 'must be an https URL, like https://example.com/demo');
+  } else if (item.url === undefined) {
+    at('url', 'is required');
+  }
+  return errors;
+}
 
 /**
  * The rules of a page's actions and its header action, on create (no stored actions) and update:
@@ -36,8 +58,10 @@ export function resolveActions(
       }
       const actionId = item.actionId ?? newId('action');
       used.add(actionId);
-      return { actionId, purpose: item.purpose, buttonTitle: item.buttonTitle, actionType: item.actionType, url: item.url };
+      const url = item.actionType === 'form' ? '' : (item.url ?? '');
+      return { actionId, purpose: item.purpose, buttonTitle: item.buttonTitle, actionType: item.actionType, url };
     });
+    throwIfAny(input.flatMap((item, i) => actionErrors(item, i)));
   }
   const headerActionId = header === undefined ? storedHeader : header;
   if (headerActionId !== null && !actions.some((a) => a.actionId === headerActionId)) {

@@ -3,6 +3,7 @@ import { findLiveImageAsset } from '../assets/repository.js';
 import type { Database } from '../db/types.js';
 import { findFallbackDomain } from '../domains/repository.js';
 import type { FieldError } from '../http/errors.js';
+import type { OriginOf } from '../http/public-origin.js';
 import type { MetadataPartial } from './schemas.js';
 
 const KINDS = ['og', 'twitter'] as const;
@@ -23,6 +24,7 @@ export async function applyImageAssets(
   request: ImageRequest,
   path: string,
   errors: FieldError[],
+  originOf: OriginOf,
 ): Promise<MetadataPartial> {
   const result: Record<string, unknown> = { ...merged };
   for (const kind of KINDS) {
@@ -43,13 +45,13 @@ export async function applyImageAssets(
     }
     result[assetField] = asset.id;
     result[`${kind}ImageFileId`] = asset.file_id;
-    result[`${kind}ImageUrl`] = await publicFileUrl(db, tenantId, asset.file_id);
+    result[`${kind}ImageUrl`] = await publicFileUrl(db, tenantId, asset.file_id, originOf);
   }
   return result as MetadataPartial;
 }
 
-/** `https://<the tenant's fallback domain>/_pam/files/<fileId>`: tenant domains are served behind TLS. */
-async function publicFileUrl(db: Kysely<Database>, tenantId: string, fileId: string): Promise<string> {
+/** `<the public origin of the tenant's fallback domain>/_pam/files/<fileId>`, as the request reaches the service. */
+async function publicFileUrl(db: Kysely<Database>, tenantId: string, fileId: string, originOf: OriginOf): Promise<string> {
   const domain = await findFallbackDomain(db, tenantId);
-  return domain ? `https://${domain.hostname}/_pam/files/${fileId}` : `/_pam/files/${fileId}`;
+  return domain ? `${originOf(domain.hostname)}/_pam/files/${fileId}` : `/_pam/files/${fileId}`;
 }

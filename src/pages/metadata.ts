@@ -2,6 +2,7 @@ import { Value } from '@sinclair/typebox/value';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
 import type { FieldError } from '../http/errors.js';
+import type { OriginOf } from '../http/public-origin.js';
 import { mergePatch, readOnlyError } from '../http/round-trip.js';
 import { applyImageAssets } from './images.js';
 import { METADATA_IMAGE_FIELDS, Metadata, type MetadataPartial, type MetadataPatch } from './schemas.js';
@@ -42,10 +43,11 @@ export async function mergeMetadata(
   request: Record<string, unknown>,
   path: string,
   errors: FieldError[],
+  originOf: OriginOf,
 ): Promise<MetadataPartial> {
   const fields = { ...request };
   for (const f of ASSET_FIELDS) delete fields[f];
-  return applyImageAssets(db, tenantId, mergePatch(stored, fields), request, path, errors);
+  return applyImageAssets(db, tenantId, mergePatch(stored, fields), request, path, errors, originOf);
 }
 
 /**
@@ -58,6 +60,7 @@ export async function patchPageMetadata(
   stored: MetadataPartial | null,
   request: MetadataPatch,
   errors: FieldError[],
+  originOf: OriginOf,
 ): Promise<MetadataPartial> {
   const shown = fullMetadata(stored);
   const fields: Record<string, unknown> = { ...request };
@@ -65,5 +68,5 @@ export async function patchPageMetadata(
     if (fields[f] !== undefined && fields[f] !== shown[f]) errors.push(readOnlyError(`/metadata/${f}`));
     delete fields[f];
   }
-  return mergeMetadata(db, tenantId, stored, fields, '/metadata', errors);
+  return mergeMetadata(db, tenantId, stored, fields, '/metadata', errors, originOf);
 }

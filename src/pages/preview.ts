@@ -1,11 +1,17 @@
 import { createHash } from 'node:crypto';
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Static } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
 import { AppError, invalidField, notFound } from '../http/errors.js';
+import type { PublicOrigin } from '../http/public-origin.js';
 import { htmlResponses, responses } from '../http/schemas.js';
+import { IdempotencyHeaders } from '../http/idempotency.js';
+import { registerFormJsonBody } from '../http/json-body.js';
+import { checkedDraft, type PreviewDraft } from './draft.js';
 import type { PreviewLinks, PreviewRefusal } from './preview-links.js';
-import { PageParams, PagePreviewLink, PagePreviewQuery, PreviewLinkQuery } from './schemas.js';
+import { PageParams, PagePreviewBody, PagePreviewDraft, PagePreviewLink, PagePreviewQuery, PreviewLinkQuery } from './schemas.js';
 
 type Found<T> = Promise<{ audience: false } | ({ audience: true } & T) | undefined>;
 
@@ -21,7 +27,9 @@ export interface Previews {
     tenantId: string,
     pageId: string,
     audienceId: string | undefined,
-  ): Found<{ html: string; styles: string[] }>;
+    origin: (hostname: string) => string,
+    draft?: PreviewDraft,
+  ): Found<{ html: string; styles: string[]; origin: string }>;
 }
 
 const REFUSED: Record<PreviewRefusal, string> = {
@@ -31,20 +39,33 @@ const REFUSED: Record<PreviewRefusal, string> = {
 
 /**
  * The policy of a preview opened by its link: nothing may run or load but the document's own
- * `<style>` elements (by their hashes) and images, it can be framed by this origin only (the
+ * `<style>` elements (by their hashes) and images (this origin's, https, and the public origin of
+ * the tenant's fallback domain, which serves its files), it can be framed by this origin only (the
  * console), and `sandbox` keeps it scriptless and without forms even when opened on its own.
  */
-function previewPolicy(styles: string[]): string {
+function previewPolicy(styles: string[], files: string): string {
   const hashes = styles.map((css) => `'sha256-${createHash('sha256').update(css).digest('base64')}'`);
   return [
     "default-src 'none'",
     `style-src ${hashes.join(' ')}`,
-    "img-src 'self' data: https:",
+    `img-src 'self' data: https:${files.startsWith('http:') ? ` ${files}` : ''}`,
     "base-uri 'none'",
     "form-action 'none'",
     "frame-ancestors 'self'",
     'sandbox',
   ].join('; ');
+}
+
+/** An API preview's document, never kept nor indexed, framed by the console only; or why there is none. */
+function sendDocument(reply: FastifyReply, preview: Awaited<ReturnType<Previews['document']>>) {
+  if (!preview) throw notFound('Page');
+  if (!preview.audience) throw invalidField('/audienceId', 'is not an audience of this page');
+  return reply
+    .type('text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('x-robots-tag', 'noindex, nofollow')
+    .header('content-security-policy', "frame-ancestors 'self'")
+    .send(preview.html);
 }
 
 /**
@@ -55,7 +76,10 @@ function previewPolicy(styles: string[]): string {
  * then show it as a document of its own (the console's iframe), under the policy above instead
  * of the console's. Registered by pageRoutes, which is handed the rendering and the links.
  */
-export const previewRoutes: FastifyPluginAsyncTypebox<{ previews: Previews; links: PreviewLinks }> = async (app, { previews, links }) => {
+export const previewRoutes: FastifyPluginAsyncTypebox<{ previews: Previews; links: PreviewLinks; origin: PublicOrigin }> = async (
+  app,
+  { previews, links, origin },
+) => {
   app.get(
     '/v0/pages/:page_id/preview',
     {
@@ -72,15 +96,42 @@ export const previewRoutes: FastifyPluginAsyncTypebox<{ previews: Previews; link
       },
     },
     async (request, reply) => {
-      const preview = await previews.document(app.db, request.tenantId, request.params.page_id, request.query.audienceId);
-      if (!preview) throw notFound('Page');
-      if (!preview.audience) throw invalidField('/audienceId', 'is not an audience of this page');
-      return reply
-        .type('text/html; charset=utf-8')
-        .header('cache-control', 'no-store')
-        .header('x-robots-tag', 'noindex, nofollow')
-        .header('content-security-policy', "frame-ancestors 'self'")
-        .send(preview.html);
+      const preview = await previews.document(app.db, request.tenantId, request.params.page_id, request.query.audienceId, (hostname) =>
+        origin(hostname, request.raw),
+      );
+      return sendDocument(reply, preview);
+    },
+  );
+
+  app.post(
+    '/v0/pages/:page_id/preview',
+    {
+      schema: {
+        headers: IdempotencyHeaders,
+        tags: ['pages'],
+        'x-extension': true,
+        operationId: 'previewPageDraft',
+        summary: 'Preview unsaved content as a visitor would get it (extension)',
+        description:
+          "The document `GET .../preview` answers, with the body's content (and actions, when sent) in place of the stored ones, for the audience (none without `audienceId`). The content is checked as `PATCH` checks it (400 at its pointer) and nothing is written: an `Idempotency-Key` is accepted and replays nothing.",
+        params: PageParams,
+        body: PagePreviewBody,
+        response: htmlResponses('The document, as a visitor would get it with this content'),
+      },
+    },
+    async (request, reply) => {
+      const { audienceId, ...body } = request.body;
+      const draft = await checkedDraft(app.db, request.tenantId, request.params.page_id, body);
+      if (!draft) throw notFound('Page');
+      const preview = await previews.document(
+        app.db,
+        request.tenantId,
+        request.params.page_id,
+        audienceId,
+        (hostname) => origin(hostname, request.raw),
+        draft,
+      );
+      return sendDocument(reply, preview);
     },
   );
 
@@ -108,6 +159,28 @@ export const previewRoutes: FastifyPluginAsyncTypebox<{ previews: Previews; link
     },
   );
 
+  /** A preview link's document under its own policy; `draft`: unsaved content in place of the stored. */
+  const openLink = async (request: LinkRequest, reply: FastifyReply, draft?: PagePreviewDraft) => {
+    const { page_id: pageId } = request.params;
+    const { tenantId, audienceId } = request.query;
+    const refused = links.refusal({ ...request.query, pageId, audienceId });
+    if (refused) throw new AppError('forbidden', REFUSED[refused]);
+    const checked = draft && (await checkedDraft(app.db, tenantId, pageId, draft));
+    if (draft && !checked) throw notFound('Page');
+    const preview = await previews.document(app.db, tenantId, pageId, audienceId, (hostname) => origin(hostname, request.raw), checked);
+    if (!preview) throw notFound('Page');
+    if (!preview.audience) throw notFound('Audience');
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .header('x-robots-tag', 'noindex, nofollow')
+      .header('content-security-policy', previewPolicy(preview.styles, preview.origin))
+      .header('x-frame-options', 'SAMEORIGIN')
+      .header('x-content-type-options', 'nosniff')
+      .header('referrer-policy', 'no-referrer')
+      .send(preview.html);
+  };
+
   app.get(
     '/previews/:page_id',
     {
@@ -124,23 +197,28 @@ export const previewRoutes: FastifyPluginAsyncTypebox<{ previews: Previews; link
         response: htmlResponses('The document, as a visitor would get it, under its own policy'),
       },
     },
-    async (request, reply) => {
-      const { page_id: pageId } = request.params;
-      const { tenantId, audienceId } = request.query;
-      const refused = links.refusal({ ...request.query, pageId, audienceId });
-      if (refused) throw new AppError('forbidden', REFUSED[refused]);
-      const preview = await previews.document(app.db, tenantId, pageId, audienceId);
-      if (!preview) throw notFound('Page');
-      if (!preview.audience) throw notFound('Audience');
-      return reply
-        .type('text/html; charset=utf-8')
-        .header('cache-control', 'no-store')
-        .header('x-robots-tag', 'noindex, nofollow')
-        .header('content-security-policy', previewPolicy(preview.styles))
-        .header('x-frame-options', 'SAMEORIGIN')
-        .header('x-content-type-options', 'nosniff')
-        .header('referrer-policy', 'no-referrer')
-        .send(preview.html);
-    },
+    async (request, reply) => openLink(request, reply),
   );
+
+  // The console's live preview: a form posted into its sandboxed frame, so that the unsaved
+  // content arrives as a document of its own, under the link's policy (a `srcdoc` or blob frame
+  // would inherit the console's, which refuses the page's inline styles). The link is the
+  // credential, as for GET; the field `draft` holds the JSON of PagePreviewDraft. Not in the
+  // OpenAPI document: it is the console's plumbing; `POST /v0/pages/{page_id}/preview` is the API's.
+  await app.register(async (form) => {
+    registerFormJsonBody(form, 'draft');
+    form
+      .withTypeProvider<TypeBoxTypeProvider>()
+      .post(
+        '/previews/:page_id',
+        { schema: { hide: true, params: PageParams, querystring: PreviewLinkQuery, body: PagePreviewDraft } },
+        async (request, reply) => openLink(request, reply, request.body),
+      );
+  });
 };
+
+interface LinkRequest {
+  params: Static<typeof PageParams>;
+  query: Static<typeof PreviewLinkQuery>;
+  raw: FastifyRequest['raw'];
+}

@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
+import { type ExpressionBuilder, type Kysely, type Transaction, sql } from 'kysely';
 import { bump, counter } from '../db/counters.js';
 import { noteChange } from '../db/changes.js';
 import type { Database, PagesTable } from '../db/types.js';
@@ -6,12 +6,17 @@ import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { emit } from '../events/outbox.js';
 import { after, now } from '../time.js';
-import { toPageLink } from '../page-links/repository.js';
+import { deletePageLinksOf } from '../page-links/repository.js';
 import { resolveActions, type StoredAction } from './actions.js';
+import { beginning, type TemplateStarts } from './from-template.js';
 import type { FieldError } from '../http/errors.js';
 import { settle, throwIfAny } from '../http/round-trip.js';
+import { checkContent, contentErrors } from './sections.js';
 import { fullMetadata, mergeMetadata, parseMetadata, patchPageMetadata } from './metadata.js';
 import { type Content, type Page, type PageCreate, type PageListQuery, PageUpdate } from './schemas.js';
+import type { OriginOf } from '../http/public-origin.js';
+
+const actionIds = (actions: StoredAction[]) => actions.map((a) => a.actionId);
 
 type PageRow = PagesTable & { audiences_count: number | string | bigint | null };
 
@@ -83,10 +88,23 @@ export async function getPage(db: Kysely<Database>, tenantId: string, pageId: st
   return row && toPage(row);
 }
 
-export async function createPage(trx: Transaction<Database>, tenantId: string, input: PageCreate): Promise<Page> {
-  const { actions, headerActionId } = resolveActions([], null, input.actions, input.headerActionId);
+/**
+ * `originOf` makes the URLs of the images the request names (pages/images.ts); `starts` finds a
+ * `templateId`'s template (pages/from-template.ts).
+ */
+export async function createPage(
+  trx: Transaction<Database>,
+  tenantId: string,
+  input: PageCreate,
+  originOf: OriginOf,
+  starts: TemplateStarts,
+): Promise<Page> {
+  const start = await beginning(trx, tenantId, input, starts);
+  const { actions, headerActionId } = resolveActions(start.known, null, start.actions, start.headerActionId);
   const errors: FieldError[] = [];
-  const metadata = input.metadata === undefined ? null : await mergeMetadata(trx, tenantId, null, input.metadata, '/metadata', errors);
+  const metadata =
+    input.metadata === undefined ? null : await mergeMetadata(trx, tenantId, null, input.metadata, '/metadata', errors, originOf);
+  errors.push(...start.errorsOf(await contentErrors(trx, tenantId, start.content, actionIds(actions))));
   throwIfAny(errors);
   const at = now();
   const status = input.status ?? 'draft';
@@ -106,7 +124,7 @@ export async function createPage(trx: Transaction<Database>, tenantId: string, i
     footer_links: JSON.stringify(input.footerLinks ?? []),
     scripts: JSON.stringify(input.scripts ?? []),
     metadata: metadata === null ? null : JSON.stringify(metadata),
-    content: input.content === undefined ? null : JSON.stringify(input.content),
+    content: start.content === undefined ? null : JSON.stringify(start.content),
     audience_seq: 0,
     archived_at: status === 'archived' ? at : null,
     deleted_at: null,
@@ -121,6 +139,16 @@ export async function createPage(trx: Transaction<Database>, tenantId: string, i
 }
 
 /**
+ * What the audiences keep of their page: its name (audience search matches it) and whether it is
+ * deleted. The audiences area's functions (audiences/page-copies.ts), handed in by app.ts: audiences
+ * import pages, so pages import none of them.
+ */
+export interface PageCopies {
+  renamed(trx: Transaction<Database>, pageId: string, name: string): Promise<void>;
+  deleted(trx: Transaction<Database>, pageId: string): Promise<void>;
+}
+
+/**
  * Undefined when there is no such live page. Read-only fields must equal the page's; a patch that
  * changes no value (`{}`, or the page as read) changes nothing, `updatedAt` included.
  */
@@ -129,6 +157,8 @@ export async function updatePage(
   tenantId: string,
   pageId: string,
   body: PageUpdate,
+  originOf: OriginOf,
+  copies: PageCopies,
 ): Promise<Page | undefined> {
   const current = await findPageCounted(trx, tenantId, pageId);
   if (!current) return undefined;
@@ -139,7 +169,7 @@ export async function updatePage(
     const metadata =
       patch.metadata === undefined
         ? undefined
-        : await patchPageMetadata(trx, tenantId, parseMetadata(current.metadata), patch.metadata, errors);
+        : await patchPageMetadata(trx, tenantId, parseMetadata(current.metadata), patch.metadata, errors, originOf);
     throwIfAny(errors);
     const { actions, headerActionId } = resolveActions(
       JSON.parse(current.actions) as StoredAction[],
@@ -147,6 +177,7 @@ export async function updatePage(
       patch.actions,
       patch.headerActionId,
     );
+    await checkContent(trx, tenantId, patch.content, actionIds(actions));
     const at = after(current.updated_at);
     const changes: Partial<PagesTable> = { updated_at: at, header_action_id: headerActionId, actions: JSON.stringify(actions) };
     if (patch.name !== undefined) changes.name = patch.name;
@@ -168,11 +199,7 @@ export async function updatePage(
     await trx.updateTable('pages').set(changes).where('id', '=', pageId).execute();
     if (patch.name !== undefined && patch.name !== current.name) {
       // Audience search matches and returns the page's name; the audiences carry a copy.
-      await trx
-        .updateTable('audiences')
-        .set({ page_name: patch.name, page_name_lc: patch.name.toLowerCase() })
-        .where('page_id', '=', pageId)
-        .execute();
+      await copies.renamed(trx, pageId, patch.name);
     }
     const page = await getPage(trx, tenantId, pageId);
     await emit(trx, tenantId, 'page.updated', page);
@@ -181,8 +208,19 @@ export async function updatePage(
   return shown;
 }
 
+/** The number of the page's next audience (numbers are never reused). */
+export async function nextAudienceNumber(trx: Transaction<Database>, pageId: string): Promise<PagesTable['audience_seq']> {
+  const { audience_seq: number } = await trx
+    .updateTable('pages')
+    .set({ audience_seq: sql<number>`audience_seq + 1` })
+    .where('id', '=', pageId)
+    .returning('audience_seq')
+    .executeTakeFirstOrThrow();
+  return number;
+}
+
 /** Marks the page deleted; false when there is no such live page. */
-export async function deletePage(trx: Transaction<Database>, tenantId: string, pageId: string): Promise<boolean> {
+export async function deletePage(trx: Transaction<Database>, tenantId: string, pageId: string, copies: PageCopies): Promise<boolean> {
   const current = await getPage(trx, tenantId, pageId);
   if (!current) return false;
   const at = after(current.updatedAt);
@@ -198,15 +236,8 @@ export async function deletePage(trx: Transaction<Database>, tenantId: string, p
   // Its visits leave the pages overview with it.
   await noteChange(trx, `sessions:${tenantId}`);
   // Its audiences leave search; its links, dead now, are deleted (which frees their paths).
-  await trx.updateTable('audiences').set({ page_deleted: 1 }).where('page_id', '=', pageId).execute();
-  const links = await trx
-    .updateTable('page_links')
-    .set({ deleted_at: at, updated_at: at })
-    .where('page_id', '=', pageId)
-    .where('deleted_at', 'is', null)
-    .returningAll()
-    .execute();
-  for (const link of links) await emit(trx, tenantId, 'page_link.deleted', toPageLink(link));
+  await copies.deleted(trx, pageId);
+  await deletePageLinksOf(trx, tenantId, pageId, at);
   await emit(trx, tenantId, 'page.deleted', { ...current, deletedAt: at, updatedAt: at });
   return true;
 }

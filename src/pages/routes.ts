@@ -2,19 +2,27 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
 import { notFound } from '../http/errors.js';
 import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
+import type { TemplateStarts } from './from-template.js';
 import type { PreviewLinks } from './preview-links.js';
 import { type Previews, previewRoutes } from './preview.js';
-import { createPage, deletePage, getPage, listPages, updatePage } from './repository.js';
+import { createPage, deletePage, getPage, listPages, type PageCopies, updatePage } from './repository.js';
 import { Page, PageCreate, PageListQuery, PageParams, PageUpdate } from './schemas.js';
+import type { PublicOrigin } from '../http/public-origin.js';
 
 const tags = ['pages'];
 const extension = { tags, 'x-extension': true };
 
 /**
- * One plugin, listed in app.ts, which hands it the previews' rendering and links; the route rules (API key,
+ * One plugin, listed in app.ts, which hands it the previews' rendering and links, the audiences' page copies and the templates' starts; the route rules (API key,
  * query parameters, dispatcher wake-ups) are in src/http/route-rules.ts.
  */
-export const pageRoutes: FastifyPluginAsyncTypebox<{ previews: Previews; links: PreviewLinks }> = async (app, { previews, links }) => {
+export const pageRoutes: FastifyPluginAsyncTypebox<{
+  previews: Previews;
+  links: PreviewLinks;
+  origin: PublicOrigin;
+  copies: PageCopies;
+  templates: TemplateStarts;
+}> = async (app, { previews, links, origin, copies, templates }) => {
   app.get(
     '/v0/pages',
     {
@@ -42,7 +50,12 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{ previews: Previews; links: 
       },
     },
     async (request, reply) => {
-      return sendOnce(reply, await createOnce(app.db, fromHeader(request), (trx) => createPage(trx, request.tenantId, request.body)));
+      return sendOnce(
+        reply,
+        await createOnce(app.db, fromHeader(request), (trx) =>
+          createPage(trx, request.tenantId, request.body, (hostname) => origin(hostname, request.raw), templates),
+        ),
+      );
     },
   );
 
@@ -77,7 +90,11 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{ previews: Previews; links: 
       },
     },
     async (request) => {
-      const page = await app.db.transaction().execute((trx) => updatePage(trx, request.tenantId, request.params.page_id, request.body));
+      const page = await app.db
+        .transaction()
+        .execute((trx) =>
+          updatePage(trx, request.tenantId, request.params.page_id, request.body, (hostname) => origin(hostname, request.raw), copies),
+        );
       if (!page) throw notFound('Page');
       return page;
     },
@@ -95,11 +112,11 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{ previews: Previews; links: 
       },
     },
     async (request, reply) => {
-      const deleted = await app.db.transaction().execute((trx) => deletePage(trx, request.tenantId, request.params.page_id));
+      const deleted = await app.db.transaction().execute((trx) => deletePage(trx, request.tenantId, request.params.page_id, copies));
       if (!deleted) throw notFound('Page');
       return reply.code(204).send(null);
     },
   );
 
-  await app.register(previewRoutes, { previews, links });
+  await app.register(previewRoutes, { previews, links, origin });
 };

@@ -2,6 +2,7 @@ import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { PAGE_STATUSES, PAGE_TYPES } from '../db/enums.js';
 import { ListQuery, MAX_SAFE_INTEGER, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.js';
 import { readOnly, RoundTrip } from '../http/round-trip.js';
+import { Section } from './section-schema.js';
 
 export const PageType = StringEnum(PAGE_TYPES);
 export const PageStatus = StringEnum(PAGE_STATUSES);
@@ -111,9 +112,17 @@ export const ActionInput = Type.Object(
   {
     actionId: Type.Optional(Type.String({ description: 'Keeps an existing action; omit it for a new one' })),
     purpose: Type.String(),
-    buttonTitle: Type.String(),
-    actionType: Type.String({ minLength: 1, description: 'Any non-empty string; stored as given' }),
-    url: Type.String(),
+    buttonTitle: Type.String({ description: 'Required; a `link` action needs a non-blank one' }),
+    actionType: Type.String({
+      minLength: 1,
+      description: 'Any non-empty string; stored as given. `link`: a button to `url`; `form`: the lead form, with no URL',
+    }),
+    url: Type.Optional(
+      Type.String({
+        description:
+          'A `link` action needs an https:// URL; a `form` action needs none, and any sent is not stored (answered as ""); any other type needs one (stored as given)',
+      }),
+    ),
   },
   closed,
 );
@@ -160,15 +169,15 @@ export const Script = Type.Object(
   { ...closed, $id: 'Script' },
 );
 
-/** What the page shows; `headline`, `subheadline`, `heading` and `body` take personalisation tokens, `body` is Markdown. */
+/**
+ * What the page shows; every text takes personalisation tokens, `body` is Markdown. Each section
+ * has a layout (src/pages/section-schema.ts), `text` when absent.
+ */
 export const Content = Type.Object(
   {
     headline: Type.String({ maxLength: 200 }),
     subheadline: Type.String({ maxLength: 500 }),
-    sections: Type.Array(
-      Type.Object({ heading: Type.String({ maxLength: 200 }), body: Type.String({ maxLength: 20_000, description: 'Markdown' }) }, closed),
-      { maxItems: 50 },
-    ),
+    sections: Type.Array(Section, { maxItems: 50 }),
   },
   closed,
 );
@@ -251,6 +260,14 @@ export const PageCreate = Type.Object(
     scripts: Type.Optional(Type.Array(Script)),
     metadata: Type.Optional(MetadataInput),
     content: Type.Optional(Content),
+    templateId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description:
+          'Extension. A template of the tenant or a built-in (GET /v0/templates): the page starts with its content, actions and header action (the actions get new ids). Leave content, actions and headerActionId out with it',
+      }),
+    ),
   },
   { ...closed, $id: 'PageCreate' },
 );
@@ -287,3 +304,30 @@ export const PreviewLinkQuery = Type.Object(
   { additionalProperties: false },
 );
 export type PageListQuery = Static<typeof PageListQuery>;
+
+const draftFields = {
+  content: Type.Object(Content.properties, { ...closed, description: 'The content to show, checked as PATCH checks it; never stored' }),
+  actions: Type.Optional(
+    Type.Array(ActionPatch, {
+      description:
+        "The page's actions as PATCH takes them, for the buttons and call-to-action sections; absent: the stored ones. Never stored",
+    }),
+  ),
+};
+/** Unsaved content (and actions) to preview: what the console's live preview posts into its frame. */
+export const PagePreviewDraft = Type.Object(draftFields, closed);
+export type PagePreviewDraft = Static<typeof PagePreviewDraft>;
+export const PagePreviewBody = Type.Object(
+  {
+    ...draftFields,
+    audienceId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'Preview for this audience of the page; none: the page without an audience',
+      }),
+    ),
+  },
+  { ...closed, $id: 'PagePreviewBody' },
+);
+export type PagePreviewBody = Static<typeof PagePreviewBody>;

@@ -11,6 +11,9 @@ import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { after, now } from '../time.js';
 import { settle } from '../http/round-trip.js';
+import { invalidField } from '../http/errors.js';
+import { E164, normalisePhone } from '../phone.js';
+import { defaultCountryOf } from '../site-settings/repository.js';
 import type { Person, PersonCreate, PersonListQuery, PersonSearchQuery } from './schemas.js';
 import { PersonUpdate } from './schemas.js';
 
@@ -26,7 +29,19 @@ export const toPerson = (row: PersonsTable): Person => ({
   updatedAt: row.updated_at,
 });
 
-export async function createPerson(trx: Transaction<Database>, tenantId: string, input: PersonCreate): Promise<Person> {
+/**
+ * A phone number as typed → E.164, or 400 at `/phoneNumber` in words. The tenant's country is read
+ * only for a value not already in E.164.
+ */
+async function storedPhone(db: Kysely<Database>, tenantId: string, value: string): Promise<string> {
+  if (E164.test(value)) return value;
+  const phone = normalisePhone(value, await defaultCountryOf(db, tenantId));
+  if (!phone.ok) throw invalidField('/phoneNumber', phone.message);
+  return phone.e164;
+}
+
+export async function createPerson(trx: Transaction<Database>, tenantId: string, given: PersonCreate): Promise<Person> {
+  const input = given.phoneNumber === undefined ? given : { ...given, phoneNumber: await storedPhone(trx, tenantId, given.phoneNumber) };
   const slug = await allocateSlug(
     trx,
     `person:${tenantId}`,
@@ -48,9 +63,10 @@ export async function createPerson(trx: Transaction<Database>, tenantId: string,
     updated_at: createdAt,
   };
   await insertPerson(trx, row);
-  await bump(trx, tenantId, 'persons');
   const person = toPerson(row);
   await emit(trx, tenantId, 'person.created', person);
+  // Last: the tenant's counter row stays locked until the commit, so it is held for the least time.
+  await bump(trx, tenantId, 'persons');
   return person;
 }
 
@@ -113,7 +129,9 @@ export async function updatePerson(
   const current = await findPerson(trx, tenantId, personId);
   if (!current) return undefined;
   const shown = toPerson(current);
-  const patch = settle(PersonUpdate, body, shown);
+  const typed = body.phoneNumber;
+  const normalised = typeof typed === 'string' ? { ...body, phoneNumber: await storedPhone(trx, tenantId, typed) } : body;
+  const patch = settle(PersonUpdate, normalised, shown);
   if (Object.keys(patch).length === 0) return shown;
   const changes: Partial<PersonsTable> = { updated_at: after(current.updated_at) };
   if (patch.name !== undefined) changes.name = patch.name;

@@ -1,3 +1,4 @@
+import { accountOfPerson } from '../accounts/repository.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/types.js';
@@ -5,22 +6,8 @@ import { emit } from '../events/outbox.js';
 import { GOAL_REACHED } from '../goals/sql.js';
 import { roundLoop, type RoundLoop } from '../jobs/loop.js';
 import { now } from '../time.js';
-import type { AudienceSession, SessionEnded, VisitStarted } from './schemas.js';
-
-/** The account a person belongs to: the tenant's account of the person's domain. */
-async function accountOf(db: Kysely<Database>, tenantId: string, personId: string): Promise<string | null> {
-  const row = await db
-    .selectFrom('persons')
-    .innerJoin('accounts', (join) =>
-      join.onRef('accounts.domain_lc', '=', 'persons.domain_lc').onRef('accounts.tenant_id', '=', 'persons.tenant_id'),
-    )
-    .select('accounts.id')
-    .where('persons.id', '=', personId)
-    .where('persons.tenant_id', '=', tenantId)
-    .orderBy('accounts.id')
-    .executeTakeFirst();
-  return row?.id ?? null;
-}
+import { toSession } from './repository.js';
+import { type AudienceSession, SessionEnded, type VisitStarted } from './schemas.js';
 
 /**
  * `visit.started`, for the first report of a visit on a person's audience: claimed by a
@@ -45,7 +32,7 @@ export async function announceStart(
     audienceSessionId: session.audienceSessionId,
     analyticsSessionId: session.analyticsSessionId,
     personId,
-    accountId: await accountOf(trx, tenantId, personId),
+    accountId: await accountOfPerson(trx, tenantId, personId),
     pageId: session.pageId,
     audienceId: session.audienceId,
     path,
@@ -53,6 +40,20 @@ export async function announceStart(
     sessionStartedAt: session.sessionStartedAt,
   };
   await emit(trx, tenantId, 'visit.started', data);
+}
+
+/** What `session.ended` tells beyond the session as the API shows it. */
+type EndedExtra = Pick<SessionEnded, 'personId' | 'accountId' | 'conversions' | 'goalsReached'>;
+
+/**
+ * `session.ended`'s payload, in its schema's order: the session's own fields as the API maps them
+ * (toSession, the one mapping of a row), beside what the visit's end adds.
+ */
+function sessionEnded(session: AudienceSession, extra: EndedExtra): SessionEnded {
+  // Checked at compile time: every own field of the event is the API session's, of the same type.
+  const own: Omit<SessionEnded, keyof EndedExtra> = session;
+  const fields: Record<string, unknown> = { ...own, ...extra };
+  return Object.fromEntries(Object.keys(SessionEnded.properties).map((k) => [k, fields[k]])) as SessionEnded;
 }
 
 /** Visits whose end is looked at per round. */
@@ -119,25 +120,12 @@ export async function announceEnds(db: Kysely<Database>, idleSeconds: number, at
       if (!row) return;
       const audience = await trx.selectFrom('audiences').select('person_id').where('id', '=', row.audience_id).executeTakeFirst();
       const personId = audience?.person_id ?? null;
-      const data: SessionEnded = {
-        audienceSessionId: row.id,
-        analyticsSessionId: row.analytics_session_id,
+      const data = sessionEnded(toSession(row), {
         personId,
-        accountId: personId === null ? null : await accountOf(trx, row.tenant_id, personId),
-        pageId: row.page_id,
-        audienceId: row.audience_id,
-        pageUrl: row.page_url,
-        channel: row.channel as SessionEnded['channel'],
-        country: row.country,
-        sessionStartedAt: row.session_started_at,
-        sessionEndedAt: row.session_ended_at,
-        timeSpentSeconds: Number(row.time_spent_seconds),
-        maxScrollDepthPercentage: Number(row.max_scroll_depth_percentage),
-        totalClicksCount: Number(row.total_clicks_count),
-        questionsAskedCount: Number(row.questions_asked_count),
+        accountId: personId === null ? null : await accountOfPerson(trx, row.tenant_id, personId),
         conversions: Number(row.has_conversion),
         goalsReached: await goalsReached(trx, row.tenant_id, row.id),
-      };
+      });
       await emit(trx, row.tenant_id, 'session.ended', data);
       announced++;
     });

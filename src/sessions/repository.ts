@@ -5,6 +5,7 @@ import { keysetList } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { isPostgres } from '../db/adapter.js';
 import { prepared } from '../db/prepared.js';
+import { SESSION_COLUMNS, type SessionColumn } from '../db/session-columns.js';
 import { lockExclusive } from '../db/locks.js';
 import { emit } from '../events/outbox.js';
 import { now, toInstant } from '../time.js';
@@ -52,19 +53,7 @@ export const toSession = (row: AudienceSessionsTable): AudienceSession => ({
  */
 export const NOT_COLLECTED: Pick<
   AudienceSessionsTable,
-  | 'referrer_host'
-  | 'channel'
-  | 'device_type'
-  | 'browser'
-  | 'os'
-  | 'country'
-  | 'visitor_hash'
-  | 'end_due_at'
-  | 'end_due_follows'
-  | 'start_announced'
-  | 'end_announced'
-  | 'first_of_day_page'
-  | 'first_of_day_site'
+  SessionColumn<'classes'> | 'visitor_hash' | SessionColumn<'announcing'> | SessionColumn<'firsts'> | 'gpc'
 > = {
   referrer_host: '',
   channel: 'direct',
@@ -79,11 +68,12 @@ export const NOT_COLLECTED: Pick<
   end_announced: 0,
   first_of_day_page: 1,
   first_of_day_site: 1,
+  gpc: 0,
 };
 
 function instant(value: string, path: string, bound = false): string {
   const iso = toInstant(value, bound);
-  if (iso === undefined) throw invalidField(path, 'is not a date-time of years 0000-9999 in UTC');
+  if (iso === undefined) throw invalidField(path, 'is not a date-time of years 0001-9999 in UTC');
   return iso;
 }
 
@@ -187,25 +177,7 @@ export const occurrenceVisit = (tenantId: string, s: AudienceSession) => ({
 });
 
 /** What a report or a lead form may change of a visit's session. */
-const VISIT_FIELDS = [
-  'session_ended_at',
-  'time_spent_seconds',
-  'max_scroll_depth_percentage',
-  'total_clicks_count',
-  'questions_asked_count',
-  'is_bounce',
-  'has_form_submit',
-  'has_conversion',
-  'form_submission_id',
-  'form_submission_identifier',
-  'form_submission_email',
-  'form_submission_phone',
-  'utm_campaign',
-  'utm_content',
-  'utm_medium',
-  'utm_source',
-  'utm_term',
-] as const;
+const VISIT_FIELDS = ['session_ended_at', ...SESSION_COLUMNS.counts, ...SESSION_COLUMNS.form, ...SESSION_COLUMNS.utm] as const;
 export type VisitFields = Pick<AudienceSessionsTable, (typeof VISIT_FIELDS)[number]>;
 
 // Compiled once: the collector runs it on every report after a visit's first.
@@ -256,16 +228,7 @@ function dueFollows(trx: Transaction<Database>, visit: Visit, existing: Audience
 /** What the collector learned of a visit at its first report (src/site/measure/), stored with its session. */
 export type VisitClasses = Pick<
   AudienceSessionsTable,
-  | 'referrer_host'
-  | 'channel'
-  | 'device_type'
-  | 'browser'
-  | 'os'
-  | 'country'
-  | 'visitor_hash'
-  | 'first_of_day_page'
-  | 'first_of_day_site'
-  | 'start_announced'
+  SessionColumn<'classes'> | 'visitor_hash' | SessionColumn<'firsts'> | 'start_announced'
 >;
 
 /** The experiment a view token names, as a visit's: its id, arm and unit, all three or none. */
@@ -291,6 +254,8 @@ export interface Visit {
   endAfterIdle?: boolean;
   /** The experiment the document was served in (from the view token), if any. */
   experiment?: { id: string; arm: string; unit: string };
+  /** This report or form came with `Sec-GPC: 1`: the session keeps it (it never unsets). */
+  gpc?: boolean;
 }
 
 /**
@@ -329,7 +294,9 @@ export async function recordVisit(
     if (visit.endDueAt === undefined) await updateVisit(trx, { ...fields, id: existing.id });
     else if (dueFollows(trx, visit, existing)) await updateFollowing(trx, { ...fields, id: existing.id });
     else await updateReported(trx, { ...fields, id: existing.id, end_due_at: visit.endDueAt });
-    const row: AudienceSessionsTable = { ...existing, ...fields };
+    // A later report or the form may be the first to carry the header: from then on, no alert.
+    if (visit.gpc && existing.gpc !== 1) await trx.updateTable('audience_sessions').set({ gpc: 1 }).where('id', '=', existing.id).execute();
+    const row: AudienceSessionsTable = { ...existing, ...fields, ...(visit.gpc ? { gpc: 1 } : {}) };
     await applySessionChange(trx, existing, row);
     return toSession(row);
   }
@@ -350,6 +317,7 @@ export async function recordVisit(
     ...NOT_COLLECTED,
     ...visit.classes,
     end_due_at: visit.endDueAt ?? null,
+    gpc: visit.gpc ? 1 : 0,
     ...fields,
   };
   // Two first reports racing (two instances): one creates, the other finds it and updates it.

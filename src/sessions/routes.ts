@@ -6,7 +6,7 @@ import { preferredType } from '../http/negotiate.js';
 import { Type } from '@sinclair/typebox';
 import { ListEnvelope, responses } from '../http/schemas.js';
 import { findAudience } from '../audiences/repository.js';
-import { findPage } from '../pages/repository.js';
+import { livePage } from '../pages/live-page.js';
 import { PageParams } from '../pages/schemas.js';
 import { sessionsCsv, CSV_COLUMNS } from './export.js';
 import { createSession, listSessions, sessionFilters } from './repository.js';
@@ -41,8 +41,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const page = await findPage(app.db, request.tenantId, request.params.page_id);
-      if (!page) throw notFound('Page');
+      const page = await livePage(app.db, request.tenantId, request.params.page_id);
       if (request.query.audienceId !== undefined && !(await findAudience(app.db, request.tenantId, page.id, request.query.audienceId))) {
         throw notFound('Audience');
       }
@@ -79,8 +78,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const result = await createOnce(app.db, fromHeader(request), async (trx) => {
-        const page = await findPage(trx, request.tenantId, request.params.page_id);
-        if (!page) throw notFound('Page');
+        const page = await livePage(trx, request.tenantId, request.params.page_id);
         return createSession(trx, page, request.body);
       });
       return sendOnce(reply, result);

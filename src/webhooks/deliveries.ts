@@ -1,6 +1,8 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, WebhookDeliveriesTable, WebhookSubscriptionsTable } from '../db/types.js';
 import { claimLeases, releaseLease } from '../db/lease.js';
+import { type Mentions, mentioning } from '../db/mentions.js';
+import { claimEventsToFanOut, keepFromFanOut, markFannedOut, pruneEventsBefore } from '../events/keeping.js';
 import { emit } from '../events/outbox.js';
 import { conflict } from '../http/errors.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
@@ -61,7 +63,7 @@ export async function sendTest(trx: Transaction<Database>, subscription: Webhook
     message: 'This is a test event.',
   });
   // Fanned out here, to this subscription only.
-  await trx.updateTable('events').set({ fanned_out: 1 }).where('id', '=', eventId).execute();
+  await keepFromFanOut(trx, eventId);
   const delivery = newDelivery(subscription.tenant_id, subscription.id, eventId, 'webhook.test', now());
   await trx.insertInto('webhook_deliveries').values(delivery).execute();
   return toDelivery(delivery);
@@ -102,17 +104,19 @@ const INSERT_CHUNK = 100;
  * tenant that wants its type (or `*`). The events are claimed with a lease first, so two
  * dispatchers never fan out the same event. Returns how many events were fanned out.
  */
-export async function fanOut(db: Kysely<Database>, batch: number, until: string): Promise<number> {
-  const events = await claimLeases(db, {
-    table: 'events',
-    lease: 'fan_lease_until',
-    due: (eb) => eb('fanned_out', '=', 0),
-    orderBy: 'created_at',
-    limit: batch,
-    now: now(),
-    until,
-    returning: ['id', 'tenant_id', 'type'],
-  });
+/** Other work an event causes, done in the fan-out's transaction so it happens exactly once too (alerts). */
+export type FanOutListener = (
+  trx: Transaction<Database>,
+  events: readonly { id: string; tenant_id: string; type: string }[],
+) => Promise<void>;
+
+export async function fanOut(
+  db: Kysely<Database>,
+  batch: number,
+  until: string,
+  listeners: readonly FanOutListener[] = [],
+): Promise<number> {
+  const events = await claimEventsToFanOut(db, batch, until);
   if (events.length === 0) return 0;
   // One transaction for the whole batch: one read of the subscriptions, one insert, one update.
   await db.transaction().execute(async (trx) => {
@@ -137,15 +141,11 @@ export async function fanOut(db: Kysely<Database>, batch: number, until: string)
         .values(deliveries.slice(i, i + INSERT_CHUNK))
         .execute();
     }
-    await trx
-      .updateTable('events')
-      .set({ fanned_out: 1, fan_lease_until: null })
-      .where(
-        'id',
-        'in',
-        events.map((e) => e.id),
-      )
-      .execute();
+    for (const listener of listeners) await listener(trx, events);
+    await markFannedOut(
+      trx,
+      events.map((e) => e.id),
+    );
   });
   return events.length;
 }
@@ -184,6 +184,26 @@ export function recordOutcome(
   changes: Partial<WebhookDeliveriesTable> = {},
 ): Promise<boolean> {
   return releaseLease(db, { table: 'webhook_deliveries', lease: 'lease_until', id: delivery.id, until }, changes);
+}
+
+/** How long events (and their deliveries) are kept: docs/webhooks.md says 30 days. */
+const KEEP_EVENTS_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** Housekeeping (jobs/maintenance.ts): events older than 30 days go, their deliveries first. */
+export async function pruneEvents(db: Kysely<Database>): Promise<void> {
+  const cutoff = new Date(Date.now() - KEEP_EVENTS_MS).toISOString();
+  await db
+    .deleteFrom('webhook_deliveries')
+    .where('event_id', 'in', (eb) => eb.selectFrom('events').select('id').where('created_at', '<', cutoff))
+    .execute();
+  await pruneEventsBefore(db, cutoff);
+}
+
+/** A person's erasure (persons/erasure.ts): the delivery errors that quote them are cleared. */
+export async function redactDeliveryErrors(trx: Transaction<Database>, tenantId: string, mentions: Mentions): Promise<void> {
+  for (const id of await mentioning(trx, 'webhook_deliveries', 'last_error', tenantId, mentions)) {
+    await trx.updateTable('webhook_deliveries').set({ last_error: 'redacted' }).where('id', '=', id).execute();
+  }
 }
 
 /** A delivery succeeded: the subscription is no longer failing. */

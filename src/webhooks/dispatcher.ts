@@ -9,6 +9,7 @@ import {
   deliveryTarget,
   disableSubscription,
   fanOut,
+  type FanOutListener,
   markSubscriptionFailing,
   markSubscriptionHealthy,
   recordOutcome,
@@ -52,6 +53,7 @@ export function createDispatcher(
   log: FastifyBaseLogger,
   onOutcome?: (outcome: AttemptOutcome) => void,
   resolve: Resolve = systemResolve,
+  listeners: readonly FanOutListener[] = [],
 ): Dispatcher {
   // A claim outlives the longest attempt, so a live holder never loses it mid-attempt.
   const leaseMs = options.timeoutMs + 5000;
@@ -156,7 +158,7 @@ export function createDispatcher(
   }
 
   async function tick(): Promise<void> {
-    await fanOut(db, BATCH, later(leaseMs));
+    await fanOut(db, BATCH, later(leaseMs), listeners);
     const free = options.maxInFlight - inFlight.size;
     for (const delivery of await claimDueDeliveries(db, free, later(leaseMs))) launch(delivery);
   }

@@ -35,12 +35,18 @@ export interface UrlRules {
   allowPrivate: boolean;
 }
 
-function checkUrl(url: string, { allowHttp, allowPrivate }: UrlRules): void {
+// Each refusal a setting lifts names it, so whoever reads it knows what the operator can change.
+const HTTPS_ONLY = 'must be an https:// URL (http:// is accepted only when the operator sets WEBHOOK_ALLOW_HTTP=true, for local receivers)';
+const HTTP_OR_HTTPS = 'must be an http:// or https:// URL';
+const NOT_PRIVATE = 'must not point at a private or reserved address (accepted only when the operator sets WEBHOOK_ALLOW_PRIVATE=true)';
+
+/** Also the rule for an alert's Slack webhook URL (alerts/repository.ts), at its own pointer. */
+export function checkUrl(url: string, { allowHttp, allowPrivate }: UrlRules, pointer = '/url'): void {
   // Literally the scheme, then no whitespace or control character anywhere: what is stored is
   // exactly where deliveries go, not what a lenient parser makes of it.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what this refuses
   const literal = allowHttp ? /^https?:\/\/[^\s\x00-\x1f\x7f]+$/i : /^https:\/\/[^\s\x00-\x1f\x7f]+$/i;
-  if (!literal.test(url)) throw invalidField('/url', allowHttp ? 'must be an http:// or https:// URL' : 'must be an https:// URL');
+  if (!literal.test(url)) throw invalidField(pointer, allowHttp ? HTTP_OR_HTTPS : HTTPS_ONLY);
   let parsed: URL | undefined;
   try {
     parsed = new URL(url);
@@ -49,13 +55,13 @@ function checkUrl(url: string, { allowHttp, allowPrivate }: UrlRules): void {
   }
   const schemes = allowHttp ? ['https:', 'http:'] : ['https:'];
   if (!parsed || !schemes.includes(parsed.protocol) || parsed.hostname === '') {
-    throw invalidField('/url', allowHttp ? 'must be an http:// or https:// URL' : 'must be an https:// URL');
+    throw invalidField(pointer, allowHttp ? HTTP_OR_HTTPS : HTTPS_ONLY);
   }
-  if (parsed.username || parsed.password) throw invalidField('/url', 'must not carry credentials');
+  if (parsed.username || parsed.password) throw invalidField(pointer, 'must not carry credentials');
   // A literal address is judged now, as it will be at delivery (send.ts), so the client hears of
   // it at once; a name is judged at delivery only, by the addresses it has then.
   const refused = allowPrivate ? undefined : literalRefusal(parsed);
-  if (refused !== undefined) throw invalidField('/url', `must not point at a private or reserved address: ${refused}`);
+  if (refused !== undefined) throw invalidField(pointer, `${NOT_PRIVATE}: ${refused}`);
 }
 
 export async function createSubscription(

@@ -38,7 +38,7 @@ function guardedLookup({ resolve, allowPrivate }: SendOptions): LookupFunction {
     resolve(hostname, { ...options, all: true }).then(
       (addresses) => {
         const refused = allowPrivate ? undefined : addresses.map((a) => refusal(a.address)).find((r) => r !== undefined);
-        if (refused !== undefined) return callback(new Refused(`${hostname} resolves to ${refused}`), '', 0);
+        if (refused !== undefined) return callback(new Refused(`${hostname} resolves to ${refused} (WEBHOOK_ALLOW_PRIVATE)`), '', 0);
         const first = addresses[0];
         if (!first) return callback(new Error(`${hostname} has no address`), '', 0);
         if (options.all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
@@ -60,7 +60,7 @@ export function send(url: string, body: string, headers: Record<string, string>,
       return resolve({ error: 'invalid URL' });
     }
     const refused = allowPrivate ? undefined : literalRefusal(target);
-    if (refused !== undefined) return resolve({ error: `refused: ${refused}` });
+    if (refused !== undefined) return resolve({ error: `refused: ${refused} (WEBHOOK_ALLOW_PRIVATE)` });
     const transport = target.protocol === 'https:' ? https : http;
     let settled = false;
     const finish = (result: SendResult) => {

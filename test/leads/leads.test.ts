@@ -91,13 +91,17 @@ describe('lead to person', () => {
         utmCampaign: '',
         utmTerm: '',
         utmContent: '',
+        viaPersonId: null,
+        submittedName: 'Ada Lovelace',
+        submittedEmail: email,
+        submittedPhone: '+14155550123',
       },
     );
     assert.equal(lead.submittedAt, submitted.payload.data.submittedAt);
     assert.equal(lead.audienceSessionId, submitted.payload.data.audienceSessionId);
   });
 
-  test('an existing person by email in another case: found, not made again; a phone they lacked is filled', async () => {
+  test('an existing person by email in another case: found, not made again, not changed (an empty phone stays empty)', async () => {
     const local = fresh('grace');
     const existing = ok(await t.req('POST', '/v0/persons', { name: 'Grace Hopper', email: `${local}@navy.example` }), 201);
     const { path } = await formPage();
@@ -110,7 +114,18 @@ describe('lead to person', () => {
     const person = ok(await t.req('GET', `/v0/persons/${existing.personId}`));
     assert.equal(person.name, 'Grace Hopper', 'the name is kept');
     assert.equal(person.email, `${local}@navy.example`, 'the email is kept');
-    assert.equal(person.phoneNumber, '+442071234567');
+    // Issue 36: a visitor's form never changes an existing person (before, it filled this phone).
+    assert.deepEqual(person, existing, 'nothing of the person changed');
+    assert.equal(person.phoneNumber, null);
+    assert.deepEqual(
+      (await events('person.updated')).filter((e) => e.payload.data.personId === existing.personId),
+      [],
+    );
+    const [lead] = (await leads()).filter((l) => l.leadId === submitted.payload.data.formSubmissionId);
+    assert.deepEqual(
+      [lead.submittedName, lead.submittedEmail, lead.submittedPhone],
+      ['G. Hopper', `${local.toUpperCase()}@NAVY.example`, '+442071234567'],
+    );
     const made = (await events('person.created')).filter((e) => String(e.payload.data.email).toLowerCase() === `${local}@navy.example`);
     assert.equal(made.length, 1, 'only the API made one');
     const logs = ok(await t.req('GET', `/v0/persons/${existing.personId}/logs`)).items as Json[];
@@ -219,7 +234,7 @@ describe('GET /v0/leads', () => {
     const lines = csv.text.trim().split('\r\n');
     assert.equal(
       lines[0],
-      'leadId,submittedAt,personId,personName,personEmail,personPhoneNumber,pageId,pageName,audienceId,audienceName,actionId,audienceSessionId,channel,referrerHost,utmSource,utmMedium,utmCampaign,utmTerm,utmContent',
+      'leadId,submittedAt,personId,personName,personEmail,personPhoneNumber,pageId,pageName,audienceId,audienceName,actionId,audienceSessionId,channel,referrerHost,utmSource,utmMedium,utmCampaign,utmTerm,utmContent,viaPersonId,submittedName,submittedEmail,submittedPhone',
     );
     assert.equal(lines.length, 4);
     assert.ok((lines[1] as string).includes(emails[2] as string));

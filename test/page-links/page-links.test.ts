@@ -131,7 +131,7 @@ describe('tenant domains (extension)', () => {
     assert.equal(d.isFallback, true);
     for (const k of Object.keys(d))
       assert.ok(
-        ['tenantDomainId', 'hostname', 'isFallback', 'status', 'verifiedAt', 'verification', 'createdAt'].includes(k),
+        ['tenantDomainId', 'hostname', 'isFallback', 'status', 'verifiedAt', 'verification', 'routing', 'createdAt'].includes(k),
         `unexpected field ${k}`,
       );
     assert.match(d.createdAt, ISO_MS);
@@ -139,6 +139,7 @@ describe('tenant domains (extension)', () => {
     assert.equal(d.status, 'verified');
     assert.equal(d.verifiedAt, d.createdAt);
     assert.equal(d.verification, null);
+    assert.equal(d.routing, null, 'no record to create: the service names it');
   });
 
   test('every tenant has its own fallback domain from its unique slug', async () => {

@@ -160,8 +160,10 @@ describe('audience version content', () => {
     const { page, a, versions } = await newAudience();
     const v = ok(await t.req('POST', versions, null), 201);
     const url = `${versions}/${v.versionId}`;
+    assert.equal(v.origin, 'generated', 'made without content: it shows what the agent or the page wrote');
     const changed = ok(await t.req('PATCH', url, { content: CONTENT }));
-    assert.deepEqual(changed, { ...v, content: CONTENT });
+    // A draft whose content is patched becomes a person's (issue 36).
+    assert.deepEqual(changed, { ...v, content: CONTENT, origin: 'written' });
     const events = (await eventsOf('audience_version.updated')).filter((e) => e.payload.data.versionId === v.versionId);
     assert.equal(events.length, 1);
     assert.deepEqual(events[0].payload.data, changed);

@@ -28,7 +28,8 @@ async function imageAsset(key = t.key): Promise<Json> {
   return ok(await t.req('POST', '/v0/assets', { assetType: 'image', name: 'Image', fileId: file.fileId }, { key }), 201);
 }
 
-const fileUrl = (fileId: string) => `https://${host}/_pam/files/${fileId}`;
+// The public origin of the fallback domain without TLS (http/public-origin.ts): injected, the configured port.
+const fileUrl = (fileId: string) => `http://${host}:${t.app.config.port}/_pam/files/${fileId}`;
 
 async function document(path: string): Promise<string> {
   const res = await visit(t, host, path);

@@ -75,6 +75,8 @@ const MINIMAL = { name: 'Landing', title: 'Welcome', pageContext: 'We sell widge
 const ACTION_A = { purpose: 'Book a meeting', buttonTitle: 'Book now', actionType: 'calendar', url: 'https://example.com/book' };
 const ACTION_B = { purpose: 'Download', buttonTitle: 'Get the PDF', actionType: 'download', url: 'https://example.com/pdf' };
 const ACTION_C = { purpose: 'Contact', buttonTitle: 'Talk to us', actionType: 'form', url: 'https://example.com/contact' };
+/** A form action as stored and answered: it has no URL of its own (issue 38), so any sent is dropped. */
+const STORED_C = { ...ACTION_C, url: '' };
 const WIDGET = {
   type: 'logo_cloud',
   title: 'Trusted by',
@@ -295,7 +297,7 @@ describe('POST /v0/pages (extension)', () => {
       p.actions.map((a: Json) => a.actionIndex),
       [0, 1, 2],
     );
-    assert.deepEqual(strip(p.actions, false), [ACTION_A, ACTION_B, ACTION_C]);
+    assert.deepEqual(strip(p.actions, false), [ACTION_A, ACTION_B, STORED_C]);
     assert.equal(new Set(p.actions.map((a: Json) => a.actionId)).size, 3);
   });
 
@@ -679,8 +681,8 @@ describe('PATCH /v0/pages/{page_id}', () => {
     assert.match(body.actions[1].actionId, ACTION_ID);
     assert.notEqual(body.actions[1].actionId, a.actionId);
     assert.notEqual(body.actions[1].actionId, b.actionId);
-    assert.deepEqual(body.actions[1], { ...ACTION_C, actionId: body.actions[1].actionId, actionIndex: 1 });
-    assert.deepEqual(body.actions[2], { ...edited, actionId: a.actionId, actionIndex: 2 });
+    assert.deepEqual(body.actions[1], { ...STORED_C, actionId: body.actions[1].actionId, actionIndex: 1 });
+    assert.deepEqual(body.actions[2], { ...edited, url: '', actionId: a.actionId, actionIndex: 2 });
     assert.deepEqual((await get(p.pageId)).body.actions, body.actions);
 
     // An item without an id is new even when its fields equal an existing action's.

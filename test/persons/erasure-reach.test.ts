@@ -6,10 +6,13 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import SQLite from 'better-sqlite3';
-import { expectProblem, startApp, TEST_DATABASE_URL, type Json, type TestApp, ok } from '../helpers.js';
+import { sql } from 'kysely';
+import { expectProblem, onPostgres, startApp, TEST_DATABASE_URL, type Json, type TestApp, ok } from '../helpers.js';
 import { until } from '../agent/common.js';
 import { fakeOpenAi } from '../agent/fake-openai.js';
 import { fallbackHost, link, visit } from '../site/serve-helpers.js';
+import { USER_AGENT } from '../browser.js';
+import { ERASURE_TABLES, vacuumRecipe } from '../../src/persons/erasure-tables.js';
 
 // Issue 25, "Erasure reaches everything": a person's strings are planted in every place that can
 // hold them (the person, logs, a lead form, sessions, events, webhook deliveries, idempotent
@@ -103,6 +106,13 @@ async function databaseBytes(): Promise<string> {
     maxBuffer: 256 * 1024 * 1024,
   });
   return stdout.toLowerCase();
+}
+
+/** Tables of counters only (of rows, of changes): rewritten by every write, never holding a person's values. */
+const COUNTERS = ['tenant_counters', 'change_counters', 'page_counters'];
+
+function schemaOf(db: { kind: string; url?: string }): string | undefined {
+  return /search_path=([^,&]+)/.exec(decodeURIComponent(db.url ?? ''))?.[1];
 }
 
 /** Where `value` occurs in the bytes: as text, or (pg_dump writes bytea in hex) as its bytes in hex. */
@@ -205,6 +215,29 @@ async function plant(p: Probe, generated: 'full-name' | 'first-name-only' = 'ful
   });
   assert.equal(posted.statusCode, 303, posted.body);
 
+  // What the measuring script reports of the visit: `pam.track` names and clicked purposes holding
+  // their name and email, raw, in capitals and percent-encoded (issue 36's probe).
+  const token = JSON.parse(/id="pam-view">([^<]*)</.exec(html)?.[1] ?? '{}').token;
+  const reported = await visit(t, host, '/_pam/collect', {
+    method: 'POST',
+    headers: { 'content-type': 'text/plain', 'user-agent': USER_AGENT },
+    payload: JSON.stringify({
+      token,
+      visibleMs: 1000,
+      scroll: 10,
+      clicks: 1,
+      questions: 0,
+      conversions: 0,
+      events: [
+        [`signup ${p.name}`, 1, 5],
+        [`newsletter:${encodeURIComponent(p.email.toUpperCase())}`, 1, 0],
+      ],
+      actions: [[`call ${p.email.toUpperCase()}`, 1]],
+    }),
+    remoteAddress: `198.51.100.${(n % 200) + 1}`,
+  });
+  assert.equal(reported.statusCode, 204, reported.body);
+
   // Sessions reported through the API, on their audience and on another page's.
   const other = ok(await t.req('POST', '/v0/pages', { name: `Other ${p.tag}`, title: 'O', pageContext: 'c', pageType: 'inbound' }), 201);
   const otherAudience = ok(await t.req('POST', `/v0/pages/${other.pageId}/audiences`, {}), 201);
@@ -233,7 +266,7 @@ async function plant(p: Probe, generated: 'full-name' | 'first-name-only' = 'ful
   );
   const elsewhere = ok(
     await session(other.pageId, otherAudience.audienceId, {
-      pageUrl: 'https://x.example/other',
+      pageUrl: `https://x.example/other?who=${encodeURIComponent(p.email)}&name=${p.first}+${p.last}`,
       utmCampaign: `Spring for ${p.email.toUpperCase()}`,
     }),
     201,
@@ -262,7 +295,20 @@ describe('erasure reaches everything', () => {
     const kept = probe();
     ok(await t.req('POST', '/v0/persons', { name: kept.name, email: kept.email }), 201);
     const planted = await plant(p);
-    const strings = [p.name, p.first, p.last, p.email, p.phone, p.linkedin, p.logText, planted.greeting, planted.routeKey];
+    const strings = [
+      p.name,
+      p.first,
+      p.last,
+      p.email,
+      p.phone,
+      p.linkedin,
+      p.logText,
+      planted.greeting,
+      planted.routeKey,
+      // The forms an address stores them in.
+      encodeURIComponent(p.email),
+      `${p.first}+${p.last}`,
+    ];
 
     const before = await databaseBytes();
     for (const s of strings) assert.ok(traceOf(before, s), `the grep finds ${s} before the erasure`);
@@ -274,6 +320,85 @@ describe('erasure reaches everything', () => {
       assert.equal(trace, undefined, `no trace of ${s}: ${trace}`);
     }
     assert.ok(traceOf(afterwards, kept.name), 'another person is untouched');
+  });
+
+  test('erasure: pam.track names and clicked purposes naming them (raw, escaped, percent-encoded, any case) leave visit_events', async () => {
+    const p = probe();
+    // A name JSON must escape: a quote and a backslash.
+    const name = `${p.first} "Nib\\" ${p.last}`;
+    const person = ok(await t.req('POST', '/v0/persons', { name, email: p.email }), 201);
+    const page = ok(
+      await t.req('POST', '/v0/pages', { name: `Track ${p.tag}`, title: 'T', pageContext: 'c', pageType: 'inbound', status: 'published' }),
+      201,
+    );
+    const audience = ok(await t.req('POST', `/v0/pages/${page.pageId}/audiences`, {}), 201);
+    const path = `/track-${p.tag}`;
+    await link(t, path, { targetType: 'audience', audienceId: audience.audienceId });
+    const html = String((await visit(t, host, path, { headers: { 'user-agent': USER_AGENT } })).body);
+    const token = JSON.parse(/id="pam-view">([^<]*)</.exec(html)?.[1] ?? '{}').token;
+    const named = [
+      name.toUpperCase(),
+      JSON.stringify(name).slice(1, -1),
+      encodeURIComponent(p.email).toUpperCase(),
+      `lead:${new URLSearchParams({ n: name }).toString()}`,
+      `mail ${encodeURIComponent(encodeURIComponent(p.email))}`,
+    ];
+    const kept = ['signup', `${p.first.slice(0, 2)}-other`];
+    const res = await visit(t, host, '/_pam/collect', {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'user-agent': USER_AGENT },
+      payload: JSON.stringify({
+        token,
+        visibleMs: 1000,
+        scroll: 10,
+        clicks: 2,
+        questions: 0,
+        conversions: 0,
+        events: [...named.slice(0, 3), ...kept].map((e) => [e, 1, 1]),
+        actions: named.slice(3).map((a) => [a, 1]),
+      }),
+      remoteAddress: '198.51.100.251',
+    });
+    assert.equal(res.statusCode, 204, res.body);
+    const names = async () =>
+      (await t.app.db.selectFrom('visit_events').select('name').where('audience_id', '=', audience.audienceId).execute())
+        .map((r) => r.name)
+        .sort();
+    assert.deepEqual(await names(), [...named, ...kept, path].sort());
+    await erase(person.personId);
+    assert.deepEqual(await names(), [...kept, path].sort(), 'what names no one stays');
+    const bytes = await databaseBytes();
+    for (const s of [p.first, p.last, p.email, encodeURIComponent(p.email)]) assert.equal(traceOf(bytes, s), undefined, `no trace of ${s}`);
+  });
+
+  test('erasure: the tables it rewrites are those of the dead-tuple recipe in docs/privacy.md', async () => {
+    const docs = fs.readFileSync(new URL('../../docs/privacy.md', import.meta.url), 'utf8');
+    assert.ok(docs.includes(`\`${vacuumRecipe()}\``), `docs/privacy.md gives ${vacuumRecipe()}`);
+    const p = probe();
+    const planted = await plant(p);
+    await until(
+      'the deliveries so far',
+      async () => (await t.app.db.selectFrom('webhook_deliveries').select('id').where('status', '=', 'pending').execute()).length === 0,
+    );
+    const tables = (await t.app.db.introspection.getTables())
+      .filter((table) => !table.isView && !/^sqlite_|_fts/.test(table.name))
+      .filter((table) => t.app.config.database.kind === 'sqlite' || schemaOf(t.app.config.database) === table.schema)
+      .map((table) => table.name);
+    // The recipe is PostgreSQL's: a table of its own (search_postings) is not SQLite's.
+    if (onPostgres) for (const table of ERASURE_TABLES) assert.ok(tables.includes(table), `${table} exists`);
+    const rows = async (table: string) =>
+      new Set((await sql`select * from ${sql.table(table)}`.execute(t.app.db)).rows.map((r) => JSON.stringify(r)));
+    const before = new Map<string, Set<string>>();
+    for (const table of tables) before.set(table, await rows(table));
+    await erase(planted.person.personId);
+    const rewritten: string[] = [];
+    for (const table of tables) {
+      const now = await rows(table);
+      if ([...(before.get(table) ?? [])].some((r) => !now.has(r))) rewritten.push(table);
+    }
+    // Counters move on every write, and hold no one.
+    const missing = rewritten.filter((table) => !(ERASURE_TABLES as readonly string[]).includes(table) && !COUNTERS.includes(table));
+    assert.deepEqual(missing, [], 'every table erasure rewrites is in ERASURE_TABLES');
   });
 
   test("erasure: a generated greeting 'Hello <Name>' keeps no trace", async () => {

@@ -131,8 +131,7 @@ describe('POST /v0/persons', () => {
       '14155550100', // no +
       '+',
       '',
-      '+1415555 0100',
-      '+1-415-555-0100',
+      // '+1415555 0100' and '+1-415-555-0100' are numbers as people type them (issue 38): test/persons/phone.test.ts
       '+14155550100\n', // $ is the end of the string, not of a line
       ' +14155550100',
       '+1415555010a',

@@ -127,7 +127,12 @@ describe('literal addresses', () => {
   }
 
   test('webhooks: loopback spelled in decimal, hex, short or long form is refused', async () => {
-    for (const url of SPELLINGS) expectProblem(await subscribe(guarded, url), 400, 'validation_failed', ['/url']);
+    for (const url of SPELLINGS) {
+      const res = await subscribe(guarded, url);
+      expectProblem(res, 400, 'validation_failed', ['/url']);
+      // The refusal names the setting that lifts it (issue 38).
+      assert.match(res.body.errors[0].message, /private or reserved address.*WEBHOOK_ALLOW_PRIVATE/, url);
+    }
   });
 
   test('public addresses and names are accepted; a name is judged only at delivery', async () => {

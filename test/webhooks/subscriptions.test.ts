@@ -175,6 +175,10 @@ describe('POST /v0/webhook_subscriptions', () => {
       '/url',
     ]);
     expectProblem(await t.req('POST', BASE, { url: 'http://127.0.0.1:8080/hook', events: ['*'] }), 400, 'validation_failed', ['/url']);
+    // The refusal names the setting that lifts it (issue 38).
+    const res = await t.req('POST', BASE, { url: 'http://hooks.example.com/receive', events: ['*'] });
+    assert.match(res.body.errors[0].message, /WEBHOOK_ALLOW_HTTP/);
+    assert.match(res.body.detail, /WEBHOOK_ALLOW_HTTP/);
   });
 
   test('ftp://, "not a url", a bare scheme, a relative path and "" are 400 at /url', async () => {

@@ -1,38 +1,15 @@
 import type { Transaction } from 'kysely';
 import { applySessionChange } from '../analytics/rollups.js';
-import type { AudienceSessionsTable, Database } from '../db/types.js';
-import type { Mentions } from './mentions.js';
+import type { Mentions } from '../db/mentions.js';
+import { SESSION_COLUMNS, type SessionColumn } from '../db/session-columns.js';
+import type { Database } from '../db/types.js';
 
-type Session = AudienceSessionsTable;
-type TextColumn = keyof Pick<
-  Session,
-  | 'analytics_session_id'
-  | 'page_title'
-  | 'page_url'
-  | 'form_submission_id'
-  | 'form_submission_identifier'
-  | 'form_submission_email'
-  | 'form_submission_phone'
-  | 'utm_campaign'
-  | 'utm_content'
-  | 'utm_medium'
-  | 'utm_source'
-  | 'utm_term'
->;
+type TextColumn = 'analytics_session_id' | 'page_title' | 'page_url' | SessionColumn<'form'> | SessionColumn<'utm'>;
 
 /** A form's fields go together: one of them naming the person makes the others theirs too. */
-const FORM: readonly TextColumn[] = ['form_submission_id', 'form_submission_identifier', 'form_submission_email', 'form_submission_phone'];
+const FORM: readonly TextColumn[] = SESSION_COLUMNS.form;
 /** Written by a visitor or a client, each on its own. */
-const OTHERS: readonly TextColumn[] = [
-  'analytics_session_id',
-  'page_title',
-  'page_url',
-  'utm_campaign',
-  'utm_content',
-  'utm_medium',
-  'utm_source',
-  'utm_term',
-];
+const OTHERS: readonly TextColumn[] = ['analytics_session_id', 'page_title', 'page_url', ...SESSION_COLUMNS.utm];
 /**
  * What a visit to a page made for the person showed of them (its address holds their route key).
  * Its form stays unless it mentions them: someone else may have filled it in.
@@ -40,7 +17,7 @@ const OTHERS: readonly TextColumn[] = [
 const OF_THEIR_PAGE: readonly TextColumn[] = ['page_title', 'page_url'];
 
 /**
- * Visits keep their counts (analytics) and lose every text that mentions the person: a form's
+ * A person's erasure (persons/erasure.ts): visits keep their counts (analytics) and lose every text that mentions the person: a form's
  * fields together, any other field on its own ('' where it was). Visits of the audiences made for
  * them also lose their title and address. A UTM value that changes moves the visit between
  * rollup rows, so no rollup keeps the old value either.

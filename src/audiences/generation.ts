@@ -1,0 +1,96 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { claimLeases } from '../db/lease.js';
+import type { AudienceVersionsTable, Database } from '../db/types.js';
+import type { Content } from '../pages/schemas.js';
+import { moveVersion } from './versions.js';
+
+// The page agent's writes of versions (src/agent/): its claims, its lease and what it made of each.
+
+/**
+ * Up to `limit` versions waiting for the agent, now held until `until`: queued ones, and processing
+ * ones nobody holds (a crashed holder's, one waiting for its retry time, one a client moved to
+ * processing). Round-robin across tenants, oldest first within each: a tenant's k-th oldest waits
+ * behind every other tenant's (k-1)-th, so a tenant's long queue holds another's back one claim at most.
+ */
+export function claimVersions(db: Kysely<Database>, limit: number, at: string, until: string) {
+  return claimLeases(db, {
+    table: 'audience_versions',
+    lease: 'agent_lease_until',
+    // The statuses written as literals, not parameters: only then may SQLite read the partial index
+    // of the queue (audience_versions_agent_idx) instead of every version of every audience.
+    due: (eb) =>
+      eb.and([sql<boolean>`status in ('queued', 'processing')`, eb.or([eb('agent_retry_at', 'is', null), eb('agent_retry_at', '<=', at)])]),
+    orderBy: [sql`row_number() over (partition by tenant_id order by queued_at, id)`, 'queued_at', 'id'],
+    limit,
+    now: at,
+    until,
+  });
+}
+
+/** A version the agent holds: its row as claimed, and the lease end the claim set (the holder's token). */
+export interface HeldVersion {
+  version: AudienceVersionsTable;
+  lease: string;
+}
+
+export const audienceOf = (version: AudienceVersionsTable) => ({ id: version.audience_id, tenant_id: version.tenant_id });
+
+/**
+ * Each write below is conditional on the version being still processing and still under the
+ * holder's lease, so a version cancelled meanwhile stays cancelled and one taken over after the
+ * lease ran out is left to its new holder. Each returns whether it wrote.
+ */
+const held = (trx: Transaction<Database>, { version, lease }: HeldVersion) =>
+  trx
+    .updateTable('audience_versions')
+    .where('id', '=', version.id)
+    .where('status', '=', 'processing')
+    .where('agent_lease_until', '=', lease);
+
+/** Not generated (the agent stops): the version goes back for the next claim at once. */
+export async function giveBackVersion(trx: Transaction<Database>, holding: HeldVersion): Promise<boolean> {
+  const result = await held(trx, holding).set({ agent_lease_until: null }).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** A failed attempt to try again at `at`, counted. */
+export async function retryVersionAt(trx: Transaction<Database>, holding: HeldVersion, at: string): Promise<boolean> {
+  const result = await held(trx, holding)
+    .set({ agent_lease_until: null, agent_attempts: sql<number>`agent_attempts + 1`, agent_retry_at: at })
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * The generated content, published through the lifecycle (moveVersion: events, publishedAt,
+ * archiving the older published version); or, given a reason, the failure, counted, and the
+ * version cancelled the same way.
+ */
+export async function finishGeneration(
+  trx: Transaction<Database>,
+  holding: HeldVersion,
+  outcome: { content: Content } | { reason: string },
+): Promise<boolean> {
+  const row = await held(trx, holding)
+    .set(
+      'content' in outcome
+        ? {
+            agent_lease_until: null,
+            agent_retry_at: null,
+            failure_reason: null,
+            content: JSON.stringify(outcome.content),
+            origin: 'generated' as const,
+          }
+        : {
+            agent_lease_until: null,
+            agent_retry_at: null,
+            failure_reason: outcome.reason,
+            agent_attempts: sql<number>`agent_attempts + 1`,
+          },
+    )
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) return false;
+  await moveVersion(trx, audienceOf(row), row, 'content' in outcome ? 'published' : 'cancelled');
+  return true;
+}
