@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { toVersion } from '../audiences/versions.js';
+import { parseRules, rulesInWords } from '../audiences/rules.js';
 import type { AudienceVersionsTable, Database, LogsTable, TopicEntriesTable, TopicsTable } from '../db/types.js';
 import { pageContent } from '../pages/repository.js';
 import { toPerson } from '../persons/repository.js';
@@ -77,7 +78,12 @@ export async function gatherInputs(
         pageType: page.page_type,
         content: pageContent(page),
       },
-      audience: { audienceId: audience.id, name: audience.effective_name, personRouteKey: audience.person_route_key },
+      audience: {
+        audienceId: audience.id,
+        name: audience.effective_name,
+        personRouteKey: audience.person_route_key,
+        ...segmentWords(audience.rules),
+      },
       version: toVersion(version),
       person: person ? toPerson(person) : null,
       account: account ? { accountId: account.id, name: account.name, domain: account.domain } : null,
@@ -166,4 +172,10 @@ async function topicsOf(db: Kysely<Database>, tenantIds: string[]) {
     byTenant.set(topic.tenant_id, [...(byTenant.get(topic.tenant_id) ?? []), toTopic(topic, entriesOf.get(topic.id) ?? [])]);
   }
   return byTenant;
+}
+
+/** A segment's rules in words, for the prompt and the template (issue 39); nothing for other audiences. */
+function segmentWords(rules: string | null): { segment?: string } {
+  const parsed = parseRules(rules);
+  return parsed ? { segment: rulesInWords(parsed) } : {};
 }

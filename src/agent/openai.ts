@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import type { OpenAiConfig } from '../config.js';
-import { Content } from '../pages/schemas.js';
+import { ANSWER_JSON_SCHEMA, contentOfAnswer } from './layouts.js';
 import { buildPrompt } from './prompt.js';
 import { parseRetryAfter } from './retry-policy.js';
 import { GenerationError, type Generator } from './types.js';
@@ -10,22 +10,8 @@ export interface OpenAiOptions {
   maxPromptChars: number;
 }
 
-/**
- * The content's JSON schema as structured output asks for it. OpenAI's strict mode accepts only a
- * subset of JSON Schema, without length and size bounds: those are stated in the prompt, and the
- * worker checks the answer against the full schema.
- */
-export const CONTENT_JSON_SCHEMA = withoutBounds(JSON.parse(JSON.stringify(Content)) as Record<string, unknown>);
-
-function withoutBounds(schema: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema)) {
-    if (['maxLength', 'minLength', 'maxItems', 'minItems'].includes(key)) continue;
-    out[key] =
-      value !== null && typeof value === 'object' && !Array.isArray(value) ? withoutBounds(value as Record<string, unknown>) : value;
-  }
-  return out;
-}
+/** The answer's schema for structured output (src/agent/layouts.ts): texts only, every field required, as strict mode wants. */
+export const CONTENT_JSON_SCHEMA = ANSWER_JSON_SCHEMA;
 
 /**
  * Any OpenAI-compatible Chat Completions endpoint (OpenAI, vLLM, Ollama, LiteLLM), through the
@@ -72,7 +58,7 @@ export function openAiGenerator(config: OpenAiConfig, options: OpenAiOptions): G
       }
       if (typeof text !== 'string' || text.trim() === '') throw new GenerationError('openai: the answer has no content');
       try {
-        return JSON.parse(text) as unknown;
+        return contentOfAnswer(JSON.parse(text) as unknown, input.page.content);
       } catch {
         throw new GenerationError('openai: the answer is not JSON');
       }

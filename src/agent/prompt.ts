@@ -9,8 +9,11 @@ const SYSTEM = `You write the content of one web page for one audience: a person
 Start from the page's content and rewrite it for this audience, keeping its purpose and structure.
 Use only facts present in the inputs below (the page, the audience, the person, their account, their recent activity logs and the business's topics). Never invent names, numbers, quotes, customers or claims that the inputs do not state.
 The version's supplementaryContext, when present, is an instruction from the business for this audience: follow it.
+An audience with a "segment" is not one person but the anonymous visitors it describes (e.g. "Visitors whose UTM source is linkedin and whose country is DE"): write for them, without naming any person. For them you may also write visit tokens, filled from each visit: {{ utm.source }}, {{ utm.medium }}, {{ utm.campaign }}, {{ utm.term }}, {{ utm.content }}, {{ query.<name> }}, {{ visitor.country }}, {{ company.name }}, {{ company.industry }}; always give them a fallback: {{ company.name | your team }}.
 You may write personalisation tokens, filled when the page is served: {{ person.name }}, {{ person.firstName }}, {{ account.name }}, {{ audience.name }}; a fallback goes after a bar: {{ person.firstName | there }}.
 Answer with JSON only, matching the schema: headline (at most 200 characters), subheadline (at most 500), sections (at most 50), each with a heading (at most 200) and a Markdown body (at most 20000).
+Each section of the page has a layout (text when absent). Keep the page's sections in their order, each with its layout; write only their texts: the images, buttons and videos stay as they are.
+Per section answer: layout; heading; body; imageAlt (hero and image_text: the image's alt text, at most 300, else ""); author and role (quote: who said it and their role, at most 200 each, else ""); items (features: the cards' title and body; faq: each question as title, its answer as body; logos: each company's name as title and "" as body; as many items as the page's section, in the same order; [] for other layouts). A quote is only ever one the inputs state.
 Texts cut to fit end with "…".`;
 
 const ELLIPSIS = '…';

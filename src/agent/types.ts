@@ -11,6 +11,8 @@ export interface AgentAudience {
   /** Its effectiveName. */
   name: string;
   personRouteKey: string | null;
+  /** A segment audience's rules in plain words ("Visitors whose UTM source is linkedin"); absent for others. */
+  segment?: string;
 }
 
 export interface AgentAccount {

@@ -1,12 +1,14 @@
 import { roundLoop } from '../jobs/loop.js';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { AgentConfig } from '../config.js';
 import type { AudienceVersionsTable, Database } from '../db/types.js';
+import { compileJsonCheck } from '../http/validation.js';
 import { Content } from '../pages/schemas.js';
+import { layoutErrors } from '../pages/sections.js';
 import { gatherInputs } from './inputs.js';
-import { claimVersions, type Outcome, startProcessing, writeOutcomes } from './repository.js';
+import { claimVersions } from '../audiences/generation.js';
+import { type Outcome, startProcessing, writeOutcomes } from './repository.js';
 import { retryIn } from './retry-policy.js';
 import { GenerationError, type Generator, type GeneratorInput } from './types.js';
 
@@ -60,7 +62,22 @@ interface Generated {
   seconds: number | undefined;
 }
 
-const isContent = TypeCompiler.Compile(Content);
+const isContent = compileJsonCheck(Content);
+
+/**
+ * Why an answer is not content the page may show, or undefined when it is: the schema, then each
+ * layout's rules; a cta may only name an action the page's own content names (the agent never
+ * sees the actions, so it can only keep the page's).
+ */
+function answerError(content: unknown, page: GeneratorInput['page']): string | undefined {
+  if (!isContent(content)) {
+    const first = isContent.errors?.[0];
+    return first ? `${first.instancePath || '/'} ${first.message ?? 'is invalid'}` : '/ is invalid';
+  }
+  const actionIds = page.content.sections.flatMap((s) => (s.actionId === undefined ? [] : [s.actionId]));
+  const first = layoutErrors(content as Content, actionIds, '').at(0);
+  return first && `${first.path} ${first.message}`;
+}
 
 /**
  * What became of a generation, once its outcome was written (or not): `dropped` when the write
@@ -163,9 +180,9 @@ export function createAgent(
       // An in-process generation is over before any timer could fire: it needs none.
       const signal = generator.inProcess ? stopping.signal : AbortSignal.any([stopping.signal, AbortSignal.timeout(config.timeoutMs)]);
       const content = await generator.generate(input, signal);
-      if (isContent.Check(content)) return { outcome: { kind: 'publish', version, lease, content }, seconds: seconds() };
-      const first = isContent.Errors(content).First();
-      reason = `${generator.name}: the answer is not valid content${first ? ` (${first.path || '/'} ${first.message})` : ''}`;
+      const invalid = answerError(content, input.page);
+      if (invalid === undefined) return { outcome: { kind: 'publish', version, lease, content: content as Content }, seconds: seconds() };
+      reason = `${generator.name}: the answer is not valid content (${invalid})`;
     } catch (err) {
       if (stopping.signal.aborted) return { outcome: { kind: 'give-back', version, lease }, seconds: seconds() };
       reason = err instanceof GenerationError ? err.reason : `${generator.name}: the generation failed`;

@@ -1,3 +1,4 @@
+import { noteSiteChange } from '../db/changes.js';
 import type { Kysely, Transaction } from 'kysely';
 import { lockExclusive } from '../db/locks.js';
 import type { AssetsTable, Database, FilesTable } from '../db/types.js';
@@ -6,7 +7,7 @@ import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { emit } from '../events/outbox.js';
 import { after, now } from '../time.js';
-import type { ImageType } from '../db/enums.js';
+import { IMAGE_TYPES, type ImageType } from '../db/enums.js';
 import type { InspectedImage, UrlSigner } from './files.js';
 import { settle } from '../http/round-trip.js';
 import type { Asset, AssetCreate, AssetListQuery, FileInfo } from './schemas.js';
@@ -185,6 +186,8 @@ export async function updateAsset(
     changes.trashed_at = patch.lifecycleState === 'trashed' ? at : null;
   }
   await trx.updateTable('assets').set(changes).where('id', '=', assetId).where('lifecycle_state', '!=', 'deleted').execute();
+  // A brand's image is shown, and its file served on the tenant's domains, while its asset is active.
+  if (patch.lifecycleState !== undefined) await noteSiteChange(trx, tenantId);
   const asset = await getAsset(trx, tenantId, assetId, signer);
   await emit(trx, tenantId, 'asset.updated', asset);
   return asset;
@@ -212,6 +215,7 @@ export async function deleteAsset(
     .where('id', '=', assetId)
     .returningAll()
     .executeTakeFirstOrThrow();
+  await noteSiteChange(trx, tenantId);
   await emit(trx, tenantId, 'asset.deleted', toAsset(deleted, { id: deleted.file_id, preview_content_type: null }, signer));
   const stillUsed = await trx
     .selectFrom('assets')
@@ -248,4 +252,69 @@ export async function listAssets(db: Kysely<Database>, tenantId: string, query: 
     count: base,
     map: (row) => toAsset(row, { id: row.file_id, preview_content_type: row.preview_content_type }, signer),
   });
+}
+
+/** An image a page shows: its file, its size, and the files of the asset's variants (its live children), for a srcset. */
+export interface ShownImage {
+  assetId: string;
+  name: string;
+  fileId: string;
+  contentType: string;
+  width: number;
+  height: number;
+  /** The 320 px WebP made on upload, when there is one. */
+  hasPreview: boolean;
+  variants: { fileId: string; width: number; height: number }[];
+}
+
+/**
+ * The live image assets among `assetIds` that belong to the tenant, by id (one query for the
+ * assets, one for their variants): what a section may show. An id missing from the map is
+ * another tenant's, unknown, trashed, deleted or not an image.
+ */
+export async function findShownImages(db: Kysely<Database>, tenantId: string, assetIds: string[]): Promise<Map<string, ShownImage>> {
+  const ids = [...new Set(assetIds)];
+  const found = new Map<string, ShownImage>();
+  if (ids.length === 0) return found;
+  const live = db
+    .selectFrom('assets')
+    .innerJoin('files', 'files.id', 'assets.file_id')
+    .where('assets.tenant_id', '=', tenantId)
+    .where('assets.lifecycle_state', '=', 'active')
+    .where('files.deleted_at', 'is', null)
+    .where('files.content_type', 'in', IMAGE_TYPES);
+  const rows = await live
+    .select([
+      'assets.id',
+      'assets.name',
+      'files.id as fileId',
+      'files.content_type',
+      'files.width',
+      'files.height',
+      'files.preview_content_type',
+    ])
+    .where('assets.id', 'in', ids)
+    .execute();
+  for (const r of rows) {
+    found.set(r.id, {
+      assetId: r.id,
+      name: r.name,
+      fileId: r.fileId,
+      contentType: r.content_type,
+      width: Number(r.width),
+      height: Number(r.height),
+      hasPreview: r.preview_content_type !== null,
+      variants: [],
+    });
+  }
+  if (found.size === 0) return found;
+  const children = await live
+    .select(['assets.parent_asset_id', 'files.id as fileId', 'files.width', 'files.height'])
+    .where('assets.parent_asset_id', 'in', [...found.keys()])
+    .execute();
+  for (const c of children) {
+    if (c.parent_asset_id !== null)
+      found.get(c.parent_asset_id)?.variants.push({ fileId: c.fileId, width: Number(c.width), height: Number(c.height) });
+  }
+  return found;
 }

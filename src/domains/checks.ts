@@ -4,7 +4,7 @@ import type { Database } from '../db/types.js';
 import { roundLoop, type RoundLoop } from '../jobs/loop.js';
 import { now } from '../time.js';
 import type { TxtLookup } from './dns.js';
-import { type DropDomainLinks, verificationName } from './repository.js';
+import { type DomainWiring, verificationName } from './repository.js';
 import { markVerified } from './verification.js';
 
 const MINUTE_MS = 60_000;
@@ -33,7 +33,7 @@ const BATCH = 20;
  */
 export function createDomainChecks(
   db: Kysely<Database>,
-  dropLinks: DropDomainLinks,
+  wiring: DomainWiring,
   lookup: TxtLookup,
   log: FastifyBaseLogger,
   pollMs = MINUTE_MS,
@@ -62,7 +62,7 @@ export function createDomainChecks(
       try {
         await db.transaction().execute(async (trx) => {
           const row = await trx.selectFrom('tenant_domains').selectAll().where('id', '=', domain.id).executeTakeFirst();
-          if (row?.status === 'pending') await markVerified(trx, dropLinks, row);
+          if (row?.status === 'pending') await markVerified(trx, wiring, row);
         });
         log.info({ tenantDomainId: domain.id }, 'domain verified by the background check');
       } catch (err) {

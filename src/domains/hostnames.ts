@@ -42,6 +42,33 @@ export function hostnameRules(config: HostnameRulesConfig): HostnameRules {
   };
 }
 
+const HOST_NAME_ONLY = 'must be a host name, like go.acme.com, without a scheme, port, path or query';
+
+/**
+ * The name in what a tenant typed or pasted: a host name as it is, or the host of an `https://`
+ * address with nothing after it (`https://go.acme.com/` is `go.acme.com`), read by the WHATWG URL
+ * parser. Anything more (a path, query, port, credentials, another scheme) is refused, since only
+ * the name is claimed; so is a host the parser had to rewrite (an international name, which a bare
+ * name may not be either). Lowercased, without a trailing dot.
+ */
+export function claimedName(typed: string): { name: string } | { refusal: string } {
+  const text = typed.trim();
+  if (!text.includes('://')) {
+    // An IPv6 literal has colons of its own: the rules refuse it as an address.
+    const ipv6 = net.isIP(text.replace(/^\[|\]$/g, '').replace(/%.*$/, '')) === 6;
+    if (/[/?#@\\]/.test(text) || (text.includes(':') && !ipv6)) return { refusal: HOST_NAME_ONLY };
+    return { name: text.toLowerCase().replace(/\.$/, '') };
+  }
+  const url = URL.parse(text);
+  if (url === null || url.protocol !== 'https:') return { refusal: HOST_NAME_ONLY };
+  const bare =
+    url.pathname === '/' && url.search === '' && url.hash === '' && url.port === '' && url.username === '' && url.password === '';
+  if (!bare || !/^https:\/\/[^/?#]+\/?$/i.test(text)) return { refusal: HOST_NAME_ONLY };
+  const name = url.hostname.replace(/\.$/, '');
+  if (!text.toLowerCase().includes(name)) return { refusal: 'is not a valid DNS name (e.g. pages.example.com)' };
+  return { name };
+}
+
 /**
  * An IP address in any notation a browser or resolver reads as one: v4 and v6 literals, bracketed,
  * IPv4-mapped, and the legacy IPv4 forms (`2130706433`, `0x7f.1`, `127.1`, `0177.0.0.1`). The URL

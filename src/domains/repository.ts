@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
+import { CACHES, databaseCache } from '../db/caches.js';
 import type { Kysely, Transaction } from 'kysely';
-import { LRUCache } from 'lru-cache';
 import { noteChange } from '../db/changes.js';
-import { perDatabase } from '../db/per-database.js';
 import type { Database, TenantDomainsTable } from '../db/types.js';
 import { AppError, conflict, conflictIfTaken, invalidField } from '../http/errors.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { now } from '../time.js';
-import type { HostnameRules } from './hostnames.js';
-import type { TenantDomain, TenantDomainListQuery } from './schemas.js';
+import { claimedName, type HostnameRules } from './hostnames.js';
+import type { TenantDomain, TenantDomainListQuery, TenantDomainRecord } from './schemas.js';
+import { type RoutingTarget, withRouting } from './routing.js';
 
 /**
  * What goes with a domain: its page links, each with its `page_link.deleted` event. The page-links
@@ -18,10 +18,16 @@ import type { TenantDomain, TenantDomainListQuery } from './schemas.js';
  */
 export type DropDomainLinks = (trx: Transaction<Database>, tenantId: string, domainId: string) => Promise<void>;
 
+/** What goes with a domain (its links) and what its answers add (the routing record): wired by app.ts and the CLI. */
+export interface DomainWiring {
+  dropLinks: DropDomainLinks;
+  routing: RoutingTarget;
+}
+
 /** The TXT record's name for a hostname: an underscore label, which no host name uses. */
 export const verificationName = (hostname: string) => `_pam-verify.${hostname}`;
 
-export const toTenantDomain = (row: TenantDomainsTable): TenantDomain => ({
+const toRecord = (row: TenantDomainsTable): TenantDomainRecord => ({
   tenantDomainId: row.id,
   hostname: row.hostname,
   isFallback: row.is_fallback === 1,
@@ -34,8 +40,16 @@ export const toTenantDomain = (row: TenantDomainsTable): TenantDomain => ({
   createdAt: row.created_at,
 });
 
+/** A domain as the API answers and events carry it: the record, and for a custom domain its routing record. */
+export const toTenantDomain = (row: TenantDomainsTable, routing: RoutingTarget): TenantDomain => withRouting(toRecord(row), routing);
+
 /** The tenant's fallback domain `<slug>.<suffix>`: verified from the start, since the service names it. */
-export async function createFallbackDomain(db: Kysely<Database>, tenantId: string, slug: string, suffix: string): Promise<TenantDomain> {
+export async function createFallbackDomain(
+  db: Kysely<Database>,
+  tenantId: string,
+  slug: string,
+  suffix: string,
+): Promise<TenantDomainRecord> {
   const at = now();
   const row: TenantDomainsTable = {
     id: newId('domain'),
@@ -50,7 +64,7 @@ export async function createFallbackDomain(db: Kysely<Database>, tenantId: strin
   };
   await noteChange(db, 'domains');
   await db.insertInto('tenant_domains').values(row).execute();
-  return toTenantDomain(row);
+  return toRecord(row);
 }
 
 /** Whether any row, of any tenant and status, holds this name (a new tenant's fallback name must be free). */
@@ -66,8 +80,16 @@ const FIRST_CHECK_MS = 10 * 60 * 1000;
  * Refused (400 at `/hostname`, saying why) by the hostname rules; 409 when a tenant already holds
  * the name verified, or this tenant already claims it. Other tenants' pending claims do not stop it.
  */
-export async function createDomain(db: Kysely<Database>, tenantId: string, hostname: string, rules: HostnameRules): Promise<TenantDomain> {
-  const name = hostname.toLowerCase().replace(/\.$/, '');
+export async function createDomain(
+  db: Kysely<Database>,
+  tenantId: string,
+  hostname: string,
+  rules: HostnameRules,
+  routing: RoutingTarget,
+): Promise<TenantDomain> {
+  const claimed = claimedName(hostname);
+  if ('refusal' in claimed) throw invalidField('/hostname', claimed.refusal);
+  const name = claimed.name;
   const refusal = rules.refusal(name);
   if (refusal !== undefined) throw invalidField('/hostname', refusal);
   const taken = { path: '/hostname', message: 'is already in use', detail: `The hostname ${name} is already in use` };
@@ -95,7 +117,7 @@ export async function createDomain(db: Kysely<Database>, tenantId: string, hostn
     ...taken,
     detail: `This tenant already has the hostname ${name}`,
   });
-  return toTenantDomain(row);
+  return toTenantDomain(row, routing);
 }
 
 export function findDomain(db: Kysely<Database>, tenantId: string, domainId: string) {
@@ -107,14 +129,7 @@ export function findFallbackDomain(db: Kysely<Database>, tenantId: string) {
 }
 
 /** Fallback domains' ids by tenant, per database: at most 10,000 tenants', least recently used out first. */
-const fallbackIds = perDatabase(
-  () =>
-    new LRUCache<string, string>({
-      max: 10_000,
-      maxSize: 2 * 1024 * 1024,
-      sizeCalculation: (id, tenantId) => 2 * (id.length + tenantId.length) + 64,
-    }),
-);
+const fallbackIds = databaseCache<string>(CACHES.fallbackDomains);
 
 /**
  * The id of a tenant's fallback domain. It is made with the tenant and never deleted (`deleteDomain`
@@ -137,9 +152,9 @@ export async function fallbackDomainId(db: Kysely<Database>, tenantId: string): 
 
 const domainsList = keysetList({ name: 'tenant_domains', table: 'tenant_domains', ...NEWEST_FIRST });
 
-export async function listDomains(db: Kysely<Database>, tenantId: string, query: TenantDomainListQuery) {
+export async function listDomains(db: Kysely<Database>, tenantId: string, query: TenantDomainListQuery, routing: RoutingTarget) {
   const ofTenant = db.selectFrom('tenant_domains').where('tenant_id', '=', tenantId);
-  return domainsList.read({ query, rows: ofTenant.selectAll(), count: ofTenant, map: toTenantDomain });
+  return domainsList.read({ query, rows: ofTenant.selectAll(), count: ofTenant, map: (row) => toTenantDomain(row, routing) });
 }
 
 /** The domain and its page links, in the caller's transaction. The fallback domain stays (409). */

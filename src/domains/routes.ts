@@ -4,17 +4,18 @@ import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/id
 import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
 import type { TxtLookup } from './dns.js';
 import type { HostnameRules } from './hostnames.js';
-import { createDomain, deleteDomain, type DropDomainLinks, findDomain, listDomains } from './repository.js';
+import { createDomain, deleteDomain, type DomainWiring, findDomain, listDomains } from './repository.js';
 import { TenantDomain, TenantDomainCreate, TenantDomainListQuery, TenantDomainParams } from './schemas.js';
 import { checkRecord, markVerifiedOf } from './verification.js';
 
 const extension = { tags: ['page links'], 'x-extension': true };
 
 /** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
-export const domainRoutes: FastifyPluginAsyncTypebox<{ rules: HostnameRules; lookup: TxtLookup; dropLinks: DropDomainLinks }> = async (
-  app,
-  { rules, lookup, dropLinks },
-) => {
+export const domainRoutes: FastifyPluginAsyncTypebox<{
+  rules: HostnameRules;
+  lookup: TxtLookup;
+  wiring: DomainWiring;
+}> = async (app, { rules, lookup, wiring }) => {
   app.get(
     '/v0/tenant_domains',
     {
@@ -26,7 +27,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<{ rules: HostnameRules; loo
         response: responses({ 200: ListEnvelope(TenantDomain) }),
       },
     },
-    async (request) => listDomains(app.db, request.tenantId, request.query),
+    async (request) => listDomains(app.db, request.tenantId, request.query, wiring.routing),
   );
 
   app.post(
@@ -37,13 +38,16 @@ export const domainRoutes: FastifyPluginAsyncTypebox<{ rules: HostnameRules; loo
         operationId: 'createTenantDomain',
         headers: IdempotencyHeaders,
         summary: 'Add a custom domain (extension)',
+        description:
+          'Takes a host name, or an https:// address with nothing after the host (`https://go.acme.com/` is `go.acme.com`). ' +
+          'The answer names both records to create: `verification` (the TXT proof) and `routing` (the CNAME, or A record, that sends visitors here; SITE_CNAME_TARGET).',
         body: TenantDomainCreate,
         response: responses({ 201: TenantDomain }),
       },
     },
     async (request, reply) => {
       const result = await createOnce(app.db, fromHeader(request), (trx) =>
-        createDomain(trx, request.tenantId, request.body.hostname, rules),
+        createDomain(trx, request.tenantId, request.body.hostname, rules, wiring.routing),
       );
       return sendOnce(reply, result);
     },
@@ -68,7 +72,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<{ rules: HostnameRules; loo
       const { tenantId } = request;
       const id = request.params.tenant_domain_id;
       await checkRecord(app.db, lookup, tenantId, id);
-      const result = await createOnce(app.db, fromHeader(request, 200), (trx) => markVerifiedOf(trx, dropLinks, tenantId, id));
+      const result = await createOnce(app.db, fromHeader(request, 200), (trx) => markVerifiedOf(trx, wiring, tenantId, id));
       return sendOnce(reply, result);
     },
   );
@@ -88,7 +92,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox<{ rules: HostnameRules; loo
       await app.db.transaction().execute(async (trx) => {
         const domain = await findDomain(trx, request.tenantId, request.params.tenant_domain_id);
         if (!domain) throw notFound('Tenant domain');
-        await deleteDomain(trx, dropLinks, domain);
+        await deleteDomain(trx, wiring.dropLinks, domain);
       });
       return reply.code(204).send(null);
     },

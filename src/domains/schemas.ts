@@ -12,20 +12,38 @@ export const DomainVerification = Type.Object(
   { description: 'What to publish in DNS to verify a pending domain; null once verified' },
 );
 
-export const TenantDomain = Type.Object(
+/** The DNS record that sends a custom domain's visitors to the service (extension). */
+export const DomainRouting = Type.Object(
   {
-    tenantDomainId: Type.String(),
-    hostname: Type.String(),
-    isFallback: Type.Boolean({ description: "The tenant's own `<slug>.<FALLBACK_DOMAIN_SUFFIX>` hostname, made with the tenant" }),
-    status: StringEnum(DOMAIN_STATUSES, {
-      description: 'Only a verified domain is served; a custom domain starts pending, a fallback domain is always verified',
+    recordType: StringEnum(['CNAME', 'A', 'AAAA'] as const, {
+      description: 'CNAME when SITE_CNAME_TARGET is a DNS name (and when it is unset), A or AAAA when it is an address',
     }),
-    verifiedAt: NullableTimestamp,
-    verification: Nullable(DomainVerification),
-    createdAt: Timestamp,
+    name: Type.String({ description: 'The hostname itself' }),
+    value: Nullable(Type.String({ description: 'SITE_CNAME_TARGET; null when the operator has not set it: point the name at your proxy' })),
+    instructions: Type.String({ description: 'What to create, in words' }),
   },
-  { $id: 'TenantDomain' },
+  {
+    description:
+      'The record to create at the DNS provider so visitors reach the pages (besides the TXT proof); null for the fallback domain, which the service names',
+  },
 );
+export type DomainRouting = Static<typeof DomainRouting>;
+
+const TenantDomainFields = {
+  tenantDomainId: Type.String(),
+  hostname: Type.String(),
+  isFallback: Type.Boolean({ description: "The tenant's own `<slug>.<FALLBACK_DOMAIN_SUFFIX>` hostname, made with the tenant" }),
+  status: StringEnum(DOMAIN_STATUSES, {
+    description: 'Only a verified domain is served; a custom domain starts pending, a fallback domain is always verified',
+  }),
+  verifiedAt: NullableTimestamp,
+  verification: Nullable(DomainVerification),
+  createdAt: Timestamp,
+};
+/** A domain as stored, as events carry it: `routing` is the operator's set-up, added to API answers. */
+export const TenantDomainRecord = Type.Object(TenantDomainFields);
+export type TenantDomainRecord = Static<typeof TenantDomainRecord>;
+export const TenantDomain = Type.Object({ ...TenantDomainFields, routing: Nullable(DomainRouting) }, { $id: 'TenantDomain' });
 export type TenantDomain = Static<typeof TenantDomain>;
 
 export const TenantDomainCreate = Type.Object(

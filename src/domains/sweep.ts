@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
 import type { HostnameRules } from './hostnames.js';
-import type { DropDomainLinks } from './repository.js';
+import type { DomainWiring } from './repository.js';
 import { releaseDomain } from './verification.js';
 
 /**
@@ -14,7 +14,7 @@ import { releaseDomain } from './verification.js';
  */
 export async function releaseRefusedDomains(
   db: Kysely<Database>,
-  dropLinks: DropDomainLinks,
+  wiring: DomainWiring,
   rules: HostnameRules,
   log: FastifyBaseLogger,
 ): Promise<number> {
@@ -23,7 +23,7 @@ export async function releaseRefusedDomains(
   for (const row of custom) {
     const refusal = rules.refusal(row.hostname);
     if (refusal === undefined) continue;
-    if (!(await db.transaction().execute((trx) => releaseDomain(trx, dropLinks, row, 'hostname_refused')))) continue;
+    if (!(await db.transaction().execute((trx) => releaseDomain(trx, wiring, row, 'hostname_refused')))) continue;
     log.warn(
       { tenantDomainId: row.id, tenantId: row.tenant_id, hostname: row.hostname, refusal },
       'custom domain released: its name is refused',

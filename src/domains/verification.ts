@@ -5,7 +5,7 @@ import { emit } from '../events/outbox.js';
 import { AppError, conflictIfTaken, notFound } from '../http/errors.js';
 import { now } from '../time.js';
 import type { TxtLookup } from './dns.js';
-import { type DropDomainLinks, toTenantDomain, verificationName } from './repository.js';
+import { type DomainWiring, toTenantDomain, verificationName } from './repository.js';
 import type { TenantDomain } from './schemas.js';
 
 /** Why a domain was removed without its tenant asking: the `reason` of `tenant_domain.released`. */
@@ -18,15 +18,15 @@ export type ReleaseReason = 'verified_by_another_tenant' | 'hostname_refused';
  */
 export async function releaseDomain(
   trx: Transaction<Database>,
-  dropLinks: DropDomainLinks,
+  wiring: DomainWiring,
   row: TenantDomainsTable,
   reason: ReleaseReason,
 ): Promise<boolean> {
   await noteChange(trx, 'domains');
-  await dropLinks(trx, row.tenant_id, row.id);
+  await wiring.dropLinks(trx, row.tenant_id, row.id);
   const deleted = await trx.deleteFrom('tenant_domains').where('id', '=', row.id).executeTakeFirst();
   if (deleted.numDeletedRows === 0n) return false;
-  await emit(trx, row.tenant_id, 'tenant_domain.released', toTenantDomain(row), { reason });
+  await emit(trx, row.tenant_id, 'tenant_domain.released', toTenantDomain(row, wiring.routing), { reason });
   return true;
 }
 
@@ -35,12 +35,8 @@ export async function releaseDomain(
  * and every other tenant's claim on the name is released. Another tenant verifying the name first
  * wins the unique rule: 409 here. Already verified: unchanged, no event.
  */
-export async function markVerified(
-  trx: Transaction<Database>,
-  dropLinks: DropDomainLinks,
-  domain: TenantDomainsTable,
-): Promise<TenantDomain> {
-  if (domain.status === 'verified') return toTenantDomain(domain);
+export async function markVerified(trx: Transaction<Database>, wiring: DomainWiring, domain: TenantDomainsTable): Promise<TenantDomain> {
+  if (domain.status === 'verified') return toTenantDomain(domain, wiring.routing);
   await noteChange(trx, 'domains');
   const at = now();
   const verified: TenantDomainsTable = { ...domain, status: 'verified', verified_at: at, verification_value: null, next_check_at: null };
@@ -65,8 +61,8 @@ export async function markVerified(
     .where('hostname', '=', domain.hostname)
     .where('id', '<>', domain.id)
     .execute();
-  for (const other of others) await releaseDomain(trx, dropLinks, other, 'verified_by_another_tenant');
-  const resource = toTenantDomain(verified);
+  for (const other of others) await releaseDomain(trx, wiring, other, 'verified_by_another_tenant');
+  const resource = toTenantDomain(verified, wiring.routing);
   await emit(trx, domain.tenant_id, 'tenant_domain.verified', resource);
   return resource;
 }
@@ -92,16 +88,16 @@ export async function checkRecord(db: Kysely<Database>, lookup: TxtLookup, tenan
 /** The domain, read again in the caller's transaction, marked verified (see `markVerified`). */
 export async function markVerifiedOf(
   trx: Transaction<Database>,
-  dropLinks: DropDomainLinks,
+  wiring: DomainWiring,
   tenantId: string,
   domainId: string,
 ): Promise<TenantDomain> {
-  return markVerified(trx, dropLinks, await findTenantDomain(trx, domainId, tenantId));
+  return markVerified(trx, wiring, await findTenantDomain(trx, domainId, tenantId));
 }
 
 /** An operator attests the domain (admin API, CLI): no look-up. */
-export async function attestDomain(db: Kysely<Database>, dropLinks: DropDomainLinks, domainId: string): Promise<TenantDomain> {
-  return db.transaction().execute(async (trx) => markVerified(trx, dropLinks, await findTenantDomain(trx, domainId)));
+export async function attestDomain(db: Kysely<Database>, wiring: DomainWiring, domainId: string): Promise<TenantDomain> {
+  return db.transaction().execute(async (trx) => markVerified(trx, wiring, await findTenantDomain(trx, domainId)));
 }
 
 async function findTenantDomain(db: Kysely<Database>, domainId: string, tenantId?: string): Promise<TenantDomainsTable> {

@@ -5,13 +5,25 @@ export interface TokenValues {
   personName?: string | null;
   accountName?: string | null;
   audienceName?: string | null;
+  /**
+   * A visit's own values (issue 39: utm.*, query.<name>, visitor.country, company.name|industry),
+   * already held to the value rule (site/serve/visit.ts); null: the fallback. Absent: every such
+   * token takes its fallback (previews, the agent).
+   */
+  visit?: (name: string) => string | null;
+  /** Collects the visit tokens a rendering used: its cache key names their values (site/serve/documents.ts). */
+  used?: Set<string>;
 }
 
 /**
  * `{{ name }}` or `{{ name | fallback }}`. A fallback holds no braces, so an inner token of a
  * "nested" one is filled on its own and the outer braces stay as written.
  */
-const TOKEN = /\{\{\s*([A-Za-z_][\w.]*)\s*(?:\|([^{}]*))?\}\}/g;
+const TOKEN = /\{\{\s*([A-Za-z_][\w.-]*)\s*(?:\|([^{}]*))?\}\}/g;
+
+/** The tokens a visit fills: its URL's, its country's, its company's. */
+export const VISIT_TOKEN =
+  /^(?:utm\.(?:source|medium|campaign|term|content)|query\.[A-Za-z0-9_-]{1,40}|visitor\.country|company\.(?:name|industry))$/;
 
 const firstWord = (name: string) => name.trim().split(/\s+/)[0];
 
@@ -27,6 +39,10 @@ export function fillTokens(text: string, values: TokenValues): string {
   if (!text.includes('{{')) return text;
   // One pass: a value that itself reads like a token is never filled again.
   return text.replace(TOKEN, (_match, name: string, fallback: string | undefined) => {
+    if (VISIT_TOKEN.test(name)) {
+      values.used?.add(name);
+      return values.visit?.(name) ?? fallback?.trim() ?? '';
+    }
     const token = Object.hasOwn(TOKENS, name) ? TOKENS[name] : undefined;
     if (!token) return '';
     const value = token(values)?.trim();

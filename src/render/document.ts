@@ -1,9 +1,11 @@
 import type { Static } from '@sinclair/typebox';
 import type { Action, Content, Metadata, Page } from '../pages/schemas.js';
-import { fillTokens, renderMarkdown, type TokenValues } from './content.js';
+import { fillTokens, type TokenValues } from './content.js';
 import { type Brand, brandCss, brandFooter, faviconLink, logoImg } from './brand.js';
 import { attr, scriptJson, text, url } from './html.js';
 import { STYLE } from './style.js';
+import { frameOrigins, renderSections, VIDEO_SCRIPT } from './sections.js';
+import type { ShownImage } from '../assets/repository.js';
 
 /** The lead form's fields, as submitted (kept when the form is shown again with its errors). */
 export interface LeadFields {
@@ -37,6 +39,8 @@ export interface View {
   form?: { submitted: boolean; actionId?: string; errors?: LeadErrors; fields?: LeadFields };
   /** The tenant's site settings; none: the default style, no logo, footer or favicon. */
   brand?: Brand;
+  /** The images the sections show, by asset id (an asset gone since the content was written is missing). */
+  images?: ReadonlyMap<string, ShownImage>;
 }
 
 /**
@@ -147,7 +151,7 @@ const HONEYPOT_FIELD = `<div class="hp" aria-hidden="true"><label>Website<input 
 const FIELD_LABELS: Record<keyof LeadFields, [string, string]> = {
   name: ['Name', 'text'],
   email: ['Email', 'email'],
-  phone: ['Phone (optional, e.g. +14155550123)', 'tel'],
+  phone: ['Phone (optional)', 'tel'],
 };
 
 /** The inline lead form: it works without JavaScript, and carries the visit's token. */
@@ -189,9 +193,30 @@ function body(view: View): string {
   const header = page.headerActionId && page.actions.find((a) => a.actionId === page.headerActionId);
   // A form needs a visit to record on: without an audience there is none, so a form action shows as its link.
   const canForm = view.audience !== undefined;
+  // A lead form appears once: where a cta section first shows it, else among the actions.
+  const formsShown = new Set<string>();
+  const actionHtml = (a: PageAction) => {
+    if (!(isForm(a) && canForm) || formsShown.has(a.actionId)) return linkButton(view, a);
+    formsShown.add(a.actionId);
+    return leadForm(view, a);
+  };
+  const sections = renderSections(
+    {
+      values,
+      images: view.images ?? new Map(),
+      fileSrc: view.fileSrc,
+      headerButton: header ? linkButton(view, header) : '',
+      action: (actionId) => {
+        const a = page.actions.find((x) => x.actionId === actionId);
+        return a ? `<div class="actions">${actionHtml(a)}</div>` : '';
+      },
+    },
+    content,
+  );
   const actions = [...page.actions]
     .sort((a, b) => a.actionIndex - b.actionIndex)
-    .map((a) => (isForm(a) && canForm ? leadForm(view, a) : linkButton(view, a)));
+    .filter((a) => !formsShown.has(a.actionId))
+    .map(actionHtml);
   const widgets = page.actionCardWidgets.map((w) => {
     const logos = w.logos
       .map(({ image: logo }) => {
@@ -219,16 +244,14 @@ function body(view: View): string {
       : '',
     '<main class="wrap">',
     `<div class="hero"><h1>${text(fillTokens(content.headline, values))}</h1>${subheadline ? `<p class="sub">${text(subheadline)}</p>` : ''}</div>`,
-    ...content.sections.map((s) => {
-      const heading = fillTokens(s.heading, values);
-      return `<section class="s">${heading ? `<h2>${text(heading)}</h2>` : ''}${renderMarkdown(s.body, values)}</section>`;
-    }),
+    sections,
     actions.length > 0 ? `<div class="actions">${actions.join('')}</div>` : '',
     ...widgets,
     '</main>',
     footer.length > 0 || brandFoot
       ? `<footer>${footer.length > 0 ? `<div class="wrap">${footer.join('')}</div>` : ''}${brandFoot}</footer>`
       : '',
+    frameOrigins(content).length > 0 ? `<script>${VIDEO_SCRIPT}</script>` : '',
     // The tenant's own code, by design not escaped; a disabled script never appears.
     ...page.scripts.filter((s) => s.enabled).map((s) => s.content),
   ].join('');

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { findAudience } from '../audiences/repository.js';
 import type { Database } from '../db/types.js';
 import { findFallbackDomain } from '../domains/repository.js';
+import type { PreviewDraft } from '../pages/draft.js';
 import { findPage } from '../pages/repository.js';
 import { documentStyles } from './document.js';
 import { fileSrc, render } from './rendered.js';
@@ -25,22 +26,33 @@ export async function previewExists(db: Kysely<Database>, tenantId: string, page
 /**
  * The document a visitor would get for the page and audience, for any page status: without the
  * measuring script or a view token (a preview is no visit), and never to be indexed. Its images
- * come from the tenant's fallback domain, where the files are served. Undefined: no such page;
- * `audience: false`: the audience is not one of the page's. `styles`: the texts of its `<style>`
- * elements, for a policy that allows exactly them.
+ * come from the tenant's fallback domain, where the files are served, at the public origin `origin`
+ * makes of it (returned, for the policy). Undefined: no such page; `audience: false`: the audience
+ * is not one of the page's. `styles`: the texts of its `<style>` elements, for a policy that
+ * allows exactly them. `draft`: unsaved content and actions (checked by the caller) shown instead of
+ * what is stored, for the audience as for the page itself; nothing of it is written.
  */
-export async function previewDocument(db: Kysely<Database>, tenantId: string, pageId: string, audienceId: string | undefined) {
+export async function previewDocument(
+  db: Kysely<Database>,
+  tenantId: string,
+  pageId: string,
+  audienceId: string | undefined,
+  origin: (hostname: string) => string,
+  draft?: PreviewDraft,
+) {
   const found = await subject(db, tenantId, pageId, audienceId);
   if (!found) return undefined;
   if (!found.audience) return { audience: false as const };
   const domain = await findFallbackDomain(db, tenantId);
-  const origin = domain ? `https://${domain.hostname}` : '';
-  const view = await loadView(db, found.page, found.found, {
+  const files = domain ? origin(domain.hostname) : '';
+  const page = draft ? { ...found.page, actions: JSON.stringify(draft.actions), header_action_id: draft.headerActionId } : found.page;
+  const view = await loadView(db, page, found.found, {
+    ...(draft ? { draft: draft.content } : {}),
     path: '/',
     measured: false,
     preview: true,
-    fileSrc: (fileId) => `${origin}${fileSrc(fileId)}`,
-    fileUrl: (fileId) => `${origin}${fileSrc(fileId)}`,
+    fileSrc: (fileId) => `${files}${fileSrc(fileId)}`,
+    fileUrl: (fileId) => `${files}${fileSrc(fileId)}`,
   });
-  return { audience: true as const, html: render(view).parts.join(''), styles: documentStyles(view) };
+  return { audience: true as const, html: render(view).parts.join(''), styles: documentStyles(view), origin: files };
 }

@@ -7,15 +7,24 @@ import type { Content } from '../pages/schemas.js';
 import { getPerson } from '../persons/repository.js';
 import { findShownImage, findSiteSettings } from '../site-settings/repository.js';
 import type { Brand, Picture } from './brand.js';
+import { findShownImages } from '../assets/repository.js';
+import { sectionImageIds } from './sections.js';
 import type { View } from './document.js';
+import type { TokenValues } from './content.js';
 
 /** What a view needs beyond the stored data: how this document is served. */
 export type ViewOptions = Pick<View, 'path' | 'measured' | 'fileSrc' | 'fileUrl' | 'form'> & {
   preview?: boolean;
+  /** Unsaved content shown instead of the audience's version or the page's (a live preview). */
+  draft?: Content;
   /** An experiment's arm: this version of the audience instead of its published one. */
   versionId?: string;
   /** A holdout's control: what a visitor with no audience sees (the page's content, each token's fallback). */
   asControl?: boolean;
+  /** A segment's control: the audience everyone sees instead (the page's home audience). */
+  controlShows?: AudiencesTable;
+  /** The visit's own token values, and where the tokens used are collected (render/content.ts). */
+  visitTokens?: Pick<TokenValues, 'visit' | 'used'>;
 };
 
 /** The page as rendered for an audience of it (or none): every stored value the document shows. */
@@ -25,9 +34,9 @@ export async function loadView(
   audience: AudiencesTable | undefined,
   options: ViewOptions,
 ): Promise<View> {
-  const { preview, versionId, asControl, ...served } = options;
+  const { preview, draft, versionId, asControl, controlShows, visitTokens, ...served } = options;
   // Control keeps the audience only for what is not shown: its visit is measured, its link not indexed.
-  const shownFor = asControl ? undefined : audience;
+  const shownFor = asControl ? controlShows : audience;
   const [version, person] = await Promise.all([
     shownFor ? findVersion(db, shownFor, versionId ?? shownFor.published_version_id) : undefined,
     shownFor?.person_id ? getPerson(db, page.tenant_id, shownFor.person_id) : undefined,
@@ -37,9 +46,13 @@ export async function loadView(
   const pageMetadata = parseMetadata(page.metadata);
   const override = shownFor ? parseMetadata(shownFor.metadata_override) : null;
   const shown = toPage({ ...page, audiences_count: 0 });
+  // The draft, else the audience's published version's content, else the page's.
+  const content = draft ?? (version?.content ? (JSON.parse(version.content) as Content) : shown.content);
+  const images = await findShownImages(db, page.tenant_id, sectionImageIds(content));
   return {
     ...served,
     page: shown,
+    images,
     // Control keeps a lead form (its visit is recorded, and its leads are control's conversions),
     // with the page's own texts and links, not the audience's.
     ...(audience
@@ -52,9 +65,8 @@ export async function loadView(
         }
       : {}),
     metadata: pageMetadata !== null || override !== null ? fullMetadata(pageMetadata, override) : undefined,
-    // The audience's published version's content, else the page's.
-    content: version?.content ? (JSON.parse(version.content) as Content) : shown.content,
-    values: { personName: person?.name, accountName: account?.name, audienceName: shownFor?.effective_name },
+    content,
+    values: { personName: person?.name, accountName: account?.name, audienceName: shownFor?.effective_name, ...visitTokens },
     noindex: preview === true || (audience?.person_id ?? null) !== null,
     ...(brand ? { brand } : {}),
   };

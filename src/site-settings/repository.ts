@@ -4,6 +4,7 @@ import { lockExclusive } from '../db/locks.js';
 import type { Database, SiteSettingsTable } from '../db/types.js';
 import type { FieldError } from '../http/errors.js';
 import { settle, throwIfAny } from '../http/round-trip.js';
+import { phoneCountry } from '../phone.js';
 import { after, now } from '../time.js';
 import { contrastFailures } from './contrast.js';
 import { type SiteSettings, SiteSettingsUpdate } from './schemas.js';
@@ -18,6 +19,8 @@ export const DEFAULT_SITE_SETTINGS: SiteSettings = {
   footerText: null,
   privacyUrl: null,
   faviconAssetId: null,
+  defaultCountry: null,
+  enrichment: true,
   updatedAt: null,
 };
 
@@ -30,11 +33,25 @@ export const toSiteSettings = (row: SiteSettingsTable): SiteSettings => ({
   footerText: row.footer_text,
   privacyUrl: row.privacy_url,
   faviconAssetId: row.favicon_asset_id,
+  defaultCountry: row.default_country,
+  enrichment: row.enrichment === 1,
   updatedAt: row.updated_at,
 });
 
 export function findSiteSettings(db: Kysely<Database>, tenantId: string): Promise<SiteSettingsTable | undefined> {
   return db.selectFrom('site_settings').selectAll().where('tenant_id', '=', tenantId).executeTakeFirst();
+}
+
+/** The tenant's `defaultCountry`: the country a phone number typed without a country code is in; null when unset. */
+export async function defaultCountryOf(db: Kysely<Database>, tenantId: string): Promise<string | null> {
+  const row = await db.selectFrom('site_settings').select('default_country').where('tenant_id', '=', tenantId).executeTakeFirst();
+  return row?.default_country ?? null;
+}
+
+/** Whether the tenant's leads and visits are enriched (issue 39): true unless the tenant turned it off. */
+export async function enrichmentOn(db: Kysely<Database>, tenantId: string): Promise<boolean> {
+  const row = await db.selectFrom('site_settings').select('enrichment').where('tenant_id', '=', tenantId).executeTakeFirst();
+  return row === undefined || row.enrichment === 1;
 }
 
 export async function getSiteSettings(db: Kysely<Database>, tenantId: string): Promise<SiteSettings> {
@@ -61,6 +78,7 @@ export async function updateSiteSettings(trx: Transaction<Database>, tenantId: s
     const value = lowered[field];
     if (value !== undefined) lowered[field] = value.toLowerCase();
   }
+  if (typeof lowered.defaultCountry === 'string') lowered.defaultCountry = lowered.defaultCountry.toUpperCase();
   const patch = settle(SiteSettingsUpdate, lowered, shown);
   if (Object.keys(patch).length === 0) return shown;
   const next: SiteSettings = { ...shown, ...patch };
@@ -70,6 +88,9 @@ export async function updateSiteSettings(trx: Transaction<Database>, tenantId: s
     if (typeof assetId === 'string' && !(await findLiveImageAsset(trx, tenantId, assetId))) {
       errors.push({ path: `/${field}`, message: 'is not an active image asset of this tenant' });
     }
+  }
+  if (typeof patch.defaultCountry === 'string' && !phoneCountry(patch.defaultCountry)) {
+    errors.push({ path: '/defaultCountry', message: 'is not an ISO 3166-1 alpha-2 country code we know, like US, GB or DE' });
   }
   for (const failure of contrastFailures(next, new Set(Object.keys(patch)))) {
     errors.push({ path: `/${failure.field}`, message: failure.message });
@@ -86,6 +107,8 @@ export async function updateSiteSettings(trx: Transaction<Database>, tenantId: s
     font: next.font,
     footer_text: next.footerText,
     privacy_url: next.privacyUrl,
+    default_country: next.defaultCountry,
+    enrichment: next.enrichment ? 1 : 0,
     created_at: current?.created_at ?? at,
     updated_at: at,
   };

@@ -12,6 +12,15 @@ const FooterText = Type.String({
   maxLength: FOOTER_TEXT_MAX,
   description: 'Markdown: text, emphasis, lists and http(s)/mailto links',
 });
+const Country = Type.String({
+  pattern: '^[A-Za-z]{2}$',
+  description:
+    'ISO 3166-1 alpha-2 (US, GB, DE), stored uppercased: the country of phone numbers typed without a country code. Null (the default): such numbers are refused, asking for one.',
+});
+const Enrichment = Type.Boolean({
+  description:
+    "true (the default): a lead's email domain names the tenant's account of that domain, and the enrichment provider, when the service has one, is asked about the company (docs/enrichment.md). false: neither, and each lead emits `form.enrichment_failed` with `no_provider`.",
+});
 const Font = StringEnum(SITE_FONTS, { description: 'A system font stack: nothing is downloaded' });
 
 export const SiteSettings = Type.Object(
@@ -24,6 +33,8 @@ export const SiteSettings = Type.Object(
     footerText: Nullable(FooterText),
     privacyUrl: Nullable(HttpUrl),
     faviconAssetId: Nullable(AssetId),
+    defaultCountry: Nullable(Country),
+    enrichment: Enrichment,
     updatedAt: NullableTimestamp,
   },
   { $id: 'SiteSettings' },
@@ -43,6 +54,8 @@ export const SiteSettingsUpdate = RoundTrip(
       footerText: Type.Optional(Nullable(FooterText)),
       privacyUrl: Type.Optional(Nullable(HttpUrl)),
       faviconAssetId: Type.Optional(Nullable(AssetId)),
+      defaultCountry: Type.Optional(Nullable(Country)),
+      enrichment: Type.Optional(Enrichment),
     },
     { additionalProperties: false, $id: 'SiteSettingsUpdate' },
   ),

@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, LogController } from 
 import { arriving, type SiteContext, type SiteDeps } from './context.js';
 import { formRoutes } from './forms/routes.js';
 import type { SiteHost } from './hosts.js';
-import { trustedProxies } from './limits.js';
+import { trustedProxies } from '../http/proxies.js';
 import { dailySecrets } from '../db/daily-secrets.js';
 import { collectRoutes } from './measure/collect.js';
 import { notFoundPage, siteErrorPage } from './pages.js';

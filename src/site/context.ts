@@ -5,8 +5,13 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify
 import type { Kysely } from 'kysely';
 import type { FileStores } from '../assets/store.js';
 import type { Config } from '../config.js';
+import type { PublicOrigin } from '../http/public-origin.js';
 import type { Database } from '../db/types.js';
+import type { Provider } from '../enrichment/provider.js';
+import type { CompanyLookup } from '../enrichment/visit.js';
+import { visitorKey } from '../experiments/assign.js';
 import type { SiteHost } from './hosts.js';
+import { clientAddress } from './limits.js';
 import type { ViewTokens } from './token.js';
 
 /** What the visitor plane reads and writes through: the areas' repositories over this database. */
@@ -19,8 +24,14 @@ export interface SiteDeps {
   /** The service secret (the one that signs download links); view tokens use a key derived from it. */
   secret: string;
   stores: FileStores;
+  /** A tenant page's public origin (http/public-origin.ts). */
+  origin: PublicOrigin;
   /** The metrics (src/metrics/), when they are on. */
   observe?: SiteObserver;
+  /** The company behind a visitor's address (src/enrichment/), asked only for a tenant whose segments read one; no provider: always null. */
+  companyLookup: CompanyLookup;
+  /** The enrichment provider a lead's email domain is asked of; undefined when ENRICHMENT_URL is unset. */
+  enrichment: Provider | undefined;
 }
 
 /** What the metrics learn from the visitor plane. */
@@ -68,4 +79,13 @@ export function notModified(request: FastifyRequest, etag: string): boolean {
   if (!header) return false;
   if (header.trim() === '*') return true;
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+/**
+ * The experiment unit of a visitor without a person (experiments/assign.ts): read only when an
+ * experiment needs it. The address and user agent are used here, in memory, and never stored.
+ */
+export async function visitorKeyOf(context: SiteContext, request: FastifyRequest, hostname: string): Promise<string> {
+  const address = clientAddress(context.trusted, request.raw.socket.remoteAddress, request.headers['x-forwarded-for']);
+  return visitorKey(await context.secrets.today(), hostname, address, request.headers['user-agent'] ?? '');
 }

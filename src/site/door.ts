@@ -5,6 +5,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type LightMyRequest from 'light-my-request';
 import type { CallbackFunc, InjectOptions } from 'light-my-request';
 import { problemOf, toAppError } from '../http/errors.js';
+import { type LingerBounds, lingering } from '../http/linger.js';
 import type { Site } from './app.js';
 import type { SiteHosts } from './hosts.js';
 
@@ -50,10 +51,11 @@ function unplaced(res: ServerResponse, err: unknown, log: FastifyBaseLogger): vo
 
 /**
  * Opens the door on the API app's server, and has the app's `inject` come in by it too, so an
- * injected request (every test) meets the planes exactly as one from a socket.
+ * injected request (every test) meets the planes exactly as one from a socket. Either plane's
+ * refusal of a body still arriving closes the connection lingering (http/linger.ts).
  */
-export function openDoor(app: FastifyInstance, hosts: SiteHosts, site: Site): void {
-  const listener = door(hosts, app.routing, site, app.log);
+export function openDoor(app: FastifyInstance, hosts: SiteHosts, site: Site, linger?: LingerBounds): void {
+  const listener = lingering(door(hosts, app.routing, site, app.log), linger);
   app.server.on('request', listener);
   app.inject = injectThrough(listener);
 }

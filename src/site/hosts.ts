@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { LRUCache } from 'lru-cache';
+import { CACHES, newCache } from '../db/caches.js';
 import { changeCount, movedHereAt } from '../db/changes.js';
 import type { Database } from '../db/types.js';
 import type { HostnameRules } from '../domains/hostnames.js';
@@ -51,12 +51,7 @@ interface Kept {
  * admin API or the console over.
  */
 export function siteHosts(db: Kysely<Database>, rules: HostnameRules, dataVersion?: () => number): SiteHosts {
-  const answers = new LRUCache<string, Kept>({
-    max: 10_000,
-    // A hostname is at most 253 characters (two bytes each), with its answer's few strings.
-    maxSize: 8 * 1024 * 1024,
-    sizeCalculation: (kept, hostname) => 2 * hostname.length + (kept.host ? 256 : 32),
-  });
+  const answers = newCache<Kept>(CACHES.hosts);
   let known: { changes: number; readAt: number; version: number | undefined } | undefined;
 
   const fresh = (): boolean => {

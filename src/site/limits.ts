@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
+import { CACHES, newCache } from '../db/caches.js';
 import net from 'node:net';
-import { LRUCache } from 'lru-cache';
+import { isTrusted, plain } from '../http/proxies.js';
 
 /**
  * Who a visitor request counts as, for its rate limit only (the address is never stored): the
@@ -27,40 +28,6 @@ export function clientAddress(
   return hops[0] ?? socket;
 }
 
-/** Whether the request came straight from one of the trusted proxies. */
-export function fromTrustedProxy(trusted: net.BlockList | undefined, socketAddress: string | undefined): boolean {
-  return trusted !== undefined && isTrusted(trusted, plain(socketAddress ?? ''));
-}
-
-/** The configured `TRUST_PROXY` entries (validated in config.ts) as one list; undefined when none. */
-export function trustedProxies(entries: string[]): net.BlockList | undefined {
-  if (entries.length === 0) return undefined;
-  const list = new net.BlockList();
-  for (const entry of entries) {
-    const [address = '', prefix] = entry.split('/');
-    const type = net.isIPv6(address) ? 'ipv6' : 'ipv4';
-    if (prefix === undefined) list.addAddress(address, type);
-    else list.addSubnet(address, Number(prefix), type);
-  }
-  return list;
-}
-
-function isTrusted(list: net.BlockList, address: string): boolean {
-  const family = net.isIP(address);
-  return family !== 0 && list.check(address, family === 6 ? 'ipv6' : 'ipv4');
-}
-
-/** `::ffff:10.0.0.1` is the IPv4 address it carries; a port-suffixed `1.2.3.4:5678` is its address. */
-function plain(address: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return mapped[1] as string;
-  const withPort = /^(\d+\.\d+\.\d+\.\d+):\d+$/.exec(address);
-  if (withPort) return withPort[1] as string;
-  const bracketed = /^\[([0-9a-f:.]+)\](?::\d+)?$/i.exec(address);
-  if (bracketed) return bracketed[1] as string;
-  return address.slice(0, 64);
-}
-
 export interface Bucket {
   allowed: boolean;
   /** Whole seconds until a report is accepted again (Retry-After), when not allowed. */
@@ -76,9 +43,6 @@ export function takeFor(limiter: AddressLimiter, trusted: net.BlockList | undefi
   return limiter.take(clientAddress(trusted, request.socket.remoteAddress, request.headers['x-forwarded-for']));
 }
 
-/** Enough addresses for a busy instance; past it the least recently seen one is forgotten. */
-const MAX_ADDRESSES = 50_000;
-
 /**
  * A token bucket per client address, `perMinute` tokens, refilled evenly over the minute. In this
  * instance's memory: several instances each allow the rate, which is fine for its purpose (keeping
@@ -87,12 +51,7 @@ const MAX_ADDRESSES = 50_000;
  */
 export function addressLimiter(perMinute: number): AddressLimiter {
   const rate = perMinute / 60_000;
-  const buckets = new LRUCache<string, { tokens: number; at: number }>({
-    max: MAX_ADDRESSES,
-    maxSize: 8 * 1024 * 1024,
-    // An address or a /64 prefix, and its two numbers.
-    sizeCalculation: (_bucket, key) => 2 * key.length + 64,
-  });
+  const buckets = newCache<{ tokens: number; at: number }>(CACHES.addressBuckets);
   return {
     take(address) {
       const key = bucketKey(address);

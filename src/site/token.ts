@@ -1,5 +1,5 @@
 import { createHmac, type Hmac, randomFillSync, timingSafeEqual } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import { CACHES, newCache } from '../db/caches.js';
 
 /**
  * The view token: what a served document tells the collector and the form handler about the visit
@@ -47,16 +47,6 @@ export interface ViewTokens {
 export const VIEW_TOKEN_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 const MAX_TOKEN_LENGTH = 1024;
 /**
- * Genuine tokens remembered with their claims: a visit sends the same token with every report,
- * and checking its signature again (a new HMAC each time) was a tenth of a report's cost. At most
- * this many, each under 1 KB of token and a few hundred bytes of claims, and 8 MB in all; the
- * least recently used goes first.
- */
-const VERIFIED_TOKENS = 5000;
-/** What the claims of one remembered token hold, about. */
-const CLAIMS_BYTES = 512;
-
-/**
  * 16 random bytes per visit, taken from a buffer refilled by the CSPRNG 256 visits at a time (as
  * node's own randomUUID does): one call into OpenSSL per document was 5% of serving one.
  */
@@ -77,11 +67,7 @@ export function viewTokens(serviceSecret: string, maxAgeMs = VIEW_TOKEN_MAX_AGE_
   const key = createHmac('sha256', serviceSecret).update('pam view token v1').digest();
   const mac = (body: string) => createHmac('sha256', key).update(body);
   const random = randomVisitBytes();
-  const verified = new LRUCache<string, ViewClaims>({
-    max: VERIFIED_TOKENS,
-    maxSize: 8 * 1024 * 1024,
-    sizeCalculation: (_claims, token) => 2 * token.length + CLAIMS_BYTES,
-  });
+  const verified = newCache<ViewClaims>(CACHES.viewTokens);
   const remember = (token: string, claims: ViewClaims) => {
     verified.set(token, Object.freeze(claims));
   };

@@ -106,7 +106,7 @@ describe('kill -9 in the middle of generations, then a restart', () => {
     const first = await startServer(s.env);
     const pageId = await pageOf(first, 40);
     const res = await call(first, 'POST', `/v0/pages/${pageId}/regenerate`, {});
-    assert.deepEqual([res.status, res.body], [202, { queued: 40 }]);
+    assert.deepEqual([res.status, res.body], [202, { queued: 40, skipped: [] }]);
     await until('some versions published', async () => ((await counts(s.db)).published ?? 0) >= 6);
     assert.equal(await first.kill('SIGKILL'), 'SIGKILL');
     const killedAt = Date.now();
@@ -150,7 +150,13 @@ describe('two server processes on one PostgreSQL database', { skip: !onPostgres 
       call(a, 'POST', `/v0/pages/${pageA}/regenerate`, {}),
       call(b, 'POST', `/v0/pages/${pageB}/regenerate`, {}),
     ]);
-    assert.deepEqual([ra.body, rb.body], [{ queued: 80 }, { queued: 80 }]);
+    assert.deepEqual(
+      [ra.body, rb.body],
+      [
+        { queued: 80, skipped: [] },
+        { queued: 80, skipped: [] },
+      ],
+    );
     await until('all 160 published', async () => ((await counts(s.db)).published ?? 0) === 160, 60_000);
     await sleep(200);
     await assertPublishedOnce(s.db, 160);

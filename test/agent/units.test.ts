@@ -52,6 +52,7 @@ function input(over: Partial<GeneratorInput> = {}): GeneratorInput {
       isNewPageAgent: false,
       supplementaryContext: null,
       content: null,
+      origin: 'generated',
       queueDurationMs: 1,
       createdAt: '2026-01-01T00:00:00.000Z',
       becameDraftAt: null,
@@ -84,7 +85,7 @@ test('the prompt never exceeds the budget, whatever the inputs; small inputs go 
     personLogs: Array.from({ length: 20 }, (_, i) => log(i)),
     accountLogs: Array.from({ length: 20 }, (_, i) => log(i)),
   });
-  for (const max of [2000, 5000, 48_000, 200_000]) {
+  for (const max of [4000, 5000, 48_000, 200_000]) {
     const p = buildPrompt(huge, max);
     assert.ok(p.system.length + p.user.length <= max, `${p.system.length + p.user.length} > ${max}`);
   }
@@ -135,7 +136,7 @@ test('configuration: defaults, bounds, and the openai settings checked once at s
     ['AGENT_GENERATOR', 'gpt'],
     ['AGENT', 'maybe'],
     ['AGENT_TIMEOUT_MS', '99'],
-    ['AGENT_MAX_PROMPT_CHARS', '1999'],
+    ['AGENT_MAX_PROMPT_CHARS', '3999'],
   ] as const) {
     assert.throws(
       () => loadConfig({ ...base, [name]: value }),

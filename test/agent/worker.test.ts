@@ -35,7 +35,7 @@ describe('queued → processing → published', () => {
     // An archived audience is not regenerated.
     ok(await t.req('POST', `/v0/pages/${page.pageId}/audiences/${audiences[2].audienceId}/archive`));
     const res = await regenerate(page.pageId);
-    assert.deepEqual(ok(res, 202), { queued: 2 });
+    assert.deepEqual(ok(res, 202), { queued: 2, skipped: [] });
     const live = audiences.slice(0, 2).map((a: Json) => a.audienceId as string);
     await until('the versions to be published', () => allPublished(live));
 
@@ -88,11 +88,11 @@ describe('POST /v0/pages/{page_id}/regenerate', () => {
     ]);
     expectProblem(await regenerate(page.pageId, { audienceIds: [ids[0], 'audience_nope'] }), 400, 'validation_failed', ['/audienceIds/1']);
     assert.equal((await versionsOf(t, ids[0] as string)).length, 1, 'nothing was queued by a refused request');
-    assert.deepEqual(ok(await regenerate(page.pageId, { audienceIds: [ids[1]] }), 202), { queued: 1 });
+    assert.deepEqual(ok(await regenerate(page.pageId, { audienceIds: [ids[1]] }), 202), { queued: 1, skipped: [] });
     await until('the listed audience', () => allPublished([ids[1] as string]));
     assert.equal((await versionsOf(t, ids[0] as string)).length, 1);
     assert.equal((await versionsOf(t, ids[2] as string)).length, 1);
-    assert.deepEqual(ok(await regenerate(page.pageId, { audienceIds: [] }), 202), { queued: 0 });
+    assert.deepEqual(ok(await regenerate(page.pageId, { audienceIds: [] }), 202), { queued: 0, skipped: [] });
   });
 
   test('bounds: 10,000 ids pass the schema, 10,001 do not; duplicates, empty ids and unknown fields are 400', async () => {
@@ -122,9 +122,9 @@ describe('POST /v0/pages/{page_id}/regenerate', () => {
     const { page, audiences } = await pageWithAudiences(t, 2);
     const headers = { 'idempotency-key': `regen-${page.pageId}` };
     const first = await regenerate(page.pageId, {}, { headers });
-    assert.deepEqual(ok(first, 202), { queued: 2 });
+    assert.deepEqual(ok(first, 202), { queued: 2, skipped: [] });
     const again = await regenerate(page.pageId, {}, { headers });
-    assert.deepEqual(ok(again, 202), { queued: 2 });
+    assert.deepEqual(ok(again, 202), { queued: 2, skipped: [] });
     assert.equal(again.headers['idempotent-replayed'], 'true');
     expectProblem(await regenerate(page.pageId, { audienceIds: [] }, { headers }), 422, 'idempotency_key_reused');
     const ids = audiences.map((a: Json) => a.audienceId as string);
@@ -138,14 +138,14 @@ describe('POST /v0/pages/{page_id}/regenerate', () => {
     // The first attempt: its first batch was written (one audience here), then the process died
     // before the answer was recorded. Simulated by queueing one version under the request's work key.
     const { workKey, fromHeader } = await import('../../src/http/idempotency.js');
-    const { queueNewVersions } = await import('../../src/agent/queue.js');
+    const { queueNewVersions } = await import('../../src/audiences/regeneration.js');
     const key = workKey({
       ...fromHeader({ headers, tenantId: t.tenantId, method: 'POST', url: `/v0/pages/${page.pageId}/regenerate`, body: {} } as never, 202),
     });
     assert.ok(key);
     const first = await t.app.db.selectFrom('audiences').selectAll().where('id', '=', audiences[0].audienceId).execute();
     await t.app.db.transaction().execute((trx) => queueNewVersions(trx, first, key));
-    assert.deepEqual(ok(await regenerate(page.pageId, {}, { headers }), 202), { queued: 3 });
+    assert.deepEqual(ok(await regenerate(page.pageId, {}, { headers }), 202), { queued: 3, skipped: [] });
     const ids = audiences.map((a: Json) => a.audienceId as string);
     await until('published', () => allPublished(ids));
     for (const id of ids) assert.equal((await versionsOf(t, id)).length, 2, 'each audience queued once');
@@ -157,8 +157,11 @@ describe('fairness', () => {
     const b = await t.newTenant('Tenant B');
     const pageA = await pageWithAudiences(t, 500);
     const pageB = await pageWithAudiences(t, 1, { key: b.key });
-    assert.deepEqual(ok(await regenerate(pageA.page.pageId), 202), { queued: 500 });
-    assert.deepEqual(ok(await t.req('POST', `/v0/pages/${pageB.page.pageId}/regenerate`, {}, { key: b.key }), 202), { queued: 1 });
+    assert.deepEqual(ok(await regenerate(pageA.page.pageId), 202), { queued: 500, skipped: [] });
+    assert.deepEqual(ok(await t.req('POST', `/v0/pages/${pageB.page.pageId}/regenerate`, {}, { key: b.key }), 202), {
+      queued: 1,
+      skipped: [],
+    });
     const idsA = pageA.audiences.map((a: Json) => a.audienceId as string);
     const idB = pageB.audiences[0].audienceId as string;
     await until('every version of both', () => allPublished([...idsA, idB]), 60_000);

@@ -29,6 +29,8 @@ const DEFAULTS = {
   footerText: null,
   privacyUrl: null,
   faviconAssetId: null,
+  defaultCountry: null,
+  enrichment: true,
   updatedAt: null,
 };
 

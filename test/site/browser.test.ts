@@ -130,7 +130,13 @@ describe('a real browser visit', { skip }, () => {
     assert.equal(events[0].payload.data.email ?? events[0].payload.data.formSubmissionEmail, 'jane.form@acme.example');
     const created = ok(await t.req('GET', '/v0/events?type=audience_session.created')).items as Json[];
     assert.equal(created.length, 1, 'one session for the visit, created once');
-    const logs = ok(await t.req('GET', `/v0/persons/${person.personId}/logs?source=pages`)).items as Json[];
+    // Issue 36: another email than Jane's was typed on her link, so the lead is that new person's, via Jane.
+    const { personId, viaPersonId } = events[0].payload.data;
+    assert.notEqual(personId, person.personId);
+    assert.equal(viaPersonId, person.personId);
+    assert.deepEqual(ok(await t.req('GET', `/v0/persons/${person.personId}`)), person, 'Jane is unchanged');
+    assert.deepEqual(ok(await t.req('GET', `/v0/persons/${person.personId}/logs?source=pages`)).items, []);
+    const logs = ok(await t.req('GET', `/v0/persons/${personId}/logs?source=pages`)).items as Json[];
     assert.equal(logs.length, 1);
     assert.equal(logs[0].type, 'form-submitted');
   });

@@ -158,7 +158,8 @@ describe('the document', () => {
           ].map((k) => [k, HOSTILE]),
         ),
         actions: [
-          { purpose: HOSTILE, buttonTitle: `${HOSTILE}{{person.name}}`, actionType: 'link', url: HOSTILE_URL },
+          // A link action's URL must be https (issue 38): markup in one is escaped; javascript: is refused (test/pages/actions.test.ts).
+          { purpose: HOSTILE, buttonTitle: `${HOSTILE}{{person.name}}`, actionType: 'link', url: `https://example.com/${HOSTILE}` },
           { purpose: HOSTILE, buttonTitle: HOSTILE, actionType: 'form', url: HOSTILE },
         ],
         actionCardWidgets: [
@@ -413,6 +414,10 @@ describe('images', () => {
     const file = (
       await t.app.inject({ method: 'POST', url: '/v0/files', headers: { 'x-api-key': t.key, 'content-type': 'image/png' }, payload: png })
     ).json();
+    // Issue 36: a file no live page shows is reached by its signed link only.
+    assert.equal((await visit(t, host, `/_pam/files/${file.fileId}`)).statusCode, 404);
+    const asset = (await t.req('POST', '/v0/assets', { assetType: 'image', name: 'a', fileId: file.fileId })).body;
+    await publishedPage(t, { metadata: { ogImageAssetId: asset.assetId } });
     const res = await visit(t, host, `/_pam/files/${file.fileId}`);
     assert.equal(res.statusCode, 200);
     assert.equal(res.headers['content-type'], 'image/png');
@@ -432,9 +437,48 @@ describe('images', () => {
       assert.equal((await visit(t, host, `/_pam/files/${bad}`)).statusCode, 404, bad);
     }
     // Removed: the asset that used it is deleted, and the file with it.
-    const asset = (await t.req('POST', '/v0/assets', { assetType: 'image', name: 'a', fileId: file.fileId })).body;
     assert.equal((await t.req('DELETE', `/v0/assets/${asset.assetId}`)).status, 204);
     assert.equal((await visit(t, host, `/_pam/files/${file.fileId}`)).statusCode, 404);
+  });
+
+  test('files: fetching an unsigned /_pam/files/<id> of a trashed asset, an unused file or a deleted page is 404', async () => {
+    const upload = async (r: number) => {
+      const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: { r, g: 1, b: 2 } } })
+        .png()
+        .toBuffer();
+      const file = (
+        await t.app.inject({ method: 'POST', url: '/v0/files', headers: { 'x-api-key': t.key, 'content-type': 'image/png' }, payload: png })
+      ).json();
+      const asset = (await t.req('POST', '/v0/assets', { assetType: 'image', name: `f${r}`, fileId: file.fileId })).body;
+      return { fileId: file.fileId as string, assetId: asset.assetId as string };
+    };
+    const status = async (fileId: string) => (await visit(t, host, `/_pam/files/${fileId}`)).statusCode;
+    // Unused: an uploaded file, an asset nothing shows.
+    const unused = await upload(101);
+    assert.equal(await status(unused.fileId), 404);
+    // The brand's logo while its asset is active; trashed, nothing shows it any more.
+    const logo = await upload(102);
+    assert.equal((await t.req('PATCH', '/v0/site_settings', { logoAssetId: logo.assetId })).status, 200);
+    assert.equal(await status(logo.fileId), 200);
+    assert.equal((await t.req('PATCH', `/v0/assets/${logo.assetId}`, { lifecycleState: 'trashed' })).status, 200);
+    assert.equal(await status(logo.fileId), 404, "a trashed asset's file");
+    assert.equal((await t.req('PATCH', `/v0/assets/${logo.assetId}`, { lifecycleState: 'active' })).status, 200);
+    assert.equal(await status(logo.fileId), 200, 'restored, shown again');
+    assert.equal((await t.req('PATCH', '/v0/site_settings', { logoAssetId: null })).status, 200);
+    assert.equal(await status(logo.fileId), 404, 'no longer the logo');
+    // A page's image while the page lives; a draft's too (its preview shows it).
+    const shown = await upload(103);
+    const page = await publishedPage(t, { status: 'draft', metadata: { ogImageAssetId: shown.assetId } });
+    assert.equal(await status(shown.fileId), 200);
+    assert.equal((await t.req('DELETE', `/v0/pages/${page.pageId}`)).status, 204);
+    assert.equal(await status(shown.fileId), 404, "a deleted page's image");
+    // An audience's version showing a file by id; archived with its audience, no longer.
+    const inVersion = await upload(104);
+    const other = await publishedPage(t);
+    const audience = await audienceOf(t, other.pageId, { metadataOverride: { ogImageFileId: inVersion.fileId } });
+    assert.equal(await status(inVersion.fileId), 200);
+    assert.equal((await t.req('POST', `/v0/pages/${other.pageId}/audiences/${audience.audienceId}/archive`, {})).status, 200);
+    assert.equal(await status(inVersion.fileId), 404, "an archived audience's image");
   });
 
   test('og and twitter images from their file ids are absolute URLs on this domain; logos by file id are served here', async () => {
@@ -445,7 +489,7 @@ describe('images', () => {
       { metadataOverride: { ogImageFileId: 'file_og', twitterImageUrl: 'https://cdn.example.com/tw.png' } },
     );
     const html = (await visit(t, host, path)).body;
-    assert.ok(html.includes(`<meta property="og:image" content="https://${host}/_pam/files/file_og">`));
+    assert.ok(html.includes(`<meta property="og:image" content="http://${host}:${t.app.config.port}/_pam/files/file_og">`));
     assert.ok(html.includes('<meta name="twitter:image" content="https://cdn.example.com/tw.png">'));
     assert.ok(html.includes('<img src="/_pam/files/file_logo" alt="L"'));
   });

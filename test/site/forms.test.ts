@@ -94,7 +94,7 @@ describe('lead forms', () => {
     assert.equal(session.formSubmissionEmail, 'jane@example.com');
     assert.equal(session.formSubmissionPhone, '+14155550123');
     assert.match(session.formSubmissionId, /^submission_/);
-    assert.equal(session.pageUrl, `https://${host}${path}`);
+    assert.equal(session.pageUrl, `http://${host}:${t.app.config.port}${path}`);
 
     const submitted = (await events('form.submitted')).find((e) => e.payload.data.formSubmissionId === session.formSubmissionId);
     assert.ok(submitted);
@@ -111,8 +111,9 @@ describe('lead forms', () => {
         name: 'Jane Roe',
         email: 'jane@example.com',
         phone: '+14155550123',
-        // Issue 29: the person the lead is, here the audience's.
+        // Issue 29: the person the lead is, here the audience's (issue 36: no email of theirs yet, so the link's person).
         personId: person.personId,
+        viaPersonId: null,
         submittedAt: undefined,
       },
     );
@@ -182,6 +183,43 @@ describe('lead forms', () => {
     assert.equal((await t.req('GET', `/v0/pages/${page.pageId}/audience_sessions`)).body.items.length, 1);
   });
 
+  test("the phone as people type it: national in the tenant's defaultCountry or international, recorded in E.164", async () => {
+    const valid = { name: 'Jane', email: 'jane@example.com' };
+    const sessionPhone = async (pageId: string) =>
+      ((await t.req('GET', `/v0/pages/${pageId}/audience_sessions`)).body.items as Json[]).map((s) => s.formSubmissionPhone);
+    // No defaultCountry: a national number asks for the country code, in words; the typed value is kept.
+    assert.equal((await t.req('PATCH', '/v0/site_settings', { defaultCountry: null })).status, 200);
+    const national = await formPage();
+    const refused = await post({
+      token: national.token,
+      action: national.actionId,
+      path: national.path,
+      ...valid,
+      phone: '(415) 555-0100',
+    });
+    assert.equal(refused.statusCode, 400);
+    assert.match(refused.body, /country code/);
+    assert.match(refused.body, /name="phone" value="\(415\) 555-0100"[^>]* aria-invalid="true"/);
+    assert.deepEqual(await sessionPhone(national.page.pageId), []);
+    const international = await formPage();
+    const sent = { token: international.token, action: international.actionId, path: international.path, ...valid };
+    assert.equal((await post({ ...sent, phone: ' +44 20 7183 8750 ' })).statusCode, 303);
+    assert.deepEqual(await sessionPhone(international.page.pageId), ['+442071838750']);
+    // defaultCountry US: the national number is a US one; a number impossible there is refused naming US.
+    assert.equal((await t.req('PATCH', '/v0/site_settings', { defaultCountry: 'US' })).status, 200);
+    const us = await formPage();
+    const usSent = { token: us.token, action: us.actionId, path: us.path, ...valid };
+    for (const phone of ['555-01', '(415) 555-01000', '<b>4155550100</b>', '415 555 0100 ext. 9']) {
+      const res = await post({ ...usSent, phone });
+      assert.equal(res.statusCode, 400, phone);
+      assert.ok(!res.body.includes('<b>4155550100</b>'), 'escaped');
+    }
+    assert.match((await post({ ...usSent, phone: '555-01' })).body, /valid phone number for US/);
+    assert.equal((await post({ ...usSent, phone: '(415) 555-0100' })).statusCode, 303);
+    assert.deepEqual(await sessionPhone(us.page.pageId), ['+14155550100']);
+    assert.equal((await t.req('PATCH', '/v0/site_settings', { defaultCountry: null })).status, 200);
+  });
+
   test('a forged, foreign or missing token, an unknown action, another content type: refused, nothing written', async () => {
     const { token, actionId, path, page } = await formPage();
     const valid = { action: actionId, path, name: 'Jane', email: 'jane@example.com' };
@@ -219,13 +257,15 @@ describe('lead forms', () => {
     assert.equal((await t.req('GET', `/v0/pages/${page.pageId}/audience_sessions`)).body.items.length, 1);
   });
 
-  test('a page without an audience shows a form action as a link, and no token', async () => {
+  test('a page without an audience shows no form and no token; a form action has no URL to link to (issue 38)', async () => {
     const page = await publishedPage(t, { actions: [{ ...FORM_ACTION, url: 'https://example.com/contact' }] });
+    assert.equal(page.actions[0].url, '', 'a form action stores no URL');
     const path = unique('noaud');
     await link(t, path, { targetType: 'page', pageId: page.pageId });
     const html = (await visit(t, host, path)).body as string;
     assert.doesNotMatch(html, /<form/);
-    assert.match(html, /<a class="button" href="https:\/\/example\.com\/contact">/);
+    assert.doesNotMatch(html, /example\.com\/contact/);
+    assert.match(html, /<span class="button">Send [^<]*<\/span>/);
   });
 });
 

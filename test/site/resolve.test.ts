@@ -229,6 +229,6 @@ describe('the visit records the path it was served at', () => {
     const sessions = (await t.req('GET', `/v0/pages/${page.pageId}/audience_sessions`)).body.items;
     assert.equal(sessions.length, 1);
     assert.equal(sessions[0].audienceId, audience.audienceId);
-    assert.equal(sessions[0].pageUrl, `http://${host}${path}/jane`);
+    assert.equal(sessions[0].pageUrl, `http://${host}:${t.app.config.port}${path}/jane`);
   });
 });

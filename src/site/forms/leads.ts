@@ -5,10 +5,12 @@ import type { AudienceSessionsTable, Database } from '../../db/types.js';
 import { emit } from '../../events/outbox.js';
 import { validatorCompiler } from '../../http/validation.js';
 import { newId } from '../../ids.js';
-import { createLog, ownerExists, toPersonLog } from '../../logs/repository.js';
+import { normalisePhone, PHONE_INPUT_MAX } from '../../phone.js';
+import { createLog, toPersonLog } from '../../logs/repository.js';
 import type { StoredAction } from '../../pages/actions.js';
 import { findPage } from '../../pages/repository.js';
 import { type Occurrence, recordOccurrences } from '../../goals/occurrences.js';
+import { type LeadEnrichment, recordEnrichment } from './enrich.js';
 import { leadPerson } from './lead-person.js';
 import {
   experimentOf,
@@ -20,15 +22,16 @@ import {
   type VisitFields,
 } from '../../sessions/repository.js';
 import { insertLead } from '../../leads/repository.js';
+import type { FormSubmittedData } from '../../leads/schemas.js';
 import { now } from '../../time.js';
 import { HONEYPOT, type LeadErrors, type LeadFields } from '../../render/document.js';
 import type { ViewClaims } from '../token.js';
 
-/** The lead form's rules: the same email format and E.164 pattern as a person's. */
+/** The lead form's rules: the same email format as a person's; the phone as a person's, typed (src/phone.ts). */
 const LeadForm = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 255, pattern: '^[^\\u0000]*$' }),
   email: Type.String({ format: 'email', maxLength: 254 }),
-  phone: Type.Union([Type.Literal(''), Type.String({ pattern: '^\\+[1-9]\\d{1,14}$' })]),
+  phone: Type.Union([Type.Literal(''), Type.String({ format: 'phone', maxLength: PHONE_INPUT_MAX })]),
 });
 type LeadForm = Static<typeof LeadForm>;
 
@@ -39,8 +42,14 @@ const checkLead = validatorCompiler({ schema: LeadForm, httpPart: 'body', method
 const MESSAGES: Record<keyof LeadFields, string> = {
   name: 'Enter your name (at most 255 characters).',
   email: 'Enter a valid email address, like name@example.com.',
-  phone: 'Enter the phone number in international format, like +14155550123, or leave it empty.',
+  phone: 'Enter a phone number, like +44 20 7183 8750, or leave it empty.',
 };
+
+/** What a visitor is told about a phone number that is no possible number (in the tenant's country for a national one). */
+const phoneMessage = (country: string | null) =>
+  country === null
+    ? 'Enter the phone number with its country code, like +44 20 7183 8750, or leave it empty.'
+    : `Enter a valid phone number for ${country}, or one with its country code, like +44 20 7183 8750, or leave it empty.`;
 
 /** What a lead form posted (urlencoded, parsed as text by the site instance). */
 export interface LeadPost {
@@ -52,28 +61,40 @@ export interface LeadPost {
   honeypot: string;
 }
 
-export function parseLeadPost(body: unknown): LeadPost {
+export function parseLeadPost(body: unknown): LeadPost | undefined {
   const form = new URLSearchParams(typeof body === 'string' ? body : '');
+  // No field may hold a NUL (PostgreSQL can neither store nor compare one): the whole post is refused.
+  for (const [name, value] of form) if (name.includes('\u0000') || value.includes('\u0000')) return undefined;
   const value = (name: string) => form.get(name) ?? '';
   return {
     token: value('token'),
     actionId: value('action'),
     path: value('path'),
     // Surrounding spaces are a typing accident, never part of a name, address or number.
-    fields: { name: value('name').trim(), email: value('email').trim(), phone: value('phone').replace(/[\s()-]/g, '') },
+    fields: { name: value('name').trim(), email: value('email').trim(), phone: value('phone').trim() },
     honeypot: value(HONEYPOT),
   };
 }
 
-/** Each invalid field with what to do about it; undefined when the form is valid. */
-export function leadErrors(fields: LeadFields): LeadErrors | undefined {
-  if (checkLead(fields)) return undefined;
+/**
+ * The fields as stored (the phone in E.164, national numbers read in the tenant's `defaultCountry`),
+ * or each invalid field with what to do about it.
+ */
+export function checkLeadFields(fields: LeadFields, country: string | null): { fields: LeadFields } | { errors: LeadErrors } {
   const errors: LeadErrors = {};
-  for (const error of checkLead.errors ?? []) {
-    const field = error.instancePath.split('/')[1] as keyof LeadFields | undefined;
-    if (field && field in MESSAGES) errors[field] = MESSAGES[field];
+  if (!checkLead(fields)) {
+    for (const error of checkLead.errors ?? []) {
+      const field = error.instancePath.split('/')[1] as keyof LeadFields | undefined;
+      if (field && field in MESSAGES) errors[field] = MESSAGES[field];
+    }
   }
-  return errors;
+  let phone = fields.phone;
+  if (phone !== '' && errors.phone === undefined) {
+    const normalised = normalisePhone(phone, country);
+    if (normalised.ok) phone = normalised.e164;
+    else errors.phone = phoneMessage(country);
+  }
+  return Object.keys(errors).length > 0 ? { errors } : { fields: { ...fields, phone } };
 }
 
 /** The page, audience and form action a token and an action id name, when all still exist. */
@@ -143,6 +164,14 @@ async function claimSubmission(trx: Transaction<Database>, visitId: string, at: 
   return claimed !== undefined;
 }
 
+/** Housekeeping (jobs/maintenance.ts): a claim matters for `REPEAT_WINDOW_MS`; a minute leaves room for clocks that differ. */
+export async function pruneFormClaims(db: Kysely<Database>): Promise<void> {
+  await db
+    .deleteFrom('form_claims')
+    .where('accepted_at', '<', new Date(Date.now() - 60_000).toISOString())
+    .execute();
+}
+
 /** The path of the link a visit came through (a deleted link's too: the visit keeps it), as the collector records it. */
 async function pathOfLink(db: Kysely<Database>, tenantId: string, linkId: string): Promise<string | undefined> {
   const row = await db
@@ -156,8 +185,9 @@ async function pathOfLink(db: Kysely<Database>, tenantId: string, linkId: string
 
 /**
  * A valid lead: on the visit's session (created if the visit has not reported yet), as a lead of
- * a person (the audience's, else the one with the lead's email, else a new one: lead-person.ts),
- * in that person's log, and as `form.submitted` with the `personId`: one transaction.
+ * the person who filled it (lead-person.ts) with what they typed and the link's person when it
+ * differs, in that person's log, and as `form.submitted` with `personId` and `viaPersonId`, then
+ * what its email domain named (enrich.ts: an account and `form.enriched`, or why not): one transaction.
  * Undefined, with nothing written, when the same token had a lead accepted within the window.
  */
 export async function recordLead(
@@ -166,6 +196,9 @@ export async function recordLead(
   target: Target,
   fields: LeadForm,
   served: { pageUrl: string; pageTitle: string },
+  enrichment: LeadEnrichment,
+  /** Posted with `Sec-GPC: 1`: the lead is kept, and marked so that it never leaves the service. */
+  gpc = false,
 ) {
   const { page, audience, action } = target;
   const recorded = await db.transaction().execute(async (trx) => {
@@ -191,6 +224,7 @@ export async function recordLead(
       // A form before the visit's first report: that report still announces a person's visit (visit.started).
       ...(audience.person_id === null ? {} : { classes: { ...NOT_COLLECTED, start_announced: 0 } }),
       ...experimentOf(claims),
+      gpc,
     };
     const session = await recordVisit(trx, visit, existing, submittedFields(existing, at, submission));
     // What goals count: the form, and the path when the form made the visit's session.
@@ -199,16 +233,23 @@ export async function recordLead(
     if (linkPath !== undefined) occurrences.push({ kind: 'path', name: linkPath, value: 0, total: 1 });
     await recordOccurrences(trx, occurrenceVisit(claims.tenantId, session), occurrences, at);
     const lead = { name: fields.name, email: fields.email, phone: fields.phone };
-    // The audience's person, else the person the lead is (found by email, or made): the session's person.
-    const audiencePerson =
-      audience.person_id !== null && (await ownerExists(trx, 'person', claims.tenantId, audience.person_id))
-        ? audience.person_id
-        : undefined;
-    const personId = audiencePerson ?? (await leadPerson(trx, claims.tenantId, fields));
+    // Who filled the form, never changed by it (lead-person.ts); the session stays on the audience served.
+    const owner = await leadPerson(trx, claims.tenantId, fields, audience.person_id);
+    const { personId, viaPersonId } = owner;
     const log = await createLog(trx, 'person', claims.tenantId, personId, {
       source: 'pages',
       type: 'form-submitted',
-      payload: { pageId: page.id, audienceId: audience.id, actionId: action.actionId, formSubmissionId: submission.id, ...lead },
+      payload: {
+        pageId: page.id,
+        audienceId: audience.id,
+        actionId: action.actionId,
+        formSubmissionId: submission.id,
+        ...lead,
+        // What a visitor typed is their claim: nobody confirmed that this person typed it.
+        verified: false,
+        matchedBy: owner.matchedBy,
+        viaPersonId,
+      },
     });
     await emit(trx, claims.tenantId, 'person_log.created', toPersonLog(log));
     await insertLead(trx, {
@@ -220,8 +261,13 @@ export async function recordLead(
       person_id: personId,
       action_id: action.actionId,
       created_at: at,
+      submitted_name: lead.name,
+      submitted_email: lead.email,
+      submitted_phone: lead.phone,
+      via_person_id: viaPersonId,
+      gpc: gpc ? 1 : 0,
     });
-    await emit(trx, claims.tenantId, 'form.submitted', {
+    const submitted: FormSubmittedData = {
       formSubmissionId: submission.id,
       formSubmissionIdentifier: submission.identifier,
       pageId: page.id,
@@ -231,8 +277,11 @@ export async function recordLead(
       analyticsSessionId: session.analyticsSessionId,
       ...lead,
       personId,
+      viaPersonId,
       submittedAt: at,
-    });
+    };
+    await emit(trx, claims.tenantId, 'form.submitted', submitted);
+    await recordEnrichment(trx, claims.tenantId, enrichment, { formSubmissionId: submission.id, personId });
     return session;
   });
   return recorded;

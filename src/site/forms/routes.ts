@@ -1,11 +1,13 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { type SiteContext, siteHostOf } from '../context.js';
+import { type SiteContext, siteHostOf, visitorKeyOf } from '../context.js';
 import { addressLimiter, takeFor } from '../limits.js';
 import { locationOnHost, staysOnHost } from '../location.js';
 import { formRateLimitedPage, notFoundPage, siteErrorPage } from '../pages.js';
 import { documentAt, type Documents, sendDocument } from '../serve/documents.js';
-import { visitorKeyOf } from '../serve/routes.js';
-import { formTarget, leadErrors, parseLeadPost, recordLead } from './leads.js';
+import { visitFacts } from '../serve/visit.js';
+import { defaultCountryOf } from '../../site-settings/repository.js';
+import { enrichmentOfLead } from './enrich.js';
+import { checkLeadFields, formTarget, parseLeadPost, recordLead } from './leads.js';
 
 const notFound = (reply: FastifyReply) => reply.code(404).type('text/html; charset=utf-8').send(notFoundPage());
 const badRequest = (reply: FastifyReply) => reply.code(400).type('text/html; charset=utf-8').send(siteErrorPage(400));
@@ -32,16 +34,22 @@ export function formRoutes(site: FastifyInstance, context: SiteContext, document
       const host = siteHostOf(request);
       if (!String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return badRequest(reply);
       const post = parseLeadPost(request.body);
+      if (!post) return badRequest(reply);
       const claims = context.tokens.verify(post.token);
       if (!claims || claims.tenantId !== host.tenantId) return badRequest(reply);
       const target = await formTarget(context.db, claims, post.actionId);
       if (!target) return notFound(reply);
+      const origin = context.origin(host.hostname, request.raw);
       // The path the form was on, if it still shows this page to this audience: never anywhere else.
-      const errors = leadErrors(post.fields);
+      const checked = checkLeadFields(post.fields, await defaultCountryOf(context.db, claims.tenantId));
+      const errors = 'errors' in checked ? checked.errors : undefined;
       const outcome = staysOnHost(post.path)
         ? await documentAt(context, documents, host, post.path, {
             submitted: false,
+            origin,
             visitorKey: () => visitorKeyOf(context, request, host.hostname),
+            facts: visitFacts(context, request, host),
+            preferredSegment: claims.audienceId,
             ...(errors ? { form: { submitted: false, actionId: post.actionId, errors, fields: post.fields } } : {}),
           })
         : undefined;
@@ -58,10 +66,18 @@ export function formRoutes(site: FastifyInstance, context: SiteContext, document
       if (post.honeypot !== '') return thanks();
       if (errors) return served ? sendDocument(request, reply, context, served, 400, post.token) : badRequest(reply);
       // A repeat of this token within the window gets the same thank-you, and writes nothing.
-      await recordLead(context.db, claims, target, post.fields, {
-        pageUrl: `https://${host.hostname}${served ? post.path : ''}`,
-        pageTitle: served?.rendered.title ?? target.page.title,
-      });
+      if (!('fields' in checked)) return badRequest(reply);
+      // Asked before the lead's transaction, within the provider's timeout: the thank-you waits that long at most.
+      const enrichment = await enrichmentOfLead(context.db, context.enrichment, claims.tenantId, checked.fields.email);
+      await recordLead(
+        context.db,
+        claims,
+        target,
+        checked.fields,
+        { pageUrl: `${origin}${served ? post.path : ''}`, pageTitle: served?.rendered.title ?? target.page.title },
+        enrichment,
+        request.headers['sec-gpc'] === '1',
+      );
       return thanks();
     },
   );

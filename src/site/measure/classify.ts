@@ -5,6 +5,7 @@ import { dayOf } from '../../db/daily-secrets.js';
 import { lockExclusive } from '../../db/locks.js';
 import { prepared } from '../../db/prepared.js';
 import type { Database } from '../../db/types.js';
+import type { SessionColumn } from '../../db/session-columns.js';
 import type { VisitClasses } from '../../sessions/repository.js';
 import type { SiteContext } from '../context.js';
 import { clientAddress } from '../limits.js';
@@ -42,11 +43,13 @@ export interface FirstReport {
   referrer: string;
   adClick: boolean;
   utmMedium: string;
+  /** Names the channel of a visit with neither medium nor referrer (measure/source.ts). */
+  utmSource?: string;
   at: number;
 }
 
 /** What a first report tells of its visit without reading: every class but the day's firsts, and the visitor's key. */
-export type SeenClasses = Pick<VisitClasses, 'referrer_host' | 'channel' | 'device_type' | 'browser' | 'os' | 'country'> & {
+export type SeenClasses = Pick<VisitClasses, SessionColumn<'classes'>> & {
   /** The visitor's key: `person:<id>` for a person's audience, else the day's hash of host, address and user agent. */
   visitor: string;
 };
@@ -62,7 +65,11 @@ export async function seenClasses(
 ): Promise<SeenClasses> {
   const userAgent = request.headers['user-agent'] ?? '';
   const address = clientAddress(context.trusted, request.raw.socket.remoteAddress, request.headers['x-forwarded-for']);
-  const source = sourceOf(first.referrer, first.hostname, { adClick: first.adClick, utmMedium: first.utmMedium });
+  const source = sourceOf(first.referrer, first.hostname, {
+    adClick: first.adClick,
+    utmMedium: first.utmMedium,
+    utmSource: first.utmSource ?? '',
+  });
   const device = deviceOf(userAgent);
   return {
     referrer_host: source.referrerHost,

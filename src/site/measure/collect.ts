@@ -1,5 +1,4 @@
-import type { BlockList } from 'node:net';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { isbot } from 'isbot';
 import type { AudienceSessionsTable } from '../../db/types.js';
 import { validatorCompiler } from '../../http/validation.js';
@@ -7,9 +6,10 @@ import { prepared } from '../../db/prepared.js';
 import { type Occurrence, recordOccurrences } from '../../goals/occurrences.js';
 import { experimentOf, lockVisit, occurrenceVisit, recordVisit, type Visit, type VisitFields } from '../../sessions/repository.js';
 import { notModified, type SiteContext, siteHostOf } from '../context.js';
-import { addressLimiter, fromTrustedProxy, takeFor } from '../limits.js';
+import { addressLimiter, takeFor } from '../limits.js';
 import { MEASURING_SCRIPT, MEASURING_SCRIPT_ETAG } from './script.js';
 import { announceStart } from '../../sessions/announce.js';
+import type { SessionColumn } from '../../db/session-columns.js';
 import { classify } from './classify.js';
 import { reportOnce } from './report-once.js';
 import { MAX_REPORT_BYTES, Report } from './report.js';
@@ -77,11 +77,23 @@ export async function collectRoutes(site: FastifyInstance, context: SiteContext)
   // A beacon says text/plain; both that and application/json bodies are the report's JSON.
   site.removeAllContentTypeParsers();
   site.addContentTypeParser(['text/plain', 'application/json'], { parseAs: 'string' }, (_request, body, done) => {
+    let nul = false;
+    let report: unknown;
+    // JSON holds a NUL only as the escape \u0000 (a raw one is not JSON): most reports skip the reviver.
+    const check = (body as string).includes('\\u0000');
     try {
-      done(null, JSON.parse(body as string));
+      report = check
+        ? JSON.parse(body as string, (key, value) => {
+            if (key.includes('\u0000') || (typeof value === 'string' && value.includes('\u0000'))) nul = true;
+            return value;
+          })
+        : JSON.parse(body as string);
     } catch {
-      done(Object.assign(new Error('The report is not JSON'), { statusCode: 400 }));
+      return done(Object.assign(new Error('The report is not JSON'), { statusCode: 400 }));
     }
+    // PostgreSQL can neither store nor compare a NUL: refused on both databases alike.
+    if (nul) return done(Object.assign(new Error('A report holds no NUL character'), { statusCode: 400 }));
+    done(null, report);
   });
   site.setValidatorCompiler(validatorCompiler);
   site.setErrorHandler((err, request, reply) => {
@@ -128,11 +140,14 @@ export async function collectRoutes(site: FastifyInstance, context: SiteContext)
         context.observe?.report('invalid_token');
         return reply.code(400).type('text/plain; charset=utf-8').send('The token is not valid here.');
       }
-      const scheme = forwardedScheme(request, trusted) ?? request.protocol;
-      if (once) {
+      const origin = context.origin(host.hostname, request.raw);
+      // The visitor's Global Privacy Control: its session is marked (sessions/repository.ts), which
+      // pam_collect cannot do, so such a report takes the transaction below on PostgreSQL too.
+      const gpc = request.headers['sec-gpc'] === '1';
+      if (once && !gpc) {
         const at = Date.now();
         const endDueAt = new Date(at + 1000 * endDelaySeconds(context.config.sessionIdleSeconds, request.body.left === true)).toISOString();
-        const outcome = await once(request, { claims, host, scheme, at, endDueAt, report: request.body });
+        const outcome = await once(request, { claims, host, origin, at, endDueAt, report: request.body });
         if (outcome !== 'slow') {
           context.observe?.report(outcome === 'gone' ? 'page_gone' : 'accepted');
           return reply.code(204).send();
@@ -159,6 +174,7 @@ export async function collectRoutes(site: FastifyInstance, context: SiteContext)
               referrer: report.referrer ?? '',
               adClick: report.adClick === true,
               utmMedium: report.utmMedium ?? '',
+              utmSource: report.utmSource ?? '',
               at,
             });
         const visit: Visit = {
@@ -166,13 +182,14 @@ export async function collectRoutes(site: FastifyInstance, context: SiteContext)
           pageId: claims.pageId,
           audienceId: claims.audienceId,
           visitId: claims.visitId,
-          pageUrl: `${scheme}://${host.hostname}${claims.path ?? page.path ?? '/'}`,
+          pageUrl: `${origin}${claims.path ?? page.path ?? '/'}`,
           pageTitle: page.title,
           startedAt: new Date(at).toISOString(),
           ...(classes ? { classes } : {}),
           endDueAt: new Date(at + 1000 * endDelaySeconds(context.config.sessionIdleSeconds, report.left === true)).toISOString(),
           endAfterIdle: report.left !== true,
           ...experimentOf(claims),
+          gpc,
         };
         const session = await recordVisit(trx, visit, stored, raise(stored, report, claims, at));
         // Most reports carry none of these: they cost nothing then. A path goal names the link's
@@ -214,8 +231,7 @@ export function raise(stored: AudienceSessionsTable | undefined, report: Report,
   const time = Math.max(before.time, Math.round(Math.min(report.visibleMs / 1000, wall) * 1000) / 1000);
   const clicks = rise(before.clicks, report.clicks, CLICKS_PER_SECOND);
   const hasFormSubmit = stored?.has_form_submit === 1;
-  const utm = (column: 'utm_source' | 'utm_medium' | 'utm_campaign' | 'utm_term' | 'utm_content', reported: string | undefined) =>
-    stored?.[column] || (reported ?? '');
+  const utm = (column: SessionColumn<'utm'>, reported: string | undefined) => stored?.[column] || (reported ?? '');
   return {
     session_ended_at: new Date(Math.max(at, previousAt)).toISOString(),
     time_spent_seconds: time,
@@ -248,14 +264,6 @@ function occurrencesOf(report: Report, firstPath: string | null): Occurrence[] {
 
 /** Seconds from a report to its visit's `session.ended`: the idle time, or at most a minute once the page is left. */
 export const endDelaySeconds = (idleSeconds: number, left: boolean): number => (left ? Math.min(60, idleSeconds) : idleSeconds);
-
-/** The scheme the visitor used, as a trusted proxy says (it terminates TLS); undefined otherwise. */
-function forwardedScheme(request: FastifyRequest, trusted: BlockList | undefined): string | undefined {
-  if (!fromTrustedProxy(trusted, request.raw.socket.remoteAddress)) return undefined;
-  const given = request.headers['x-forwarded-proto'];
-  const proto = (Array.isArray(given) ? given.join(',') : (given ?? '')).split(',').pop()?.trim().toLowerCase();
-  return proto === 'https' || proto === 'http' ? proto : undefined;
-}
 
 /** The first bad field of a report, by its JSON pointer; never echoes a value. */
 function reportProblem(err: unknown): string {

@@ -1,5 +1,5 @@
-import { LRUCache } from 'lru-cache';
 import UAParser from 'ua-parser-js';
+import { CACHES, newCache } from '../../db/caches.js';
 
 /** The classes the collector keeps of a user agent; the user agent itself is never stored. */
 export interface Device {
@@ -17,12 +17,7 @@ const MAX_CACHED_UA = 512;
  * hundred user agents, and parsing one costs more than the rest of a report's work. Module-level
  * on purpose: a pure function's memo holds nothing of any app or database, so apps may share it.
  */
-const parsed = new LRUCache<string, Device>({
-  max: 2000,
-  maxSize: 2 * 1024 * 1024,
-  // The key (UTF-16) and three short strings.
-  sizeCalculation: (_device, key) => 2 * key.length + 256,
-});
+const parsed = newCache<Device>(CACHES.userAgents);
 
 const TYPES: Record<string, Device['deviceType']> = { mobile: 'mobile', wearable: 'mobile', tablet: 'tablet' };
 const cut = (value: string | undefined) => (value ?? '').slice(0, 64);

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
+import { CACHES, newCache } from '../../db/caches.js';
 import { sql } from 'kysely';
-import { LRUCache } from 'lru-cache';
 import { prepared } from '../../db/prepared.js';
 import { newId } from '../../ids.js';
 import { now } from '../../time.js';
@@ -81,7 +81,8 @@ export type ReportOutcome = 'accepted' | 'gone' | 'classify' | 'slow';
 export interface ReportInput {
   claims: ViewClaims;
   host: SiteHost;
-  scheme: string;
+  /** The domain's public origin for this request: the session's pageUrl starts with it. */
+  origin: string;
   at: number;
   endDueAt: string;
   report: Report;
@@ -93,15 +94,10 @@ export interface ReportInput {
  * classes, worked out here from the request (the secret, the address and the user agent stay in
  * this process): they are sent when this instance has not taken a report of the visit yet, and
  * when the database answers that the visit has no session yet (`classify`: then a second statement).
- * Of the visits this instance knows, at most `KNOWN_VISITS` are remembered.
+ * Of the visits this instance knows, at most `CACHES.knownVisits` allows are remembered (db/caches.ts).
  */
 export function reportOnce(context: SiteContext): (request: FastifyRequest, input: ReportInput) => Promise<ReportOutcome> {
-  const known = new LRUCache<string, true>({
-    max: KNOWN_VISITS,
-    // A visit id is 22 characters (16 random bytes); tokens with longer ones are still counted fairly.
-    maxSize: 8 * 1024 * 1024,
-    sizeCalculation: (_v, visitId) => 2 * visitId.length + 64,
-  });
+  const known = newCache<true>(CACHES.knownVisits);
   const run = async (request: FastifyRequest, input: ReportInput, first: boolean): Promise<ReportOutcome> => {
     const { claims, report } = input;
     const kinds: string[] = [];
@@ -129,6 +125,7 @@ export function reportOnce(context: SiteContext): (request: FastifyRequest, inpu
           referrer: report.referrer ?? '',
           adClick: report.adClick === true,
           utmMedium: report.utmMedium ?? '',
+          utmSource: report.utmSource ?? '',
         })
       : undefined;
     const experiment = claims.experimentId && claims.arm && claims.unit;
@@ -159,7 +156,7 @@ export function reportOnce(context: SiteContext): (request: FastifyRequest, inpu
       sessionId: classes ? newId('session') : null,
       createdEvent: classes ? newId('event') : null,
       startedEvent: classes ? newId('event') : null,
-      urlPrefix: classes ? `${input.scheme}://${input.host.hostname}` : null,
+      urlPrefix: classes ? input.origin : null,
       claimPath: claims.path ?? null,
       experimentId: experiment ? (claims.experimentId ?? null) : null,
       arm: experiment ? (claims.arm ?? null) : null,
@@ -181,6 +178,3 @@ export function reportOnce(context: SiteContext): (request: FastifyRequest, inpu
     return outcome === 'classify' ? run(request, input, true) : outcome;
   };
 }
-
-/** Visits whose session this instance has seen recorded: their reports skip the classes. */
-const KNOWN_VISITS = 50_000;

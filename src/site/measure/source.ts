@@ -12,6 +12,8 @@ export interface Landing {
   /** The URL carried a click id of an ad network (gclid, fbclid, msclkid). */
   adClick: boolean;
   utmMedium: string;
+  /** `utm_source`: without a medium or a referrer, a known source names the channel (linkedin: social). */
+  utmSource?: string;
 }
 
 const PAID_MEDIUMS = new Set(['cpc', 'ppc', 'paid']);
@@ -23,6 +25,8 @@ const MEDIUMS: Record<string, Channel> = { search: 'search', social: 'social', e
  * out, since browsers send only the origin of a cross-site referrer by default.
  */
 let known: Map<string, Channel> | undefined;
+/** The same database by the names of its sources (`linkedin`, `google`), lowercased, spaces removed. */
+let names: Map<string, Channel> | undefined;
 function knownHosts(): Map<string, Channel> {
   if (known) return known;
   const data = createRequire(import.meta.url)('@cgamesplay/referer-parser/data/referers.json') as Record<
@@ -30,9 +34,14 @@ function knownHosts(): Map<string, Channel> {
     Record<string, { domains: string[] }>
   >;
   known = new Map();
+  names = new Map();
   for (const [medium, referers] of Object.entries(data)) {
-    for (const { domains } of Object.values(referers)) {
-      for (const domain of domains) if (!domain.includes('/')) known.set(domain.toLowerCase(), MEDIUMS[medium] ?? 'referral');
+    for (const [name, { domains }] of Object.entries(referers)) {
+      const channel = MEDIUMS[medium] ?? 'referral';
+      const key = name.toLowerCase().replace(/\s+/g, '');
+      // The first class a name has wins: the database lists a few names under two media.
+      if (!names.has(key)) names.set(key, channel);
+      for (const domain of domains) if (!domain.includes('/')) known.set(domain.toLowerCase(), channel);
     }
   }
   return known;
@@ -49,6 +58,21 @@ function channelOfHost(host: string): Channel {
     if (dot < 0 || rest.indexOf('.', dot + 1) < 0) return 'referral';
     rest = rest.slice(dot + 1);
   }
+}
+
+/**
+ * The channel a `utm_source` names: by the database's source names (`linkedin`, `Google`), else as
+ * a host (`linkedin.com`, `m.facebook.com`); undefined for a source the database does not know.
+ */
+export function channelOfSource(utmSource: string): Channel | undefined {
+  const source = utmSource.trim().toLowerCase();
+  if (source === '') return undefined;
+  knownHosts();
+  const byName = names?.get(source.replace(/\s+/g, ''));
+  if (byName) return byName;
+  if (!source.includes('.')) return undefined;
+  const byHost = channelOfHost(bare(source));
+  return byHost === 'referral' ? undefined : byHost;
 }
 
 const bare = (host: string) => host.toLowerCase().replace(/^www\./, '');
@@ -70,5 +94,7 @@ export function sourceOf(referrer: string, visitedHost: string, landing: Landing
   const medium = landing.utmMedium.trim().toLowerCase();
   if (landing.adClick || PAID_MEDIUMS.has(medium)) return { referrerHost: host, channel: 'paid' };
   if (medium === 'email') return { referrerHost: host, channel: 'email' };
-  return { referrerHost: host, channel: host === '' ? 'direct' : channelOfHost(host) };
+  if (host !== '') return { referrerHost: host, channel: channelOfHost(host) };
+  // No referrer (apps and many ad clicks send none): a known utm_source says more than "direct".
+  return { referrerHost: host, channel: (medium === '' && channelOfSource(landing.utmSource ?? '')) || 'direct' };
 }

@@ -1,5 +1,5 @@
-import { LRUCache } from 'lru-cache';
 import type { Rendered } from '../../render/rendered.js';
+import { CACHES, newCache } from '../../db/caches.js';
 
 export interface DocumentCache {
   get(key: string): Rendered | undefined;
@@ -13,13 +13,7 @@ export interface DocumentCache {
  * an entry is never stale, only unused: nothing expires by time, old keys fall out.
  */
 export function documentCache(maxEntries = 4000, maxBytes = 16 * 1024 * 1024): DocumentCache {
-  const entries = new LRUCache<string, Rendered>({
-    max: maxEntries,
-    maxSize: maxBytes,
-    // One document may take an eighth of the whole at most: a few large ones never push out the rest.
-    maxEntrySize: maxBytes / 8,
-    sizeCalculation: (rendered) => Math.max(1, rendered.bytes),
-  });
+  const entries = newCache<Rendered>(CACHES.documents, { max: maxEntries, maxBytes });
   let hits = 0;
   let misses = 0;
   return {

@@ -1,5 +1,4 @@
-import { LRUCache } from 'lru-cache';
-
+import { CACHES, newCache } from '../../db/caches.js';
 /**
  * What each visitor path resolved to, kept for as long as the database is unchanged.
  *
@@ -21,16 +20,9 @@ export interface OutcomeMemo<T> {
   stats(): { entries: number; hits: number; misses: number };
 }
 
-/** What one remembered answer holds besides its key, about: a stamp and a token's fields at most. */
-const ANSWER_BYTES = 512;
-
 export function outcomeMemo<T extends {}>(maxEntries = 4000, maxBytes = 8 * 1024 * 1024): OutcomeMemo<T> {
   let at = -1;
-  const entries = new LRUCache<string, T>({
-    max: maxEntries,
-    maxSize: maxBytes,
-    sizeCalculation: (_answer, key) => 2 * key.length + ANSWER_BYTES,
-  });
+  const entries = newCache<T>(CACHES.outcomes, { max: maxEntries, maxBytes });
   let hits = 0;
   let misses = 0;
   const sync = (version: number) => {

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findFile } from '../../assets/repository.js';
 import { isIdShaped } from '../../ids.js';
-import { notModified, type SiteContext, siteHostOf } from '../context.js';
+import { notModified, type SiteContext, siteHostOf, visitorKeyOf } from '../context.js';
 import { staysOnHost } from '../location.js';
-import { clientAddress } from '../limits.js';
-import { visitorKey } from '../../experiments/assign.js';
 import { gonePage, notFoundPage, siteErrorPage } from '../pages.js';
 import { documentAt, type Documents, pathOf, sendDocument } from './documents.js';
+import { isServedFile } from './served-files.js';
+import { visitFacts } from './visit.js';
 
 const notFound = (reply: FastifyReply) => reply.code(404).type('text/html; charset=utf-8').send(notFoundPage());
 // Never cached by anyone, never indexed: the page it replaces may have been either.
@@ -17,15 +17,6 @@ const gone = (reply: FastifyReply) =>
     .header('x-robots-tag', 'noindex, nofollow')
     .type('text/html; charset=utf-8')
     .send(gonePage());
-
-/**
- * The experiment unit of a visitor without a person (experiments/assign.ts): read only when an
- * experiment needs it. The address and user agent are used here, in memory, and never stored.
- */
-export async function visitorKeyOf(context: SiteContext, request: FastifyRequest, hostname: string): Promise<string> {
-  const address = clientAddress(context.trusted, request.raw.socket.remoteAddress, request.headers['x-forwarded-for']);
-  return visitorKey(await context.secrets.today(), hostname, address, request.headers['user-agent'] ?? '');
-}
 
 /** Every method a visitor path does not take: 405 before any body is read. */
 const OTHER_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -45,7 +36,9 @@ export function serveRoutes(site: FastifyInstance, context: SiteContext, documen
     if (path === undefined) return notFound(reply);
     const submitted = (request.query as Record<string, unknown>).submitted === '1';
     const visitor = () => visitorKeyOf(context, request, host.hostname);
-    const outcome = await documentAt(context, documents, host, path, { submitted, visitorKey: visitor });
+    const origin = context.origin(host.hostname, request.raw);
+    const facts = visitFacts(context, request, host);
+    const outcome = await documentAt(context, documents, host, path, { submitted, origin, visitorKey: visitor, facts });
     if (!outcome) return notFound(reply);
     if (outcome.kind === 'redirect') {
       // A link's path may itself read as another host (`//evil.example`): no redirect leaves this one.
@@ -74,7 +67,11 @@ export function serveRoutes(site: FastifyInstance, context: SiteContext, documen
   });
 }
 
-/** A file of this domain's tenant, immutable under its id: cached for a year, revalidated by its hash. */
+/**
+ * A file a live page of this domain's tenant shows (served-files.ts), immutable under its id:
+ * cached for a year, revalidated by its hash. Any other file of the tenant is reached through the
+ * API's signed links only.
+ */
 async function sendFile(
   context: SiteContext,
   request: FastifyRequest<{ Params: { fileId: string } }>,
@@ -86,6 +83,7 @@ async function sendFile(
   const file = isIdShaped(fileId) ? await findFile(context.db, fileId) : undefined;
   const contentType = variant === 'original' ? file?.content_type : file?.preview_content_type;
   if (!file || file.tenant_id !== host.tenantId || !contentType) return notFound(reply);
+  if (!(await isServedFile(context.db, host.tenantId, file.id))) return notFound(reply);
   const etag = `"${file.sha256}${variant === 'preview' ? '-preview' : ''}"`;
   reply
     .header('cache-control', 'public, max-age=31536000, immutable')

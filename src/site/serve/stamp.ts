@@ -32,10 +32,20 @@ export interface Stamp {
   experimentKind: string | null;
   experimentArms: string | null;
   experimentUpdatedAt: string | null;
-  /** When the page's latest holdout won by control was concluded, while no experiment has started since. */
+  /**
+   * When the latest holdout that covered this audience was concluded won by control, while no
+   * experiment of the page has started since.
+   */
   controlSince: string | null;
   /** When the tenant's site settings last changed (its brand on every page); null: never set. */
   settingsUpdatedAt: string | null;
+  /**
+   * The page's live home audience, read for an audience without a person (a segment): a segment's
+   * holdout shows it to control (the page as everyone sees it), so its changes key the document too.
+   */
+  homeAudienceId: string | null;
+  homeUpdatedAt: string | null;
+  homeVersionId: string | null;
 }
 
 /** Literal values, so that each subquery matches its partial unique index's predicate on both databases. */
@@ -88,18 +98,22 @@ function stampQuery(db: Kysely<Database>, p: StampParams, by: AudienceChoice['by
           ),
       )
       .leftJoin('audience_versions as v', 'v.id', 'a.published_version_id')
-      // The running experiment covering the audience: a holdout covers every audience with a person,
-      // a versions experiment its own (at most one runs per audience: experiments/repository.ts).
+      // The running experiment covering the audience: a holdout without an audience covers every
+      // audience with a person; a segment's holdout and a versions experiment their own audience
+      // (at most one runs per audience: experiments/repository.ts).
       .leftJoin('experiments as x', (join) =>
         join
           .onRef('x.page_id', '=', 'p.id')
           .on(sql<boolean>`x.status = 'running'`)
           .on((eb) =>
             eb.or([
-              eb.and([eb('x.kind', '=', sql.lit('holdout')), eb('a.person_id', 'is not', null)]),
+              eb.and([eb('x.kind', '=', sql.lit('holdout')), eb('x.audience_id', 'is', null), eb('a.person_id', 'is not', null)]),
               eb('x.audience_id', '=', eb.ref('a.id')),
             ]),
           ),
+      )
+      .leftJoin('audiences as hm', (join) =>
+        join.onRef('hm.page_id', '=', 'p.id').on('hm.archived_at', 'is', null).on('hm.home_page', '=', ONE).on('a.person_id', 'is', null),
       )
       .leftJoin('persons as per', (join) => join.onRef('per.id', '=', 'a.person_id').onRef('per.tenant_id', '=', 'p.tenant_id'))
       .leftJoin('accounts as acc', (join) => join.onRef('acc.tenant_id', '=', 'p.tenant_id').onRef('acc.domain_lc', '=', 'per.domain_lc'))
@@ -121,12 +135,19 @@ function stampQuery(db: Kysely<Database>, p: StampParams, by: AudienceChoice['by
         'x.arms as experimentArms',
         'x.updated_at as experimentUpdatedAt',
         'ss.updated_at as settingsUpdatedAt',
+        'hm.id as homeAudienceId',
+        'hm.updated_at as homeUpdatedAt',
+        'hm.published_version_id as homeVersionId',
         (eb) =>
           eb
             .selectFrom('experiments as c')
             .select('c.concluded_at')
             .whereRef('c.page_id', '=', 'p.id')
             .where(sql<boolean>`c.status = 'concluded' and c.kind = 'holdout' and c.winner = 'control'`)
+            // The holdouts that covered this audience: over every person's audience, or over this segment.
+            .where((w) =>
+              w.or([w.and([w('c.audience_id', 'is', null), w('a.person_id', 'is not', null)]), w('c.audience_id', '=', w.ref('a.id'))]),
+            )
             .where((w) =>
               w.not(
                 w.exists(
@@ -198,4 +219,7 @@ export const stampKey = (stamp: Stamp): string =>
     stamp.experimentUpdatedAt,
     stamp.controlSince,
     stamp.settingsUpdatedAt,
+    stamp.homeAudienceId,
+    stamp.homeUpdatedAt,
+    stamp.homeVersionId,
   ].join('|');

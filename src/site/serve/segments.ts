@@ -1,0 +1,71 @@
+import { sql, type Kysely } from 'kysely';
+import { type CompiledRules, compileRules, matches, type Rules } from '../../audiences/rules.js';
+import { prepared } from '../../db/prepared.js';
+import type { Database } from '../../db/types.js';
+import type { VisitFacts } from './visit.js';
+
+/** One live segment audience of a page, its rules compiled. */
+export interface PageSegment {
+  audienceId: string;
+  rules: CompiledRules;
+}
+
+/**
+ * A page's live segments in the order a visitor is matched (priority, highest first; ties, the
+ * oldest), the fields they read, and whether any segment of the tenant reads a company (only then
+ * is the enrichment provider asked, for the rules and for `{{company.*}}` tokens alike).
+ */
+export interface PageSegments {
+  segments: PageSegment[];
+  fields: ReadonlySet<string>;
+  tenantReadsCompany: boolean;
+}
+
+interface SegmentRow {
+  tenant_company: number | boolean | null;
+  id: string | null;
+  rules: string | null;
+}
+
+/**
+ * One statement, read when a path to the page is resolved (kept in the outcome memo with the path's
+ * resolution, so under the same `data_version` or change sequence it is not read again). The row
+ * of `here` answers the tenant's flag when the page has no segment.
+ */
+const segmentsOfPage = prepared((db, p: { tenantId: string; pageId: string }) => ({
+  compile: () =>
+    sql<SegmentRow>`
+      select
+        (select 1 from audiences c where c.tenant_id = ${p.tenantId} and c.archived_at is null and c.rules is not null
+           and c.rules like '%"company.%' limit 1) as tenant_company,
+        a.id, a.rules
+      from (select 1 as one) as here
+      left join audiences a on a.page_id = ${p.pageId} and a.tenant_id = ${p.tenantId}
+        and a.archived_at is null and a.rules is not null
+      order by a.priority desc, a.created_at asc, a.id asc`.compile(db),
+}));
+
+export async function readPageSegments(db: Kysely<Database>, tenantId: string, pageId: string): Promise<PageSegments> {
+  const rows = await segmentsOfPage(db, { tenantId, pageId });
+  const segments: PageSegment[] = [];
+  const fields = new Set<string>();
+  for (const row of rows) {
+    if (row.id === null || row.rules === null) continue;
+    const rules = compileRules(JSON.parse(row.rules) as Rules);
+    for (const f of rules.fields) fields.add(f);
+    segments.push({ audienceId: row.id, rules });
+  }
+  const flag = rows[0]?.tenant_company;
+  return { segments, fields, tenantReadsCompany: flag === 1 || flag === true };
+}
+
+/**
+ * The first segment the visit matches, or undefined (the home audience, else the page). A segment
+ * `preferred` (a lead form shown again names the audience its visit was served) wins while it is
+ * still one of the page's segments, so the form comes back in the version it was filled in.
+ */
+export async function matchSegment(page: PageSegments, facts: VisitFacts, preferred?: string): Promise<string | undefined> {
+  if (preferred !== undefined && page.segments.some((s) => s.audienceId === preferred)) return preferred;
+  await facts.prepare(page.fields, page.tenantReadsCompany);
+  return page.segments.find((s) => matches(s.rules, facts.value))?.audienceId;
+}

@@ -1,0 +1,153 @@
+import type { FastifyRequest } from 'fastify';
+import type { FieldValue } from '../../audiences/rules.js';
+import { prepared } from '../../db/prepared.js';
+import { dayOf } from '../../db/daily-secrets.js';
+import { type Company, companyForVisit } from '../../enrichment/visit.js';
+import type { SiteContext } from '../context.js';
+import type { SiteHost } from '../hosts.js';
+import { clientAddress } from '../limits.js';
+import { visitorHash } from '../measure/classify.js';
+import { countryOf } from '../measure/country.js';
+import { deviceOf } from '../measure/device.js';
+import { sourceOf } from '../measure/source.js';
+
+/**
+ * What a request says of its visit, for a page's segments (audiences/rules.ts) and the visit's
+ * tokens (render/content.ts): read from the request as asked, in memory. The address and the user
+ * agent are used here and dropped; nothing of them is stored or logged. The facts that cost a
+ * look-up (the country, whether the visitor came back today, the company) are gathered first by
+ * `prepare`, and only those some rule or token reads.
+ */
+export interface VisitFacts {
+  /** Gathers the costly facts `fields` read; `company` only when the tenant's segments read one. */
+  prepare(fields: Iterable<string>, company: boolean): Promise<void>;
+  /** A field's value (rules): null when the visit does not say. */
+  value(field: string): FieldValue;
+  /** A token's value, held to the value rule; null: its fallback. */
+  token(name: string): string | null;
+}
+
+/** At most 60 letters, digits, spaces and -.,&' (after the query's decoding); any other value takes the fallback. */
+const FILLABLE = /^[\p{L}\p{N} \-.,&']{1,60}$/u;
+/** The facts that cost a look-up; every other one is read from the request as asked. */
+const COSTLY = new Set(['visitor.country', 'visitor.returning', 'company']);
+const CLICK_IDS = ['gclid', 'fbclid', 'msclkid'] as const;
+
+const countryNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+/** A country's name in English ("Germany"), or null for a code Intl does not know. */
+export function countryName(code: string): string | null {
+  if (!/^[A-Z]{2}$/.test(code)) return null;
+  try {
+    return countryNames.of(code) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a visitor key had a session on the tenant's site today (UTC) before this visit. */
+const seenToday = prepared((db, p: { tenantId: string; visitor: string; since: string }) =>
+  db
+    .selectFrom('audience_sessions')
+    .select('page_id')
+    .where('tenant_id', '=', p.tenantId)
+    .where('visitor_hash', '=', p.visitor)
+    .where('session_started_at', '>=', p.since)
+    .limit(1),
+);
+
+const first = (value: unknown): string => {
+  const one = Array.isArray(value) ? value[0] : value;
+  return typeof one === 'string' ? one : '';
+};
+
+export function visitFacts(context: SiteContext, request: FastifyRequest, host: SiteHost): VisitFacts {
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const param = (name: string) => first(query[name]).trim();
+  let address: string | undefined;
+  const addressOf = () => {
+    address ??= clientAddress(context.trusted, request.raw.socket.remoteAddress, request.headers['x-forwarded-for']);
+    return address;
+  };
+  const userAgent = () => request.headers['user-agent'] ?? '';
+  let source: ReturnType<typeof sourceOf> | undefined;
+  const sourceNow = () => {
+    source ??= sourceOf(first(request.headers.referer), host.hostname, {
+      adClick: CLICK_IDS.some((id) => param(id) !== ''),
+      utmMedium: param('utm_medium'),
+      utmSource: param('utm_source'),
+    });
+    return source;
+  };
+  let country = '';
+  let returning: boolean | null = null;
+  let company: Company | null = null;
+  const started = new Map<string, Promise<void>>();
+  const lookUp = async (job: string): Promise<void> => {
+    if (job === 'visitor.country') {
+      country = await countryOf(addressOf());
+    } else if (job === 'visitor.returning') {
+      const secret = await context.secrets.today();
+      const visitor = visitorHash(secret, host.hostname, addressOf(), userAgent());
+      const since = `${dayOf(Date.now())}T00:00:00.000Z`;
+      returning = (await seenToday(context.db, { tenantId: host.tenantId, visitor, since })).length > 0;
+    } else {
+      company = await companyForVisit(context.companyLookup, host.tenantId, addressOf());
+    }
+  };
+
+  const value = (field: string): FieldValue => {
+    const [group = '', name = ''] = splitField(field);
+    switch (group) {
+      case 'utm':
+        return param(`utm_${name}`) || null;
+      case 'query':
+        return param(name) || null;
+      case 'referrer':
+        return name === 'host' ? sourceNow().referrerHost || null : sourceNow().channel;
+      case 'visitor':
+        if (name === 'country') return country || null;
+        if (name === 'device') return deviceOf(userAgent()).deviceType;
+        if (name === 'language') return languageOf(first(request.headers['accept-language']));
+        return returning;
+      case 'company': {
+        const got = company?.[name as keyof Company];
+        return got === undefined ? null : got;
+      }
+      default:
+        return null;
+    }
+  };
+
+  return {
+    async prepare(fields, withCompany) {
+      const jobs: Promise<void>[] = [];
+      for (const field of fields) {
+        // Each costly fact is looked up once per request, whoever asks first.
+        const job = field.startsWith('company.') ? (withCompany ? 'company' : undefined) : field;
+        if (job === undefined || !COSTLY.has(job) || started.has(job)) continue;
+        const running = lookUp(job);
+        started.set(job, running);
+      }
+      for (const running of started.values()) jobs.push(running);
+      await Promise.all(jobs);
+    },
+    value,
+    token(name) {
+      const raw = name === 'visitor.country' ? countryName(country) : value(name);
+      if (typeof raw !== 'string') return null;
+      const trimmed = raw.trim();
+      return FILLABLE.test(trimmed) ? trimmed : null;
+    },
+  };
+}
+
+function splitField(field: string): [string, string] {
+  const dot = field.indexOf('.');
+  return [field.slice(0, dot), field.slice(dot + 1)];
+}
+
+/** The first tag of `Accept-Language` (`de-DE` of `de-DE,de;q=0.9`), lowercased; null without one. */
+function languageOf(header: string): string | null {
+  const tag = header.split(',', 1)[0]?.split(';', 1)[0]?.trim().toLowerCase() ?? '';
+  return /^[a-z]{1,8}(?:-[a-z0-9]{1,8})*$/.test(tag) ? tag : null;
+}
