@@ -4,6 +4,7 @@ import { type DatabaseConfig, parseDatabaseUrl, readPoolSize, readPreparedStatem
 import {
   type MetricsConfig,
   readDnsResolvers,
+  readSiteCnameTarget,
   readDomainSuffix,
   readMetrics,
   readOrigins,
@@ -12,15 +13,19 @@ import {
   readReservedHostnames,
   readTrustProxy,
 } from './config/network.js';
+import { type EnrichmentConfig, readEnrichment } from './config/enrichment.js';
 import { ConfigError, type Env, readBoolean, readInteger, readString } from './config/read.js';
 import { readWebhooks, type WebhookDelivery } from './config/webhooks.js';
+import { type IntegrationsConfig, readIntegrations } from './config/integrations.js';
 
 // Importers take every setting's type and reader from here; src/config/ holds them by area.
 export { AGENT_GENERATORS, type AgentConfig, type AgentGeneratorName, type OpenAiConfig } from './config/agent.js';
 export { DEFAULT_SQLITE_PATH, type DatabaseConfig, forBulkWork, parseDatabaseUrl } from './config/database.js';
 export type { MetricsConfig } from './config/network.js';
+export type { EnrichmentConfig } from './config/enrichment.js';
 export { ConfigError, isHostname } from './config/read.js';
 export type { WebhookDelivery } from './config/webhooks.js';
+export type { IntegrationsConfig } from './config/integrations.js';
 
 export interface Config {
   port: number;
@@ -36,6 +41,8 @@ export interface Config {
   dataDir: string;
   /** Base of the absolute URLs the service hands out (signed download links). */
   publicBaseUrl: string;
+  /** SITE_URL_SCHEME: the scheme of every tenant page's public address, whatever a request says; unset: by the rule (http/public-origin.ts). */
+  siteUrlScheme: SiteUrlScheme | undefined;
   /** Key of the download links' signatures; unset: generated once and kept in the database. */
   fileUrlSecret: string | undefined;
   /** Where uploaded bytes are kept: the data folder, or the database (shared by every instance). */
@@ -44,6 +51,8 @@ export interface Config {
   fallbackDomainSuffix: string;
   /** Names no tenant may claim: exact names, or `*.suffix` for every name under a suffix. */
   reservedHostnames: string[];
+  /** What a custom domain's CNAME (or A/AAAA record) points at; unset: "point this name at your proxy". */
+  siteCnameTarget: string | undefined;
   /** `address[:port]` of the DNS servers that domain verification asks; empty: the system's. */
   dnsResolvers: string[];
   /** Allow http:// webhook URLs (for local receivers); https:// only otherwise. */
@@ -64,12 +73,20 @@ export interface Config {
   sessionIdleSeconds: number;
   agent: AgentConfig;
   metrics: MetricsConfig;
+  /** The CRM integrations (issue 40). */
+  integrations: IntegrationsConfig;
+  /** The enrichment provider (ENRICHMENT_URL); unset: none. */
+  enrichment: EnrichmentConfig | undefined;
 }
 
 /** Where uploaded bytes may be kept; each file row names the one that holds its bytes. */
 export const FILE_STORES = ['disk', 'database'] as const;
 export type FileStoreName = (typeof FILE_STORES)[number];
 const isFileStore = (value: string): value is FileStoreName => (FILE_STORES as readonly string[]).includes(value);
+
+/** The schemes a tenant page's public address may be forced to (SITE_URL_SCHEME). */
+export const SITE_URL_SCHEMES = ['https', 'http'] as const;
+export type SiteUrlScheme = (typeof SITE_URL_SCHEMES)[number];
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -89,10 +106,12 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimit: 1024 * 1024,
     dataDir: database.kind === 'sqlite' ? path.dirname(database.path) : 'data',
     publicBaseUrl: readBaseUrl(env, host, port),
+    siteUrlScheme: readSiteUrlScheme(env),
     fileUrlSecret: readFileUrlSecret(env),
     fileStore: readFileStore(env, database.kind),
     fallbackDomainSuffix: readDomainSuffix(env),
     reservedHostnames: readReservedHostnames(env),
+    siteCnameTarget: readSiteCnameTarget(env),
     dnsResolvers: readDnsResolvers(env),
     webhookAllowHttp: readBoolean(env, 'WEBHOOK_ALLOW_HTTP', false),
     webhooks: readWebhooks(env),
@@ -105,6 +124,8 @@ export function loadConfig(env: Env = process.env): Config {
     sessionIdleSeconds: readInteger(env, 'SESSION_IDLE_SECONDS', 1800, 1, 86_400),
     agent: readAgent(env),
     metrics: readMetrics(env, port),
+    integrations: readIntegrations(env),
+    enrichment: readEnrichment(env),
   };
 }
 
@@ -113,6 +134,14 @@ function readBaseUrl(env: Env, host: string, port: number): string {
   if (raw === undefined) return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   if (!/^https?:\/\//i.test(raw) || !URL.canParse(raw)) throw new ConfigError(`PUBLIC_BASE_URL must be an http(s) URL, got "${raw}"`);
   return raw.replace(/\/+$/, '');
+}
+
+function readSiteUrlScheme(env: Env): SiteUrlScheme | undefined {
+  const raw = readString(env, 'SITE_URL_SCHEME');
+  if (raw === undefined) return undefined;
+  const scheme = SITE_URL_SCHEMES.find((s) => s === raw.trim().toLowerCase());
+  if (!scheme) throw new ConfigError(`SITE_URL_SCHEME must be ${SITE_URL_SCHEMES.join(' or ')}, got "${raw}"`);
+  return scheme;
 }
 
 function readFileUrlSecret(env: Env): string | undefined {

@@ -1,4 +1,5 @@
 import { DateTime, IANAZone } from 'luxon';
+import { CACHES, newCache } from '../db/caches.js';
 import type { Interval } from './schemas.js';
 
 /**
@@ -15,12 +16,11 @@ export function isTimeZone(name: string): boolean {
   if (known === undefined) {
     // Luxon answers by building an Intl.DateTimeFormat: a tenth of a request's time, and memory outside the heap.
     known = IANAZone.isValidZone(name);
-    if (zoneNames.size >= 1000) zoneNames.clear();
     zoneNames.set(name, known);
   }
   return known;
 }
-const zoneNames = new Map<string, boolean>();
+const zoneNames = newCache<boolean>(CACHES.timeZones);
 
 const UNIT: Record<Interval, 'hour' | 'day' | 'week'> = { hour: 'hour', day: 'day', week: 'week' };
 

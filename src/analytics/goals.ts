@@ -27,9 +27,12 @@ const round = (x: number) => Math.round(x * 1e6) / 1e6;
 
 /**
  * Each goal of the tenant over the scope's visits, per page (`''` when the scope is the site): the
- * times it happened, the distinct visitors (the person, else the daily visitor hash) and visits it
- * happened in, the sum of the values tracked with it. One statement over the visits' occurrences
- * (an index range per goal for the site, per page otherwise); nothing when the tenant has no goal.
+ * visits it happened in (a goal counts at most once per visit, issue 36: a visit holds one
+ * occurrence per kind and name, so a goal meets at most one per visit), the distinct visitors (the
+ * person, else the daily visitor hash), and the sum of the values tracked with it, each visit's at
+ * most the goal's `max_value` (clamped, docs/analytics.md). One statement over the visits'
+ * occurrences (an index range per goal for the site, per page otherwise); nothing when the tenant
+ * has no goal.
  */
 async function readGoals(db: Kysely<Database>, scope: GoalScope, perPage: boolean) {
   const goals = await db
@@ -42,7 +45,8 @@ async function readGoals(db: Kysely<Database>, scope: GoalScope, perPage: boolea
   if (goals.length === 0 || scope.pageIds?.length === 0) return { goals, rows: [] as GoalRow[] };
   const pages = scope.pageIds;
   const { rows } = await sql<GoalRow>`select ${perPage ? sql`e.page_id` : sql`''`} as page_id, g.id as goal_id,
-      sum(e.count) as completions, count(distinct e.session_id) as visits, count(distinct ${VISITOR}) as uniques, sum(e.value) as value
+      count(distinct e.session_id) as completions, count(distinct e.session_id) as visits, count(distinct ${VISITOR}) as uniques,
+      sum(case when e.value > g.max_value then g.max_value else e.value end) as value
     from goals g
     join visit_events e on ${GOAL_REACHED}
     join audience_sessions s on s.id = e.session_id

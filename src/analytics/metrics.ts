@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { SessionColumn } from '../db/session-columns.js';
 import type { RollupSums } from '../db/types.js';
 import type { Metrics } from './schemas.js';
 
@@ -50,7 +51,7 @@ const SUM_SOURCES = {
   conversions: 'has_conversion',
   visitors: 'first_of_day_page',
   site_visitors: 'first_of_day_site',
-} as const satisfies Record<Exclude<SumColumn, 'visits'>, string>;
+} as const satisfies Record<Exclude<SumColumn, 'visits'>, SessionColumn<'counts'> | SessionColumn<'firsts'>>;
 export type SummedColumn = (typeof SUM_SOURCES)[keyof typeof SUM_SOURCES];
 /** Each sum but `visits` with its session column, in `SUM_COLUMNS`' order (statements bind them by position). */
 export const SOURCED_SUMS = SUM_COLUMNS.filter((c): c is Exclude<SumColumn, 'visits'> => c !== 'visits').map(

@@ -1,14 +1,13 @@
 import { sql, type Kysely } from 'kysely';
-import { LRUCache } from 'lru-cache';
+import { CACHES, countedCache } from '../db/caches.js';
 import type { Database, RollupSums } from '../db/types.js';
 import { keysetList } from '../http/pagination.js';
 import type { ListPage } from '../http/schemas.js';
-import { changeCount } from '../db/changes.js';
-import { perDatabase } from '../db/per-database.js';
 import { addInto, SESSION_SUMS, SUM_COLUMNS, toMetrics, zeroSums } from './metrics.js';
 import { goalMetricsByPage } from './goals.js';
 import { DAY_MS, HOUR_MS, resolveRange, splitSpan, type Span } from './ranges.js';
-import { MAX_GROUPS, type PagesAnalyticsQuery, type PageTotals } from './schemas.js';
+import { labelGroups, topGroups } from '../audiences/groups.js';
+import type { PagesAnalyticsQuery, PageTotals } from './schemas.js';
 import { changeOf, GROUP_COLUMN, previousOf } from './repository.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -102,9 +101,6 @@ function rank({ db, tenantId, range, sort }: Fill): Promise<Ranked[]> {
   );
 }
 
-/** What one ranked page holds in memory, about: its id, two numbers and its sums. */
-const RANKED_BYTES = 256;
-
 /**
  * Answers kept per tenant, range and order, under the tenant's `sessions` change counter
  * (src/db/changes.ts), read on every request: every transaction that changes what the overview
@@ -113,22 +109,10 @@ const RANKED_BYTES = 256;
  * of all its pages' days; the overview is read far more often than what it adds up changes.
  * Each answer ranks up to every page of a tenant (a few MB for ten thousand pages): few are kept.
  */
-const rankings = perDatabase(
-  () =>
-    new LRUCache<string, Ranked[], Fill>({
-      max: 16,
-      maxSize: 32 * 1024 * 1024,
-      sizeCalculation: (ranked) => 64 + ranked.length * RANKED_BYTES,
-      ttl: 10_000,
-      fetchMethod: (_key, _stale, { context }) => rank(context),
-    }),
-);
+const rankings = countedCache(CACHES.rankings, rank);
 
-async function ranking(db: Kysely<Database>, tenantId: string, range: Span, sort: Sort): Promise<Ranked[]> {
-  // Read before the answer: a change committed meanwhile moves it past the key this answer is kept under.
-  const changes = await changeCount(db, `sessions:${tenantId}`);
-  const key = `${tenantId} ${changes} ${range.start} ${range.end} ${sort}`;
-  return rankings(db).forceFetch(key, { context: { db, tenantId, range, sort } });
+function ranking(db: Kysely<Database>, tenantId: string, range: Span, sort: Sort): Promise<Ranked[]> {
+  return rankings(db, tenantId, `${range.start} ${range.end} ${sort}`, { db, tenantId, range, sort });
 }
 
 const lists = {
@@ -211,6 +195,19 @@ export async function listPagesAnalytics(
       ? undefined
       : new Map((await ranking(db, tenantId, previousOf(range), sort)).map((r) => [r.page_id, r.sums]));
   const groups = query.groupBy === undefined ? undefined : await groupsByPage(db, tenantId, shown, range, GROUP_COLUMN[query.groupBy]);
+  const topByPage = new Map<string, PageTotals['groups']>();
+  if (groups && query.groupBy !== undefined)
+    for (const pageId of shown) {
+      const top = topGroups(
+        [...(groups.get(pageId) ?? [])].filter(([, s]) => s.visits > 0),
+        (s) => s.visits,
+      );
+      const labelled = await labelGroups(db, tenantId, query.groupBy, top);
+      topByPage.set(
+        pageId,
+        labelled.map(({ key, label, value }) => ({ key, label, ...toMetrics(value) })),
+      );
+    }
   const page = {
     request,
     rows,
@@ -223,7 +220,7 @@ export async function listPagesAnalytics(
         pageName: names.get(r.page_id) ?? '',
         ...totals,
         goals: goals.get(r.page_id) ?? [],
-        ...(groups ? { groups: topOf(groups.get(r.page_id)) } : {}),
+        ...(groups ? { groups: topByPage.get(r.page_id) ?? [] } : {}),
         ...(before ? { previous: { totals: before }, change: changeOf(totals, before) } : {}),
       };
     },
@@ -275,13 +272,4 @@ async function groupsByPage(
     rows.rows.forEach(add);
   }
   return byPage;
-}
-
-/** A page's top groups by visits, then by key. */
-function topOf(groups: Map<string, RollupSums> | undefined) {
-  return [...(groups ?? new Map<string, RollupSums>()).entries()]
-    .filter(([, s]) => s.visits > 0)
-    .sort(([ka, a], [kb, b]) => b.visits - a.visits || (ka < kb ? -1 : ka > kb ? 1 : 0))
-    .slice(0, MAX_GROUPS)
-    .map(([key, sums]) => ({ key, label: key, ...toMetrics(sums) }));
 }

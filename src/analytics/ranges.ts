@@ -1,5 +1,5 @@
 import { invalidField } from '../http/errors.js';
-import { toInstant } from '../time.js';
+import { EARLIEST, toInstant } from '../time.js';
 import { daysBefore } from './buckets.js';
 import { DEFAULT_RANGE_DAYS, MAX_RANGE_DAYS } from './schemas.js';
 
@@ -42,7 +42,7 @@ export function joinSpans(spans: readonly Span[]): Span[] {
 
 function parse(value: string, path: string): number {
   const iso = toInstant(value, true);
-  if (iso === undefined) throw invalidField(path, 'is not a date-time of years 0000-9999 in UTC');
+  if (iso === undefined) throw invalidField(path, 'is not a date-time of years 0001-9999 in UTC');
   return Date.parse(iso);
 }
 
@@ -53,7 +53,9 @@ function parse(value: string, path: string): number {
  */
 export function resolveRange(query: { startDate?: string; endDate?: string }, defaultEnd: number, zone: string): Span {
   const end = query.endDate === undefined ? defaultEnd : parse(query.endDate, '/endDate');
-  const start = query.startDate === undefined ? daysBefore(end, DEFAULT_RANGE_DAYS, zone) : parse(query.startDate, '/startDate');
+  // A default start never falls before the first instant a database takes.
+  const start =
+    query.startDate === undefined ? Math.max(EARLIEST, daysBefore(end, DEFAULT_RANGE_DAYS, zone)) : parse(query.startDate, '/startDate');
   if (start > end) throw invalidField('/startDate', 'is after endDate');
   if (end - start > MAX_RANGE_DAYS * DAY_MS) {
     throw invalidField(query.endDate === undefined ? '/startDate' : '/endDate', `makes a range of more than ${MAX_RANGE_DAYS} days`);

@@ -36,6 +36,10 @@ export async function realtime(db: Kysely<Database>, tenantId: string, idleSecon
     open.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
     open
       .innerJoin('audiences', 'audiences.id', 'audience_sessions.audience_id')
+      .innerJoin('pages', 'pages.id', 'audience_sessions.page_id')
+      .leftJoin('persons', (join) =>
+        join.onRef('persons.id', '=', 'audiences.person_id').onRef('persons.tenant_id', '=', 'audience_sessions.tenant_id'),
+      )
       .select([
         'audience_sessions.id',
         'audience_sessions.page_id',
@@ -46,6 +50,11 @@ export async function realtime(db: Kysely<Database>, tenantId: string, idleSecon
         'audience_sessions.session_started_at',
         'audience_sessions.session_ended_at',
         'audiences.person_id',
+        'audiences.effective_name as audience_name',
+        'audiences.rules',
+        'audiences.home_page',
+        'persons.name as person_name',
+        'pages.name as page_name',
       ])
       .orderBy('audience_sessions.session_ended_at', 'desc')
       .orderBy('audience_sessions.id')
@@ -53,32 +62,42 @@ export async function realtime(db: Kysely<Database>, tenantId: string, idleSecon
       .execute(),
   ]);
   const persons = [...new Set(rows.flatMap((r) => (r.person_id === null ? [] : [r.person_id])))];
-  const accounts = new Map<string, string>();
+  const accounts = new Map<string, { id: string; name: string }>();
   if (persons.length > 0) {
     const found = await db
       .selectFrom('persons')
       .innerJoin('accounts', (join) =>
         join.onRef('accounts.domain_lc', '=', 'persons.domain_lc').onRef('accounts.tenant_id', '=', 'persons.tenant_id'),
       )
-      .select(['persons.id as person_id', 'accounts.id as account_id'])
+      .select(['persons.id as person_id', 'accounts.id as account_id', 'accounts.name as account_name'])
       .where('persons.tenant_id', '=', tenantId)
       .where('persons.id', 'in', persons)
       .orderBy('accounts.id', 'desc')
       .execute();
     // Ordered so the lowest account id is set last: the same account as visit.started names.
-    for (const f of found) accounts.set(f.person_id, f.account_id);
+    for (const f of found) accounts.set(f.person_id, { id: f.account_id, name: f.account_name });
   }
-  const visits: RealtimeVisit[] = rows.map((r) => ({
-    audienceSessionId: r.id,
-    pageId: r.page_id,
-    audienceId: r.audience_id,
-    personId: r.person_id,
-    accountId: r.person_id === null ? null : (accounts.get(r.person_id) ?? null),
-    path: pathOf(r.page_url),
-    channel: r.channel as RealtimeVisit['channel'],
-    country: r.country,
-    sessionStartedAt: r.session_started_at,
-    lastSeenAt: r.session_ended_at,
-  }));
+  // Names the tenant already holds: the person the audience was made for (a person's own link) and
+  // that person's account. Nothing about an anonymous visitor is looked up or kept.
+  const visits: RealtimeVisit[] = rows.map((r) => {
+    const account = r.person_id === null ? undefined : accounts.get(r.person_id);
+    return {
+      audienceSessionId: r.id,
+      pageId: r.page_id,
+      pageName: r.page_name,
+      audienceId: r.audience_id,
+      audienceName: r.audience_name,
+      audienceKind: r.rules !== null ? 'segment' : r.person_id !== null ? 'person' : Number(r.home_page) === 1 ? 'home' : 'other',
+      personId: r.person_id,
+      personName: r.person_id === null ? null : (r.person_name ?? null),
+      accountId: account?.id ?? null,
+      accountName: account?.name ?? null,
+      path: pathOf(r.page_url),
+      channel: r.channel as RealtimeVisit['channel'],
+      country: r.country,
+      sessionStartedAt: r.session_started_at,
+      lastSeenAt: r.session_ended_at,
+    };
+  });
   return { since, count: Number(counted.n), visits };
 }

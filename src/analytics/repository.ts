@@ -1,6 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database, PagesTable, RollupSums } from '../db/types.js';
+import { labelGroups, topGroups } from '../audiences/groups.js';
 import { invalidField } from '../http/errors.js';
+import { SESSION_COLUMNS } from '../db/session-columns.js';
 import { bucketBounds, defaultEnd, isTimeZone } from './buckets.js';
 import { addInto, addSession, SUM_COLUMNS, toMetrics, zeroSums } from './metrics.js';
 import { DAY_MS, HOUR_MS, joinSpans, resolveRange, splitSpan, type Span } from './ranges.js';
@@ -8,7 +10,6 @@ import { isSiteDimension, readSiteHours, siteGroups } from './site.js';
 import {
   type GroupBy,
   MAX_BUCKETS,
-  MAX_GROUPS,
   type Metrics,
   type MetricsChange,
   type PageAnalytics,
@@ -80,25 +81,10 @@ async function readSessions(db: Kysely<Database>, scope: Scope, spans: readonly 
         .select([
           'session_started_at',
           'audience_id',
-          'utm_source',
-          'utm_medium',
-          'utm_campaign',
           'experiment_arm',
-          'time_spent_seconds',
-          'max_scroll_depth_percentage',
-          'total_clicks_count',
-          'questions_asked_count',
-          'is_bounce',
-          'has_form_submit',
-          'has_conversion',
-          'first_of_day_page',
-          'first_of_day_site',
-          'channel',
-          'referrer_host',
-          'device_type',
-          'browser',
-          'os',
-          'country',
+          ...SESSION_COLUMNS.dimensions,
+          ...SESSION_COLUMNS.counts,
+          ...SESSION_COLUMNS.firsts,
         ])
         .where(pagesOf(scope))
         .where('session_started_at', '>=', iso(s.start))
@@ -231,7 +217,7 @@ async function aggregate(
     timeZone: zone,
     totals: metrics(totals),
     series: series.map((s, i) => ({ start: iso(bounds[i] ?? range.start), ...metrics(s) })),
-    ...(query.groupBy === undefined ? {} : { groups: await topGroups(db, target, query.groupBy, groups) }),
+    ...(query.groupBy === undefined ? {} : { groups: await groupsOf(db, target, query.groupBy, groups) }),
   };
 }
 
@@ -246,30 +232,17 @@ export function changeOf(current: Metrics, previous: Metrics): MetricsChange {
   return change as MetricsChange;
 }
 
-async function topGroups(
+async function groupsOf(
   db: Kysely<Database>,
   target: { tenantId: string; pageId: string | undefined },
   groupBy: GroupBy,
   groups: Map<string, RollupSums>,
 ) {
-  const top = [...groups.entries()]
-    .filter(([, s]) => s.visits > 0)
-    .sort(([ka, a], [kb, b]) => b.visits - a.visits || (ka < kb ? -1 : ka > kb ? 1 : 0))
-    .slice(0, MAX_GROUPS);
-  const labels = new Map<string, string>();
-  if (groupBy === 'audience' && top.length > 0) {
-    const rows = await db
-      .selectFrom('audiences')
-      .select(['id', 'effective_name'])
-      .where('tenant_id', '=', target.tenantId)
-      .where(
-        'id',
-        'in',
-        top.map(([k]) => k),
-      )
-      .execute();
-    for (const r of rows) labels.set(r.id, r.effective_name);
-  }
+  const top = topGroups(
+    [...groups].filter(([, s]) => s.visits > 0),
+    (s) => s.visits,
+  );
   const scope = target.pageId === undefined ? 'site' : 'page';
-  return top.map(([key, sums]) => ({ key, label: labels.get(key) ?? key, ...toMetrics(sums, scope) }));
+  const labelled = await labelGroups(db, target.tenantId, groupBy, top);
+  return labelled.map(({ key, label, value }) => ({ key, label, ...toMetrics(value, scope) }));
 }

@@ -1,8 +1,10 @@
 import { CompiledQuery, sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { isPostgres } from '../db/adapter.js';
+import { CACHES, newCache } from '../db/caches.js';
 import { noteChange } from '../db/changes.js';
 import { registerHot } from '../db/named-statements.js';
 import { planOnce } from '../db/plan-once.js';
+import { SESSION_COLUMNS } from '../db/session-columns.js';
 import type { AudienceSessionsTable, Database, RollupSums } from '../db/types.js';
 import { SESSION_SUMS, SOURCED_SUMS, SUM_COLUMNS, sessionSums, type SummedColumn, zeroSums } from './metrics.js';
 
@@ -24,17 +26,7 @@ interface RollupTable {
  * The session columns the site's daily rows group by (migration 0027): every grouping the site
  * answer offers. `dimension` in `analytics_site_days` is the column's name.
  */
-export const SITE_DIMENSIONS = [
-  'utm_source',
-  'utm_medium',
-  'utm_campaign',
-  'channel',
-  'referrer_host',
-  'device_type',
-  'browser',
-  'os',
-  'country',
-] as const satisfies readonly (keyof AudienceSessionsTable)[];
+export const SITE_DIMENSIONS = SESSION_COLUMNS.dimensions;
 export type SiteDimension = (typeof SITE_DIMENSIONS)[number];
 
 /** The session columns that name a session's rows (the hour and day come from its start): the only ones `rows()` may read. */
@@ -103,7 +95,7 @@ interface Statements {
  * rows: dimension and value), which the UPDATE returns to tell the rows it found. Parameters: the
  * sums, then each key in `rows()`'s column order. Named statements on PostgreSQL.
  */
-const statements = new Map<string, Statements>();
+const statements = newCache<Statements>(CACHES.rollupStatements);
 function statementsFor(db: Kysely<Database>, table: RollupTable['name'], columns: string[], rows: number): Statements {
   const postgres = isPostgres(db);
   const id = `${table}|${rows}|${postgres}`;

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { findAudience } from '../audiences/repository.js';
 import { notFound } from '../http/errors.js';
 import { ListEnvelope, responses } from '../http/schemas.js';
-import { findPage } from '../pages/repository.js';
+import { livePage } from '../pages/live-page.js';
 import { PageParams } from '../pages/schemas.js';
 import { goalMetrics } from './goals.js';
 import { listPagesAnalytics } from './overview.js';
@@ -36,8 +36,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const page = await findPage(app.db, request.tenantId, request.params.page_id);
-      if (!page) throw notFound('Page');
+      const page = await livePage(app.db, request.tenantId, request.params.page_id);
       if (request.query.audienceId !== undefined && !(await findAudience(app.db, request.tenantId, page.id, request.query.audienceId))) {
         throw notFound('Audience');
       }

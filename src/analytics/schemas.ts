@@ -1,5 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ListQuery, MAX_SAFE_INTEGER, Nullable, StringEnum, Timestamp } from '../http/schemas.js';
+import { MAX_GROUPS } from '../audiences/groups.js';
+import { AUDIENCE_KINDS } from '../audiences/schemas.js';
 import { CHANNELS } from '../db/enums.js';
 
 export const INTERVALS = ['hour', 'day', 'week'] as const;
@@ -37,7 +39,6 @@ export const OVERVIEW_SORTS = ['visits', 'conversions'] as const;
 export const MAX_RANGE_DAYS = 400;
 export const MAX_BUCKETS = 2000;
 export const DEFAULT_RANGE_DAYS = 30;
-export const MAX_GROUPS = 50;
 
 const Count = Type.Integer({ minimum: 0, maximum: MAX_SAFE_INTEGER });
 const Rate = Nullable(Type.Number({ minimum: 0, maximum: 1, description: 'Null without visits' }));
@@ -195,9 +196,17 @@ export const RealtimeVisit = Type.Object(
   {
     audienceSessionId: Type.String(),
     pageId: Type.String(),
+    pageName: Type.String({ description: "The page's name" }),
     audienceId: Type.String(),
+    audienceName: Type.String({ description: "Extension. The audience's name (for a segment, the segment the visit matched)" }),
+    audienceKind: StringEnum([...AUDIENCE_KINDS, 'other'] as const, {
+      description:
+        "Extension. `segment`: the visit was matched to a segment by its rules; `person`: a person's own link; `home`: the home audience; `other`: any other audience",
+    }),
     personId: Nullable(Type.String({ description: 'The person the audience was made for, when there is one' })),
+    personName: Nullable(Type.String({ description: "That person's name" })),
     accountId: Nullable(Type.String({ description: "The account of the person's domain, when there is one" })),
+    accountName: Nullable(Type.String({ description: "That account's name" })),
     path: Type.String(),
     channel: StringEnum(CHANNELS),
     country: Type.String({ description: "ISO 3166-1 alpha-2; '' when unknown" }),

@@ -35,7 +35,7 @@ export function readAgent(env: Env): AgentConfig {
     concurrency: readInteger(env, 'AGENT_CONCURRENCY', 4, 1, 1000),
     generator,
     timeoutMs: readInteger(env, 'AGENT_TIMEOUT_MS', 60_000, 100, 3_600_000),
-    maxPromptChars: readInteger(env, 'AGENT_MAX_PROMPT_CHARS', 48_000, 2000, 10_000_000),
+    maxPromptChars: readInteger(env, 'AGENT_MAX_PROMPT_CHARS', 48_000, 4000, 10_000_000),
     openai: generator === 'openai' ? readOpenAi(env) : undefined,
   };
 }

@@ -81,6 +81,20 @@ export function readDomainSuffix(env: Env): string {
   return raw.toLowerCase();
 }
 
+/**
+ * Where a custom domain's own record points (the proxy in front of the visitor plane): a DNS name
+ * (a CNAME to it) or an IP address (an A or AAAA record). Unset: the domain view says to point the
+ * name at your proxy.
+ */
+export function readSiteCnameTarget(env: Env): string | undefined {
+  const raw = readString(env, 'SITE_CNAME_TARGET');
+  if (raw === undefined) return undefined;
+  const name = raw.toLowerCase().replace(/\.$/, '');
+  if (net.isIP(name) === 0 && !(isHostname(name) && name.includes('.')))
+    throw new ConfigError(`SITE_CNAME_TARGET must be a DNS name (proxy.example.net) or an IP address, got "${raw}"`);
+  return name;
+}
+
 /** `admin.example.com, *.internal.example.com`: exact names, or every name under a suffix. */
 export function readReservedHostnames(env: Env): string[] {
   return readList(env, 'RESERVED_HOSTNAMES').map((entry) => {

@@ -2,8 +2,9 @@ import { createHash, createHmac } from 'node:crypto';
 import type { StoredArm } from './rules.js';
 
 /**
- * The arm a unit is served: a weighted bucket of SHA-256(experimentId, unit), so every instance
- * assigns the same arm with no shared store, and a unit keeps its arm while the weights hold.
+ * The arm a new unit is given: a weighted bucket of SHA-256(experimentId, unit) under the current
+ * weights. It is stored at the unit's first exposure and kept after (units.ts): the bucket decides
+ * only once, so a change of weights never moves a unit.
  */
 export function armFor(experimentId: string, unit: string, arms: readonly Pick<StoredArm, 'key' | 'weight'>[]): string {
   const total = arms.reduce((sum, arm) => sum + arm.weight, 0);

@@ -6,7 +6,7 @@ import { AppError, conflict, invalidField, notFound } from '../http/errors.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { after, now } from '../time.js';
-import { checkArms, checkVersionsExperiment, type StoredArm } from './rules.js';
+import { checkArms, checkSegmentHoldout, checkVersionsExperiment, type StoredArm } from './rules.js';
 import { settle } from '../http/round-trip.js';
 import { type Experiment, type ExperimentCreate, type ExperimentListQuery, ExperimentUpdate } from './schemas.js';
 
@@ -19,7 +19,7 @@ export const toExperiment = (row: ExperimentsTable): Experiment => ({
   name: row.name,
   kind: row.kind,
   allocation: row.allocation,
-  minimumVisitsPerArm: Number(row.minimum_visits_per_arm),
+  minimumUnitsPerArm: Number(row.minimum_visits_per_arm),
   status: row.status,
   arms: armsOf(row),
   winner: row.winner,
@@ -37,17 +37,19 @@ export function baselineFirst(row: ExperimentsTable): StoredArm[] {
 
 export async function createExperiment(trx: Transaction<Database>, page: PagesTable, input: ExperimentCreate): Promise<Experiment> {
   const arms = checkArms(input);
+  const minimum = minimumUnitsOf(input);
   if (input.kind === 'versions') await checkVersionsExperiment(trx, page, input.audienceId ?? '', arms, 'create');
+  else if (input.audienceId !== undefined) await checkSegmentHoldout(trx, page, input.audienceId);
   const at = now();
   const row: ExperimentsTable = {
     id: newId('experiment'),
     tenant_id: page.tenant_id,
     page_id: page.id,
-    audience_id: input.kind === 'versions' ? (input.audienceId ?? null) : null,
+    audience_id: input.audienceId ?? null,
     name: input.name,
     kind: input.kind,
     allocation: input.allocation ?? 'fixed',
-    minimum_visits_per_arm: input.minimumVisitsPerArm ?? 100,
+    minimum_visits_per_arm: minimum,
     status: 'draft',
     arms: JSON.stringify(arms),
     winner: null,
@@ -60,6 +62,14 @@ export async function createExperiment(trx: Transaction<Database>, page: PagesTa
   };
   await trx.insertInto('experiments').values(row).execute();
   return toExperiment(row);
+}
+
+/** `minimumUnitsPerArm`, or its former name `minimumVisitsPerArm` (an alias: both given, they must agree). */
+function minimumUnitsOf(input: ExperimentCreate): number {
+  const { minimumUnitsPerArm: units, minimumVisitsPerArm: alias } = input;
+  if (units !== undefined && alias !== undefined && units !== alias)
+    throw invalidField('/minimumVisitsPerArm', 'is the former name of minimumUnitsPerArm: send one, or both equal');
+  return units ?? alias ?? 100;
 }
 
 export function findExperiment(db: Kysely<Database>, page: PagesTable, experimentId: string) {
@@ -111,8 +121,12 @@ export async function startPeriod(
 
 /** The name, and the weights while draft or running (a running experiment starts a new period). */
 export async function updateExperiment(trx: Transaction<Database>, current: ExperimentsTable, body: ExperimentUpdate): Promise<Experiment> {
-  // Read-only fields sent back must equal what they are (400 naming each otherwise).
-  const changes = settle(ExperimentUpdate, body, toExperiment(current));
+  // Read-only fields sent back must equal what they are (400 naming each otherwise); the former name too.
+  const { minimumVisitsPerArm: alias, ...rest } = body;
+  const shown = toExperiment(current);
+  if (alias !== undefined && alias !== shown.minimumUnitsPerArm)
+    throw invalidField('/minimumVisitsPerArm', 'is read-only (the former name of minimumUnitsPerArm): it must equal the current value');
+  const changes = settle(ExperimentUpdate, rest, shown);
   if (current.status === 'concluded') throw conflict('A concluded experiment cannot be changed');
   const arms = armsOf(current);
   let next = arms;
@@ -155,10 +169,13 @@ export async function deleteExperiment(trx: Transaction<Database>, current: Expe
 /** When a bandit's weights are next recomputed: at most every 15 minutes. */
 export const BANDIT_EVERY_MS = 15 * 60 * 1000;
 
+/** A holdout without an audience: it covers every audience of its page with a person. */
+const coversPage = (row: Pick<ExperimentsTable, 'kind' | 'audience_id'>) => row.kind === 'holdout' && row.audience_id === null;
+
 /**
- * draft → running. A page runs at most one experiment per audience: a holdout covers every
- * audience of its page, a `versions` experiment its own. Checked under a lock on the page, so two
- * starts racing (on two instances) cannot both win.
+ * draft → running. A page runs at most one experiment per audience: a holdout without an audience
+ * counts for every audience of its page, a segment's holdout and a `versions` experiment for
+ * their own. Checked under a lock on the page, so two starts racing (on two instances) cannot both win.
  */
 export async function startExperiment(trx: Transaction<Database>, page: PagesTable, current: ExperimentsTable): Promise<Experiment> {
   if (current.status !== 'draft') throw conflict(`A ${current.status} experiment cannot be started; only a draft can`);
@@ -169,14 +186,15 @@ export async function startExperiment(trx: Transaction<Database>, page: PagesTab
     .where('page_id', '=', page.id)
     .where(sql<boolean>`status = 'running'`)
     .execute();
-  const clash = running.find((r) => r.kind === 'holdout' || current.kind === 'holdout' || r.audience_id === current.audience_id);
+  const clash = running.find((r) => coversPage(r) || coversPage(current) || r.audience_id === current.audience_id);
   if (clash)
     throw new AppError(
       'conflict',
-      `Experiment ${clash.id} is running on ${current.kind === 'holdout' || clash.kind === 'holdout' ? 'this page' : 'this audience'}: conclude it first`,
+      `Experiment ${clash.id} is running on ${coversPage(current) || coversPage(clash) ? 'this page' : 'this audience'}: conclude it first`,
     );
   const arms = armsOf(current);
   if (current.kind === 'versions') await checkVersionsExperiment(trx, page, current.audience_id ?? '', arms, 'start');
+  else if (current.audience_id !== null) await checkSegmentHoldout(trx, page, current.audience_id);
   const at = now();
   const row: ExperimentsTable = {
     ...current,
@@ -193,7 +211,17 @@ export async function startExperiment(trx: Transaction<Database>, page: PagesTab
     .executeTakeFirst();
   if (updated.numUpdatedRows === 0n) throw conflict('The experiment was changed by another request; read it again and retry');
   await startPeriod(trx, current.id, arms, 'start');
+  await scheduleLooks(trx, current.id);
   const experiment = toExperiment(row);
   await emit(trx, page.tenant_id, 'experiment.started', experiment);
   return experiment;
+}
+
+/** A started experiment is looked at from the next round (looks.ts records its first winner). */
+export async function scheduleLooks(trx: Kysely<Database>, experimentId: string): Promise<void> {
+  await trx
+    .insertInto('experiment_looks')
+    .values({ experiment_id: experimentId, next_look_at: now() })
+    .onConflict((oc) => oc.column('experiment_id').doNothing())
+    .execute();
 }

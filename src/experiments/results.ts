@@ -3,18 +3,19 @@ import { sql, type Kysely } from 'kysely';
 import type { Database, ExperimentPeriodsTable, ExperimentsTable } from '../db/types.js';
 import type { Target } from '../goals/rules.js';
 import { occurrenceOf } from '../goals/sql.js';
-import { now } from '../time.js';
 import { baselineFirst, periodsOf } from './repository.js';
 import type { ExperimentResults } from './schemas.js';
 import { type ArmCounts, analyse } from './statistics.js';
 
-/** Per period and arm: units (by the period of their first visit in the experiment), their visits, and units that converted. */
+/** Per period and arm: units (by the period of their first exposure), their visits, and units that converted. */
 type Counts = Map<number, Record<string, ArmCounts>>;
 
 /**
- * Counted in SQL: each unit once, in the period of its first visit (so units never count twice
- * across periods), with all its visits in its arm, converted when any of them converted (a form
- * submission or `pam.conversion()`).
+ * Counted in SQL: each unit once, in its first arm (the one stored at its first exposure, else that
+ * of its first visit) and in the period of its first exposure (when its arm was drawn, under that
+ * period's weights), with all its visits, converted when any of them converted (a form submission
+ * or `pam.conversion()`). Visits recorded before arms were kept (migration 0032), when a weight
+ * change could move a unit, still count it once, in the arm of its first visit.
  */
 export async function countsByPeriod(db: Kysely<Database>, experimentId: string, goal?: Target): Promise<Counts> {
   // With a goal: a visit converted when the goal happened in it.
@@ -23,18 +24,25 @@ export async function countsByPeriod(db: Kysely<Database>, experimentId: string,
       ? sql`has_conversion = 1 or has_form_submit = 1`
       : sql`exists (select 1 from visit_events e where e.session_id = audience_sessions.id and ${occurrenceOf(goal)})`;
   const rows = await sql<{ number: number; arm: string; units: number; visits: number; conversions: number }>`
-    with u as (
-      select experiment_arm as arm, experiment_unit as unit, min(session_started_at) as first_at, count(*) as visits,
-        max(case when ${converted} then 1 else 0 end) as converted
+    with s as (
+      select experiment_unit as unit, experiment_arm as arm, session_started_at as started_at,
+        case when ${converted} then 1 else 0 end as converted,
+        row_number() over (partition by experiment_unit order by session_started_at, id) as nth
       from audience_sessions where experiment_id = ${experimentId}
-      group by experiment_arm, experiment_unit
+    ), u as (
+      select unit, max(case when nth = 1 then arm end) as first_arm, min(started_at) as first_at, count(*) as visits,
+        max(converted) as converted
+      from s group by unit
+    ), f as (
+      select coalesce(k.arm, u.first_arm) as arm, coalesce(k.assigned_at, u.first_at) as first_at, u.visits, u.converted
+      from u left join experiment_units k on k.experiment_id = ${experimentId} and k.unit = u.unit
     ), p as (
       select number, started_at, lead(started_at) over (order by number) as next_at
       from experiment_periods where experiment_id = ${experimentId}
     )
-    select p.number as number, u.arm as arm, count(*) as units, sum(u.visits) as visits, sum(u.converted) as conversions
-    from u join p on (p.number = 1 or p.started_at <= u.first_at) and (p.next_at is null or u.first_at < p.next_at)
-    group by p.number, u.arm`.execute(db);
+    select p.number as number, f.arm as arm, count(*) as units, sum(f.visits) as visits, sum(f.converted) as conversions
+    from f join p on (p.number = 1 or p.started_at <= f.first_at) and (p.next_at is null or f.first_at < p.next_at)
+    group by p.number, f.arm`.execute(db);
   const counts: Counts = new Map();
   for (const r of rows.rows) {
     const period = counts.get(Number(r.number)) ?? {};
@@ -48,10 +56,9 @@ export async function countsByPeriod(db: Kysely<Database>, experimentId: string,
 const seedOf = (experimentId: string) => (createHash('sha256').update(experimentId).digest().readUInt32BE(0) % 0xffff_fffe) + 1;
 
 /**
- * The results as the API shows them. The first look that says `winner` is recorded: the anytime
- * guarantee covers acting on it, even if a later look would say `collecting` again. With a goal,
- * the goal is the conversion (`goalId` in the answer); such a look records nothing, since the
- * experiment is decided by its own conversion.
+ * The results as the API shows them, computed from the counts; reading them writes nothing. The
+ * first winner is recorded by a scheduled look (looks.ts). With a goal, the goal is the conversion
+ * (`goalId` in the answer); the experiment's first winner is by its own conversion.
  */
 export async function experimentResults(
   db: Kysely<Database>,
@@ -68,19 +75,9 @@ export async function experimentResults(
       weights: JSON.parse(p.weights) as Record<string, number>,
       arms: only(counts.get(p.number) ?? {}, known),
     })),
-    minimumVisitsPerArm: Number(row.minimum_visits_per_arm),
+    minimumUnitsPerArm: Number(row.minimum_visits_per_arm),
     seed: seedOf(row.id),
   });
-  let firstWinnerAt = row.first_winner_at;
-  if (analysis.decision === 'winner' && firstWinnerAt === null && row.status === 'running' && goal === undefined) {
-    firstWinnerAt = now();
-    await db
-      .updateTable('experiments')
-      .set({ first_winner_at: firstWinnerAt })
-      .where('id', '=', row.id)
-      .where('first_winner_at', 'is', null)
-      .execute();
-  }
   return {
     experimentId: row.id,
     status: row.status,
@@ -90,7 +87,7 @@ export async function experimentResults(
     decision: analysis.decision,
     winner: analysis.winner,
     periods: periods.map(toPeriod),
-    firstWinnerAt,
+    firstWinnerAt: row.first_winner_at,
     ...(goal === undefined ? {} : { goalId: goal.goalId }),
   };
 }

@@ -5,6 +5,7 @@ import { roundLoop, type RoundLoop } from '../jobs/loop.js';
 import { now } from '../time.js';
 import { BANDIT_INTERVAL_MS, thompsonWeights } from './bandit.js';
 import { armsOf, startPeriod } from './repository.js';
+import { lookForFirstWinners } from './looks.js';
 import { countsByPeriod } from './results.js';
 
 /** Bandits looked at per round. */
@@ -16,6 +17,7 @@ const BATCH = 20;
  * Every instance runs this; a recomputation is claimed by moving `next_reweigh_at` on with a
  * conditional UPDATE from the value read, in the same transaction as the new weights, so two
  * instances never recompute one experiment twice, and a crash leaves it due for the next round.
+ * The same rounds look at running experiments for their first winner (looks.ts), every `pollMs`.
  */
 export function createReweighing(db: Kysely<Database>, log: FastifyBaseLogger, pollMs = 60_000): RoundLoop {
   async function round(): Promise<void> {
@@ -27,6 +29,10 @@ export function createReweighing(db: Kysely<Database>, log: FastifyBaseLogger, p
       .orderBy('next_reweigh_at')
       .limit(BATCH)
       .execute();
+    await reweigh(due);
+    await lookForFirstWinners(db, pollMs);
+  }
+  async function reweigh(due: { id: string; next_reweigh_at: string | null }[]): Promise<void> {
     for (const { id, next_reweigh_at: was } of due) {
       await db.transaction().execute(async (trx) => {
         const next = new Date(Date.now() + BANDIT_INTERVAL_MS).toISOString();

@@ -1,10 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/types.js';
 import { notFound } from '../http/errors.js';
 import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
 import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
-import { findPage } from '../pages/repository.js';
+import { livePage } from '../pages/live-page.js';
 import { concludeExperiment } from './conclusion.js';
 import {
   createExperiment,
@@ -31,12 +29,6 @@ import {
 
 const tags = ['experiments'];
 const extension = { tags, 'x-extension': true };
-
-async function livePage(db: Kysely<Database>, tenantId: string, pageId: string) {
-  const page = await findPage(db, tenantId, pageId);
-  if (!page) throw notFound('Page');
-  return page;
-}
 
 /** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
 export const experimentRoutes: FastifyPluginAsyncTypebox = async (app) => {

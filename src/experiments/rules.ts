@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, PagesTable } from '../db/types.js';
+import { findAudience } from '../audiences/repository.js';
+import { versionStatuses } from '../audiences/versions.js';
 import { AppError, invalidField } from '../http/errors.js';
 import type { ExperimentCreate } from './schemas.js';
 
@@ -20,8 +22,6 @@ export function checkArms(input: ExperimentCreate): StoredArm[] {
     seen.set(arm.key, i);
   });
   if (input.kind === 'holdout') {
-    if (input.audienceId !== undefined)
-      throw invalidField('/audienceId', 'is not taken by a holdout, which covers every audience of its page');
     if (input.arms.length !== 2 || !HOLDOUT_ARMS.every((k) => seen.has(k)))
       throw invalidField('/arms', 'of a holdout are exactly control and personalised');
     input.arms.forEach((arm, i) => {
@@ -40,6 +40,25 @@ export function checkArms(input: ExperimentCreate): StoredArm[] {
 }
 
 /**
+ * A holdout's segment (issue 39): a live segment audience of the page (one with rules), checked at
+ * creation and again at the start. A person's or the home audience is refused: a holdout without
+ * `audienceId` covers the persons' audiences, and the home audience is what control shows.
+ */
+export async function checkSegmentHoldout(db: Kysely<Database>, page: PagesTable, audienceId: string): Promise<void> {
+  const audience = await findAudience(db, page.tenant_id, page.id, audienceId);
+  if (!audience) throw invalidField('/audienceId', 'is not an audience of this page');
+  if (audience.rules === null)
+    throw invalidField(
+      '/audienceId',
+      'is not a segment audience: a holdout names a segment (an audience with rules), or no audience to cover every audience with a person',
+    );
+  if (audience.home_page === 1)
+    throw invalidField('/audienceId', 'is the home audience, which is what control shows: name another segment');
+  if (audience.archived_at !== null)
+    throw new AppError('conflict', 'The segment is archived', [{ path: '/audienceId', message: 'is archived' }]);
+}
+
+/**
  * A `versions` experiment's audience is a live audience of the page, and each arm a version of it
  * that is a draft or published (at creation, and again at the start: versions move meanwhile).
  */
@@ -50,23 +69,12 @@ export async function checkVersionsExperiment(
   arms: StoredArm[],
   when: 'create' | 'start',
 ): Promise<void> {
-  const audience = await db
-    .selectFrom('audiences')
-    .select(['id', 'archived_at'])
-    .where('id', '=', audienceId)
-    .where('page_id', '=', page.id)
-    .where('tenant_id', '=', page.tenant_id)
-    .executeTakeFirst();
+  const audience = await findAudience(db, page.tenant_id, page.id, audienceId);
   if (!audience) throw invalidField('/audienceId', 'is not an audience of this page');
   if (audience.archived_at !== null)
     throw new AppError('conflict', 'The audience is archived', [{ path: '/audienceId', message: 'is archived' }]);
   const ids = arms.map((a) => a.versionId ?? '');
-  const versions = await db
-    .selectFrom('audience_versions')
-    .select(['id', 'status'])
-    .where('audience_id', '=', audience.id)
-    .where('id', 'in', ids)
-    .execute();
+  const versions = await versionStatuses(db, audience, ids);
   arms.forEach((arm, i) => {
     const version = versions.find((v) => v.id === arm.versionId);
     if (!version) throw invalidField(`/arms/${i}/versionId`, 'is not a version of this audience');

@@ -30,11 +30,18 @@ export const Experiment = Type.Object(
   {
     experimentId: Type.String(),
     pageId: Type.String(),
-    audienceId: Nullable(Type.String({ description: 'A `versions` experiment: its audience; null for a holdout (every audience)' })),
+    audienceId: Nullable(
+      Type.String({
+        description:
+          "A `versions` experiment's audience, or a holdout's segment audience; null for a holdout over every audience with a person",
+      }),
+    ),
     name: Type.String(),
     kind: StringEnum(EXPERIMENT_KINDS),
     allocation: StringEnum(EXPERIMENT_ALLOCATIONS),
-    minimumVisitsPerArm: Type.Integer(),
+    minimumUnitsPerArm: Type.Integer({
+      description: '`decision` stays `collecting` until every arm has this many units (`minimumVisitsPerArm` on input is its alias)',
+    }),
     status: StringEnum(EXPERIMENT_STATUSES),
     arms: Type.Array(ExperimentArm),
     winner: Nullable(Type.String({ description: 'The arm chosen at the conclusion' })),
@@ -52,7 +59,7 @@ export const ExperimentCreate = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 255 }),
     kind: StringEnum(EXPERIMENT_KINDS, {
       description:
-        '`holdout`: arms `control` and `personalised` over every audience with a person or an account; `versions`: versions of one audience',
+        '`holdout`: arms `control` and `personalised`, over every audience with a person or, with `audienceId`, over one segment; `versions`: versions of one audience',
     }),
     arms: Type.Array(
       Type.Object(
@@ -61,9 +68,32 @@ export const ExperimentCreate = Type.Object(
       ),
       { minItems: 2, maxItems: 8 },
     ),
-    audienceId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Required for `versions`; not taken by a holdout' })),
+    audienceId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description:
+          'Required for `versions`. For a `holdout`, a segment audience of the page (one with rules): its visitors are split, and control sees the page as everyone sees it (the home audience, else the page); left out, the holdout covers every audience with a person',
+      }),
+    ),
     allocation: Type.Optional(StringEnum(EXPERIMENT_ALLOCATIONS, { default: 'fixed' })),
-    minimumVisitsPerArm: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000, default: 100 })),
+    // No schema default: it would hide whether the alias was sent alone.
+    minimumUnitsPerArm: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1_000_000_000,
+        description: '`decision` stays `collecting` until every arm has this many units; 100 when left out',
+      }),
+    ),
+    minimumVisitsPerArm: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1_000_000_000,
+        deprecated: true,
+        description:
+          'The former name of `minimumUnitsPerArm`, accepted as its alias (both given: they must be equal); answers name only the new one',
+      }),
+    ),
   },
   { additionalProperties: false, $id: 'ExperimentCreate' },
 );
@@ -83,6 +113,13 @@ export const ExperimentUpdate = RoundTrip(
           ),
           { minItems: 2, maxItems: 8, description: 'Every arm, with the same keys; only weights change' },
         ),
+      ),
+      minimumVisitsPerArm: Type.Optional(
+        Type.Integer({
+          deprecated: true,
+          readOnly: true,
+          description: 'The former name of `minimumUnitsPerArm`: read-only, accepted when it equals it',
+        }),
       ),
     },
     { additionalProperties: false, $id: 'ExperimentUpdate' },
@@ -111,7 +148,7 @@ export const ExperimentResults = Type.Object(
       Type.Object({
         key: Type.String(),
         weight: Type.Integer(),
-        units: Type.Integer({ description: 'Distinct people, accounts or daily visitors served this arm' }),
+        units: Type.Integer({ description: 'Distinct persons or daily visitor keys, each counted once, in its first arm' }),
         visits: Type.Integer(),
         conversions: Type.Integer({ description: 'Units with at least one converting visit' }),
         conversionRate: Type.Number(),

@@ -26,7 +26,8 @@ export interface AnalysisInput {
   arms: { key: string; weight: number }[];
   /** Oldest first; arms missing from a period had nothing in it. */
   periods: PeriodCounts[];
-  minimumVisitsPerArm: number;
+  /** `decision` stays `collecting` until every arm has this many units. */
+  minimumUnitsPerArm: number;
   /** Seeds the draws of probabilityBest (default 1). */
   seed?: number;
   /** How many joint posterior draws estimate probabilityBest (default 10,000). */
@@ -86,9 +87,9 @@ export function analyse(input: AnalysisInput): Analysis {
       pValue: index === 0 ? null : (comparison?.pValue ?? 1),
     };
   });
-  const collecting = totals.some((total) => total.visits < input.minimumVisitsPerArm);
+  const collecting = totals.some((total) => total.units < input.minimumUnitsPerArm);
   const { decision, winner } = collecting ? { decision: 'collecting' as const, winner: null } : decide(keys, comparisons);
-  return { arms, srm: srm(input, totals), decision, winner };
+  return { arms, srm: srm(input), decision, winner };
 }
 
 /**
@@ -115,21 +116,13 @@ export function decide(keys: string[], comparisons: (Comparison | null)[]): { de
   return { decision: equivalent ? 'no_difference' : 'collecting', winner: null };
 }
 
-function srm(input: AnalysisInput, totals: ArmCounts[]): SrmResult {
-  const expected = input.arms.map(() => 0);
-  for (const period of input.periods) {
-    const units = input.arms.reduce((sum, { key }) => sum + (period.arms[key]?.units ?? 0), 0);
-    const weights = input.arms.map(({ key }) => period.weights[key] ?? 0);
-    const weightSum = weights.reduce((sum, weight) => sum + weight, 0);
-    if (units === 0) continue;
-    if (weightSum <= 0) return { pValue: 0, mismatch: true };
-    weights.forEach((weight, index) => {
-      expected[index] = (expected[index] ?? 0) + (units * weight) / weightSum;
-    });
-  }
+/** Each period's units against its own weights: a change of weights is not itself a mismatch. */
+function srm(input: AnalysisInput): SrmResult {
   return sampleRatioMismatch(
-    totals.map((total) => total.units),
-    expected,
+    input.periods.map((period) => ({
+      observed: input.arms.map(({ key }) => period.arms[key]?.units ?? 0),
+      weights: input.arms.map(({ key }) => period.weights[key] ?? 0),
+    })),
   );
 }
 
@@ -146,12 +139,12 @@ function isCount(value: number): boolean {
 }
 
 /** Counts come from the service's own tables: anything malformed is a bug upstream, thrown at once. */
-function checkInput({ arms, periods, minimumVisitsPerArm }: AnalysisInput): void {
+function checkInput({ arms, periods, minimumUnitsPerArm }: AnalysisInput): void {
   if (arms.length === 0) throw new RangeError('an experiment has at least one arm');
   const keys = new Set(arms.map((arm) => arm.key));
   if (keys.size !== arms.length) throw new RangeError('arm keys must be unique');
   if (arms.some((arm) => !Number.isFinite(arm.weight) || arm.weight < 0)) throw new RangeError('weights must be finite and not negative');
-  if (!Number.isFinite(minimumVisitsPerArm) || minimumVisitsPerArm < 0) throw new RangeError('minimumVisitsPerArm must be >= 0');
+  if (!Number.isFinite(minimumUnitsPerArm) || minimumUnitsPerArm < 0) throw new RangeError('minimumUnitsPerArm must be >= 0');
   for (const period of periods) {
     for (const [key, counts] of Object.entries(period.arms)) {
       if (!keys.has(key)) throw new RangeError(`period counts name an unknown arm: ${key}`);

@@ -1,30 +1,18 @@
-import { LRUCache } from 'lru-cache';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { changeCount } from '../db/changes.js';
-import { perDatabase } from '../db/per-database.js';
+import { CACHES, countedCache } from '../db/caches.js';
 import { isPostgres } from '../db/adapter.js';
 import type { Database, FunnelsTable } from '../db/types.js';
 import { occurrenceOf, VISITOR } from '../goals/sql.js';
 import { resolveRange } from '../analytics/ranges.js';
+import { GROUP_COLUMN as ANALYTICS_GROUP_COLUMN } from '../analytics/repository.js';
+import { labelGroups, topGroups } from '../audiences/groups.js';
 import type { FunnelGroupBy, FunnelResults, FunnelResultsQuery, FunnelStepResult } from './schemas.js';
 import { type StoredStep, stepsOf } from './repository.js';
 
-const MAX_GROUPS = 50;
 const DAY_MS = 86_400_000;
 
-/** The session column a grouping reads (the first step's visit's). */
-const GROUP_COLUMN: Record<FunnelGroupBy, string> = {
-  audience: 'audience_id',
-  utmSource: 'utm_source',
-  utmMedium: 'utm_medium',
-  utmCampaign: 'utm_campaign',
-  channel: 'channel',
-  referrerHost: 'referrer_host',
-  deviceType: 'device_type',
-  browser: 'browser',
-  os: 'os',
-  country: 'country',
-};
+/** The session column a grouping reads (the first step's visit's): the analytics' own, where a funnel's groupings are a part of them. */
+const GROUP_COLUMN: Record<FunnelGroupBy, string> = ANALYTICS_GROUP_COLUMN;
 
 interface Row {
   step: number | string;
@@ -138,10 +126,8 @@ export async function funnelResults(db: Kysely<Database>, row: FunnelsTable, que
   const nextMidnight = Math.floor(Date.now() / DAY_MS) * DAY_MS + DAY_MS;
   const range = resolveRange(query, nextMidnight, 'UTC');
   const [start, end] = [new Date(range.start).toISOString(), new Date(range.end).toISOString()];
-  // Read before the answer: a change committed meanwhile moves it past the key this answer is kept under.
-  const changes = await changeCount(db, `sessions:${row.tenant_id}`);
-  const key = `${row.id} ${row.updated_at} ${changes} ${start} ${end} ${query.groupBy ?? ''}`;
-  return answers(db).forceFetch(key, { context: { db, row, start, end, groupBy: query.groupBy } });
+  const key = `${row.id} ${row.updated_at} ${start} ${end} ${query.groupBy ?? ''}`;
+  return answers(db, row.tenant_id, key, { db, row, start, end, groupBy: query.groupBy });
 }
 
 interface Fill {
@@ -157,16 +143,7 @@ interface Fill {
  * change counter, which every write of a visit's sums or occurrences moves: 10 s at most, so a
  * dashboard polled by many viewers costs one statement per change. docs/contributing.md lists it.
  */
-const answers = perDatabase(
-  () =>
-    new LRUCache<string, FunnelResults, Fill>({
-      max: 256,
-      maxSize: 16 * 1024 * 1024,
-      sizeCalculation: (answer) => 256 + (answer.groups?.length ?? 0) * 2048 + answer.steps.length * 256,
-      ttl: 10_000,
-      fetchMethod: (_key, _stale, { context }) => compute(context),
-    }),
-);
+const answers = countedCache(CACHES.funnelResults, compute);
 
 async function compute({ db, row, start, end, groupBy }: Fill): Promise<FunnelResults> {
   const query = { groupBy };
@@ -192,24 +169,8 @@ async function compute({ db, row, start, end, groupBy }: Fill): Promise<FunnelRe
   const { rows: all } = await run(db, funnelSql(isPostgres(db), row.tenant_id, steps, windowHours, start, end, undefined));
   for (const r of all) total.set(Number(r.step), { visitors: Number(r.visitors), median: r.median === null ? null : Number(r.median) });
   result.steps = toSteps(steps, total);
-  const top = [...byGroup.entries()]
-    .map(([key, counts]) => ({ key, counts, first: counts.get(0)?.visitors ?? 0 }))
-    .sort((a, b) => b.first - a.first || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-    .slice(0, MAX_GROUPS);
-  const labels = new Map<string, string>();
-  if (query.groupBy === 'audience' && top.length > 0) {
-    const named = await db
-      .selectFrom('audiences')
-      .select(['id', 'effective_name'])
-      .where('tenant_id', '=', row.tenant_id)
-      .where(
-        'id',
-        'in',
-        top.map((t) => t.key),
-      )
-      .execute();
-    for (const a of named) labels.set(a.id, a.effective_name);
-  }
-  result.groups = top.map((t) => ({ key: t.key, label: labels.get(t.key) ?? t.key, steps: toSteps(steps, t.counts) }));
+  const top = topGroups(byGroup, (counts) => counts.get(0)?.visitors ?? 0);
+  const labelled = await labelGroups(db, row.tenant_id, query.groupBy ?? '', top);
+  result.groups = labelled.map(({ key, label, value }) => ({ key, label, steps: toSteps(steps, value) }));
   return result;
 }

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { SITE_GROUP_BYS } from '../analytics/schemas.js';
+import { MAX_GROUPS } from '../audiences/groups.js';
 import { TargetFields, TargetInput } from '../goals/schemas.js';
 import { RoundTrip } from '../http/round-trip.js';
 import { ListQuery, MAX_SAFE_INTEGER, Nullable, StringEnum, Timestamp } from '../http/schemas.js';
@@ -102,7 +103,7 @@ export const FunnelResults = Type.Object(
     steps: Type.Array(FunnelStepResult),
     groups: Type.Optional(
       Type.Array(Type.Object({ key: Type.String(), label: Type.String(), steps: Type.Array(FunnelStepResult) }), {
-        description: 'With groupBy: the top 50 by visitors at the first step, then by key',
+        description: `With groupBy: the top ${MAX_GROUPS} by visitors at the first step, then by key`,
       }),
     ),
   },

@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import type { RawBuilder, Transaction } from 'kysely';
 import { noteChange } from '../db/changes.js';
 import type { GoalKind } from '../db/enums.js';
 import type { Database, VisitEventsTable } from '../db/types.js';
@@ -76,4 +76,33 @@ export async function recordOccurrences(trx: Transaction<Database>, visit: Visit
         .doUpdateSet((eb) => ({ count: eb.ref('excluded.count'), value: eb.ref('excluded.value') })),
     )
     .execute();
+}
+
+/**
+ * Erasure (src/persons/erasure.ts): the occurrences of the tenant's visits whose name (a tracked
+ * event's, a clicked action's purpose) mentions the person go. A name is all such a row holds, so
+ * the row goes with it; the visit keeps its other occurrences and its counts.
+ */
+export async function forgetOccurrencesNaming(
+  trx: Transaction<Database>,
+  tenantId: string,
+  mentions: { test(text: string): boolean; mayMention(column: string): RawBuilder<boolean> },
+): Promise<void> {
+  const rows = await trx
+    .selectFrom('visit_events')
+    .select(['session_id', 'kind', 'name'])
+    .where('tenant_id', '=', tenantId)
+    .where(mentions.mayMention('name'))
+    .execute();
+  const naming = rows.filter((r) => mentions.test(r.name));
+  if (naming.length === 0) return;
+  await noteChange(trx, `sessions:${tenantId}`);
+  for (const r of naming) {
+    await trx
+      .deleteFrom('visit_events')
+      .where('session_id', '=', r.session_id)
+      .where('kind', '=', r.kind)
+      .where('name', '=', r.name)
+      .execute();
+  }
 }

@@ -7,13 +7,14 @@ import { newId } from '../ids.js';
 import { findPage } from '../pages/repository.js';
 import { after, now } from '../time.js';
 import { checkCurrency, KIND_FIELD, resolveTarget, type Target, type TargetValues, targetFields } from './rules.js';
-import { type Goal, type GoalCreate, type GoalListQuery, GoalUpdate } from './schemas.js';
+import { DEFAULT_MAX_VALUE, type Goal, type GoalCreate, type GoalListQuery, GoalUpdate } from './schemas.js';
 
 export const toGoal = (row: GoalsTable): Goal => ({
   goalId: row.id,
   name: row.name,
   ...targetFields({ kind: row.kind, target: row.target, pageId: row.page_id }),
   currency: row.currency,
+  maxValue: row.max_value,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -38,6 +39,7 @@ export async function createGoal(trx: Transaction<Database>, tenantId: string, i
     target: target.target,
     page_id: target.pageId,
     currency,
+    max_value: input.maxValue ?? DEFAULT_MAX_VALUE,
     created_at: at,
     updated_at: at,
   };
@@ -69,6 +71,7 @@ export async function updateGoal(trx: Transaction<Database>, current: GoalsTable
   const changes: Partial<GoalsTable> = {};
   if (patch.name !== undefined) changes.name = patch.name;
   if (patch.currency !== undefined) changes.currency = checkCurrency(patch.currency);
+  if (patch.maxValue !== undefined) changes.max_value = patch.maxValue;
   if (target.kind !== current.kind) changes.kind = target.kind;
   if (target.target !== current.target) changes.target = target.target;
   if (target.pageId !== current.page_id) changes.page_id = target.pageId;

@@ -32,6 +32,14 @@ const EventName = Type.String({
   maxLength: MAX_EVENT_NAME_LENGTH,
   description: "kind event: pam.track(eventName, { value }) from the page's scripts",
 });
+/** The bound a goal's value may be given, and what it is unless given. */
+export const MAX_VALUE_LIMIT = 1e15;
+export const DEFAULT_MAX_VALUE = 1_000_000;
+const MaxValue = Type.Number({
+  exclusiveMinimum: 0,
+  maximum: MAX_VALUE_LIMIT,
+  description: `Extension. What one visit's value adds to the goal at most: a visit that tracked more counts this much (default ${DEFAULT_MAX_VALUE})`,
+});
 const Currency = Type.String({ minLength: 3, maxLength: 3, description: 'ISO 4217 code of the tracked values, e.g. EUR' });
 
 /** The fields that say what a goal (or a funnel step) counts: `kind` and the one field of that kind. */
@@ -57,6 +65,7 @@ export const Goal = Type.Object(
     name: Type.String(),
     ...TargetFields,
     currency: Nullable(Type.String()),
+    maxValue: Type.Number(),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -65,7 +74,7 @@ export const Goal = Type.Object(
 export type Goal = Static<typeof Goal>;
 
 export const GoalCreate = Type.Object(
-  { name: Name, ...TargetInput, currency: Type.Optional(Nullable(Currency)) },
+  { name: Name, ...TargetInput, currency: Type.Optional(Nullable(Currency)), maxValue: Type.Optional(MaxValue) },
   { additionalProperties: false, $id: 'GoalCreate' },
 );
 export type GoalCreate = Static<typeof GoalCreate>;
@@ -82,6 +91,7 @@ export const GoalUpdate = RoundTrip(
       path: Type.Optional(Nullable(LinkPath)),
       eventName: Type.Optional(Nullable(EventName)),
       currency: Type.Optional(Nullable(Currency)),
+      maxValue: Type.Optional(MaxValue),
     },
     { additionalProperties: false, $id: 'GoalUpdate' },
   ),

@@ -316,6 +316,8 @@ describe('right now, and telling sales', () => {
       [mine.pageId, mine.personId, mine.accountId, mine.path, mine.channel, mine.country],
       [page.pageId, person.personId, account.accountId, path, 'search', 'GB'],
     );
+    assert.deepEqual([mine.pageName, mine.personName, mine.accountName], [page.name, 'Ada Lovelace', 'Analytical']);
+    assert.deepEqual([mine.audienceName, mine.audienceKind], [audience.effectiveName, 'person']);
 
     // visit.started once, though the visit reports again.
     assert.equal(await report(served, { address: '10.9.0.9', fields: { clicks: 2 } }), 204);
@@ -348,6 +350,36 @@ describe('right now, and telling sales', () => {
     assert.equal(typeof data.timeSpentSeconds, 'number');
     const later = ok(await t.req('GET', '/v0/analytics/realtime'));
     assert.ok(!(later.visits as Json[]).some((v) => v.audienceId === audience.audienceId));
+  });
+
+  test('realtime names the audience a visit was shown and whether it is a segment (issue 39)', async () => {
+    const page = await publishedPage(t, { content: { headline: 'Everyone', subheadline: '', sections: [] } });
+    const path = unique('seg');
+    await link(t, path, { targetType: 'page', pageId: page.pageId });
+    const rules = { match: 'all', conditions: [{ field: 'utm.source', operator: 'equals', value: 'linkedin' }] };
+    const segment = await audienceOf(t, page.pageId, { customName: 'LinkedIn <b>ads</b>', rules, priority: 3 });
+    const home = await audienceOf(t, page.pageId, { flags: ['home_page'], customName: 'Home' });
+    const plain = await landing({ customName: 'Plain' });
+    const shown: [string, string, string][] = [
+      [`${path}?utm_source=linkedin`, segment.audienceId, 'segment'],
+      [path, home.audienceId, 'home'],
+      [plain.path, plain.audience.audienceId, 'other'],
+    ];
+    for (const [url] of shown) {
+      const address = nextAddress();
+      assert.equal(await report(await serve(url, { address }), { address }), 204);
+    }
+    const listed = ok(await t.req('GET', '/v0/analytics/realtime')).visits as Json[];
+    const names: Record<string, string> = {
+      [segment.audienceId]: 'LinkedIn <b>ads</b>',
+      [home.audienceId]: 'Home',
+      [plain.audience.audienceId]: 'Plain',
+    };
+    for (const [, audienceId, kind] of shown) {
+      const found = listed.find((v) => v.audienceId === audienceId);
+      assert.ok(found, `${kind}: ${JSON.stringify(listed)}`);
+      assert.deepEqual([found.audienceName, found.audienceKind], [names[audienceId], kind]);
+    }
   });
 
   test('a visit without a person starts no visit.started; the page left ends it within a minute (here the idle time)', async () => {

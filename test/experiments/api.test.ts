@@ -45,7 +45,7 @@ describe('creating an experiment', () => {
         name: HOLDOUT.name,
         kind: 'holdout',
         allocation: 'fixed',
-        minimumVisitsPerArm: 100,
+        minimumUnitsPerArm: 100,
         status: 'draft',
         arms: HOLDOUT.arms.map((a) => ({ ...a, versionId: null })),
         winner: null,
@@ -68,7 +68,7 @@ describe('creating an experiment', () => {
       kind: 'versions',
       audienceId: audience.audienceId,
       allocation: 'bandit',
-      minimumVisitsPerArm: 1,
+      minimumUnitsPerArm: 1,
       arms: [
         { key: 'current', weight: 1, versionId: published.versionId },
         { key: 'new-headline', weight: 10000, versionId: draft.versionId },
@@ -77,8 +77,24 @@ describe('creating an experiment', () => {
     const created = ok(await t.req('POST', base(page.pageId), body), 201);
     assert.equal(created.audienceId, audience.audienceId);
     assert.equal(created.allocation, 'bandit');
-    assert.equal(created.minimumVisitsPerArm, 1);
+    assert.equal(created.minimumUnitsPerArm, 1);
     assert.deepEqual(created.arms, body.arms);
+  });
+
+  test('minimumVisitsPerArm, the former name, is an alias of minimumUnitsPerArm; answers name only the new one', async () => {
+    const page = await publishedPage(t);
+    const viaAlias = ok(await t.req('POST', base(page.pageId), { ...HOLDOUT, minimumVisitsPerArm: 250 }), 201);
+    assert.equal(viaAlias.minimumUnitsPerArm, 250);
+    assert.equal('minimumVisitsPerArm' in viaAlias, false);
+    const both = ok(await t.req('POST', base(page.pageId), { ...HOLDOUT, minimumUnitsPerArm: 7, minimumVisitsPerArm: 7 }), 201);
+    assert.equal(both.minimumUnitsPerArm, 7);
+    // A body read back with the old name still goes: accepted when equal, 400 naming it otherwise.
+    const url = `${base(page.pageId)}/${viaAlias.experimentId}`;
+    const renamed = ok(await t.req('PATCH', url, { ...viaAlias, minimumVisitsPerArm: 250, name: 'Renamed' }));
+    assert.equal(renamed.name, 'Renamed');
+    expectProblem(await t.req('PATCH', url, { minimumVisitsPerArm: 251 }), 400, 'validation_failed', ['/minimumVisitsPerArm']);
+    expectProblem(await t.req('PATCH', url, { minimumUnitsPerArm: 251 }), 400, 'validation_failed', ['/minimumUnitsPerArm']);
+    assert.equal(ok(await t.req('GET', url)).minimumUnitsPerArm, 250);
   });
 
   test('bounds just inside and outside, each 400 naming its field', async () => {
@@ -100,7 +116,12 @@ describe('creating an experiment', () => {
       [{ ...HOLDOUT, audienceId: 'audience_01h0000000000000000000000a' }, '/audienceId'],
       [{ ...HOLDOUT, arms: [{ ...HOLDOUT.arms[0], versionId: 'version_x' }, HOLDOUT.arms[1]] }, '/arms/0/versionId'],
       [{ ...HOLDOUT, allocation: 'greedy' }, '/allocation'],
+      [{ ...HOLDOUT, minimumUnitsPerArm: 0 }, '/minimumUnitsPerArm'],
+      [{ ...HOLDOUT, minimumUnitsPerArm: 1_000_000_001 }, '/minimumUnitsPerArm'],
+      [{ ...HOLDOUT, minimumUnitsPerArm: 2.5 }, '/minimumUnitsPerArm'],
       [{ ...HOLDOUT, minimumVisitsPerArm: 0 }, '/minimumVisitsPerArm'],
+      [{ ...HOLDOUT, minimumVisitsPerArm: 1_000_000_001 }, '/minimumVisitsPerArm'],
+      [{ ...HOLDOUT, minimumUnitsPerArm: 5, minimumVisitsPerArm: 6 }, '/minimumVisitsPerArm'],
       [{ ...HOLDOUT, colour: 'red' }, '/colour'],
       [{ ...HOLDOUT, kind: 'versions' }, '/audienceId'],
     ];
@@ -110,6 +131,7 @@ describe('creating an experiment', () => {
       await post({
         ...HOLDOUT,
         name: 'x'.repeat(255),
+        minimumUnitsPerArm: 1_000_000_000,
         arms: [
           { key: 'control', weight: 1 },
           { key: 'personalised', weight: 10000 },

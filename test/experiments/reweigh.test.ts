@@ -122,3 +122,44 @@ describe('a bandit experiment', () => {
     assert.deepEqual(byArm, { old: 200, new: 200 });
   });
 });
+
+describe('the first winner', () => {
+  test('is recorded by the scheduled look, not by reading the results, and kept', { timeout: 30_000 }, async () => {
+    const page = await publishedPage(t);
+    const audience = await audienceOf(t, page.pageId, { customName: 'First winner' });
+    const draft = ok(await t.req('POST', `/v0/pages/${page.pageId}/audiences/${audience.audienceId}/versions`, {}), 201);
+    const base = `/v0/pages/${page.pageId}/experiments`;
+    const experiment = ok(
+      await t.req('POST', base, {
+        name: 'Fixed',
+        kind: 'versions',
+        audienceId: audience.audienceId,
+        minimumUnitsPerArm: 100,
+        arms: [
+          { key: 'old', weight: 1, versionId: audience.publishedVersion.versionId },
+          { key: 'new', weight: 1, versionId: draft.versionId },
+        ],
+      }),
+      201,
+    );
+    const url = `${base}/${experiment.experimentId}`;
+    const started = ok(await t.req('POST', `${url}/start`));
+    await visits(page, audience.audienceId, experiment.experimentId, 'old', 300, 3);
+    await visits(page, audience.audienceId, experiment.experimentId, 'new', 300, 90);
+    let results: Json;
+    for (let i = 0; i < 100; i++) {
+      results = ok(await t.req('GET', `${url}/results`));
+      if (results.firstWinnerAt !== null) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(results.decision, 'winner');
+    assert.equal(results.winner, 'new');
+    assert.ok(results.firstWinnerAt >= started.startedAt, `${results.firstWinnerAt} after ${started.startedAt}`);
+    // Looked at no more: its lease is gone, and the first winner stays whatever later looks say.
+    const db = t.app.db as Kysely<Database>;
+    const looks = await db.selectFrom('experiment_looks').selectAll().where('experiment_id', '=', experiment.experimentId).execute();
+    assert.deepEqual(looks, []);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(ok(await t.req('GET', `${url}/results`)).firstWinnerAt, results.firstWinnerAt);
+  });
+});

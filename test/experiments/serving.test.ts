@@ -47,7 +47,7 @@ describe('a 50/50 holdout over 60 persons', () => {
       await t.req('POST', base, {
         name: 'Holdout',
         kind: 'holdout',
-        minimumVisitsPerArm: 1,
+        minimumUnitsPerArm: 1,
         arms: [
           { key: 'control', weight: 50 },
           { key: 'personalised', weight: 50 },

@@ -1,5 +1,6 @@
 import binomial from '@stdlib/random-base-binomial';
-import { type Analysis, analyse } from '../../src/experiments/statistics.js';
+import { thompsonWeights } from '../../src/experiments/bandit.js';
+import { type Analysis, analyse, type PeriodCounts } from '../../src/experiments/statistics.js';
 
 // Simulated experiments for the statistical tests: counts grow by whole looks (binomial draws of
 // conversions among each look's new units), not visitor by visitor, so 1,000 experiments take seconds.
@@ -11,7 +12,7 @@ export interface Simulation {
   looks: number;
   unitsPerArmPerLook: number;
   seed: number;
-  minimumVisitsPerArm?: number;
+  minimumUnitsPerArm?: number;
 }
 
 export interface SimulationOutcome {
@@ -25,14 +26,7 @@ export interface SimulationOutcome {
 
 export const armKey = (index: number) => (index === 0 ? 'control' : `arm${index}`);
 
-export function simulate({
-  rates,
-  experiments,
-  looks,
-  unitsPerArmPerLook,
-  seed,
-  minimumVisitsPerArm = 100,
-}: Simulation): SimulationOutcome {
+export function simulate({ rates, experiments, looks, unitsPerArmPerLook, seed, minimumUnitsPerArm = 100 }: Simulation): SimulationOutcome {
   const draw = binomial.factory({ seed });
   const keys = rates.map((_, index) => armKey(index));
   const arms = keys.map((key) => ({ key, weight: 1 }));
@@ -49,7 +43,7 @@ export function simulate({
       const units = look * unitsPerArmPerLook;
       const counts = Object.fromEntries(keys.map((key, index) => [key, { units, visits: units, conversions: conversions[index] ?? 0 }]));
       // A few draws suffice: probabilityBest plays no part in the decision, and this runs 20,000 times.
-      last = analyse({ arms, periods: [{ weights, arms: counts }], minimumVisitsPerArm, seed: experiment + 1, draws: 50 });
+      last = analyse({ arms, periods: [{ weights, arms: counts }], minimumUnitsPerArm, seed: experiment + 1, draws: 50 });
       if (first === null && last.decision === 'winner') first = last.winner;
     }
     if (first !== null) {
@@ -61,4 +55,86 @@ export function simulate({
     }
   }
   return outcome;
+}
+
+export interface StickySimulation {
+  rates: number[];
+  experiments: number;
+  looks: number;
+  /** New units per look, split by the weights of the look (each unit stays in its arm: sticky). */
+  unitsPerLook: number;
+  seed: number;
+  /** `change`: 50/50 then 10/90 (first arm 10) from the middle look; `bandit`: Thompson weights recomputed at every look. */
+  weights: 'change' | 'bandit';
+  minimumUnitsPerArm?: number;
+}
+
+/**
+ * Experiments whose weights change while they run, as the service counts them: each unit once, in
+ * the arm and period of its first exposure; every change of weights is a new period.
+ */
+export function simulateSticky({
+  rates,
+  experiments,
+  looks,
+  unitsPerLook,
+  seed,
+  weights: schedule,
+  minimumUnitsPerArm = 100,
+}: StickySimulation): { everWinner: number; everSrm: number } {
+  const draw = binomial.factory({ seed });
+  const keys = rates.map((_, index) => armKey(index));
+  const outcome = { everWinner: 0, everSrm: 0 };
+  for (let experiment = 0; experiment < experiments; experiment++) {
+    const periods: PeriodCounts[] = [];
+    let current: number[] = keys.map(() => 1);
+    let winner = false;
+    let srm = false;
+    for (let look = 1; look <= looks; look++) {
+      const next =
+        schedule === 'change'
+          ? look > looks / 2
+            ? keys.map((_, i) => (i === 0 ? 10 : 90))
+            : keys.map(() => 50)
+          : look === 1
+            ? keys.map(() => 5000)
+            : keys.map((key) => banditWeights(periods, keys, experiment * looks + look)[key] ?? 0);
+      if (periods.length === 0 || next.some((w, i) => w !== current[i])) {
+        current = next;
+        periods.push({ weights: Object.fromEntries(keys.map((key, i) => [key, current[i] ?? 0])), arms: {} });
+      }
+      const period = periods[periods.length - 1] as PeriodCounts;
+      // A multinomial split of the look's new units by the current weights, arm by arm.
+      let left = unitsPerLook;
+      let weightLeft = current.reduce((sum, w) => sum + w, 0);
+      keys.forEach((key, i) => {
+        const weight = current[i] ?? 0;
+        const units = i === keys.length - 1 ? left : draw(left, weightLeft > 0 ? weight / weightLeft : 0);
+        left -= units;
+        weightLeft -= weight;
+        const conversions = draw(units, rates[i] ?? 0);
+        const was = period.arms[key] ?? { units: 0, visits: 0, conversions: 0 };
+        period.arms[key] = { units: was.units + units, visits: was.visits + units, conversions: was.conversions + conversions };
+      });
+      const arms = keys.map((key, i) => ({ key, weight: current[i] ?? 0 }));
+      const result = analyse({ arms, periods, minimumUnitsPerArm, seed: experiment + 1, draws: 50 });
+      if (result.decision === 'winner') winner = true;
+      if (result.srm.mismatch) srm = true;
+    }
+    if (winner) outcome.everWinner++;
+    if (srm) outcome.everSrm++;
+  }
+  return outcome;
+}
+
+function banditWeights(periods: PeriodCounts[], keys: string[], seed: number): Record<string, number> {
+  const totals = keys.map((key) => {
+    const sum = { units: 0, conversions: 0 };
+    for (const period of periods) {
+      sum.units += period.arms[key]?.units ?? 0;
+      sum.conversions += period.arms[key]?.conversions ?? 0;
+    }
+    return { key, ...sum };
+  });
+  return thompsonWeights(totals, { seed, draws: 200 });
 }

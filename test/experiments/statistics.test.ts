@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { type AnalysisInput, type ArmCounts, analyse, type PeriodCounts } from '../../src/experiments/statistics.js';
-import { armKey, simulate } from './simulate.js';
+import binomial from '@stdlib/random-base-binomial';
+import chisquareCdf from '@stdlib/stats-base-dists-chisquare-cdf';
+import { sampleRatioMismatch } from '../../src/experiments/srm.js';
+import { armKey, simulate, simulateSticky } from './simulate.js';
 
 // The statistics of experiments alone: pure functions, no database, no clock. The simulations are
 // seeded, so every run gives the same shares.
@@ -15,7 +18,7 @@ function input(arms: Record<string, ArmCounts>, over: Partial<AnalysisInput> = {
   return {
     arms: keys.map((key) => ({ key, weight: 5000 })),
     periods: [{ weights, arms }],
-    minimumVisitsPerArm: 100,
+    minimumUnitsPerArm: 100,
     ...over,
   };
 }
@@ -51,6 +54,18 @@ describe('simulations (issue 27)', () => {
     assert.ok(outcome.everWinner <= 15, `${outcome.everWinner} of 300 declared a winner`);
   });
 
+  test('1,000 A/A experiments, weights 50/50 then 10/90 halfway, each unit in its first arm: at most 5% ever declare a winner', () => {
+    const outcome = simulateSticky({ rates: [0.1, 0.1], experiments: 1000, looks: 20, unitsPerLook: 1000, seed: 3601, weights: 'change' });
+    assert.ok(outcome.everWinner <= 50, `${outcome.everWinner} of 1,000 declared a winner`);
+    assert.ok(outcome.everSrm <= 10, `${outcome.everSrm} of 1,000 flagged a sample ratio mismatch`);
+  });
+
+  test('300 A/A experiments with the bandit reweighing at every look: at most 5% ever declare a winner', () => {
+    const outcome = simulateSticky({ rates: [0.1, 0.1], experiments: 300, looks: 20, unitsPerLook: 1000, seed: 3602, weights: 'bandit' });
+    assert.ok(outcome.everWinner <= 15, `${outcome.everWinner} of 300 declared a winner`);
+    assert.ok(outcome.everSrm <= 3, `${outcome.everSrm} of 300 flagged a sample ratio mismatch`);
+  });
+
   test('the simulations are deterministic for a seed', () => {
     const run = () => simulate({ rates: [0.1, 0.12], experiments: 20, looks: 5, unitsPerArmPerLook: 500, seed: 99 });
     assert.deepEqual(run(), run());
@@ -58,16 +73,67 @@ describe('simulations (issue 27)', () => {
 });
 
 describe('sample ratio mismatch', () => {
-  test('52/48 at 10,000 units on a 50/50 design is flagged', () => {
-    const { srm } = analyse(input({ control: counts(5200, 520), b: counts(4800, 480) }));
+  test('52/48 at 20,000 units on a 50/50 design is flagged; at 10,000, not yet (the price of reading it at any look)', () => {
+    const { srm } = analyse(input({ control: counts(10400, 1040), b: counts(9600, 960) }));
     assert.equal(srm.mismatch, true);
     assert.ok(srm.pValue !== null && srm.pValue < 0.001 && srm.pValue > 0, `p = ${srm.pValue}`);
+    const early = analyse(input({ control: counts(5200, 520), b: counts(4800, 480) })).srm;
+    assert.equal(early.mismatch, false);
+    assert.ok(early.pValue !== null && early.pValue < 0.01, `p = ${early.pValue}`);
+    // A gross imbalance is flagged within a few hundred units.
+    assert.equal(analyse(input({ control: counts(150, 0), b: counts(50, 0) })).srm.mismatch, true);
+  });
+
+  test('an arm losing 10% of its units is flagged at 20,000 units', () => {
+    const { srm } = analyse(input({ control: counts(10526, 0), b: counts(9474, 0) }));
+    assert.equal(srm.mismatch, true);
   });
 
   test('50.5/49.5 at 10,000 units is not', () => {
     const { srm } = analyse(input({ control: counts(5050, 505), b: counts(4950, 495) }));
     assert.equal(srm.mismatch, false);
-    assert.ok(srm.pValue !== null && srm.pValue > 0.3 && srm.pValue < 0.33, `p = ${srm.pValue}`);
+    assert.ok(srm.pValue !== null && srm.pValue > 0.3, `p = ${srm.pValue}`);
+  });
+
+  test('1,000 A/A experiments looked at 100 times, 50/50 then 10/90 halfway: at most 1% ever flagged', () => {
+    const draw = binomial.factory({ seed: 3603 });
+    let flagged = 0;
+    for (let run = 0; run < 1000; run++) {
+      const periods = [
+        { weights: [50, 50], observed: [0, 0] },
+        { weights: [10, 90], observed: [0, 0] },
+      ];
+      let ever = false;
+      for (let look = 0; look < 100; look++) {
+        const period = periods[look < 50 ? 0 : 1] as (typeof periods)[number];
+        const share = (period.weights[0] ?? 0) / 100;
+        const first = draw(100, share);
+        period.observed = [(period.observed[0] ?? 0) + first, (period.observed[1] ?? 0) + 100 - first];
+        if (sampleRatioMismatch(periods).mismatch) ever = true;
+      }
+      if (ever) flagged++;
+    }
+    assert.ok(flagged <= 10, `${flagged} of 1,000 flagged`);
+  });
+
+  test('the same A/A looks read by a one-look chi-square test at p < 0.001 flag more often (what the correction is for)', () => {
+    const draw = binomial.factory({ seed: 3603 });
+    let flagged = 0;
+    for (let run = 0; run < 1000; run++) {
+      let a = 0;
+      let b = 0;
+      let ever = false;
+      for (let look = 0; look < 100; look++) {
+        const first = draw(100, 0.5);
+        a += first;
+        b += 100 - first;
+        const expected = (a + b) / 2;
+        const statistic = ((a - expected) ** 2 + (b - expected) ** 2) / expected;
+        if (1 - chisquareCdf(statistic, 1) < 0.001) ever = true;
+      }
+      if (ever) flagged++;
+    }
+    assert.ok(flagged > 10, `${flagged} of 1,000 flagged`);
   });
 
   test('each period is expected at its own weights', () => {
@@ -79,10 +145,10 @@ describe('sample ratio mismatch', () => {
       { key: 'control', weight: 10 },
       { key: 'b', weight: 90 },
     ];
-    assert.equal(analyse({ arms, periods, minimumVisitsPerArm: 0 }).srm.mismatch, false);
+    assert.equal(analyse({ arms, periods, minimumUnitsPerArm: 0 }).srm.mismatch, false);
     // The same units read against one split would be a mismatch.
     const pooled = [{ weights: { control: 10, b: 90 }, arms: { control: counts(3000, 0), b: counts(11000, 0) } }];
-    assert.equal(analyse({ arms, periods: pooled, minimumVisitsPerArm: 0 }).srm.mismatch, true);
+    assert.equal(analyse({ arms, periods: pooled, minimumUnitsPerArm: 0 }).srm.mismatch, true);
   });
 
   test('units in an arm weighted 0 are a mismatch; no units, no test', () => {
@@ -91,8 +157,8 @@ describe('sample ratio mismatch', () => {
       { key: 'b', weight: 0 },
     ];
     const periods = [{ weights: { control: 100, b: 0 }, arms: { control: counts(100, 0), b: counts(1, 0) } }];
-    assert.deepEqual(analyse({ arms, periods, minimumVisitsPerArm: 0 }).srm, { pValue: 0, mismatch: true });
-    assert.deepEqual(analyse({ arms, periods: [], minimumVisitsPerArm: 0 }).srm, { pValue: null, mismatch: false });
+    assert.deepEqual(analyse({ arms, periods, minimumUnitsPerArm: 0 }).srm, { pValue: 0, mismatch: true });
+    assert.deepEqual(analyse({ arms, periods: [], minimumUnitsPerArm: 0 }).srm, { pValue: null, mismatch: false });
   });
 });
 
@@ -120,7 +186,7 @@ describe('bounds', () => {
         { key: 'b', weight: 1 },
       ],
       periods: [],
-      minimumVisitsPerArm: 0,
+      minimumUnitsPerArm: 0,
     });
     assertFiniteJson(result);
     assert.equal(result.arms[1]?.pValue, 1);
@@ -165,10 +231,10 @@ describe('bounds', () => {
     assert.equal(result.winner, 'arm5');
   });
 
-  test('visits: one short of minimumVisitsPerArm keeps collecting, even with a clear difference; exactly it decides', () => {
-    const arms = (visits: number) => ({ control: counts(100, 0, 1000), b: counts(100, 60, visits) });
-    assert.equal(analyse(input(arms(999), { minimumVisitsPerArm: 1000 })).decision, 'collecting');
-    const decided = analyse(input(arms(1000), { minimumVisitsPerArm: 1000 }));
+  test('units: one short of minimumUnitsPerArm keeps collecting, even with a clear difference and visits to spare; exactly it decides', () => {
+    const arms = (units: number) => ({ control: counts(1000, 0, 5000), b: counts(units, 600, 5000) });
+    assert.equal(analyse(input(arms(999), { minimumUnitsPerArm: 1000 })).decision, 'collecting');
+    const decided = analyse(input(arms(1000), { minimumUnitsPerArm: 1000 }));
     assert.equal(decided.decision, 'winner');
     assert.equal(decided.winner, 'b');
   });
@@ -245,7 +311,7 @@ describe('periods', () => {
   ];
 
   test("a change of weights does not fool the comparison (Simpson's paradox)", () => {
-    const result = analyse({ arms, periods, minimumVisitsPerArm: 100 });
+    const result = analyse({ arms, periods, minimumUnitsPerArm: 100 });
     const b = result.arms[1];
     assert.ok(b?.lift && b.pValue !== null);
     assert.ok(Math.abs(b.lift.estimate) < 1e-12, `lift ${b.lift.estimate}`);
@@ -263,7 +329,7 @@ describe('periods', () => {
 
   test('the same counts pooled into one period would declare the baseline the winner', () => {
     const pooled = [{ weights: { control: 1, b: 1 }, arms: { control: counts(2000, 250), b: counts(10_000, 650) } }];
-    const result = analyse({ arms, periods: pooled, minimumVisitsPerArm: 100 });
+    const result = analyse({ arms, periods: pooled, minimumUnitsPerArm: 100 });
     assert.equal(result.winner, 'control');
   });
 
@@ -272,7 +338,7 @@ describe('periods', () => {
       { weights: { control: 100, b: 0 }, arms: { control: counts(5000, 2500) } },
       { weights: { control: 50, b: 50 }, arms: { control: counts(5000, 500), b: counts(5000, 500) } },
     ];
-    const b = analyse({ arms, periods: withGap, minimumVisitsPerArm: 0 }).arms[1];
+    const b = analyse({ arms, periods: withGap, minimumUnitsPerArm: 0 }).arms[1];
     assert.equal(b?.lift?.estimate, 0);
   });
 });
@@ -311,7 +377,7 @@ describe('determinism and input', () => {
           ],
         },
       ],
-      ['no arm', { arms: [], periods: [], minimumVisitsPerArm: 0 }],
+      ['no arm', { arms: [], periods: [], minimumUnitsPerArm: 0 }],
       ['a seed of 0', { ...close, seed: 0 }],
       ['a seed above 2^32 - 1', { ...close, seed: 2 ** 32 }],
       ['no draws', { ...close, draws: 0 }],

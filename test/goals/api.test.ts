@@ -30,6 +30,7 @@ describe('goals', () => {
         path: null,
         eventName: null,
         currency: null,
+        maxValue: 1_000_000,
         createdAt: '',
         updatedAt: '',
       },

@@ -203,7 +203,7 @@ describe('funnels grouped by the visit classes', () => {
 });
 
 describe('goals over served pages', () => {
-  test('pam.track with a value sums; action and path goals count; a lower total never lowers the count', async () => {
+  test('pam.track with a value sums; a goal counts once per visit; a lower total never lowers the count', async () => {
     const page = await publishedPage(t, { actions: [DEMO] });
     const path = unique('g');
     await link(t, path, { targetType: 'page_routing', pageId: page.pageId });
@@ -230,7 +230,8 @@ describe('goals over served pages', () => {
     assert.deepEqual(byId.get(signup.goalId), {
       goalId: signup.goalId,
       name: 'Signup',
-      completions: 4,
+      // Three visits tracked it (one of them three calls): once per visit (issue 36).
+      completions: 3,
       uniqueCompletions: 2,
       value: 110.5,
       currency: 'EUR',
@@ -260,7 +261,7 @@ describe('goals over served pages', () => {
     const one = ok(await t.req('GET', `/v0/pages/${page.pageId}/analytics?audienceId=${first.audienceId}`));
     assert.deepEqual(
       (one.goals as Json[]).find((g) => g.goalId === signup.goalId),
-      { ...byId.get(signup.goalId), completions: 2, uniqueCompletions: 1, value: 70, conversionRate: 1 },
+      { ...byId.get(signup.goalId), completions: 1, uniqueCompletions: 1, value: 70, conversionRate: 1 },
     );
   });
 
@@ -289,9 +290,42 @@ describe('goals over served pages', () => {
     // Just inside: 16 names of 100 characters is still under 2 KB? No: the script drops names to fit; the collector takes 16.
     await report(token, { events: Array.from({ length: 16 }, (_, i) => [`e${i}`, 5000, 1e15]) });
     const goal = ok(await t.req('POST', '/v0/goals', { name: 'E0', kind: 'event', eventName: 'e0' }), 201);
-    const got = (ok(await t.req('GET', `/v0/pages/${page.pageId}/analytics`)).goals as Json[]).find((g) => g.goalId === goal.goalId);
-    // Counts stop at 1,000 per visit, values at 1e9 per counted call.
-    assert.deepEqual([got.completions, got.value], [1000, 1e12]);
+    assert.equal(goal.maxValue, 1_000_000);
+    const got = async (goalId: string) =>
+      (ok(await t.req('GET', `/v0/pages/${page.pageId}/analytics`)).goals as Json[]).find((g) => g.goalId === goalId);
+    // Issue 36: one visit's 5,000 calls of 1e15 count once, with the goal's maxValue (1,000,000 by default).
+    assert.deepEqual([(await got(goal.goalId)).completions, (await got(goal.goalId)).value], [1, 1_000_000]);
+    // A goal's own bound, just under and over what the visit stored (its 1,000 counted calls of 1e9 at most).
+    const high = ok(await t.req('POST', '/v0/goals', { name: 'E1', kind: 'event', eventName: 'e1', maxValue: 1e15 }), 201);
+    assert.deepEqual([(await got(high.goalId)).completions, (await got(high.goalId)).value], [1, 1e12]);
+    ok(await t.req('PATCH', `/v0/goals/${high.goalId}`, { maxValue: 2.5e11 }));
+    assert.equal((await got(high.goalId)).value, 2.5e11, 'a new bound applies to past visits');
+  });
+
+  test('goals: a visit adding 1,000 completions and 1e12 EUR counts once, up to maxValue; maxValue is validated', async () => {
+    const page = await publishedPage(t);
+    const path = unique('m');
+    await link(t, path, { targetType: 'page_routing', pageId: page.pageId });
+    const [key] = await routedVisitors([page.pageId], 1, path.slice(1, 12));
+    const goal = ok(
+      await t.req('POST', '/v0/goals', { name: 'Order', kind: 'event', eventName: 'order', currency: 'EUR', maxValue: 500 }),
+      201,
+    );
+    assert.equal(goal.maxValue, 500);
+    const token = await serve(`${path}/${key}`);
+    await report(token, { events: [['order', 1000, 1e12]] });
+    const [got] = (ok(await t.req('GET', `/v0/pages/${page.pageId}/analytics`)).goals as Json[]).filter((g) => g.goalId === goal.goalId);
+    assert.deepEqual([got.completions, got.value, got.conversionRate], [1, 500, 1]);
+    // Just inside and outside the bound; a refusal writes nothing.
+    for (const maxValue of [0, -1, 1e15 + 1e3, '10', null]) {
+      expectProblem(await t.req('POST', '/v0/goals', { name: 'Bad', kind: 'event', eventName: 'x', maxValue }), 400, 'validation_failed', [
+        '/maxValue',
+      ]);
+      expectProblem(await t.req('PATCH', `/v0/goals/${goal.goalId}`, { maxValue }), 400, 'validation_failed', ['/maxValue']);
+    }
+    assert.equal(ok(await t.req('GET', `/v0/goals/${goal.goalId}`)).maxValue, 500);
+    for (const maxValue of [0.01, 1e15])
+      assert.equal(ok(await t.req('PATCH', `/v0/goals/${goal.goalId}`, { maxValue })).maxValue, maxValue);
   });
 });
 
