@@ -2,21 +2,25 @@ import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { accountRoutes } from './accounts/routes.js';
+import { markKeyUsed } from './admin/repository.js';
 import { adminRoutes } from './admin/routes.js';
 import { analyticsRoutes } from './analytics/routes.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
 import { generatorFor } from './agent/generators.js';
 import { agentRoutes } from './agent/routes.js';
 import { createAgent, type AgentTuning } from './agent/worker.js';
-import { fileUrlSecret, urlSigner } from './assets/files.js';
+import { fileUrlSecret, keptSecret, urlSigner } from './assets/files.js';
 import { assetRoutes } from './assets/routes.js';
 import { fileStores } from './assets/store.js';
+import { pageCopies } from './audiences/page-copies.js';
 import { audienceRoutes } from './audiences/routes.js';
 import type { Config } from './config.js';
-import { consoleRoutes } from './console/routes.js';
+import { consoleRoutes } from './console-host/routes.js';
 import { openDatabase, type Db } from './db/connection.js';
 import { migrateDatabase } from './db/migrate.js';
 import { serviceMetrics } from './metrics/service.js';
+import { companiesByNetwork } from './enrichment/lookup.js';
+import { httpProvider } from './enrichment/provider.js';
 import { createDomainChecks } from './domains/checks.js';
 import { txtLookup } from './domains/dns.js';
 import { hostnameRules } from './domains/hostnames.js';
@@ -27,20 +31,29 @@ import { eventRoutes } from './events/routes.js';
 import { experimentRoutes } from './experiments/routes.js';
 import { funnelRoutes } from './funnels/routes.js';
 import { goalRoutes } from './goals/routes.js';
+import { dealRoutes } from './deals/routes.js';
 import { createReweighing } from './experiments/reweigh.js';
 import { apiKeyAuth } from './http/auth.js';
 import './http/context.js';
 import { registerErrorHandling } from './http/error-handling.js';
 import { healthRoutes } from './http/health.js';
 import { registerJsonBody } from './http/json-body.js';
+import type { LingerBounds } from './http/linger.js';
+import { listeningPort, publicOrigin } from './http/public-origin.js';
 import { registerOpenApi } from './http/openapi.js';
 import { memoryLimiter, redisLimiter } from './http/rate-limit.js';
 import { refuseUnknownQueryParameters, requireApiKey, wakeAfterWrites } from './http/route-rules.js';
 import { serverOptions } from './http/server-options.js';
 import { validatorCompiler } from './http/validation.js';
+import { HOUSEKEEPING } from './housekeeping.js';
 import { createMaintenance } from './jobs/maintenance.js';
+import type { BackgroundJob } from './jobs/loop.js';
+import { integrationRoutes } from './integrations/routes.js';
+import { sealer } from './integrations/secrets.js';
+import { createCrmSync, type CrmSyncOptions } from './integrations/sync.js';
 import { leadRoutes } from './leads/routes.js';
 import { createSessionEnds } from './sessions/announce.js';
+import { deleteLogsOf } from './logs/repository.js';
 import { logRoutes } from './logs/routes.js';
 import { routeCatalogue } from './mcp/catalogue.js';
 import { mcpRoutes } from './mcp/routes.js';
@@ -48,15 +61,22 @@ import { deleteDomainLinks } from './page-links/repository.js';
 import { pageLinkRoutes } from './page-links/routes.js';
 import { previewLinks } from './pages/preview-links.js';
 import { pageRoutes } from './pages/routes.js';
+import { templateStart } from './templates/repository.js';
+import { templateRoutes } from './templates/routes.js';
 import { personRoutes } from './persons/routes.js';
 import { previewDocument, previewExists } from './render/preview.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { siteSettingsRoutes } from './site-settings/routes.js';
 import { buildSite } from './site/app.js';
+import type { CompanyLookup } from './enrichment/visit.js';
 import { openDoor } from './site/door.js';
 import { siteHosts } from './site/hosts.js';
 import { topicRoutes } from './topics/routes.js';
 import { createDispatcher } from './webhooks/dispatcher.js';
+import { systemResolve } from './webhooks/send.js';
+import { createAlertSender } from './alerts/dispatcher.js';
+import { alertOnEvents } from './alerts/fan-out.js';
+import { alertRoutes } from './alerts/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import type { Resolve } from './webhooks/send.js';
 
@@ -72,8 +92,14 @@ export interface AppOptions {
   reweighEveryMs?: number;
   /** How often visits whose `session.ended` fell due are looked for (15 s by default); tests shorten it. */
   sessionEndsEveryMs?: number;
+  /** How much of a refused body is read before its connection closes (64 MiB, 10 s by default); tests shorten it. */
+  linger?: LingerBounds;
   /** Where webhook deliveries look names up (the system's resolver by default); tests give names the addresses an attacker would. */
   webhookResolve?: Resolve;
+  /** The CRM sync's poll and retry waits; tests shorten them. */
+  crmSync?: Pick<CrmSyncOptions, 'pollMs' | 'sleep'>;
+  /** The company behind a visitor's address, for segments (src/enrichment/visit.ts); the provider's by default (ENRICHMENT_URL). */
+  companyLookup?: CompanyLookup;
 }
 
 /**
@@ -88,6 +114,9 @@ export async function buildApp({
   reweighEveryMs,
   sessionEndsEveryMs,
   webhookResolve,
+  linger,
+  crmSync: crmSyncTuning,
+  companyLookup,
 }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify(serverOptions(config)).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -105,7 +134,7 @@ export async function buildApp({
   const limiter = config.redisUrl ? await redisLimiter(config.redisUrl, app.log) : memoryLimiter();
   await limiter.ready();
   app.addHook('onClose', () => limiter.close());
-  const keys = apiKeyAuth(app.db, limiter, config.rateLimit, metrics && (() => metrics.rateLimited('api')), {
+  const keys = apiKeyAuth(app.db, limiter, config.rateLimit, markKeyUsed, metrics && (() => metrics.rateLimited('api')), {
     dataVersion: db.dataVersion,
     feed: db.changeFeed?.(),
   });
@@ -115,16 +144,38 @@ export async function buildApp({
   const stores = fileStores(app.db, config.dataDir, config.fileStore);
   // Names under the rules' refusal are released before the first request (src/domains/sweep.ts).
   const rules = hostnameRules(config);
-  // A domain's page links go with it: the page-links area's rule, handed to the domains area.
-  const dropLinks = deleteDomainLinks;
-  await releaseRefusedDomains(app.db, dropLinks, rules, app.log);
+  // A domain's page links go with it: the page-links area's rule, handed to the domains area; its
+  // answers and events name the record that sends visitors (SITE_CNAME_TARGET).
+  const domains = { dropLinks: deleteDomainLinks, routing: config.siteCnameTarget };
+  await releaseRefusedDomains(app.db, domains, rules, app.log);
   const hosts = siteHosts(app.db, rules, db.dataVersion);
   const observe = metrics && {
     instrument: (site: FastifyInstance) => metrics.instrument(site, 'site'),
     report: metrics.collectorReport,
     watchDocuments: metrics.watchSiteDocuments,
   };
-  const site = await buildSite({ db: app.db, dataVersion: db.dataVersion, config, log: app.log, secret, stores, observe });
+  // Every absolute address of a tenant page is made by this one function (http/public-origin.ts).
+  const origin = publicOrigin({
+    scheme: config.siteUrlScheme,
+    publicBaseUrl: config.publicBaseUrl,
+    trustProxy: config.trustProxy,
+    port: () => listeningPort(app.server, config.port),
+  });
+  // The enrichment provider (ENRICHMENT_URL), asked about a visit's address and a lead's email domain.
+  const enrichment = config.enrichment && httpProvider(config.enrichment, metrics?.enrichmentAnswer);
+  const site = await buildSite({
+    db: app.db,
+    dataVersion: db.dataVersion,
+    config,
+    log: app.log,
+    secret,
+    stores,
+    origin,
+    observe,
+    // A test's own look-up (AppOptions), else the provider's (ENRICHMENT_URL), else none.
+    companyLookup: companyLookup ?? companiesByNetwork(app.db, enrichment),
+    enrichment,
+  });
   metrics?.instrument(app, 'api');
   app.addHook('onClose', () => site.close());
 
@@ -140,30 +191,41 @@ export async function buildApp({
     });
   }
 
-  // Background work: webhook delivery where enabled, housekeeping in every process.
-  const dispatcher = createDispatcher(db.kysely, config.webhooks, app.log, metrics?.webhookDelivery, webhookResolve);
-  if (config.webhooks.enabled) {
-    app.addHook('onReady', async () => dispatcher.start());
-    app.addHook('preClose', async () => dispatcher.stop());
-  }
+  // Background work: webhook delivery and the agent where enabled, the rest in every process.
+  // Each starts once the app is ready and stops before it closes, in one list.
+  // Alerts ride on the webhook fan-out (one transaction, once per event) and are sent beside it.
+  const dispatcher = createDispatcher(db.kysely, config.webhooks, app.log, metrics?.webhookDelivery, webhookResolve, [alertOnEvents]);
+  const alertSender = createAlertSender(
+    db.kysely,
+    config.webhooks,
+    `${config.publicBaseUrl}/console/`,
+    app.log,
+    webhookResolve ?? systemResolve,
+  );
   const agent = createAgent(db.kysely, config.agent, await generatorFor(config.agent), app.log, agentTuning, metrics?.agentGeneration);
-  if (config.agent.enabled) {
-    app.addHook('onReady', async () => agent.start());
-    app.addHook('preClose', async () => agent.stop());
-  }
   const lookup = txtLookup(config.dnsResolvers);
-  const domainChecks = createDomainChecks(db.kysely, dropLinks, lookup, app.log, domainChecksEveryMs);
-  app.addHook('onReady', async () => domainChecks.start());
-  app.addHook('preClose', async () => domainChecks.stop());
-  const reweighing = createReweighing(db.kysely, app.log, reweighEveryMs);
-  app.addHook('onReady', async () => reweighing.start());
-  app.addHook('preClose', async () => reweighing.stop());
-  const sessionEnds = createSessionEnds(db.kysely, app.log, config.sessionIdleSeconds, sessionEndsEveryMs);
-  app.addHook('onReady', async () => sessionEnds.start());
-  app.addHook('preClose', async () => sessionEnds.stop());
-  const maintenance = createMaintenance(db.kysely, app.log, maintenanceEveryMs);
-  app.addHook('onReady', async () => maintenance.start());
-  app.addHook('preClose', async () => maintenance.stop());
+  // CRM credentials are sealed with INTEGRATIONS_SECRET, or a key generated once and kept like FILE_URL_SECRET's.
+  const integrations = {
+    sealer: sealer(await keptSecret(app.db, 'integrations_secret', config.integrations.secret)),
+    config: config.integrations,
+  };
+  const crmSync = createCrmSync(db.kysely, config.integrations, integrations.sealer, app.log, {
+    ...crmSyncTuning,
+    ...(metrics ? { onOutcome: metrics.integrationSync } : {}),
+  });
+  const jobs: BackgroundJob[] = [
+    ...(config.webhooks.enabled ? [dispatcher, alertSender] : []),
+    ...(config.agent.enabled ? [agent] : []),
+    createDomainChecks(db.kysely, domains, lookup, app.log, domainChecksEveryMs),
+    createReweighing(db.kysely, app.log, reweighEveryMs),
+    createSessionEnds(db.kysely, app.log, config.sessionIdleSeconds, sessionEndsEveryMs),
+    createMaintenance(db.kysely, app.log, HOUSEKEEPING, maintenanceEveryMs),
+    crmSync,
+  ];
+  for (const job of jobs) {
+    app.addHook('onReady', async () => job.start());
+    app.addHook('preClose', async () => job.stop());
+  }
 
   // The route rules (http/route-rules.ts), before any route they apply to is declared.
   app.addHook('onRoute', requireApiKey(keys.hook));
@@ -180,37 +242,49 @@ export async function buildApp({
   await metrics?.serve(app);
 
   // The areas, each one plugin.
-  if (config.adminToken !== undefined) await app.register(adminRoutes, { adminToken: config.adminToken, dropLinks });
+  if (config.adminToken !== undefined) await app.register(adminRoutes, { adminToken: config.adminToken, domains });
   await app.register(assetRoutes, { signer: urlSigner(config.publicBaseUrl, secret), stores });
   await app.register(personRoutes);
-  await app.register(accountRoutes);
+  // An account's logs go with it: the logs area's function, handed to the accounts area.
+  await app.register(accountRoutes, { dropLogs: (trx, tenantId, accountId) => deleteLogsOf(trx, 'account', tenantId, accountId) });
   await app.register(logRoutes);
   await app.register(pageRoutes, {
     previews: { exists: previewExists, document: previewDocument },
     links: previewLinks(config.publicBaseUrl, secret),
+    origin,
+    // The audiences' copies of a page's name and deletion: the audiences area's writes, handed to pages.
+    copies: pageCopies,
+    // A template's content and actions for a new page: the templates area's read, handed to pages.
+    templates: templateStart,
   });
-  await app.register(audienceRoutes);
-  await app.register(agentRoutes);
+  await app.register(audienceRoutes, { origin });
+  await app.register(agentRoutes, {
+    info: { generator: config.agent.generator, model: config.agent.openai?.model ?? null, worker: config.agent.enabled },
+  });
   await app.register(sessionRoutes);
   await app.register(siteSettingsRoutes);
   await app.register(leadRoutes);
+  await app.register(integrationRoutes, { ...integrations, wake: crmSync.wake });
   await app.register(analyticsRoutes);
   await app.register(experimentRoutes);
   await app.register(goalRoutes);
   await app.register(funnelRoutes);
-  await app.register(domainRoutes, { rules, lookup, dropLinks });
+  await app.register(templateRoutes);
+  await app.register(dealRoutes);
+  await app.register(domainRoutes, { rules, lookup, wiring: domains });
   await app.register(tlsAskRoutes, { rules });
   await app.register(topicRoutes);
   await app.register(pageLinkRoutes);
   await app.register(webhookRoutes);
+  await app.register(alertRoutes, { wake: alertSender.wake });
   await app.register(eventRoutes);
   await app.register(apiKeyRoutes);
   await app.register(consoleRoutes, { publicBaseUrl: config.publicBaseUrl });
   // After every area: the tools read their operations from the catalogue.
-  await app.register(mcpRoutes, { catalogue, keys });
+  await app.register(mcpRoutes, { catalogue, keys, origin });
 
   await app.ready();
   // Every request, from a socket or injected, comes in by one door that picks its plane by Host.
-  openDoor(app, hosts, site);
+  openDoor(app, hosts, site, linger);
   return app;
 }

@@ -98,7 +98,7 @@ async function main(args: string[]): Promise<unknown> {
       }
       case 'domains verify': {
         if (!arg) throw new UsageError('domains verify needs a DOMAIN_ID');
-        return await attestDomain(db.kysely, deleteDomainLinks, arg);
+        return await attestDomain(db.kysely, { dropLinks: deleteDomainLinks, routing: config.siteCnameTarget }, arg);
       }
       default:
         throw new UsageError(command ? `Unknown command: ${command}` : 'No command given');

@@ -29,6 +29,11 @@ export const ID_PREFIXES = [
   'experiment',
   'goal',
   'funnel',
+  'alert',
+  'alertmsg',
+  'template',
+  'deal',
+  'integration',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

@@ -54,6 +54,12 @@ try {
   app.log.error({ err }, 'bootstrap failed');
   process.exit(1);
 }
+// The one line every start prints, whatever LOG_LEVEL says: where it listens (the port it really got,
+// so PORT=0 works) and where a person opens the console. Tests wait for it to know the port is theirs.
+const bound = app.server.address();
+const listening =
+  typeof bound === 'object' && bound ? `${config.host.includes(':') ? `[${config.host}]` : config.host}:${bound.port}` : where;
+process.stdout.write(`Listening on http://${listening}; the console is at ${config.publicBaseUrl}/console/\n`);
 if (created) {
   process.stdout.write(
     `Created tenant "default" (${created.tenantId}). Its API key, shown only this once:\n` +

@@ -6,7 +6,8 @@ export function after(previous: string): string {
   return new Date(Math.max(Date.now(), Date.parse(previous) + 1)).toISOString();
 }
 
-const EARLIEST = Date.parse('0000-01-01T00:00:00.000Z');
+// Year 0000 is RFC 3339's, not PostgreSQL's (it has no year 0): both databases take years 0001-9999.
+export const EARLIEST = Date.parse('0001-01-01T00:00:00.000Z');
 const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
 
 /**
@@ -14,7 +15,7 @@ const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
  * with milliseconds. Digits beyond the millisecond are dropped, or, with `roundUp` (for the
  * bounds of a range over stored millisecond instants), round up to the next millisecond, so that
  * `>= bound` and `< bound` select exactly what they would at full precision.
- * Undefined when the instant is not a date of years 0000-9999 in UTC.
+ * Undefined when the instant is not a date of years 0001-9999 in UTC.
  */
 export function toInstant(value: string, roundUp = false): string | undefined {
   let ms = Date.parse(value);

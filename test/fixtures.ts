@@ -20,6 +20,8 @@ export const EVENT_CATALOGUE = [
   'visit.started',
   'session.ended',
   'form.submitted',
+  'form.enriched',
+  'form.enrichment_failed',
   'asset.created',
   'asset.updated',
   'asset.deleted',
@@ -48,6 +50,12 @@ export const EVENT_CATALOGUE = [
   'tenant_domain.released',
   'experiment.started',
   'experiment.concluded',
+  'template.created',
+  'template.deleted',
+  'integration.failed',
+  'deal.created',
+  'deal.updated',
+  'deal.deleted',
 ];
 
 export type ImageFormat = 'png' | 'jpeg' | 'gif' | 'webp';

@@ -93,10 +93,15 @@ async function snapshot(c: Ctx): Promise<Map<string, string>> {
     const spec = { ...minimalRequest(new Gen(c, op)), path: pathFromOwn(op, c) };
     const ex = await send(c, spec);
     assert.equal(ex.res.status, 200, `A's own ${op.key}: ${describeResponse(ex.res)}`);
-    // Signed download and preview links carry a fresh expiry each time; the realtime answer says since when, five minutes ago.
+    // Signed download and preview links carry a fresh expiry each time; the realtime answer says since when, five minutes ago;
+    // an integration's own background sync (to a CRM this test cannot reach) moves its sync fields.
     out.set(
       op.key,
       ex.res.text
+        .replace(
+          /"lastSyncAt":(null|"[^"]*"),"lastError":(null|"(?:[^"\\]|\\.)*"),"lastErrorAt":(null|"[^"]*"),"nextSyncAt":(null|"[^"]*")/g,
+          '"sync":"…"',
+        )
         .replace(/(expires=)\d+(&signature=)[\w-]+/g, '$1…$2…')
         .replace(/(\/previews\/[^"]*","expiresAt":")[^"]*"/g, '$1…"')
         .replace(/^\{"since":"[^"]*"/, '{"since":"…"'),
@@ -188,6 +193,17 @@ describe('tenant isolation', () => {
     assert.equal(problems.length, 0, `${problems.length} cross-tenant request(s) not answered 404:\n\n${problems.join('\n\n')}`);
   });
 
+  /**
+   * Reads in which B's fixture has nothing of its own to show, and why their isolation holds:
+   * without them the check below would prove nothing there, and says so.
+   */
+  const NOTHING_OF_ITS_OWN: Record<string, string> = {
+    'GET /v0/agent': "the service's generator and model: no tenant resource at all",
+    'GET /v0/analytics/pipeline':
+      "B's fixture deal has no touching visit; test/deals/pipeline.test.ts checks the report's tenant isolation",
+    'GET /v0/alerts/{alert_id}/messages': "the fixture alert sent no message; the alert's id is in the 404 sweep above",
+  };
+
   test("A's resources are absent from every list and search of B", { timeout: 120_000 }, async () => {
     const problems: string[] = [];
     // Every read that answers JSON (a page's HTML preview is checked by the 404 sweep above and in test/site).
@@ -222,7 +238,8 @@ describe('tenant isolation', () => {
         }
       }
       // The lists are not vacuously clean: B sees its own resources in each.
-      if (!sawOwn) problems.push(`${op.key}: none of B's own resources appear in B's answers, so the check proves nothing`);
+      if (!sawOwn && !(op.key in NOTHING_OF_ITS_OWN))
+        problems.push(`${op.key}: none of B's own resources appear in B's answers, so the check proves nothing`);
     }
     assert.equal(problems.length, 0, `${problems.length} problem(s):\n\n${problems.join('\n\n')}`);
   });

@@ -51,7 +51,7 @@ describe('two server processes on one PostgreSQL database', { skip: !onPostgres 
       Array.from({ length: 60 }, (_, i) => call(i % 2 ? a : b, 'POST', '/v0/persons', { name: 'Same Name', domain: `d${i}.example.com` })),
     );
     assert.deepEqual(
-      created.map((r) => r.status),
+      created.map((r) => (r.status === 201 ? 201 : `${r.status} ${JSON.stringify(r.body)}`)),
       created.map(() => 201),
     );
     const ids = created.map((r) => r.body.personId as string);

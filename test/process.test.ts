@@ -112,21 +112,26 @@ interface Server extends Proc {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts the server and waits until /healthz answers 200. */
-async function startServer(env: Record<string, string>): Promise<Server> {
+/**
+ * Starts the server and waits until it says it listens on its port and /healthz answers 200. Another
+ * test may take the probed port before the child binds it: the child then exits, and we try again.
+ */
+async function startServer(env: Record<string, string>, attempt = 1): Promise<Server> {
   const port = await freePort();
   const proc = run('src/server.ts', [], { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + START_MS;
   for (;;) {
     if (proc.child.exitCode !== null || proc.child.signalCode !== null) {
+      await proc.exited();
+      if (proc.stderr().includes('EADDRINUSE') && attempt < 5) return startServer(env, attempt + 1);
       throw new Error(`server exited early (${proc.child.exitCode})\nstdout: ${proc.stdout()}\nstderr: ${proc.stderr()}`);
     }
     try {
-      const res = await fetch(`${url}/healthz`);
-      if (res.status === 200) break;
+      const res = proc.stdout().includes(`Listening on ${url};`) ? await fetch(`${url}/healthz`) : undefined;
+      if (res?.status === 200) break;
     } catch {
-      // not listening yet
+      // held until the first tenant exists
     }
     if (Date.now() > deadline) throw new Error(`server not healthy in time\nstdout: ${proc.stdout()}\nstderr: ${proc.stderr()}`);
     await sleep(100);

@@ -11,32 +11,46 @@ import { makeImage } from './fixtures.js';
 import { freshDatabase, type Json, type TestDatabase } from './helpers.js';
 import { startServer, type ServerProcess } from './server-process.js';
 
-// Every command of the README's shell blocks, run as written against a real listening server
-// (issue 26), in the order the README gives them: no example may answer 4xx or 5xx unless the
-// table below says it is meant to. Commands are split into words by shell-quote and mapped
+// Every command of the shell blocks of the README and of docs/guide.md (the curl walkthrough,
+// moved there from the README in issue 37), run as written against a real listening server
+// (issue 26), the README's first, then the guide's in the order it gives them: no example may
+// answer 4xx or 5xx unless the table below says it is meant to. Commands are split into words by shell-quote and mapped
 // explicitly (curl, `jq … | curl`, `open`, the admin CLI); nothing is handed to a shell. curl
-// runs as installed, with the README's own arguments, its connections sent to the test server.
-// Ids the README abbreviates (`person_01...`) become the real ids that earlier examples made.
+// runs as installed, with the documents' own arguments, its connections sent to the test server.
+// Ids the documents abbreviate (`person_01...`) become the real ids that earlier examples made.
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+/** The documents whose shell commands run, in this order. */
+const DOCUMENTS = ['README.md', 'docs/guide.md'] as const;
+type Document = (typeof DOCUMENTS)[number];
+const TEXT = Object.fromEntries(DOCUMENTS.map((d) => [d, fs.readFileSync(path.join(ROOT, d), 'utf8')])) as Record<Document, string>;
 const KEY = 'readme-test-key-0123456789abcdef';
 const ADMIN_TOKEN = 'readme-test-admin-token-0123456789';
 
-/** What the README shows but this test does not run, and why: each must still be in the README. */
-const NOT_RUN: Record<string, string> = {
-  'npm ci && npm start': 'installs and starts the service: what this test runs against (npm start: test/build-if-changed.test.ts)',
-  'npm run dev': 'the development server, the same src/server.ts this test starts',
-  'npm test': 'the suite this test is part of',
-  'npm run -s admin -- migrate': 'the server migrated the database when it started',
+/** What the documents show but this test does not run, why, and where: each must still be there. */
+const NOT_RUN: Record<string, { in: Document; why: string }> = {
+  'npm ci && npm start': {
+    in: 'README.md',
+    why: 'installs and starts the service: what this test runs against (npm start: test/build-if-changed.test.ts)',
+  },
+  'npm run dev': { in: 'README.md', why: 'the development server, the same src/server.ts this test starts' },
+  'npm test': { in: 'README.md', why: 'the suite this test is part of' },
+  'npm run build': { in: 'README.md', why: 'the build npm start runs (test/build-if-changed.test.ts)' },
+  'npm pack -w sdk --pack-destination ..': {
+    in: 'README.md',
+    why: 'packs the SDK for another project; test/docs.test.ts checks the name of the tarball it writes',
+  },
+  'npm run -s admin -- migrate': { in: 'docs/guide.md', why: 'the server migrated the database when it started' },
 };
-/** Commands that are meant to fail, by what they start with, with the status the README promises. */
+/** The README's two commands stay on its first screen: this many lines. */
+const FIRST_SCREEN = 30;
+/** Commands that are meant to fail, by what they start with, with the status the guide promises. */
 const EXPECTED_FAILURES: [RegExp, number][] = [
-  // No TXT record can be published for go.acme.com here: the README says so beside it.
+  // No TXT record can be published for go.acme.com here: the guide says so beside it.
   [/\/v0\/tenant_domains\/domain_[0-9a-z]+\/verify$/, 409],
 ];
 /**
- * Ids the README uses before any of its examples makes one (the admin CLI erases a person before
+ * Ids the guide uses before any of its examples makes one (the admin CLI erases a person before
  * the persons examples; a page's image names an asset before the assets examples): the test
  * makes them through the API first. Any other kind used too early fails.
  */
@@ -47,17 +61,20 @@ const SEEDS: Record<string, (api: (method: string, url: string, body: unknown, t
     return (await api('POST', '/v0/assets', { assetType: 'image', name: 'Seeded', fileId: file.fileId })).assetId;
   },
 };
-/** The two lines that set up the shell, exactly as the harness provides them. */
+/** The two lines that set up the shell (in the guide), exactly as the harness provides them. */
 const SETUP = ['export KEY=pak_...', `H=(-H "x-api-key: $KEY" -H 'content-type: application/json')`];
 
 interface Command {
   text: string;
+  document: Document;
   section: string;
+  /** The line of the document where its block starts (0-based). */
+  line: number;
 }
 
-/** The README's shell commands in order: one per line, an indented or `\`-continued line joining the one above. */
-function readmeCommands(): Command[] {
-  const tokens = new MarkdownIt().parse(README, {});
+/** A document's shell commands in order: one per line, an indented or `\`-continued line joining the one above. */
+function commandsOf(document: Document): Command[] {
+  const tokens = new MarkdownIt().parse(TEXT[document], {});
   const commands: Command[] = [];
   let section = '';
   for (const [i, token] of tokens.entries()) {
@@ -68,11 +85,15 @@ function readmeCommands(): Command[] {
       if (line.trim() === '') continue;
       const last = commands.at(-1);
       if (/^\s/.test(line) && last) last.text += `\n${line}`;
-      else commands.push({ text: line, section });
+      else commands.push({ text: line, document, section, line: token.map?.[0] ?? 0 });
     }
   }
   return commands;
 }
+
+/** Every command this test knows of: the README's, then the guide's. */
+const allCommands = (): Command[] => DOCUMENTS.flatMap(commandsOf);
+const bare = (c: Command) => c.text.replace(/\s+#.*$/, '').trim();
 
 let server: ServerProcess;
 let database: TestDatabase;
@@ -117,7 +138,7 @@ function words(text: string): ParseEntry[] {
     if (name === 'KEY') return KEY;
     if (name === 'ADMIN_TOKEN') return ADMIN_TOKEN;
     if (name === 'H[@]') return H;
-    throw new Error(`the README uses $${name}, which this test does not know`);
+    throw new Error(`a document uses $${name}, which this test does not know`);
   };
   return parse(text, env).flatMap((w): ParseEntry[] => {
     if (w === H) return ['-H', `x-api-key: ${KEY}`, '-H', 'content-type: application/json'];
@@ -169,7 +190,7 @@ interface Outcome {
   body: string;
 }
 
-/** curl with the README's arguments, its connection sent to the test server; the status from --write-out. */
+/** curl with the document's arguments, its connection sent to the test server; the status from --write-out. */
 function curl(args: string[], input?: string): Outcome {
   const run = spawnSync(
     'curl',
@@ -218,27 +239,36 @@ function run(command: Command): Outcome | undefined {
   if (w[0] === 'open') return curl(['-A', 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0', ...plain(w.slice(1))]);
   const args = plain(w);
   if (args.slice(0, 5).join(' ') === 'npm run -s admin --') return admin(args.slice(5));
-  throw new Error(`a README command this test does not map: ${command.text}`);
+  throw new Error(`a ${command.document} command this test does not map: ${command.text}`);
 }
 
-test('the README has a shell example for what it promises, and every one is mapped', () => {
-  const texts = readmeCommands().map((c) => c.text.replace(/\s+#.*$/, '').trim());
-  for (const skipped of Object.keys(NOT_RUN)) assert.ok(texts.includes(skipped), `still in the README: ${skipped}`);
-  for (const line of SETUP) assert.ok(texts.includes(line), `the README sets up the shell with: ${line}`);
-  assert.ok(texts.filter((t) => t.startsWith('curl ')).length >= 80, 'the curl examples are found');
+test('the README and the guide have a shell example for what they promise, and every one is mapped', () => {
+  const commands = allCommands();
+  for (const [skipped, { in: document }] of Object.entries(NOT_RUN)) {
+    assert.ok(
+      commands.some((c) => c.document === document && bare(c) === skipped),
+      `still in ${document}: ${skipped}`,
+    );
+  }
+  for (const first of ['npm ci && npm start', 'npm test']) {
+    const at = commands.find((c) => c.document === 'README.md' && bare(c) === first);
+    assert.ok(at && at.line < FIRST_SCREEN, `the README shows ${first} on its first screen`);
+  }
+  const guide = commands.filter((c) => c.document === 'docs/guide.md').map(bare);
+  for (const line of SETUP) assert.ok(guide.includes(line), `the guide sets up the shell with: ${line}`);
+  assert.ok(guide.filter((t) => t.startsWith('curl ')).length >= 80, 'the curl examples are found');
 });
 
-test('every README command answers as the README says, in order', { timeout: 300_000 }, () => {
+test('every command of the README and the guide answers as they say, in order', { timeout: 300_000 }, () => {
   const failures: string[] = [];
   let ran = 0;
-  for (const command of readmeCommands()) {
-    const text = command.text.replace(/\s+#.*$/, '').trim();
-    if (text in NOT_RUN) continue;
+  for (const command of allCommands()) {
+    if (NOT_RUN[bare(command)]?.in === command.document) continue;
     let outcome: Outcome | undefined;
     try {
       outcome = run(command);
     } catch (err) {
-      failures.push(`${command.text}\n  → ${(err as Error).message}`);
+      failures.push(`${command.document}: ${command.text}\n  → ${(err as Error).message}`);
       continue;
     }
     if (outcome === undefined) continue;
@@ -253,9 +283,9 @@ test('every README command answers as the README says, in order', { timeout: 300
     const words = command.text.split(/\s+/).map((w) => w.replace(/^["']|["']$/g, ''));
     const expected = EXPECTED_FAILURES.find(([pattern]) => words.some((x) => pattern.test(x.replace(/_01\.\.\./g, '_x'))))?.[1];
     if (expected !== undefined ? outcome.status !== expected : outcome.status >= 400) {
-      failures.push(`${command.text}\n  → ${outcome.status} ${outcome.body.slice(0, 400)}`);
+      failures.push(`${command.document}: ${command.text}\n  → ${outcome.status} ${outcome.body.slice(0, 400)}`);
     }
   }
-  assert.deepEqual(failures, [], `${failures.length} README commands failed:\n\n${failures.join('\n\n')}`);
+  assert.deepEqual(failures, [], `${failures.length} commands failed:\n\n${failures.join('\n\n')}`);
   assert.ok(ran >= 80, `ran ${ran} commands`);
 });

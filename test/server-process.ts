@@ -35,8 +35,25 @@ export const START_MS = 45_000;
 /** A test's time budget: each of its server starts at START_MS, plus the work it does between them. */
 export const startsAndWork = (starts: number, workMs: number) => ({ timeout: starts * START_MS + workMs });
 
-/** Starts `src/server.ts` as its own process and waits until /healthz answers. */
+/**
+ * Starts `src/server.ts` as its own process and waits until it says it listens on the port it was
+ * given, then until /healthz answers. A free port can be taken by another test between our probe and
+ * the child's bind: the child then exits saying so, and we try another port. Polling /healthz alone
+ * would take whatever else answers on that port for our server.
+ */
 export async function startServer(env: Record<string, string>, timeoutMs = START_MS): Promise<ServerProcess> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(env, timeoutMs);
+    } catch (err) {
+      if (!(err instanceof PortTaken) || attempt >= 5) throw err;
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function startOnce(env: Record<string, string>, timeoutMs: number): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: ROOT,
@@ -53,10 +70,12 @@ export async function startServer(env: Record<string, string>, timeoutMs = START
   let running = true;
   void exited.then(() => (running = false));
   while (running) {
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) break;
-    } catch {
-      // not listening yet
+    if (out.includes(`Listening on ${url};`)) {
+      try {
+        if ((await fetch(`${url}/healthz`)).ok) break;
+      } catch {
+        // held until the first tenant exists
+      }
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
@@ -64,7 +83,11 @@ export async function startServer(env: Record<string, string>, timeoutMs = START
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  if (!running) throw new Error(`server exited during start-up:\n${err}`);
+  if (!running) {
+    await exited;
+    if (err.includes('EADDRINUSE')) throw new PortTaken(err);
+    throw new Error(`server exited during start-up:\n${err}`);
+  }
   return {
     url,
     child,

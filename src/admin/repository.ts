@@ -129,3 +129,8 @@ export async function listTenants(db: Kysely<Database>, query: ListQueryParams) 
   const all = db.selectFrom('tenants');
   return tenantsList.read({ query, rows: all.selectAll(), count: all, map: toTenant });
 }
+
+/** A key's last use (http/auth.ts stamps it at most once a minute a key, off the request's path). */
+export async function markKeyUsed(db: Kysely<Database>, keyId: string, at: string): Promise<void> {
+  await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', keyId).execute();
+}

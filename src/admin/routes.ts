@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { TenantDomain, TenantDomainParams } from '../domains/schemas.js';
-import type { DropDomainLinks } from '../domains/repository.js';
+import type { DomainWiring } from '../domains/repository.js';
 import { attestDomain } from '../domains/verification.js';
 import { adminAuth } from '../http/auth.js';
 import { notFound } from '../http/errors.js';
@@ -15,9 +15,9 @@ const security = [{ adminToken: [] }];
  * Tenants and API keys; registered only when ADMIN_TOKEN is set. One plugin, listed in app.ts; the
  * route rules (query parameters, dispatcher wake-ups) are in src/http/route-rules.ts.
  */
-export const adminRoutes: FastifyPluginAsyncTypebox<{ adminToken: string; dropLinks: DropDomainLinks }> = async (
+export const adminRoutes: FastifyPluginAsyncTypebox<{ adminToken: string; domains: DomainWiring }> = async (
   app,
-  { adminToken, dropLinks },
+  { adminToken, domains },
 ) => {
   app.addHook('onRequest', adminAuth(adminToken));
 
@@ -126,6 +126,6 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ adminToken: string; dropLi
         response: responses({ 200: TenantDomain }),
       },
     },
-    async (request) => attestDomain(app.db, dropLinks, request.params.tenant_domain_id),
+    async (request) => attestDomain(app.db, domains, request.params.tenant_domain_id),
   );
 };

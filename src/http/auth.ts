@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { CACHES, newCache } from '../db/caches.js';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Kysely } from 'kysely';
-import { LRUCache } from 'lru-cache';
 import type { ChangeFeed } from '../db/change-feed.js';
 import { prepared } from '../db/prepared.js';
 import type { Database } from '../db/types.js';
@@ -14,6 +14,9 @@ export function hashApiKey(key: string): string {
 }
 
 const LAST_USED_EVERY_MS = 60_000;
+
+/** Writes `at` as the key's last use. */
+export type MarkKeyUsed = (db: Kysely<Database>, keyId: string, at: string) => Promise<unknown>;
 
 /** Every /v0 request runs this first; compiled once (see db/prepared.ts). */
 const liveKey = prepared((db, p: { keyHash: string }) =>
@@ -38,6 +41,11 @@ export interface ApiKeyAuth {
    * expired): for a door such as /mcp whose work is metered by the API requests it makes.
    */
   identify(key: string | undefined): Promise<{ tenantId: string; apiKeyId: string; scopes: string[] }>;
+  /**
+   * Takes `cost` tokens from a live key's bucket at once (a door such as /mcp charging the messages
+   * of one request), with the RateLimit-* headers; 429 `rate_limited` when the bucket holds fewer.
+   */
+  charge(key: string, cost: number, reply: FastifyReply): Promise<void>;
 }
 
 /**
@@ -49,38 +57,26 @@ export function apiKeyAuth(
   db: Kysely<Database>,
   limiter: RateLimiter,
   defaults: { perSecond: number; burst: number },
+  /** Stamps a key's last use: the admin area's function (it owns api_keys), handed in by app.ts. */
+  markUsed: MarkKeyUsed,
   /** Told of every request a key's rate limit refuses (the metrics). */
   onRefused?: () => void,
   /** How a kept key row is known to be current: see keyRows. */
   freshness: KeyFreshness = {},
 ): ApiKeyAuth {
   // Throttles the write of last_used_at: when each recent key was last written, at most 10,000 keys.
-  const lastUsed = new LRUCache<string, number>({
-    max: 10_000,
-    maxSize: 2 * 1024 * 1024,
-    sizeCalculation: (_at, keyId) => 2 * keyId.length + 64,
-  });
+  const lastUsed = newCache<number>(CACHES.keyLastUsed);
   const touch = (keyId: string) => {
     const at = Date.now();
     if (at - (lastUsed.get(keyId) ?? 0) < LAST_USED_EVERY_MS) return;
     lastUsed.set(keyId, at);
     // Off the request's path: a failure here must never fail the request.
-    void db
-      .updateTable('api_keys')
-      .set({ last_used_at: new Date(at).toISOString() })
-      .where('id', '=', keyId)
-      .execute()
-      .catch(() => lastUsed.delete(keyId));
+    void markUsed(db, keyId, new Date(at).toISOString()).catch(() => lastUsed.delete(keyId));
   };
 
   // Hashing costs as much as the lookup it serves; the hash of a key never changes, so the hashes
   // of recent keys are kept (the rows only as keyRows says: a revoked key must be refused at once).
-  const hashes = new LRUCache<string, string>({
-    max: 10_000,
-    // Keys longer than 512 characters are refused before hashing.
-    maxSize: 16 * 1024 * 1024,
-    sizeCalculation: (hash, key) => 2 * (key.length + hash.length) + 64,
-  });
+  const hashes = newCache<string>(CACHES.keyHashes);
   const hashOf = (key: string) => {
     let hash = hashes.get(key);
     if (hash === undefined) {
@@ -99,13 +95,15 @@ export function apiKeyAuth(
   };
 
   type KeyRow = NonNullable<Awaited<ReturnType<typeof findKey>>['row']>;
-  const meter = async (row: KeyRow, reply: FastifyReply) => {
+
+  const meter = async (row: KeyRow, reply: FastifyReply, cost = 1) => {
     touch(row.id);
     const rate = row.rate_limit_per_second ?? defaults.perSecond;
     const bucket = await limiter.take(
       row.id,
       rate,
       row.rate_limit_burst ?? (row.rate_limit_per_second === null ? defaults.burst : rate * 2),
+      cost,
     );
     reply
       .header('ratelimit-limit', bucket.limit)
@@ -139,6 +137,11 @@ export function apiKeyAuth(
       const { row, refusal } = await findKey(key);
       if (!row) throw new AppError('unauthorized', refusal);
       return { tenantId: row.tenant_id, apiKeyId: row.id, scopes: row.scopes.split(',') };
+    },
+    charge: async (key, cost, reply) => {
+      const { row, refusal } = await findKey(key);
+      if (!row) throw new AppError('unauthorized', refusal);
+      await meter(row, reply, cost);
     },
     meterUnrouted: async (request, reply) => {
       const key = request.headers['x-api-key'];
@@ -179,12 +182,7 @@ interface KeptKey {
  * revoked keys are never kept.
  */
 function keyRows(db: Kysely<Database>, { dataVersion, feed }: KeyFreshness): (keyHash: string) => Promise<KeyRow | undefined> {
-  const kept = new LRUCache<string, KeptKey>({
-    max: 10_000,
-    // A row: an id, a tenant id, the scopes, two times, two numbers; keyed by a 64-character hash.
-    maxSize: 8 * 1024 * 1024,
-    sizeCalculation: () => 640,
-  });
+  const kept = newCache<KeptKey>(CACHES.keyRows);
   const read = async (keyHash: string) => (await liveKey(db, { keyHash }))[0];
   if (feed) {
     /**

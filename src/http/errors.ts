@@ -13,6 +13,7 @@ export const ERROR_STATUS = {
   conflict: 409,
   idempotency_key_in_progress: 409,
   domain_not_verified: 409,
+  nothing_to_restore: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_key_reused: 422,
@@ -31,6 +32,7 @@ const TITLES: Record<ErrorCode, string> = {
   conflict: 'The request conflicts with the current state',
   idempotency_key_in_progress: 'A request with this idempotency key is in progress',
   domain_not_verified: 'The domain could not be verified',
+  nothing_to_restore: 'The version has no content to restore',
   payload_too_large: 'The request body is too large',
   unsupported_media_type: 'Unsupported media type',
   idempotency_key_reused: 'The idempotency key was used with a different request',
@@ -124,6 +126,11 @@ interface AjvError {
   message?: string;
 }
 
+// Formats whose failure is said in words rather than by the format's name.
+const FORMAT_MESSAGES: Record<string, string> = {
+  phone: 'is not a phone number: write it like +14155550100, or (415) 555-0100 with defaultCountry set',
+};
+
 /** Ajv errors → one entry per offending field, each at its own JSON Pointer. */
 export function fieldErrors(validation: readonly AjvError[]): FieldError[] {
   const byPath = new Map<string, string[]>();
@@ -138,6 +145,8 @@ export function fieldErrors(validation: readonly AjvError[]): FieldError[] {
       message = 'is not an allowed field';
     } else if (e.keyword === 'enum' && Array.isArray(e.params.allowedValues)) {
       message = `must be one of: ${e.params.allowedValues.join(', ')}`;
+    } else if (e.keyword === 'format' && typeof e.params.format === 'string' && e.params.format in FORMAT_MESSAGES) {
+      message = FORMAT_MESSAGES[e.params.format] ?? message;
     } else if (e.keyword === 'anyOf' || e.keyword === 'oneOf') {
       continue; // its branches have already said what is wrong
     }

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
 import { isUniqueViolation } from '../db/errors.js';
+import type { Mentions } from '../db/mentions.js';
 import type { Database } from '../db/types.js';
 import { now } from '../time.js';
 import { AppError } from './errors.js';
@@ -24,6 +25,8 @@ export interface IdempotentRequest {
   ttlMs: number | null;
   /** The status of the first answer, which a replay repeats (201 unless given). */
   status?: number;
+  /** The status when the answer decides it (an upsert: 201 made, 200 updated); `status` otherwise. */
+  statusOf?: (body: unknown) => number;
 }
 
 /** A replay answers the stored response, or what `render` makes of it (e.g. fresh signed URLs). */
@@ -43,8 +46,12 @@ export async function createOnce<T>(
   create: (trx: Transaction<Database>) => Promise<T>,
   render: Render<T> = async (stored) => stored,
 ): Promise<IdempotentResult<T>> {
-  const status = req.status ?? 201;
-  if (!req.key) return { body: await db.transaction().execute(create), status, replayed: false };
+  const fixed = req.status ?? 201;
+  const statusOf = (body: T) => req.statusOf?.(body) ?? fixed;
+  if (!req.key) {
+    const body = await db.transaction().execute(create);
+    return { body, status: statusOf(body), replayed: false };
+  }
   const key = req.key;
   const hash = requestHash(req.request);
 
@@ -57,7 +64,7 @@ export async function createOnce<T>(
       const createdAt = now();
       const record = {
         request_hash: hash,
-        response_status: status,
+        response_status: statusOf(body),
         response_body: JSON.stringify(body),
         created_at: createdAt,
         expires_at: req.ttlMs === null ? null : new Date(Date.now() + req.ttlMs).toISOString(),
@@ -73,7 +80,7 @@ export async function createOnce<T>(
       if (Number(result.numInsertedOrUpdatedRows ?? 0n) === 0) throw new KeyTaken();
       return body;
     });
-    return { body, status, replayed: false };
+    return { body, status: statusOf(body), replayed: false };
   } catch (err) {
     if (!(err instanceof KeyTaken) && !isUniqueViolation(err)) throw err;
     // Read in a transaction: on SQLite's group commit (db/sqlite.ts) the winner may have finished
@@ -198,4 +205,27 @@ export function fromBodyOrHeader(request: FastifyRequest, byBody: IdempotentRequ
 export function sendOnce<T>(reply: FastifyReply, result: IdempotentResult<T>): FastifyReply {
   if (result.replayed) reply.header('idempotent-replayed', 'true');
   return reply.code(result.status).send(result.body);
+}
+
+/** Housekeeping (jobs/maintenance.ts): an expired key is already ignored (and taken over) above; this only frees the space. */
+export async function pruneIdempotencyKeys(db: Kysely<Database>): Promise<void> {
+  await db.deleteFrom('idempotency_keys').where('expires_at', '<', now()).execute();
+}
+
+/** A person's erasure (persons/erasure.ts): remembered requests whose key or answer mentions them are forgotten (few: they live 24 hours). */
+export async function forgetKeysMentioning(trx: Transaction<Database>, tenantId: string, mentions: Mentions): Promise<void> {
+  const rows = await trx
+    .selectFrom('idempotency_keys')
+    .select(['scope', 'key', 'response_body'])
+    .where('tenant_id', '=', tenantId)
+    .where((eb) => eb.or([mentions.mayMention('key'), mentions.mayMention('response_body')]))
+    .execute();
+  for (const key of rows.filter((r) => mentions.test(r.key) || mentions.test(r.response_body))) {
+    await trx
+      .deleteFrom('idempotency_keys')
+      .where('tenant_id', '=', tenantId)
+      .where('scope', '=', key.scope)
+      .where('key', '=', key.key)
+      .execute();
+  }
 }

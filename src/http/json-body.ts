@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, type FieldError, pointerSegment } from './errors.js';
 
 const MAX_JSON_DEPTH = 64;
@@ -12,10 +12,30 @@ const MAX_JSON_ITEMS = 10_000;
  * (uploads do, for image bytes).
  */
 export function registerJsonBody(app: FastifyInstance): void {
-  const parseJson = app.getDefaultJsonParser('error', 'error');
+  const readJson = jsonReader(app);
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body.toString();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => readJson(request, body.toString(), done));
+}
+
+/**
+ * A form's field holding JSON, read under the same policy as a JSON body: what a browser posts
+ * into a frame (the console's live preview), where no script can send JSON. Only in the
+ * registering plugin's scope. A form without the field is a body without it: the schema says so.
+ */
+export function registerFormJsonBody(app: FastifyInstance, field: string): void {
+  const readJson = jsonReader(app);
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (request, body, done) => {
+    const text = new URLSearchParams(body.toString()).get(field);
+    if (text === null) return done(null, {});
+    readJson(request, text, done);
+  });
+}
+
+type Done = (err: Error | null, body?: unknown) => void;
+
+function jsonReader(app: FastifyInstance) {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  return (request: FastifyRequest, text: string, done: Done) => {
     if (text.length === 0) {
       done(null, undefined);
       return;
@@ -35,7 +55,7 @@ export function registerJsonBody(app: FastifyInstance): void {
         return done(new AppError('validation_failed', `Invalid body: ${problem.path || 'the body'} ${problem.message}`, [problem]));
       done(null, mayHoldSurrogates(text) ? wellFormed(parsed) : parsed);
     });
-  });
+  };
 }
 
 /** The deepest nesting of objects and arrays in JSON text, read without parsing it (strings skipped). */

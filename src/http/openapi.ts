@@ -53,6 +53,7 @@ export function openApiOptions(): FastifyDynamicSwaggerOptions {
         { name: 'analytics', description: 'Visits aggregated over time, per page and across pages' },
         { name: 'goals', description: 'What counts as a goal reached in a visit' },
         { name: 'funnels', description: 'Steps in order, and how many visitors reach each' },
+        { name: 'templates', description: 'Page templates: the built-ins and those saved from pages (extension)' },
         { name: 'api keys', description: 'The calling API key' },
         { name: 'admin', description: 'Tenants and API keys (only when ADMIN_TOKEN is set)' },
       ],

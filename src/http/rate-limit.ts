@@ -17,53 +17,55 @@ export interface BucketState {
 }
 
 export interface RateLimiter {
-  take(keyId: string, rate: number, burst: number): Promise<BucketState>;
+  /** Takes `cost` tokens (1 by default) if the bucket holds them, else none. */
+  take(keyId: string, rate: number, burst: number, cost?: number): Promise<BucketState>;
   /** Resolves once the limiter can meter requests (at once in memory). */
   ready(): Promise<void>;
   close(): Promise<void>;
 }
 
-function state(allowed: boolean, tokens: number, rate: number, burst: number): BucketState {
+function state(allowed: boolean, tokens: number, rate: number, burst: number, cost = 1): BucketState {
   return {
     allowed,
     limit: burst,
     remaining: Math.max(0, Math.floor(tokens)),
     resetSeconds: Math.max(0, Math.ceil((burst - tokens) / rate)),
-    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / rate)),
+    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((Math.min(cost, burst) - tokens) / rate)),
   };
 }
 
 export function memoryLimiter(): RateLimiter {
   const buckets = new Map<string, { tokens: number; at: number }>();
   return {
-    async take(keyId, rate, burst) {
+    async take(keyId, rate, burst, cost = 1) {
       const now = performance.now() / 1000;
       const bucket = buckets.get(keyId) ?? { tokens: burst, at: now };
       bucket.tokens = Math.min(burst, bucket.tokens + (now - bucket.at) * rate);
       bucket.at = now;
-      const allowed = bucket.tokens >= 1;
-      if (allowed) bucket.tokens -= 1;
+      const allowed = bucket.tokens >= cost;
+      if (allowed) bucket.tokens -= cost;
       buckets.set(keyId, bucket);
-      return state(allowed, bucket.tokens, rate, burst);
+      return state(allowed, bucket.tokens, rate, burst, cost);
     },
     async ready() {},
     async close() {},
   };
 }
 
-// KEYS[1] the bucket; ARGV rate, burst. Refill by Redis's own clock, take one token if there is one.
+// KEYS[1] the bucket; ARGV rate, burst, cost. Refill by Redis's own clock, take `cost` tokens if there are as many.
 const TAKE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
 local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
+local cost = tonumber(ARGV[3]) or 1
 local data = redis.call('HMGET', KEYS[1], 'tokens', 'at')
 local tokens = tonumber(data[1]) or burst
 local at = tonumber(data[2]) or now
 tokens = math.min(burst, tokens + math.max(0, now - at) * rate)
 local allowed = 0
-if tokens >= 1 then
-  tokens = tokens - 1
+if tokens >= cost then
+  tokens = tokens - cost
   allowed = 1
 end
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
@@ -80,14 +82,14 @@ export async function redisLimiter(url: string, log: FastifyBaseLogger): Promise
   const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
   redis.on('error', (err) => log.warn({ err: err.message }, 'rate limiter: redis unavailable'));
   redis.defineCommand('takeToken', { numberOfKeys: 1, lua: TAKE });
-  const take = (redis as unknown as { takeToken(key: string, rate: number, burst: number): Promise<[number, string]> }).takeToken.bind(
-    redis,
-  );
+  const take = (
+    redis as unknown as { takeToken(key: string, rate: number, burst: number, cost: number): Promise<[number, string]> }
+  ).takeToken.bind(redis);
   return {
-    async take(keyId, rate, burst) {
+    async take(keyId, rate, burst, cost = 1) {
       try {
-        const [allowed, tokens] = await take(`pam:rate:${keyId}`, rate, burst);
-        return state(allowed === 1, Number(tokens), rate, burst);
+        const [allowed, tokens] = await take(`pam:rate:${keyId}`, rate, burst, cost);
+        return state(allowed === 1, Number(tokens), rate, burst, cost);
       } catch {
         return state(true, burst, rate, burst);
       }

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import { isPhoneShaped } from '../phone.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -15,6 +16,11 @@ const common: Options = {
 // Bodies are JSON: a string is never a number. Query strings and paths are text: "20" is a number.
 const bodyAjv = addFormats(new Ajv({ ...common, coerceTypes: false }));
 const textAjv = addFormats(new Ajv({ ...common, coerceTypes: true }));
+// A phone number as people type it; the tenant's country decides the number (src/phone.ts).
+for (const ajv of [bodyAjv, textAjv]) ajv.addFormat('phone', { type: 'string', validate: isPhoneShaped });
+
+/** A JSON value checked as a request body would be (outside a route: the page agent's answers). */
+export const compileJsonCheck = (schema: object): ValidateFunction => bodyAjv.compile(schema);
 
 /** Compiled once per route at start-up; shared by every app in the process. */
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>

@@ -5,6 +5,13 @@
  * throws is logged and the loop goes on. With `unref`, its timers never keep the process alive on
  * their own.
  */
+/** What app.ts starts when the app is ready and stops before it closes: every background job. */
+export interface BackgroundJob {
+  start(): void;
+  /** Waits for the work under way. */
+  stop(): Promise<void>;
+}
+
 export interface RoundLoop {
   start(): void;
   /** Run a round soon: now if idle, right after the current one if it is running. */

@@ -1,8 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
-import { now } from '../time.js';
-import { forgetPastSecrets } from '../db/daily-secrets.js';
 import { roundLoop } from './loop.js';
 
 /**
@@ -17,33 +15,16 @@ export interface Maintenance {
 }
 
 const HOUR_MS = 60 * 60 * 1000;
-/** How long events (and their deliveries) are kept: docs/webhooks.md says 30 days. */
-const KEEP_EVENTS_MS = 30 * 24 * HOUR_MS;
 
-const TASKS: Record<string, (db: Kysely<Database>) => Promise<unknown>> = {
-  async 'prune events'(db) {
-    const cutoff = new Date(Date.now() - KEEP_EVENTS_MS).toISOString();
-    await db
-      .deleteFrom('webhook_deliveries')
-      .where('event_id', 'in', (eb) => eb.selectFrom('events').select('id').where('created_at', '<', cutoff))
-      .execute();
-    await db.deleteFrom('events').where('created_at', '<', cutoff).execute();
-  },
-  // An expired key is already ignored (and taken over) by http/idempotency.ts; this only frees the space.
-  'prune idempotency keys': (db) => db.deleteFrom('idempotency_keys').where('expires_at', '<', now()).execute(),
-  // A claim matters for REPEAT_WINDOW_MS (src/site/forms/leads.ts); a minute leaves room for clocks that differ.
-  'prune form claims': (db) =>
-    db
-      .deleteFrom('form_claims')
-      .where('accepted_at', '<', new Date(Date.now() - 60_000).toISOString())
-      .execute(),
-  // Yesterday's visitor keys can no longer be recomputed, so never linked to today's (db/daily-secrets.ts).
-  'forget past daily secrets': (db) => forgetPastSecrets(db),
-};
+/**
+ * The tasks by name, each an owner's function (its table's pruning): src/housekeeping.ts lists
+ * them, above the areas, since the areas import jobs/ and not the other way.
+ */
+export type MaintenanceTasks = Record<string, (db: Kysely<Database>) => Promise<unknown>>;
 
-async function runTasks(db: Kysely<Database>, log: FastifyBaseLogger): Promise<void> {
+async function runTasks(db: Kysely<Database>, log: FastifyBaseLogger, tasks: MaintenanceTasks): Promise<void> {
   // One failing task does not hold back the others; each is tried again next round.
-  for (const [task, run] of Object.entries(TASKS)) {
+  for (const [task, run] of Object.entries(tasks)) {
     try {
       await run(db);
     } catch (err) {
@@ -52,9 +33,9 @@ async function runTasks(db: Kysely<Database>, log: FastifyBaseLogger): Promise<v
   }
 }
 
-export function createMaintenance(db: Kysely<Database>, log: FastifyBaseLogger, everyMs = HOUR_MS): Maintenance {
+export function createMaintenance(db: Kysely<Database>, log: FastifyBaseLogger, tasks: MaintenanceTasks, everyMs = HOUR_MS): Maintenance {
   return roundLoop({
-    round: () => runTasks(db, log),
+    round: () => runTasks(db, log, tasks),
     pollMs: everyMs,
     // Nothing wakes it, so rounds are apart by `everyMs` alone.
     minGapMs: 0,

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { Arrival } from '../http/public-origin.js';
 import type { Operation } from './catalogue.js';
 import { argumentName, plainSchema } from './schemas.js';
 
@@ -100,19 +101,25 @@ export function queryString(query: Record<string, unknown> | undefined): string 
 
 /**
  * The API of this process, entered by the same door as any request (`app.inject`), with the
- * caller's key: its scopes, rate limit, idempotency and validation apply unchanged.
+ * caller's key: its scopes, rate limit, idempotency and validation apply unchanged. Each request
+ * arrives as the MCP request did (its Host, address and `X-Forwarded-Proto`), so the addresses the
+ * API makes (http/public-origin.ts) are the ones the caller reaches.
  */
-export function injectedApi(app: FastifyInstance, key: string, host: string | undefined, requestId: string): Api {
+export function injectedApi(app: FastifyInstance, key: string, outer: Arrival, requestId: string): Api {
+  const { host, 'x-forwarded-proto': proto } = outer.headers;
+  const remoteAddress = outer.socket.remoteAddress;
   return async ({ method, path, query, body, idempotencyKey }) => {
     // The MCP request's id on each API request it makes, so the logs join them.
-    const headers: Record<string, string> = { 'x-api-key': key, 'x-request-id': requestId };
+    const headers: Record<string, string | string[]> = { 'x-api-key': key, 'x-request-id': requestId };
     if (host) headers.host = host;
+    if (proto !== undefined) headers['x-forwarded-proto'] = proto;
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
     if (body !== undefined) headers['content-type'] = 'application/json';
     const res = await app.inject({
       method: method as 'GET',
       url: `${path}${queryString(query)}`,
       headers,
+      ...(remoteAddress !== undefined ? { remoteAddress } : {}),
       ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
     });
     return { status: res.statusCode, contentType: String(res.headers['content-type'] ?? ''), text: res.body };

@@ -4,8 +4,28 @@ import { AppError } from '../http/errors.js';
 import { injectedApi } from './api.js';
 import type { RouteCatalogue } from './catalogue.js';
 import { buildTools, type Tool } from './tools.js';
+import type { PublicOrigin } from '../http/public-origin.js';
 
 const CHALLENGE = { 'www-authenticate': 'Bearer realm="mcp"' };
+
+/** At most this many JSON-RPC messages in one POST (the SDK would take 100). */
+export const MAX_BATCH = 20;
+
+/**
+ * Messages whose work is /v0 requests, each metered as any API request (a refusal then reaches the
+ * model as the tool's error): charging them at the door as well would count them twice.
+ */
+const METERED_BY_THE_API = new Set(['tools/call', 'resources/read', 'resources/list']);
+
+/** What one POST costs at the door: one token per message the API does not meter itself. */
+function doorCost(messages: unknown[]): number {
+  let cost = 0;
+  for (const m of messages) {
+    const method = typeof m === 'object' && m !== null ? (m as { method?: unknown }).method : undefined;
+    if (typeof method !== 'string' || !METERED_BY_THE_API.has(method)) cost++;
+  }
+  return cost;
+}
 
 /** The key as MCP clients send it (`Authorization: Bearer`), or as the API takes it (`x-api-key`). */
 function keyOf(request: FastifyRequest): string | undefined {
@@ -25,11 +45,11 @@ function webRequest(request: FastifyRequest): Request {
 }
 
 async function loadProtocol(tools: Tool[]) {
-  const [{ mcpServer, toolSet }, { WebStandardStreamableHTTPServerTransport }] = await Promise.all([
+  const [{ mcpServer, toolSet, fillToolLists }, { WebStandardStreamableHTTPServerTransport }] = await Promise.all([
     import('./server.js'),
     import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
   ]);
-  return { mcpServer, set: toolSet(tools), Transport: WebStandardStreamableHTTPServerTransport };
+  return { mcpServer, fillToolLists, set: toolSet(tools), Transport: WebStandardStreamableHTTPServerTransport };
 }
 type Loaded = Awaited<ReturnType<typeof loadProtocol>>;
 
@@ -40,7 +60,10 @@ type Loaded = Awaited<ReturnType<typeof loadProtocol>>;
  * specification allows a server without sessions or streams. Each tool calls the /v0 API of this
  * process with the caller's key, so its scopes, rate limit and idempotency apply as to any request.
  */
-export const mcpRoutes: FastifyPluginAsync<{ catalogue: RouteCatalogue; keys: ApiKeyAuth }> = async (app, { catalogue, keys }) => {
+export const mcpRoutes: FastifyPluginAsync<{ catalogue: RouteCatalogue; keys: ApiKeyAuth; origin: PublicOrigin }> = async (
+  app,
+  { catalogue, keys, origin },
+) => {
   // Built now, so a renamed operation fails start-up; the SDK itself (some 0.5 s to load) is loaded
   // by the first MCP request, not by every process start.
   const tools = buildTools(catalogue);
@@ -85,8 +108,23 @@ export const mcpRoutes: FastifyPluginAsync<{ catalogue: RouteCatalogue; keys: Ap
 
   app.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
     const { key, canWrite } = await caller(request);
-    const { mcpServer, set, Transport } = await load();
-    const server = mcpServer(set, catalogue, { api: injectedApi(app, key, request.headers.host, request.id), canWrite });
+    const messages = Array.isArray(request.body) ? request.body : [request.body];
+    if (messages.length > MAX_BATCH) {
+      // The SDK's own refusal of a batch too long, at this server's bound: a JSON-RPC error in a 400.
+      return reply.code(400).send({
+        jsonrpc: '2.0',
+        error: { code: -32600, message: `Invalid Request: a batch holds at most ${MAX_BATCH} messages` },
+        id: null,
+      });
+    }
+    const cost = doorCost(messages);
+    if (cost > 0) await keys.charge(key, cost, reply);
+    const { mcpServer, fillToolLists, set, Transport } = await load();
+    const server = mcpServer(set, catalogue, {
+      api: injectedApi(app, key, request.raw, request.id),
+      canWrite,
+      originOf: (hostname) => origin(hostname, request.raw),
+    });
     const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
@@ -95,7 +133,7 @@ export const mcpRoutes: FastifyPluginAsync<{ catalogue: RouteCatalogue; keys: Ap
       answer.headers.forEach((value, name) => {
         reply.header(name, value);
       });
-      const text = await answer.text();
+      const text = fillToolLists(await answer.text(), set);
       return reply.send(text === '' ? undefined : text);
     } finally {
       await server.close();

@@ -12,6 +12,7 @@ import {
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { fieldErrors } from '../http/errors.js';
+import type { OriginOf } from '../http/public-origin.js';
 import { type Api, callJson, callText, ToolProblem } from './api.js';
 import type { RouteCatalogue } from './catalogue.js';
 import { argumentName } from './schemas.js';
@@ -27,22 +28,54 @@ const INSTRUCTIONS =
 
 const READ_ONLY_NOTE = " (This API key is read-only: calling this tool returns the API's 403 refusal. Use a key with the write scope.)";
 
-/** The tools with their argument validators, compiled once per app. */
+/** The tools with their argument validators, compiled once per app, and tools/list's answer serialised once per scope. */
 export interface ToolSet {
   tools: Tool[];
   byName: Map<string, { tool: Tool; validate: ValidateFunction }>;
+  /** The JSON of tools/list's `tools` for a key that may write, and for a read-only one. */
+  listed: { write: string; read: string };
 }
 
 export function toolSet(tools: Tool[]): ToolSet {
   // The arguments are checked against the very schema tools/list shows, before any API request.
   const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
-  return { tools, byName: new Map(tools.map((tool) => [tool.name, { tool, validate: ajv.compile(tool.inputSchema) }])) };
+  return {
+    tools,
+    byName: new Map(tools.map((tool) => [tool.name, { tool, validate: ajv.compile(tool.inputSchema) }])),
+    listed: { write: JSON.stringify(listedTools(tools, true)), read: JSON.stringify(listedTools(tools, false)) },
+  };
+}
+
+function listedTools(tools: Tool[], canWrite: boolean) {
+  return tools.map((tool) => ({
+    name: tool.name,
+    title: tool.title,
+    description: tool.write && !canWrite ? `${tool.description}${READ_ONLY_NOTE}` : tool.description,
+    inputSchema: tool.inputSchema as { type: 'object' },
+    outputSchema: tool.outputSchema as { type: 'object' },
+    annotations: { title: tool.title, ...tool.annotations },
+  }));
+}
+
+/**
+ * What tools/list answers in place of its tools: a string no stored value or argument can hold (a
+ * NUL is refused everywhere), replaced in the response by the list serialised once (`fillToolLists`).
+ */
+const slot = (scope: 'write' | 'read') => `\u0000pam:tools:${scope}\u0000`;
+const SLOTS = { write: JSON.stringify([slot('write')]), read: JSON.stringify([slot('read')]) };
+
+/** The transport's response text with each tools/list slot replaced by the serialised list. */
+export function fillToolLists(text: string, set: ToolSet): string {
+  if (!text.includes('pam:tools:')) return text;
+  return text.replaceAll(SLOTS.write, set.listed.write).replaceAll(SLOTS.read, set.listed.read);
 }
 
 /** What one caller may do: its key's API, and whether the key has the write scope. */
 export interface Caller {
   api: Api;
   canWrite: boolean;
+  /** A tenant domain's public origin, as the MCP request reaches the service. */
+  originOf: OriginOf;
 }
 
 const errorResult = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] });
@@ -75,7 +108,7 @@ async function callTool(set: ToolSet, caller: Caller, name: string, given: Recor
     );
   }
   try {
-    const { structured, summary } = await found.tool.run(args, caller.api);
+    const { structured, summary } = await found.tool.run(args, caller.api, caller.originOf);
     return {
       structuredContent: structured,
       // The summary for the reader; the JSON for clients that pass only text to the model.
@@ -147,16 +180,9 @@ async function listResources(catalogue: RouteCatalogue, api: Api, cursor: string
 /** One MCP server for one caller: the tools, and the tenant's pages as resources. */
 export function mcpServer(set: ToolSet, catalogue: RouteCatalogue, caller: Caller): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: set.tools.map((tool) => ({
-      name: tool.name,
-      title: tool.title,
-      description: tool.write && !caller.canWrite ? `${tool.description}${READ_ONLY_NOTE}` : tool.description,
-      inputSchema: tool.inputSchema as { type: 'object' },
-      outputSchema: tool.outputSchema as { type: 'object' },
-      annotations: { title: tool.title, ...tool.annotations },
-    })),
-  }));
+  // Serialised once (toolSet): the transport's text carries a slot that fillToolLists fills.
+  const listed = { tools: [slot(caller.canWrite ? 'write' : 'read')] as unknown as ReturnType<typeof listedTools> };
+  server.setRequestHandler(ListToolsRequestSchema, async () => listed);
   server.setRequestHandler(CallToolRequestSchema, async (request) =>
     callTool(set, caller, request.params.name, request.params.arguments ?? {}),
   );

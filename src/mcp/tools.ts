@@ -1,6 +1,9 @@
+import type { OriginOf } from '../http/public-origin.js';
 import { type Api, callJson, requestOf } from './api.js';
 import type { Operation, RouteCatalogue } from './catalogue.js';
 import { idempotencyKeyArgument, itemsOf, type JsonSchema, linkServed, mergedInput, pageWithParts, plainSchema } from './schemas.js';
+
+import { type Rules, rulesInWords } from '../audiences/rules.js';
 
 type Args = Record<string, unknown>;
 type Body = Record<string, unknown>;
@@ -20,7 +23,8 @@ export interface Tool {
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
   inputSchema: JsonSchema;
   outputSchema: JsonSchema;
-  run(args: Args, api: Api): Promise<ToolAnswer>;
+  /** `originOf`: a tenant domain's public origin for the MCP request (http/public-origin.ts). */
+  run(args: Args, api: Api, originOf: OriginOf): Promise<ToolAnswer>;
 }
 
 interface Shape {
@@ -121,10 +125,19 @@ export function buildTools(catalogue: RouteCatalogue): Tool[] {
     getPage(op('getPage'), audiences, links, domains),
     oneCall(
       {
+        name: 'list_templates',
+        title: 'List page templates',
+        description: `Page templates to start a page from (create_page's templateId): the built-ins first (product launch, account-based outreach, webinar or event, demo request), then the tenant's own, newest first, each with its content and actions. ${READ_NOTE}`,
+      },
+      op('listTemplates'),
+      (b) => count(b, 'templates'),
+    ),
+    oneCall(
+      {
         name: 'create_page',
         title: 'Create a page',
         description:
-          'Creates a page: name, title, pageType, pageContext (what the page agent writes from), actions and content (headline, subheadline, Markdown sections). status published makes it servable once it has a link.',
+          "Creates a page: name, title, pageType, pageContext (what the page agent writes from), actions and content (headline, subheadline, sections in layouts). Or templateId (from list_templates) instead of content and actions: the page starts with the template's. status published makes it servable once it has a link.",
         write: { destructive: false, idempotent: false },
       },
       op('createPage'),
@@ -141,6 +154,7 @@ export function buildTools(catalogue: RouteCatalogue): Tool[] {
       op('createAudience'),
       (b) => `Created audience ${String(b.audienceId)} "${String(b.effectiveName)}" on page ${String(b.pageId)}`,
     ),
+    createSegment(op('createAudience')),
     writeVersion(createVersion, updateVersion),
     oneCall(
       {
@@ -159,11 +173,12 @@ export function buildTools(catalogue: RouteCatalogue): Tool[] {
         name: 'regenerate',
         title: 'Regenerate a page',
         description:
-          'Queues a new version for the page agent to write, for every live audience of the page or the listed audienceIds; the versions appear as queued, then processing, then published (or failed).',
+          'Queues a new version for the page agent to write, for every live audience of the page except those whose published or latest draft version a person wrote (unless includeWritten), or for exactly the listed audienceIds; the versions appear as queued, then processing, then published (or failed). dryRun: true says what it would do and writes nothing.',
         write: { destructive: false, idempotent: false },
       },
       op('regeneratePage'),
-      (b) => `Queued ${String(b.queued)} versions for the page agent`,
+      (b) =>
+        `${b.dryRun === true ? 'Would queue' : 'Queued'} ${String(b.queued)} versions for the page agent; skipped ${Array.isArray(b.skipped) ? b.skipped.length : 0} written by a person`,
     ),
     oneCall(
       {
@@ -192,6 +207,24 @@ export function buildTools(catalogue: RouteCatalogue): Tool[] {
       op('getExperimentResults'),
       (_b, a) => `Results of experiment ${String(a.experimentId)}`,
     ),
+    oneCall(
+      {
+        name: 'list_deals',
+        title: 'List deals',
+        description: `The tenant's CRM deals (from the API, HubSpot or Salesforce), newest first by their creation, filtered by source, stage, accountId and dates. ${READ_NOTE}`,
+      },
+      op('listDeals'),
+      (b) => count(b, 'deals'),
+    ),
+    oneCall(
+      {
+        name: 'pipeline_report',
+        title: 'Influenced pipeline',
+        description: `The deals (created between startDate and endDate) whose account visited within windowDays before, credited to the pages, audiences, segments or experiment arms (groupBy; arm needs experimentId) of any, the first or the last visit (model). Amounts are per currency. ${READ_NOTE}`,
+      },
+      op('getPipeline'),
+      (b) => `Influenced pipeline: ${summaryOfPipeline(b)}`,
+    ),
     createLinkTool(createLink, domains),
   ];
 }
@@ -211,7 +244,8 @@ async function domainsOf(api: Api, domains: Operation): Promise<Body[]> {
   return (await callJson<Body>(api, requestOf(domains, { limit: 100 }))).items as Body[];
 }
 
-const urlOf = (domain: Body | undefined, path: string) => (domain ? `https://${String(domain.hostname)}${path}` : path);
+const urlOf = (domain: Body | undefined, path: string, originOf: OriginOf) =>
+  domain ? `${originOf(String(domain.hostname))}${path}` : path;
 
 /** A page with its audiences and the links to it on each domain: reads of the API. */
 function getPage(page: Operation, audiences: Operation, links: Operation, domains: Operation): Tool {
@@ -224,7 +258,7 @@ function getPage(page: Operation, audiences: Operation, links: Operation, domain
     },
     mergedInput({ params: [page.params] }),
     output,
-    async (args, api) => {
+    async (args, api, originOf) => {
       const found = await callJson<Body>(api, requestOf(page, args));
       const pageId = String(found.pageId);
       const listed = await callJson<Body>(api, requestOf(audiences, { pageId, limit: 100 }));
@@ -232,7 +266,7 @@ function getPage(page: Operation, audiences: Operation, links: Operation, domain
       let linksHasMore = false;
       for (const domain of await domainsOf(api, domains)) {
         const linked = await callJson<Body>(api, requestOf(links, { pageId, tenantDomainId: domain.tenantDomainId, limit: 100 }));
-        for (const link of linked.items as Body[]) served.push({ ...link, url: urlOf(domain, String(link.path)) });
+        for (const link of linked.items as Body[]) served.push({ ...link, url: urlOf(domain, String(link.path), originOf) });
         linksHasMore ||= linked.hasMore === true;
       }
       const structured = {
@@ -287,17 +321,60 @@ function createLinkTool(create: Operation, domains: Operation): Tool {
     },
     mergedInput({ params: [create.params], rest: [create.body] }),
     linkServed(link),
-    async (args, api) => {
+    async (args, api, originOf) => {
       const created = await callJson<Body>(api, requestOf(create, args));
-      const url = await servedAt(api, domains, String(created.tenantDomainId), String(created.path));
+      const url = await servedAt(api, domains, String(created.tenantDomainId), String(created.path), originOf);
       return { structured: { ...created, url }, summary: `Created link ${String(created.pageLinkId)}: ${url}` };
     },
   );
 }
 
-async function servedAt(api: Api, domains: Operation, tenantDomainId: string, path: string): Promise<string> {
+async function servedAt(api: Api, domains: Operation, tenantDomainId: string, path: string, originOf: OriginOf): Promise<string> {
   return urlOf(
     (await domainsOf(api, domains)).find((d) => d.tenantDomainId === tenantDomainId),
     path,
+    originOf,
+  );
+}
+
+/** The pipeline's totals in words: the deals, and the amount in each currency. */
+function summaryOfPipeline(body: Body): string {
+  const totals = (body.totals ?? {}) as {
+    deals?: number;
+    wonDeals?: number;
+    byCurrency?: { currency: string; amount: number; wonAmount: number }[];
+  };
+  const sums = (totals.byCurrency ?? []).map((c) => `${c.amount} ${c.currency} (won ${c.wonAmount})`).join(', ');
+  const groups = Array.isArray(body.groups) ? body.groups.length : 0;
+  return `${totals.deals ?? 0} deals, ${totals.wonDeals ?? 0} won${sums ? `; ${sums}` : ''}; ${groups} groups`;
+}
+
+/** The fields of createAudience a segment takes: the rules say who it is for, never a person. */
+const SEGMENT_ARGUMENTS = ['pageId', 'customName', 'rules', 'priority', 'supplementaryContext', 'isNewPageAgent'];
+
+/** `create_segment` (issue 39): createAudience with rules and priority, answered with the rules in words. */
+function createSegment(operation: Operation): Tool {
+  const full = mergedInput({ params: [operation.params], rest: [operation.body] });
+  const properties = Object.fromEntries(Object.entries(full.properties ?? {}).filter(([name]) => SEGMENT_ARGUMENTS.includes(name)));
+  const input: JsonSchema = { type: 'object', properties, additionalProperties: false, required: ['pageId', 'rules'] };
+  return tool(
+    {
+      name: 'create_segment',
+      title: 'Create a segment audience',
+      description:
+        'Creates a segment audience of a page: anonymous visitors matched by rules ({match: all|any, conditions: [{field, operator, value}]}), e.g. utm.source equals linkedin, visitor.country equals DE, company.employees gte 50. Visitors of a link to the page see the highest-priority published segment they match. Write and publish its content like any audience.',
+      write: { destructive: false, idempotent: false },
+    },
+    input,
+    plainSchema(operation.response),
+    async (args, api) => {
+      const body = await callJson<Body>(api, requestOf(operation, args));
+      const rules = body.rules as Rules | null;
+      const words = rules ? rulesInWords(rules) : '';
+      return {
+        structured: body,
+        summary: `Created segment ${String(body.audienceId)} "${String(body.effectiveName)}" (priority ${String(body.priority)}) on page ${String(body.pageId)}: ${words}`,
+      };
+    },
   );
 }

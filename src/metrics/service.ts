@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { MetricsConfig } from '../config.js';
+import type { CountAnswer } from '../enrichment/provider.js';
 import type { Db } from '../db/connection.js';
 import { agentGenerationMetrics, agentQueueMetrics, type GenerationOutcome } from './agent.js';
 import { databaseMetrics, webhookBacklogMetrics } from './database.js';
@@ -26,6 +27,10 @@ export interface ServiceMetrics {
   rateLimited(plane: 'api' | 'collect'): void;
   /** The page agent's worker: each generation's outcome, and how long the generator took. */
   agentGeneration(outcome: GenerationOutcome, seconds: number | undefined): void;
+  /** The CRM sync: each integration's sync by provider and outcome (issue 40). */
+  integrationSync(provider: 'hubspot' | 'salesforce', outcome: 'succeeded' | 'failed' | 'refused'): void;
+  /** The enrichment provider: each question's outcome (a company, unknown, a timeout, an error), by purpose. */
+  enrichmentAnswer: CountAnswer;
   /** The visitor plane's caches, read when scraped. */
   watchSiteDocuments(read: () => SiteCacheStats): void;
   /** Serves `GET /metrics` as configured: on the API's host, on its own port, or both. */
@@ -39,6 +44,12 @@ export function serviceMetrics(config: MetricsConfig): ServiceMetrics | undefine
   const deliveries = registry.counter('webhook_deliveries_total', 'Webhook delivery attempts by outcome', ['outcome']);
   const reports = registry.counter('collect_reports_total', 'Visit reports accepted, and refused by reason', ['outcome', 'reason']);
   const refusals = registry.counter('rate_limit_refusals_total', 'Requests refused by a rate limit (429)', ['plane']);
+  const syncs = registry.counter('integration_syncs_total', 'CRM integration syncs by provider and outcome', ['provider', 'outcome']);
+  const enrichment = registry.counter(
+    'enrichment_answers_total',
+    "The enrichment provider's answers by purpose (visit, lead) and outcome (company, unknown, timeout, error)",
+    ['purpose', 'outcome'],
+  );
   return {
     registry,
     instrument: requestMetrics(registry),
@@ -54,7 +65,9 @@ export function serviceMetrics(config: MetricsConfig): ServiceMetrics | undefine
       if (outcome === 'rate_limited') refusals.inc({ plane: 'collect' });
     },
     rateLimited: (plane) => refusals.inc({ plane }),
+    integrationSync: (provider, outcome) => syncs.inc({ provider, outcome }),
     agentGeneration: agentGenerationMetrics(registry),
+    enrichmentAnswer: (purpose, outcome) => enrichment.inc({ purpose, outcome }),
     watchSiteDocuments: (read) => siteCacheMetrics(registry, read),
     async serve(app) {
       if (config.token !== undefined) metricsRoute(app, registry, config.token);

@@ -41,6 +41,7 @@ const seed = {
   busyAudienceId: '',
   /** When the busy experiment's 9,999 recent visits were made: the i-th is i × 100 ms before. */
   busyAt: 0,
+  oneDay: '',
 };
 
 /** One session row of `arm`, started at `at`, as the collector records it. */
@@ -157,6 +158,19 @@ async function seedData(): Promise<void> {
   await startedDaysAgo(seed.long, 100);
   const ago = [95, 89, 1].map((d) => new Date(Date.now() - d * DAY).toISOString());
   await visits(page, long.audience.audienceId, seed.long, 'new', 3, 1, 1, (i) => ago[i] ?? '');
+  // Started a minute ago, every visit converting: one day, at 100% (issue 38's chart drew such a
+  // day on an axis from 2027 to 2029, up to 200%).
+  const oneDay = await versionsExperiment(page, 'One day');
+  seed.oneDay = oneDay.experimentId;
+  ok(await t.req('POST', `/v0/pages/${seed.pageId}/experiments/${seed.oneDay}/start`));
+  const startedAt = new Date(Date.now() - 120_000).toISOString();
+  await (t.app.db as Kysely<Database>).updateTable('experiments').set({ started_at: startedAt }).where('id', '=', seed.oneDay).execute();
+  await (t.app.db as Kysely<Database>)
+    .updateTable('experiment_periods')
+    .set({ started_at: startedAt })
+    .where('experiment_id', '=', seed.oneDay)
+    .execute();
+  await visits(page, oneDay.audience.audienceId, seed.oneDay, 'new', 3, 3, 1, () => new Date(Date.now() - 60_000).toISOString());
   // Exactly 10,000 visits: all read. The test adds one more to go past the bound.
   const busy = await versionsExperiment(page, 'Busy');
   seed.busy = busy.experimentId;
@@ -234,7 +248,7 @@ describe('experiments in the console', { skip }, () => {
     await tab.evaluate(`location.hash = ${JSON.stringify(`#/pages/${seed.pageId}`)}`);
     const list = tab.getByRole('table', { name: 'Experiments on this page' });
     await list.waitFor();
-    assert.equal(await list.locator('tbody tr').count(), 6);
+    assert.equal(await list.locator('tbody tr').count(), 7);
     const row = list.getByRole('row', { name: /Headline test/ });
     assert.match((await row.textContent()) ?? '', /versions.*running/);
     await row.getByRole('link', { name: 'Headline test' }).click();
@@ -277,6 +291,13 @@ describe('experiments in the console', { skip }, () => {
     assert.deepEqual(rows[0], ['—', '—'], 'no visits on the day it started');
     assert.deepEqual(rows.at(-1), ['10', '25'], 'current 30 of 300, new 75 of 300');
     assert.match((await tab.locator('[data-chart-note]').textContent()) ?? '', /from 600 sessions/);
+    // The axes: the experiment's days only, and a rate axis from 0 that never passes 100%.
+    const domain = async (axis: 'x' | 'y') => ((await tab.locator('.plot').getAttribute(`data-${axis}`)) ?? '').split(' ').map(Number);
+    const first = midnight(Date.now() - 6 * DAY) / 1000;
+    assert.deepEqual(await domain('x'), [first, midnight(Date.now()) / 1000], 'from the first day to today');
+    const [low, high] = await domain('y');
+    assert.equal(low, 0);
+    assert.ok(high !== undefined && high >= 25 && high <= 100, `the rate axis ends at ${high}`);
     await axe(tab, 'experiment');
 
     await open(tab, seed.skewed);
@@ -285,6 +306,22 @@ describe('experiments in the console', { skip }, () => {
     assert.match((await warning.textContent()) ?? '', /^Sample ratio mismatch \(p < 0\.001\): the arms' units are not in the proportion/);
     assert.equal(ok(await t.req('GET', `${experimentUrl(seed.skewed)}/results`)).srm.mismatch, true);
     await axe(tab, 'experiment-srm');
+
+    // One day at 100%: that day alone, up to 100%.
+    await open(tab, seed.oneDay);
+    await pageUntil(tab, `document.querySelector('.plot')?.getAttribute('data-points') === '1'`);
+    const today = midnight(Date.now()) / 1000;
+    assert.deepEqual(await domain('x'), [today, today + DAY / 1000], 'one day, not years');
+    assert.deepEqual(await domain('y'), [0, 100], 'a 100% rate is drawn up to 100%, not 200%');
+    await tab.getByText('Show the numbers').click();
+    assert.deepEqual(
+      await tab
+        .locator('figure.chart details tbody tr td')
+        .allTextContents()
+        .then((cells) => cells.slice(1)),
+      ['—', '100'],
+      'the current arm has no visits; the new one converts every one',
+    );
 
     // The bounds: 90 days of a longer experiment; 10,000 sessions read, then no more.
     const note = () => tab.locator('[data-chart-note]').textContent();

@@ -112,4 +112,35 @@ describe('the Leads view in a real browser', { skip }, () => {
     assert.ok(tab.url().endsWith(`#/persons/${leads[0].personId}`));
     await context.close();
   });
+
+  test("a lead on another person's link: who filled it, what they typed, and the link's person", { timeout: 120_000 }, async () => {
+    const jane = ok(await t.req('POST', '/v0/persons', { name: 'Jane Roe', email: 'jane@acme.example' }), 201);
+    const form = { purpose: 'lead', buttonTitle: 'Talk to us', actionType: 'form', url: '' };
+    const page = await publishedPage(t, { name: 'Forwarded', actions: [form] });
+    await link(t, '/for-jane', {
+      targetType: 'audience',
+      audienceId: (await audienceOf(t, page.pageId, { personId: jane.personId })).audienceId,
+    });
+    await submitLead('/for-jane', 'Bob <b>Smith</b>', 'bob@globex.example', '198.51.100.3');
+    const [lead] = ok(await t.req('GET', `/v0/leads?pageId=${page.pageId}`)).items;
+    assert.equal(lead.viaPersonId, jane.personId);
+
+    const context = await browser.newContext({ userAgent: USER_AGENT, viewport: { width: 1280, height: 900 } });
+    const tab = await context.newPage();
+    await tab.goto(`${origin}/console/`);
+    await tab.getByLabel('API key').fill(t.key);
+    await tab.getByRole('button', { name: 'Sign in' }).click();
+    await tab.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Leads' }).click();
+    await tab.getByRole('link', { name: 'Bob <b>Smith</b>' }).waitFor();
+    const row = tab.locator('tbody tr').first();
+    const text = (await row.textContent())?.replace(/\s+/g, ' ') ?? '';
+    assert.match(text, /Bob <b>Smith<\/b>bob@globex\.example/, 'the person, the name shown as text');
+    assert.match(text, /via the link's person/);
+    assert.equal(await row.locator('b').count(), 0, 'a typed tag is never markup');
+    await check(tab, 'leads-via');
+    await row.getByRole('link', { name: "the link's person" }).click();
+    await tab.getByRole('heading', { name: 'Jane Roe', level: 1 }).waitFor();
+    assert.ok(tab.url().endsWith(`#/persons/${jane.personId}`));
+    await context.close();
+  });
 });

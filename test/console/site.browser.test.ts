@@ -20,6 +20,7 @@ let browser: Browser;
 let origin: string;
 let funnelId = '';
 let pageId = '';
+let segmentId = '';
 
 async function report(host: string, url: string, extra: Json = {}): Promise<void> {
   const served = await visit(t, host, url, { headers: { 'user-agent': USER_AGENT } });
@@ -51,6 +52,16 @@ before(async () => {
     // Three visitors land, two track a signup (49 each): a drop of one at the second step.
     await report(host, `${path}/v${i}`, i < 2 ? { events: [['signup', 1, 49]] } : {});
   }
+  // A visit matched to a segment (issue 39): the realtime list names the segment.
+  const segmented = await publishedPage(t, { name: 'Segmented' });
+  const segmentPath = unique('seg');
+  await link(t, segmentPath, { targetType: 'page', pageId: segmented.pageId });
+  const rules = { match: 'all', conditions: [{ field: 'utm.source', operator: 'equals', value: 'linkedin' }] };
+  segmentId = ok(
+    await t.req('POST', `/v0/pages/${segmented.pageId}/audiences`, { customName: 'LinkedIn <b>ads</b>', rules, priority: 1 }),
+    201,
+  ).audienceId;
+  await report(host, `${segmentPath}?utm_source=linkedin`);
   ok(await t.req('POST', '/v0/goals', { name: 'Signup', kind: 'event', eventName: 'signup', currency: 'EUR' }), 201);
   funnelId = ok(
     await t.req('POST', '/v0/funnels', {
@@ -103,6 +114,14 @@ describe('the site dashboard', { skip }, () => {
       assert.match((await tab.locator('[data-goal]').first().textContent()) ?? '', /Signup.*2.*2.*€98/);
     } else {
       assert.ok((await tab.getByRole('alert').count()) >= 1, 'a missing endpoint is said, not hidden');
+    }
+    // Realtime names a segment a visit matched, as text; a person's visit is named by the person alone.
+    if ((await t.req('GET', '/v0/analytics/realtime')).status === 200) {
+      await pageUntil(tab, `document.querySelector('[data-segment]')`);
+      const shown = tab.locator(`[data-audience="${segmentId}"]`);
+      assert.equal((await shown.textContent())?.trim(), '· LinkedIn <b>ads</b> (segment)');
+      assert.equal(await shown.locator('b').count(), 0, 'the name is text, never markup');
+      assert.equal(await tab.locator('.realtime li', { hasText: 'Visitor 0' }).locator('[data-audience]').count(), 0);
     }
     await tab.evaluate(AXE);
     const violations = (await tab.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) =>

@@ -163,15 +163,15 @@ describe('writing in the console, end to end', { skip }, () => {
 
     // 1. A page with a form action. First without a name: the API's problem shows at `name`.
     await tab.getByRole('button', { name: 'New page', exact: true }).click();
-    await field(tab, 'New page', 'title').fill('Spring launch');
-    await field(tab, 'New page', 'pageType').selectOption('outbound');
-    await field(tab, 'New page', 'pageContext').fill('A launch page for prospects');
-    await form(tab, 'New page').getByRole('button', { name: 'Add an action' }).click();
-    await field(tab, 'New page', 'actionType').selectOption('form');
-    await field(tab, 'New page', 'buttonTitle').fill('Talk to us');
-    await field(tab, 'New page', 'purpose').fill('lead');
+    await field(tab, 'New page', 'Title').fill('Spring launch');
+    await field(tab, 'New page', 'Page type').selectOption('outbound');
+    await field(tab, 'New page', 'What the page is for').fill('A launch page for prospects');
+    await form(tab, 'New page').getByRole('button', { name: 'Add a button' }).click();
+    await field(tab, 'New page', 'What the button does').selectOption('form');
+    await field(tab, 'New page', 'Button text').fill('Talk to us');
+    await field(tab, 'New page', 'Purpose').fill('lead');
     await tab.getByRole('button', { name: 'Create page' }).click();
-    const name = field(tab, 'New page', 'name');
+    const name = field(tab, 'New page', 'Page name');
     await pageUntil(tab, `document.querySelector('[data-pointer="/name"]')?.getAttribute('aria-invalid') === 'true'`);
     const described = await name.getAttribute('aria-describedby');
     assert.ok(described, 'the error is tied to the field');
@@ -192,11 +192,11 @@ describe('writing in the console, end to end', { skip }, () => {
     await check(tab, 'page-created');
 
     // 2. Its content, with a token, and the preview from the preview endpoint.
-    await field(tab, 'Page content', 'headline').fill('Hello {{person.firstName | there}}');
-    await field(tab, 'Page content', 'subheadline').fill('For {{account.name | your team}}');
-    await form(tab, 'Page content').getByRole('button', { name: 'Add a section' }).click();
-    await field(tab, 'Page content', 'heading').fill('Why');
-    await field(tab, 'Page content', 'body').fill('Because **spring**.');
+    await field(tab, 'Page content', 'Headline').fill('Hello {{person.firstName | there}}');
+    await field(tab, 'Page content', 'Subheadline').fill('For {{account.name | your team}}');
+    await form(tab, 'Page content').getByRole('button', { name: 'Add section' }).click();
+    await field(tab, 'Page content', 'Section heading').fill('Why');
+    await field(tab, 'Page content', 'Section text').fill('Because **spring**.');
     await form(tab, 'Page content').getByRole('button', { name: 'Save', exact: true }).click();
     await form(tab, 'Page content').getByText('Saved.').waitFor();
     const preview = tab.frameLocator('iframe.preview');
@@ -222,7 +222,7 @@ describe('writing in the console, end to end', { skip }, () => {
     assert.equal(searched.status(), 200);
     await tab.getByRole('radio', { name: 'Jane Doe <jane@acme.example>' }).check();
     assert.equal(await tab.getByRole('radio', { name: /John Roe/ }).count(), 0, 'only what the search found is offered');
-    await field(tab, 'New audience', 'personRouteKey').fill('jane');
+    await field(tab, 'New audience', 'Link key').fill('jane');
     await tab.getByRole('button', { name: 'Create audience' }).click();
     await tab.getByRole('heading', { level: 1, name: 'Jane Doe (acme.example)' }).waitFor();
     made.audienceId = decodeURIComponent(tab.url().split('/audiences/')[1] ?? '');
@@ -232,10 +232,12 @@ describe('writing in the console, end to end', { skip }, () => {
     await check(tab, 'audience');
     // A draft version of the audience: its own content, then published.
     await tab.getByRole('button', { name: 'New draft version' }).click();
-    await field(tab, 'Content of version 2', 'headline').fill('Hi {{person.firstName}}, this is for you');
-    await field(tab, 'Content of version 2', 'subheadline').fill('For {{account.name}}');
-    await form(tab, 'Content of version 2').getByRole('button', { name: 'Save', exact: true }).click();
-    await form(tab, 'Content of version 2').getByText('Saved.').waitFor();
+    await tab.getByRole('heading', { level: 2, name: 'Version 2 (draft)' }).waitFor();
+    const versionForm = 'Content for Jane Doe (acme.example)';
+    await field(tab, versionForm, 'Headline').fill('Hi {{person.firstName}}, this is for you');
+    await field(tab, versionForm, 'Subheadline').fill('For {{account.name}}');
+    await form(tab, versionForm).getByRole('button', { name: 'Save', exact: true }).click();
+    await form(tab, versionForm).getByText('Saved.').waitFor();
     await tab.getByRole('button', { name: 'Publish', exact: true }).click();
     await tab.getByRole('heading', { level: 2, name: 'Version 2 (published)' }).waitFor();
     const published = ok(await t.req('GET', `/v0/pages/${made.pageId}/audiences/${made.audienceId}`)).latestVersion;
@@ -244,9 +246,9 @@ describe('writing in the console, end to end', { skip }, () => {
     await check(tab, 'audience-version');
 
     // 5. A link to the audience on the fallback domain, shown as its full URL.
-    await tab.getByRole('link', { name: 'Page', exact: true }).click();
-    await field(tab, 'New link', 'path').fill('/spring/jane');
-    await field(tab, 'New link', 'target').selectOption({ label: 'audience: Jane Doe (acme.example)' });
+    await tab.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'Spring', exact: true }).click();
+    await field(tab, 'New link', 'Path').fill('/spring/jane');
+    await field(tab, 'New link', 'Shows').selectOption({ label: 'the page for Jane Doe (acme.example)' });
     await tab.getByRole('button', { name: 'Create link' }).click();
     const shown = tab.getByRole('link', { name: /\/spring\/jane$/ });
     await shown.waitFor();
@@ -263,17 +265,17 @@ describe('writing in the console, end to end', { skip }, () => {
     // API at /brandColor and said beside that field; then the logo, the colour and the footer.
     await nav(tab, 'Brand');
     await form(tab, 'Brand').waitFor();
-    await field(tab, 'Brand', 'brandColor').fill('#ffff00');
+    await field(tab, 'Brand', 'Brand colour').fill('#ffff00');
     await form(tab, 'Brand').getByRole('button', { name: 'Save', exact: true }).click();
     await pageUntil(tab, `document.querySelector('[data-pointer="/brandColor"]')?.getAttribute('aria-invalid') === 'true'`);
     await form(tab, 'Brand').getByRole('alert').waitFor();
     assert.equal(ok(await t.req('GET', '/v0/site_settings')).updatedAt, null, 'nothing saved');
     await check(tab, 'brand-problem');
-    await field(tab, 'Brand', 'logoAssetId').selectOption({ label: 'Acme logo' });
-    await field(tab, 'Brand', 'brandColor').fill(BRAND.color);
-    await field(tab, 'Brand', 'font').selectOption('serif');
-    await field(tab, 'Brand', 'footerText').fill(BRAND.footer);
-    await field(tab, 'Brand', 'privacyUrl').fill(BRAND.privacyUrl);
+    await field(tab, 'Brand', 'Logo').selectOption({ label: 'Acme logo' });
+    await field(tab, 'Brand', 'Brand colour').fill(BRAND.color);
+    await field(tab, 'Brand', 'Font').selectOption('serif');
+    await field(tab, 'Brand', 'Footer text').fill(BRAND.footer);
+    await field(tab, 'Brand', 'Privacy policy address').fill(BRAND.privacyUrl);
     await form(tab, 'Brand').getByRole('button', { name: 'Save', exact: true }).click();
     await form(tab, 'Brand').getByText('Saved: served pages show it from the next request.').waitFor();
     const settings = ok(await t.req('GET', '/v0/site_settings'));
@@ -283,8 +285,13 @@ describe('writing in the console, end to end', { skip }, () => {
     );
     await check(tab, 'brand');
     // The page's preview wears the brand: a document of its own, whose policy allows its brand style.
+    // Its logo comes from the tenant's domain at the public origin where the service runs (issue 36).
+    const logoInPreview = tab.waitForResponse((r) => r.url().endsWith(`/_pam/files/${made.logoFileId}`));
     await tab.evaluate(`location.hash = ${JSON.stringify(`#/pages/${made.pageId}`)}`);
     await preview.getByRole('heading', { name: 'Hello there' }).waitFor();
+    const logoResponse = await logoInPreview;
+    assert.equal(logoResponse.status(), 200, `the preview's logo at ${logoResponse.url()}`);
+    assert.equal(new URL(logoResponse.url()).port, new URL(origin).port, 'on the port the service listens on');
     const previewFrame = tab.locator('iframe.preview');
     assert.equal(await previewFrame.getAttribute('sandbox'), '', 'no scripts, forms or navigation');
     assert.match((await previewFrame.getAttribute('src')) ?? '', /^\/previews\/page_/, "a preview link on the console's origin");
@@ -329,15 +336,15 @@ describe('writing in the console, end to end', { skip }, () => {
       return sessions.find((s) => s.hasFormSubmit && s.formSubmissionEmail === 'lee@newco.example');
     });
     assert.equal(lead.formSubmissionPhone, '+14155550123');
-    // A lead on an audience that names a person is that person's (docs/publishing.md): Jane's.
+    // Issue 36: a lead is who filled the form, here a new person (Lee), via the link's person (Jane).
     await nav(tab, 'Leads');
     await tab.getByRole('heading', { level: 2, name: 'Leads' }).waitFor();
     const leadRows = async () => (await tab.locator('tbody tr').allTextContents()).map((r) => r.replace(/\s+/g, ' '));
     await until('the lead in the Leads view', async () => ((await leadRows()).length === 1 ? true : undefined));
-    assert.match((await leadRows())[0] ?? '', /Jane Doe.*Spring.*Jane Doe \(acme\.example\)/);
+    assert.match((await leadRows())[0] ?? '', /Lee Lead.*lee@newco\.example.*via the link's person.*Spring.*Jane Doe \(acme\.example\)/);
     await check(tab, 'leads');
-    // The same form on a link to an audience of no one's, sent by another new visitor: the lead
-    // becomes a new person, listed first in Leads and found by the person search.
+    // The same form on a link to an audience of no one's, sent again by Lee with another phone:
+    // the lead is Lee's (found by email), listed first in Leads, and changes nothing of Lee.
     const generic = ok(await t.req('POST', `/v0/pages/${made.pageId}/audiences`, {}), 201);
     ok(
       await t.req('POST', '/v0/page_links', { path: '/spring/all', target: { targetType: 'audience', audienceId: generic.audienceId } }),
@@ -356,13 +363,13 @@ describe('writing in the console, end to end', { skip }, () => {
     const found = ok(await t.req('GET', '/v0/persons/search?query=lee')).items as Json[];
     assert.deepEqual(
       found.map((p) => [p.name, p.email, p.phoneNumber, p.domain]),
-      [['Lee Lead', 'lee@newco.example', '+14155550124', 'newco.example']],
-      'one new person, from the lead',
+      [['Lee Lead', 'lee@newco.example', '+14155550123', 'newco.example']],
+      'one person, made by the first lead; the second changed nothing',
     );
     await tab.getByRole('button', { name: 'Filter' }).click();
     await until('the new lead in the Leads view', async () => ((await leadRows()).length === 2 ? true : undefined));
-    assert.match((await leadRows())[0] ?? '', /Lee Lead.*Spring/, 'newest first');
-    await tab.getByRole('link', { name: 'Lee Lead' }).click();
+    assert.match((await leadRows())[0] ?? '', /Lee Lead.*\+14155550124.*Spring/, 'newest first, with what was typed');
+    await tab.getByRole('link', { name: 'Lee Lead' }).first().click();
     await tab.getByRole('heading', { level: 1, name: 'Lee Lead' }).waitFor();
     assert.ok(tab.url().endsWith(`#/persons/${found[0].personId}`));
     await nav(tab, 'Persons');
@@ -373,13 +380,18 @@ describe('writing in the console, end to end', { skip }, () => {
 
     // 8. A domain: its record, "Check now" before and after the record exists.
     await nav(tab, 'Domains');
-    await field(tab, 'Add a domain', 'hostname').fill('go.example.com');
+    await field(tab, 'Add a domain', 'Domain name').fill('go.example.com');
     await tab.getByRole('button', { name: 'Add domain' }).click();
     const record = tab.getByRole('table', { name: 'DNS record to create for go.example.com' });
     await record.waitFor();
     const cells = await record.locator('tbody td').allTextContents();
     const domain = ((await t.req('GET', '/v0/tenant_domains')).body.items as Json[]).find((d) => d.hostname === 'go.example.com');
     assert.deepEqual(cells, ['TXT', domain.verification.name, domain.verification.value], 'the record the API asks for');
+    // And the record that sends visitors: SITE_CNAME_TARGET is unset here, so "point this name at your proxy".
+    const routing = tab.getByRole('table', { name: 'DNS record that sends visitors to go.example.com' });
+    const routed = await routing.locator('tbody td').allTextContents();
+    assert.equal(routed[1], 'go.example.com');
+    assert.match(routed[2] ?? '', /^Point this name at your proxy/);
     await check(tab, 'domain-added');
     await tab.getByRole('button', { name: 'Check now go.example.com' }).click();
     const refusal = tab.locator('[data-domain="go.example.com"]').getByRole('alert');
@@ -392,8 +404,8 @@ describe('writing in the console, end to end', { skip }, () => {
     await check(tab, 'domain-verified');
     // A link on that domain, moved, then deleted.
     await tab.evaluate(`location.hash = ${JSON.stringify(`#/pages/${made.pageId}`)}`);
-    await field(tab, 'New link', 'tenantDomainId').selectOption({ label: 'go.example.com' });
-    await field(tab, 'New link', 'path').fill('/promo');
+    await field(tab, 'New link', 'Domain').selectOption({ label: 'go.example.com' });
+    await field(tab, 'New link', 'Path').fill('/promo');
     await tab.getByRole('button', { name: 'Create link' }).click();
     const promo = `http://go.example.com:${new URL(origin).port}/promo`;
     await tab.getByRole('link', { name: promo, exact: true }).waitFor();
@@ -403,7 +415,7 @@ describe('writing in the console, end to end', { skip }, () => {
     assert.equal(promoLink.tenantDomainId, domain.tenantDomainId);
     const row = tab.locator(`[data-link="${promoLink.pageLinkId}"]`);
     await row.locator('summary', { hasText: 'Move' }).click();
-    await row.getByLabel('path', { exact: true }).fill('/promo-2');
+    await row.getByLabel('New path', { exact: true }).fill('/promo-2');
     await row.getByRole('button', { name: 'Move', exact: true }).click();
     await tab.getByRole('link', { name: `${promo}-2`, exact: true }).waitFor();
     assert.equal((await linksOfPage()).find((l) => l.pageLinkId === promoLink.pageLinkId)?.path, '/promo-2');
@@ -418,7 +430,9 @@ describe('writing in the console, end to end', { skip }, () => {
     // 9. A webhook: created, its secret shown once, a test sent and verified with that secret.
     await nav(tab, 'Webhooks');
     await tab.getByRole('button', { name: 'New subscription', exact: true }).click();
-    await field(tab, 'New subscription', 'url').fill(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`);
+    await field(tab, 'New subscription', 'Address to send events to').fill(
+      `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+    );
     await form(tab, 'New subscription').getByLabel('page.updated', { exact: true }).check();
     await tab.getByRole('button', { name: 'Create subscription' }).click();
     const secret = (await tab.locator('[data-secret]').textContent()) ?? '';
@@ -458,7 +472,7 @@ describe('writing in the console, end to end', { skip }, () => {
       .png()
       .toBuffer();
     await tab.getByLabel('file', { exact: true }).setInputFiles({ name: 'hero.png', mimeType: 'image/png', buffer: png });
-    await field(tab, 'Upload an image', 'name').fill('Hero');
+    await field(tab, 'Upload an image', 'Image name').fill('Hero');
     await tab.getByRole('button', { name: 'Upload', exact: true }).click();
     const variants = tab.getByRole('list', { name: 'Variants of Hero' });
     await variants.getByRole('link', { name: 'preview (320 px)' }).waitFor();
@@ -474,10 +488,10 @@ describe('writing in the console, end to end', { skip }, () => {
     // A page's OG image is picked from the assets.
     await nav(tab, 'Pages');
     await tab.getByRole('button', { name: 'New page', exact: true }).click();
-    await field(tab, 'New page', 'name').fill('With an image');
-    await field(tab, 'New page', 'title').fill('With an image');
-    await field(tab, 'New page', 'pageContext').fill('A page with an OG image');
-    await field(tab, 'New page', 'ogImageAssetId').selectOption({ label: 'Hero' });
+    await field(tab, 'New page', 'Page name').fill('With an image');
+    await field(tab, 'New page', 'Title').fill('With an image');
+    await field(tab, 'New page', 'What the page is for').fill('A page with an OG image');
+    await field(tab, 'New page', 'Image in link previews').selectOption({ label: 'Hero' });
     await tab.getByRole('button', { name: 'Create page' }).click();
     await tab.getByRole('heading', { level: 1, name: /With an image/ }).waitFor();
     const withImage = ok(await t.req('GET', `/v0/pages/${decodeURIComponent(tab.url().split('#/pages/')[1] ?? '')}`));
@@ -485,10 +499,10 @@ describe('writing in the console, end to end', { skip }, () => {
 
     // A topic and an entry, created.
     await nav(tab, 'Topics');
-    await field(tab, 'New topic', 'title').fill('Pricing');
+    await field(tab, 'New topic', 'Topic name').fill('Pricing');
     await tab.getByRole('button', { name: 'Create topic' }).click();
     await form(tab, 'Topic Pricing').waitFor();
-    await field(tab, 'New entry', 'content').first().fill('Plans start at 10 a month.');
+    await field(tab, 'New entry', 'Entry text').first().fill('Plans start at 10 a month.');
     await form(tab, 'New entry').first().getByRole('button', { name: 'Add entry' }).click();
     await until('the entry', async () => {
       const topics = ok(await t.req('GET', '/v0/topics')).items as Json[];
@@ -498,14 +512,25 @@ describe('writing in the console, end to end', { skip }, () => {
     // A person, created, then erased by typing the name.
     await nav(tab, 'Persons');
     await tab.getByRole('button', { name: 'New person', exact: true }).click();
-    await field(tab, 'New person', 'name').fill('Erin Erase');
-    await field(tab, 'New person', 'phoneNumber').fill('not a phone');
+    await field(tab, 'New person', 'Name').fill('Erin Erase');
+    await field(tab, 'New person', 'Phone number').fill('not a phone');
     await tab.getByRole('button', { name: 'Create person' }).click();
     await pageUntil(tab, `document.querySelector('[data-pointer="/phoneNumber"]')?.getAttribute('aria-invalid') === 'true'`);
-    await field(tab, 'New person', 'phoneNumber').fill('+14155550199');
+    // Said in words beside the field, never the pattern.
+    const said = String(
+      await tab.evaluate(`(() => {
+        const el = document.querySelector('[data-pointer="/phoneNumber"]');
+        return (el.getAttribute('aria-describedby') || '').split(' ').map((id) => document.getElementById(id)?.textContent || '').join(' ');
+      })()`),
+    );
+    assert.match(said, /phone number/);
+    assert.doesNotMatch(said, /\^|\\d/);
+    // As people type it: international with spaces, stored in E.164.
+    await field(tab, 'New person', 'Phone number').fill('+44 20 7183 8750');
     await tab.getByRole('button', { name: 'Create person' }).click();
     await tab.getByRole('heading', { level: 1, name: 'Erin Erase' }).waitFor();
     const personId = decodeURIComponent(tab.url().split('#/persons/')[1] ?? '');
+    assert.equal(ok(await t.req('GET', `/v0/persons/${personId}`)).phoneNumber, '+442071838750');
     const erase = tab.getByRole('button', { name: 'Erase this person' });
     assert.equal(await erase.isDisabled(), true, 'not before the name is typed');
     await tab.getByLabel('Type “Erin Erase” to confirm').fill('Erin');
@@ -541,7 +566,7 @@ describe('writing in the console, end to end', { skip }, () => {
     await writesIn(`#/pages/${made.pageId}`, /Spring/);
     assert.equal(await tab.getByRole('button', { name: 'New audience' }).isDisabled(), true);
     assert.equal(await form(tab, 'Page content').getByRole('button', { name: 'Save' }).isDisabled(), true);
-    assert.equal(await field(tab, 'Page content', 'headline').isDisabled(), true, 'fields too');
+    assert.equal(await field(tab, 'Page content', 'Headline').isDisabled(), true, 'fields too');
     await check(tab, 'read-only-page');
     await writesIn(`#/pages/${made.pageId}/audiences/${made.audienceId}`, 'Jane Doe (acme.example)');
     await writesIn('#/domains', 'Domains', 2);
@@ -552,7 +577,7 @@ describe('writing in the console, end to end', { skip }, () => {
     await writesIn('#/accounts', 'Accounts', 2);
     await check(tab, 'read-only-accounts');
     await writesIn('#/brand', 'Brand', 2);
-    assert.equal(await field(tab, 'Brand', 'brandColor').isDisabled(), true, 'the brand fields too');
+    assert.equal(await field(tab, 'Brand', 'Brand colour').isDisabled(), true, 'the brand fields too');
     await check(tab, 'read-only-brand');
     await context.close();
   });

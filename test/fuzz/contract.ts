@@ -285,10 +285,12 @@ export const ODD_CHARS = [
   '&',
 ];
 
-const oddChar = fc.constantFrom(...ODD_CHARS);
+// Valid texts hold no NUL: the API refuses it in every string (src/http/json-body.ts), and the
+// invalid requests below send it.
+const oddChar = fc.constantFrom(...ODD_CHARS.filter((c) => c !== '\u0000'));
 const textUnit: fc.Arbitrary<string> = fc.oneof(
   { weight: 12, arbitrary: fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }) },
-  { weight: 2, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }) },
+  { weight: 2, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }).filter((c) => c !== '\u0000') },
   { weight: 2, arbitrary: oddChar },
 );
 
@@ -570,11 +572,14 @@ const MAKERS: [string, (c: Ctx) => Promise<Record<string, string>>][] = [
   [
     'versionId',
     async (c) => ({
-      versionId: (
-        await api(c, 'POST', `/v0/pages/${c.fx.ids.pageId}/audiences/${c.fx.ids.audienceId}/versions`, {
-          supplementaryContext: c.fx.marker,
-        })
-      ).versionId,
+      versionId:
+        // With content of its own, so a restore of it has something to publish.
+        (
+          await api(c, 'POST', `/v0/pages/${c.fx.ids.pageId}/audiences/${c.fx.ids.audienceId}/versions`, {
+            supplementaryContext: c.fx.marker,
+            content: { headline: `${c.fx.marker} Headline`, subheadline: '', sections: [{ heading: 'Why', body: 'Because' }] },
+          })
+        ).versionId,
     }),
   ],
   [
@@ -644,6 +649,29 @@ const MAKERS: [string, (c: Ctx) => Promise<Record<string, string>>][] = [
       return { funnelId: (await api(c, 'POST', '/v0/funnels', { name: `${c.fx.marker} Funnel`, steps })).funnelId };
     },
   ],
+  [
+    'templateId',
+    async (c) => ({
+      templateId: (await api(c, 'POST', '/v0/templates', { pageId: c.fx.ids.pageId, name: `${c.fx.marker} Template` })).templateId,
+    }),
+  ],
+  [
+    'dealId',
+    async (c) => ({
+      dealId: (
+        await api(c, 'POST', '/v0/deals', {
+          source: 'api',
+          externalId: unique('deal'),
+          name: `${c.fx.marker} Deal`,
+          amount: 1200.5,
+          currency: 'EUR',
+          stage: 'open',
+          accountId: c.fx.ids.accountId,
+          createdAt: '2026-06-01T00:00:00.000Z',
+        })
+      ).dealId,
+    }),
+  ],
   ['runningExperimentId', async (c) => ({ runningExperimentId: await versionsExperiment(c, true) })],
   [
     'pageLinkId',
@@ -662,6 +690,25 @@ const MAKERS: [string, (c: Ctx) => Promise<Record<string, string>>][] = [
       subscriptionId: (
         await api(c, 'POST', '/v0/webhook_subscriptions', { url: `${c.receiver.url}/fixture/${c.fx.marker}`, events: ['topic.created'] })
       ).subscriptionId,
+    }),
+  ],
+  // A HubSpot integration: its sync asks an unreachable default host, which only lands on lastError.
+  [
+    'integrationId',
+    async (c) => ({
+      integrationId: (await api(c, 'POST', '/v0/integrations', { provider: 'hubspot', accessToken: `pat-${c.fx.marker}` })).integrationId,
+    }),
+  ],
+  [
+    'alertId',
+    async (c) => ({
+      alertId: (
+        await api(c, 'POST', '/v0/alerts', {
+          name: `${c.fx.marker} Alert`,
+          channel: { type: 'slack', webhookUrl: `${c.receiver.url}/fixture/${c.fx.marker}/alert` },
+          when: { event: 'visit.started' },
+        })
+      ).alertId,
     }),
   ],
   [
@@ -965,8 +1012,15 @@ const HINTS: { at: RegExp; hint: Hint }[] = [
       ],
     },
   },
+  // A section's layout fields must match its layout, name the tenant's images and the page's actions (issue 38): text sections.
+  {
+    at: / \/body\/content\/sections\/\*\/(layout|imageAssetId|imageAlt|imageSide|items|author|role|actionId|videoUrl)$/,
+    hint: { include: 0 },
+  },
   // A new action has no id yet; the header action must be one of the page's: mostly none.
   { at: / \/body\/actions\/\*\/actionId$/, hint: { include: 0.05 } },
+  // Only a form action may leave out its url (issue 38): an action of any other type needs one.
+  { at: / \/body\/actions\/\*\/url$/, hint: { include: 0.97 } },
   { at: / \/body\/headerActionId$/, hint: { arb: () => fc.constant(null), include: 0.3 } },
   // Idempotency keys: the same key with another body is a 422, so mostly unique ones.
   { at: / \/body\/idempotencyKey$/, hint: { arb: () => fc.uuid() } },
@@ -1006,6 +1060,45 @@ const HINTS: { at: RegExp; hint: Hint }[] = [
   { at: /^(POST|PATCH) \/v0\/funnels\S* \/body\/steps\/\*\/eventName$/, hint: { include: 1 } },
   { at: /^(POST|PATCH) \/v0\/funnels\S* \/body\/steps\/\*\/(pageId|actionPurpose|path)$/, hint: { include: 0 } },
   { at: /funnels\/\{funnel_id\}\/results \/query\/(startDate|endDate)$/, hint: { include: 0.3 } },
+  // An alert's Slack URL is the receiver's (a random string is a 400 naming it); its ids are the
+  // tenant's (random ones are 400 at each), so valid requests mostly name none.
+  { at: /alerts\S* \/body\/channel\/webhookUrl$/, hint: { arb: (g) => fc.constant(`${g.c.receiver.url}/fuzz/alert`), only: true } },
+  { at: /alerts\S* \/body\/when\/(accountIds|segmentIds|pageIds)$/, hint: { arb: () => fc.constant(null), include: 0.3 } },
+  // A page from a template takes its content and actions from it: sent beside templateId, they are a 400 (issue 38).
+  { at: /^POST \/v0\/pages \/body\/templateId$/, hint: { include: 0 } },
+  // Deals (issue 40): an amount of at most 2 decimals and a currency the ISO list has (400 otherwise).
+  {
+    at: /^POST \/v0\/deals \/body\/amount$/,
+    hint: { arb: () => fc.integer({ min: 0, max: 100_000_000_000_000 }).map((n) => n / 100), only: true },
+  },
+  { at: /^POST \/v0\/deals \/body\/currency$/, hint: { arb: () => fc.constantFrom('EUR', 'USD', 'JPY'), only: true } },
+  { at: /^GET \/v0\/deals \/query\/(startDate|endDate)$/, hint: { include: 0.3 } },
+  // The pipeline's experimentId goes with groupBy=arm only, and its range is at most 400 days.
+  { at: /^GET \/v0\/analytics\/pipeline \/query\/experimentId$/, hint: { include: 0 } },
+  {
+    at: /^GET \/v0\/analytics\/pipeline \/query\/groupBy$/,
+    hint: { arb: () => fc.constantFrom('page', 'audience', 'segment'), only: true },
+  },
+  { at: /^GET \/v0\/analytics\/pipeline \/query\/(startDate|endDate)$/, hint: { include: 0.3 } },
+  // Valid integrations are HubSpot's: its token, none of Salesforce's fields (a 400 naming them).
+  { at: /^POST \/v0\/integrations \/body\/provider$/, hint: { arb: () => fc.constant('hubspot'), only: true } },
+  { at: /^POST \/v0\/integrations \/body\/accessToken$/, hint: { include: 1 } },
+  { at: /^POST \/v0\/integrations \/body\/(clientId|clientSecret|instanceUrl)$/, hint: { include: 0 } },
+  // The fixture's integration is HubSpot's: Salesforce's fields on it are a 400 naming them.
+  { at: /^PATCH \/v0\/integrations\/\{integration_id\} \/body\/(clientId|clientSecret|instanceUrl)$/, hint: { include: 0 } },
+  { at: /^PATCH \/v0\/integrations\/\{integration_id\} \/body\/provider$/, hint: { arb: () => fc.constant('hubspot'), only: true } },
+  // A phone number is E.164, taken as it is, or one as people type it that must be a possible number
+  // (issue 38): random text in the format's bounds is mostly a 400 naming it.
+  {
+    at: / \/body\/phoneNumber$/,
+    hint: {
+      arb: () =>
+        fc.oneof(
+          fc.stringMatching(/^\+[1-9]\d{1,14}$/),
+          fc.constantFrom('+44 20 7183 8750', '+1 (415) 555-0100', '+49 30 901820', '+33 1 42 68 53 00'),
+        ),
+    },
+  },
   // An API key's expiry must lie in the future.
   { at: /api_keys \/body\/expiresAt$/, hint: { arb: futureInstant } },
   // A range whose start is after its end is a 400: the dates are put in order (see `orderDates`).

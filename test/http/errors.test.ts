@@ -181,7 +181,7 @@ describe('routing', () => {
     for (const [method, url] of [
       ['GET', '/v0/nothing-here'],
       ['POST', '/v0/nothing/here'],
-      ['GET', '/'],
+      ['GET', '/nothing-here'],
       ['GET', '/v1/persons'],
       ['GET', '/v0/persons/x/y/z/w'],
     ] as const) {

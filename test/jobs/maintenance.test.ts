@@ -5,7 +5,7 @@ import { newDelivery } from '../../src/webhooks/deliveries.js';
 import { newId } from '../../src/ids.js';
 import { startApp, type TestApp } from '../helpers.js';
 
-// Housekeeping (jobs/maintenance.ts) runs in every process, whatever WEBHOOK_DISPATCHER says: an
+// Housekeeping (jobs/maintenance.ts, its tasks in housekeeping.ts) runs in every process, whatever WEBHOOK_DISPATCHER says: an
 // API-only instance prunes expired idempotency keys and old events too.
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -92,9 +92,10 @@ test('housekeeping never keeps the process alive; a round runs at start, every t
     const { Kysely, SqliteDialect } = await import('kysely');
     const { default: Sqlite } = await import('better-sqlite3');
     const { createMaintenance } = await import('./src/jobs/maintenance.ts');
+    const { HOUSEKEEPING } = await import('./src/housekeeping.ts');
     const db = new Kysely({ dialect: new SqliteDialect({ database: new Sqlite(':memory:') }) });
     const failed = [];
-    createMaintenance(db, { error: (fields) => failed.push(fields.task) }).start();
+    createMaintenance(db, { error: (fields) => failed.push(fields.task) }, HOUSEKEEPING).start();
     process.on('exit', () => console.log(JSON.stringify(failed)));
   `;
   const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });

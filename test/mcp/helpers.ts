@@ -12,18 +12,30 @@ export const TOOL_NAMES = [
   'search_audiences',
   'get_page',
   'list_pages',
+  'list_templates',
   'create_page',
   'create_audience',
+  'create_segment',
   'write_version',
   'publish_version',
   'regenerate',
   'get_page_analytics',
   'list_recent_visits',
   'get_experiment_results',
+  'list_deals',
+  'pipeline_report',
   'create_link',
 ];
 
-export const WRITE_TOOLS = ['create_page', 'create_audience', 'write_version', 'publish_version', 'regenerate', 'create_link'];
+export const WRITE_TOOLS = [
+  'create_page',
+  'create_audience',
+  'create_segment',
+  'write_version',
+  'publish_version',
+  'regenerate',
+  'create_link',
+];
 
 /** The service listening on a loopback port: the MCP clients talk to it over real sockets. */
 export async function listening(t: TestApp): Promise<string> {

@@ -73,7 +73,7 @@ describe('pam-mcp: MCP on stdio against a running service', () => {
         tenantDomainId: domain.tenantDomainId,
         target: { targetType: 'audience', audienceId: audience.audienceId },
       });
-      assert.equal(link.url, 'https://mcp-stdio.example.com/desktop');
+      assert.equal(link.url, `http://mcp-stdio.example.com:${new URL(base).port}/desktop`);
       const res = await fetchServed(base, link.url);
       assert.equal(res.status, 200);
       assert.match(res.text, /Written from a desktop/);

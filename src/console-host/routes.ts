@@ -2,8 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { AppError } from '../http/errors.js';
+import { FAVICON_SVG } from './favicon.js';
 
-/** Where scripts/build-console.ts writes the bundle: the same place from src/console/ (tsx) and dist/console/ (built). */
+/** Where scripts/build-console.ts writes the bundle: the same place from src/console-host/ (tsx) and dist/console-host/ (built). */
 const BUILT = fileURLToPath(new URL('../../dist/www/console/', import.meta.url));
 
 const TYPES: Record<string, string> = {
@@ -17,7 +18,8 @@ const ASSET = /^[a-z0-9-]+\.(js|css)$/;
 /**
  * The console's policy. Scripts and styles only from the console itself, never inline. The page
  * preview is an iframe of a preview link on this origin (`frame-src 'self'`), a document with a
- * policy of its own (src/pages/preview.ts); images come from the tenant's domains over https or the
+ * policy of its own (src/pages/preview.ts), into which the unsaved content is posted
+ * (`form-action 'self'`); images come from the tenant's domains over https or the
  * public base URL (signed download links).
  */
 export function consolePolicy(publicBaseUrl: string): string {
@@ -31,7 +33,8 @@ export function consolePolicy(publicBaseUrl: string): string {
     "connect-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",
-    "form-action 'none'",
+    // The live preview posts the unsaved content into its frame (src/pages/preview.ts); no other form posts.
+    "form-action 'self'",
     "frame-ancestors 'none'",
   ].join('; ');
 }
@@ -40,7 +43,7 @@ export function consolePolicy(publicBaseUrl: string): string {
  * The web console at /console (its source is console/, built by `npm run build`). Routes outside
  * /v0 need no API key: the page and its bundle are public, and the console then calls /v0 with
  * the key its user pastes. Only the API host gets here: the door (site/door.ts) sends requests on
- * tenant domains to the visitor plane.
+ * tenant domains to the visitor plane. `GET /` on the API host redirects here (302).
  */
 export const consoleRoutes: FastifyPluginAsync<{ publicBaseUrl: string }> = async (app, options) => {
   const policy = consolePolicy(options.publicBaseUrl);
@@ -63,6 +66,17 @@ export const consoleRoutes: FastifyPluginAsync<{ publicBaseUrl: string }> = asyn
       .send(body);
   };
 
+  // The API host's root is where a first visitor lands (the start-up line prints the host): send
+  // them to the console. Tenant domains never get here (the door gives them the visitor plane).
+  app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/console/', 302));
+  app.get('/console/favicon.svg', { schema: { hide: true } }, async (_request, reply) =>
+    reply
+      .type('image/svg+xml')
+      .header('content-security-policy', policy)
+      .header('cache-control', 'public, max-age=86400')
+      .header('x-content-type-options', 'nosniff')
+      .send(FAVICON_SVG),
+  );
   app.get('/console', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/console/', 308));
   app.get('/console/', { schema: { hide: true } }, async (_request, reply) => send(reply, 'index.html', 'html'));
   app.get<{ Params: { file: string } }>('/console/:file', { schema: { hide: true } }, async (request, reply) => {

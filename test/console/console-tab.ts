@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, BrowserContext, Page as Tab } from 'playwright-core';
+import { until, USER_AGENT } from '../browser.js';
+import { onPostgres } from '../helpers.js';
+
+// What the block editor's test and the marketer's end-to-end test share: a signed-in console tab,
+// axe-core with a screenshot at each step (under test-artifacts/, gitignored, or $ARTIFACTS_DIR).
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export function artifactsDir(name: string): string {
+  const dir = path.join(process.env.ARTIFACTS_DIR ?? path.join(ROOT, 'test-artifacts'), name, onPostgres ? 'postgres' : 'sqlite');
+  // A run's screenshots only: none left from an earlier run with other steps.
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+export async function openConsole(
+  browser: Browser,
+  origin: string,
+  key: string,
+  width = 1280,
+): Promise<{ context: BrowserContext; tab: Tab; errors: string[] }> {
+  const context = await browser.newContext({ userAgent: USER_AGENT, viewport: { width, height: 900 } });
+  const tab = await context.newPage();
+  const errors: string[] = [];
+  tab.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) errors.push(message.text());
+  });
+  tab.on('pageerror', (err) => errors.push(err.message));
+  // Every confirmation is accepted, as a person who meant it would.
+  tab.on('dialog', (dialog) => void dialog.accept());
+  assert.equal((await tab.goto(`${origin}/console/`))?.status(), 200);
+  await tab.getByLabel('API key').fill(key);
+  await tab.getByRole('button', { name: 'Sign in' }).click();
+  await tab.getByRole('button', { name: 'Sign out' }).waitFor();
+  return { context, tab, errors };
+}
+
+export async function pageUntil(tab: Tab, expression: string): Promise<void> {
+  await until(expression, async () => ((await tab.evaluate(expression)) ? true : undefined));
+}
+
+/** Steps of one test, each checked by axe-core (no serious or critical violation) and photographed. */
+export function stepper(dir: string) {
+  let step = 0;
+  const shot = async (tab: Tab, name: string) => {
+    step += 1;
+    await tab.screenshot({ path: path.join(dir, `${String(step).padStart(2, '0')}-${name}.png`), fullPage: true });
+  };
+  const check = async (tab: Tab, name: string) => {
+    await pageUntil(tab, `!document.body.textContent.includes('Loading…')`);
+    // Evaluated, not injected as a script element: the console's CSP allows no inline script.
+    if ((await tab.evaluate('typeof window.axe')) === 'undefined') await tab.evaluate(AXE);
+    const violations = (await tab.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) =>
+      result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) })))`)) as {
+      id: string;
+      impact: string;
+      nodes: string[];
+    }[];
+    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    assert.deepEqual(serious, [], `${name}: axe finds no serious or critical violation`);
+    await shot(tab, name);
+  };
+  return { check, shot };
+}
