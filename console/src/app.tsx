@@ -4,12 +4,15 @@ import { messageOf, type Session, SessionContext } from './components.js';
 import { href, type Route, useRoute } from './router.js';
 import { AudienceView } from './views/audience.js';
 import { ExperimentView } from './views/experiment.js';
+import { IntegrationsView } from './views/integrations.js';
 import { LeadsView } from './views/leads.js';
 import { PageView } from './views/page.js';
 import { PagesView } from './views/pages.js';
 import { SiteView } from './views/site.js';
+import { GoalsView } from './views/goals.js';
 import { AccountsView, AccountView, PersonsView, PersonView } from './views/people.js';
 import { SubscriptionView, WebhooksView } from './views/webhooks.js';
+import { AlertsView } from './views/alerts.js';
 import { AssetsView } from './views/assets.js';
 import { BrandView } from './views/brand.js';
 import { DomainsView } from './views/domains.js';
@@ -75,6 +78,8 @@ function View({ route }: { route: Route }) {
       return <PagesView />;
     case 'site':
       return <SiteView />;
+    case 'goals':
+      return <GoalsView />;
     case 'page':
       return <PageView pageId={route.pageId} />;
     case 'audience':
@@ -95,6 +100,10 @@ function View({ route }: { route: Route }) {
       return <BrandView />;
     case 'webhooks':
       return <WebhooksView />;
+    case 'alerts':
+      return <AlertsView />;
+    case 'integrations':
+      return <IntegrationsView />;
     case 'subscription':
       return <SubscriptionView subscriptionId={route.subscriptionId} />;
     case 'domains':
@@ -109,10 +118,13 @@ function View({ route }: { route: Route }) {
 const NAV: [string, Route['view'][], string][] = [
   ['Pages', ['pages', 'page', 'audience', 'experiment'], href('pages')],
   ['Site', ['site'], href('site')],
+  ['Goals', ['goals'], href('goals')],
   ['Leads', ['leads'], href('leads')],
   ['Persons', ['persons', 'person'], href('persons')],
   ['Accounts', ['accounts', 'account'], href('accounts')],
+  ['Alerts', ['alerts'], href('alerts')],
   ['Webhooks', ['webhooks', 'subscription'], href('webhooks')],
+  ['Integrations', ['integrations'], href('integrations')],
   ['Domains', ['domains'], href('domains')],
   ['Assets', ['assets'], href('assets')],
   ['Brand', ['brand'], href('brand')],

@@ -168,6 +168,50 @@ export function useCursorList<T>(
   return { ...first, items, hasMore: next !== null, loadMore, moreError: more };
 }
 
+/** What useCursorList gives: a loaded list that grows with "Load more". */
+export type CursorList<T> = ReturnType<typeof useCursorList<T>>;
+
+/**
+ * A list as a table: `empty` said when it has nothing, else a header of `columns` (an empty name is
+ * a column of actions, named for screen readers) and a row of each item; "Load more" below.
+ */
+export function ListTable<T>({
+  list,
+  empty,
+  columns,
+  caption,
+  row,
+}: {
+  list: CursorList<T>;
+  empty: string;
+  columns: string[];
+  caption?: string;
+  row: (item: T) => ComponentChildren;
+}) {
+  return (
+    <Status loaded={list}>
+      {list.items.length === 0 ? (
+        <p>{empty}</p>
+      ) : (
+        <table>
+          {caption && <caption class="sr-only">{caption}</caption>}
+          <thead>
+            <tr>
+              {columns.map((name) => (
+                <th scope="col" key={name}>
+                  {name || <span class="sr-only">Actions</span>}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>{list.items.map(row)}</tbody>
+        </table>
+      )}
+      <LoadMore list={list} />
+    </Status>
+  );
+}
+
 export function LoadMore({ list }: { list: { hasMore: boolean; loadMore: () => void; moreError?: string | undefined } }) {
   if (!list.hasMore) return null;
   return (

@@ -5,8 +5,9 @@ import { messageOf, READ_ONLY_REASON, useSession } from './components.js';
 
 // The one form of the console: every write form is an ApiForm, so the API's problem details
 // appear once, the same way everywhere: each field shows the errors at its own JSON Pointer
-// (and below it), and the problem's detail is announced under the form. Fields are labelled by the
-// API's own field names (`name`, `pageType`, `headline`…), so the console teaches the API.
+// (and below it), and the problem's detail is announced under the form. Fields are labelled in
+// plain words ("Page name", "What the page is for"); the API's name goes in the hint where it
+// helps someone who also uses the API, and `name` and the pointer stay the API's.
 
 const Problems = createContext<FieldProblem[]>([]);
 
@@ -16,12 +17,20 @@ export function useProblems(pointer: string): string[] {
   return problems.filter((p) => p.path === pointer || p.path.startsWith(`${pointer}/`)).map((p) => p.message);
 }
 
+/** The API's field errors at exactly `pointer` (a whole item: `/actions/0`), for an item that is no one field. */
+export function useExactProblems(pointer: string): string[] {
+  return useContext(Problems)
+    .filter((p) => p.path === pointer)
+    .map((p) => p.message);
+}
+
 export function ApiForm({
   label,
   submitLabel = 'Save',
   onSubmit,
   children,
   notice,
+  also,
 }: {
   /** The form's accessible name. */
   label: string;
@@ -30,6 +39,8 @@ export function ApiForm({
   onSubmit: () => Promise<unknown>;
   children: ComponentChildren;
   notice?: string;
+  /** A second submit button ("Publish" beside "Save"): the same fields, another request, its own notice. */
+  also?: { label: string; onSubmit: () => Promise<unknown>; notice: string; confirm?: string };
 }) {
   const { readOnly } = useSession();
   const [problems, setProblems] = useState<FieldProblem[]>([]);
@@ -40,13 +51,15 @@ export function ApiForm({
   const submit = async (e: Event) => {
     e.preventDefault();
     if (readOnly) return;
+    const second = also !== undefined && (e as SubmitEvent).submitter?.hasAttribute('data-also') === true;
+    if (second && also.confirm !== undefined && !window.confirm(also.confirm)) return;
     setBusy(true);
     setError(undefined);
     setProblems([]);
     setDone('');
     try {
-      await onSubmit();
-      setDone(notice ?? 'Saved.');
+      await (second ? also.onSubmit() : onSubmit());
+      setDone(second ? also.notice : (notice ?? 'Saved.'));
     } catch (err) {
       setProblems(err instanceof ApiError ? err.errors : []);
       setError(messageOf(err));
@@ -72,6 +85,18 @@ export function ApiForm({
           >
             {submitLabel}
           </button>
+          {also && (
+            <button
+              type="submit"
+              class="primary"
+              data-write=""
+              data-also=""
+              disabled={readOnly || busy}
+              title={readOnly ? READ_ONLY_REASON : undefined}
+            >
+              {also.label}
+            </button>
+          )}
           {readOnly && (
             <span id={reasonId} class="muted small">
               {READ_ONLY_REASON}.
@@ -90,7 +115,7 @@ export function ApiForm({
 }
 
 type FieldProps = {
-  /** The API's field name: the label, unless `label` says otherwise. */
+  /** The API's field name (the control's `name`); the label unless `label` gives words for it. */
   name: string;
   /** JSON Pointer of the field in the request body; `/<name>` unless given. */
   pointer?: string;
@@ -101,7 +126,7 @@ type FieldProps = {
   required?: boolean;
   maxLength?: number;
 } & (
-  | { kind?: 'text' | 'email' | 'url' | 'tel' | 'search' | 'number' }
+  | { kind?: 'text' | 'email' | 'url' | 'tel' | 'search' | 'number' | 'password' }
   | { kind: 'textarea'; rows?: number }
   | { kind: 'select'; options: readonly (string | [string, string])[] }
 );

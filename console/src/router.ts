@@ -6,6 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 export type Route =
   | { view: 'pages' }
   | { view: 'site' }
+  | { view: 'goals' }
   | { view: 'brand' }
   | { view: 'page'; pageId: string }
   | { view: 'audience'; pageId: string; audienceId: string }
@@ -16,6 +17,8 @@ export type Route =
   | { view: 'account'; accountId: string }
   | { view: 'leads' }
   | { view: 'webhooks' }
+  | { view: 'alerts' }
+  | { view: 'integrations' }
   | { view: 'subscription'; subscriptionId: string }
   | { view: 'domains' }
   | { view: 'assets' }
@@ -29,6 +32,7 @@ export function parseRoute(hash: string): Route {
     .map(decodeURIComponent);
   const [area, id, sub, subId] = parts;
   if (area === 'site') return { view: 'site' };
+  if (area === 'goals') return { view: 'goals' };
   if (area === 'brand') return { view: 'brand' };
   if (area === 'pages' && id && sub === 'audiences' && subId) return { view: 'audience', pageId: id, audienceId: subId };
   if (area === 'pages' && id && sub === 'experiments' && subId) return { view: 'experiment', pageId: id, experimentId: subId };
@@ -36,6 +40,8 @@ export function parseRoute(hash: string): Route {
   if (area === 'persons') return id ? { view: 'person', personId: id } : { view: 'persons' };
   if (area === 'accounts') return id ? { view: 'account', accountId: id } : { view: 'accounts' };
   if (area === 'leads') return { view: 'leads' };
+  if (area === 'alerts') return { view: 'alerts' };
+  if (area === 'integrations') return { view: 'integrations' };
   if (area === 'webhooks') return id ? { view: 'subscription', subscriptionId: id } : { view: 'webhooks' };
   if (area === 'domains' || area === 'assets' || area === 'topics') return { view: area };
   return { view: 'pages' };

@@ -75,17 +75,22 @@ export function AssetsView() {
     <Section title="Assets">
       <ApiForm label="Upload an image" submitLabel="Upload" onSubmit={upload} notice="Uploaded.">
         <FileInput onFile={setFile} />
-        <Field name="name" value={name} onInput={setName} maxLength={255} hint="Empty: the file's name" />
-        <Field name="purpose" value={purpose} onInput={setPurpose} maxLength={255} />
+        <Field name="name" label="Image name" value={name} onInput={setName} maxLength={255} hint="Empty: the file's name" />
+        <Field
+          name="purpose"
+          label="What it is for"
+          value={purpose}
+          onInput={setPurpose}
+          maxLength={255}
+          hint="Optional, like hero or logo"
+        />
         <Field
           kind="select"
           name="parentAssetId"
+          label="A variant of"
           value={parentAssetId}
           onInput={setParent}
-          options={[
-            ['', '(none: an original)'] as [string, string],
-            ...assets.items.map((a): [string, string] => [a.assetId, `a variant of ${a.name}`]),
-          ]}
+          options={[['', 'Nothing: an original'] as [string, string], ...assets.items.map((a): [string, string] => [a.assetId, a.name])]}
         />
       </ApiForm>
       <Status loaded={assets}>

@@ -3,7 +3,7 @@ import { type Account, type Audience, type AudienceVersion, api, must, once, typ
 import { messageOf, Section, WriteButton } from '../components.js';
 import { ApiForm, Field } from '../form.js';
 import { href } from '../router.js';
-import { ContentEditor } from './page-forms.js';
+import { AudienceContent } from './content-editor/version-content.js';
 
 // Writing audiences: "New audience" for a person or an account found by the API's search
 // endpoints (never a list loaded here), its route key and flags, and a draft version's content
@@ -108,7 +108,7 @@ export function NewAudience({ pageId, onClose }: { pageId: string; onClose: () =
         <Field
           kind="select"
           name="for"
-          label="for"
+          label="For"
           pointer="/personId"
           value={kind}
           onInput={(v) => {
@@ -121,16 +121,25 @@ export function NewAudience({ pageId, onClose }: { pageId: string; onClose: () =
           ]}
         />
         <Picker kind={kind} chosen={chosen} onChoose={setFound} />
-        <Field name="customName" value={customName} onInput={setCustomName} maxLength={255} hint="Empty: named after the person" />
+        <Field
+          name="customName"
+          label="Audience name"
+          value={customName}
+          onInput={setCustomName}
+          maxLength={255}
+          hint="Empty: named after the person"
+        />
         <Field
           name="personRouteKey"
+          label="Link key"
           value={personRouteKey}
           onInput={setRouteKey}
           maxLength={255}
-          hint="Unique among the page's audiences"
+          hint="A short word for the person's links, like jane: unique among the page's audiences (personRouteKey)"
         />
         <label class="choice">
-          <input type="checkbox" name="flags" checked={homePage} onChange={(e) => setHomePage(e.currentTarget.checked)} /> flags: home_page
+          <input type="checkbox" name="flags" checked={homePage} onChange={(e) => setHomePage(e.currentTarget.checked)} /> Serve it on the
+          home page
         </label>
       </ApiForm>
       <button type="button" class="secondary" onClick={onClose}>
@@ -156,10 +165,11 @@ export function AudienceSettings({ audience, saved }: { audience: Audience; save
   return (
     <Section title="Settings">
       <ApiForm label="Audience settings" onSubmit={submit}>
-        <Field name="customName" value={customName} onInput={setCustomName} maxLength={255} />
-        <Field name="personRouteKey" value={personRouteKey} onInput={setRouteKey} maxLength={255} />
+        <Field name="customName" label="Audience name" value={customName} onInput={setCustomName} maxLength={255} />
+        <Field name="personRouteKey" label="Link key" value={personRouteKey} onInput={setRouteKey} maxLength={255} hint="personRouteKey" />
         <label class="choice">
-          <input type="checkbox" name="flags" checked={homePage} onChange={(e) => setHomePage(e.currentTarget.checked)} /> flags: home_page
+          <input type="checkbox" name="flags" checked={homePage} onChange={(e) => setHomePage(e.currentTarget.checked)} /> Serve it on the
+          home page
         </label>
       </ApiForm>
     </Section>
@@ -178,7 +188,7 @@ export function LatestVersion({ audience, version, changed }: { audience: Audien
   return (
     <Section title={`Version ${version.versionNumber} (${version.status})`}>
       <div class="actions">
-        {open && (
+        {open && version.status !== 'draft' && (
           <WriteButton
             label="Publish"
             kind="primary"
@@ -215,24 +225,12 @@ export function LatestVersion({ audience, version, changed }: { audience: Audien
           />
         )}
       </div>
-      {version.status === 'draft' ? (
-        <ContentEditor
-          key={version.versionId}
-          label={`Content of version ${version.versionNumber}`}
-          initial={version.content}
-          save={async (content) => {
-            must(
-              await api.PATCH('/v0/pages/{page_id}/audiences/{audience_id}/versions/{version_id}', {
-                params: { path: vpath },
-                body: { content },
-              }),
-            );
-            changed();
-          }}
-        />
-      ) : (
-        <p class="muted small">Only a draft version's content can be edited: start a new draft version to change it.</p>
-      )}
+      <AudienceContent
+        audience={audience}
+        version={version}
+        revision={`${version.versionId}:${version.status}:${audience.publishedVersion.versionId}`}
+        changed={changed}
+      />
     </Section>
   );
 }

@@ -16,12 +16,14 @@ const orNull = (value: string) => (value.trim() === '' ? null : value);
 /** An image picker over the tenant's assets; an id not among the first 100 stays choosable as itself. */
 function AssetPicker({
   name,
+  label,
   value,
   onInput,
   assets,
   hint,
 }: {
   name: string;
+  label: string;
   value: string;
   onInput: (v: string) => void;
   assets: Asset[] | undefined;
@@ -29,14 +31,36 @@ function AssetPicker({
 }) {
   const listed = (assets ?? []).map((a): [string, string] => [a.assetId, a.name]);
   const kept: [string, string][] = value && !listed.some(([id]) => id === value) ? [[value, value]] : [];
-  return <Field kind="select" name={name} value={value} onInput={onInput} options={[['', '(none)'], ...kept, ...listed]} hint={hint} />;
+  return (
+    <Field
+      kind="select"
+      name={name}
+      label={label}
+      value={value}
+      onInput={onInput}
+      options={[['', '(none)'], ...kept, ...listed]}
+      hint={hint}
+    />
+  );
 }
 
 /** A colour as `#rrggbb`, typed (so the API's refusal of a wrong one is seen), with a swatch of it. */
-function Colour({ name, value, onInput, hint }: { name: string; value: string; onInput: (v: string) => void; hint: string }) {
+function Colour({
+  name,
+  label,
+  value,
+  onInput,
+  hint,
+}: {
+  name: string;
+  label: string;
+  value: string;
+  onInput: (v: string) => void;
+  hint: string;
+}) {
   return (
     <div class="colour">
-      <Field name={name} value={value} onInput={onInput} maxLength={7} hint={hint} />
+      <Field name={name} label={label} value={value} onInput={onInput} maxLength={7} hint={hint} />
       <span class="swatch" aria-hidden="true" style={{ background: /^#[0-9a-fA-F]{6}$/.test(value) ? value : 'transparent' }} />
     </div>
   );
@@ -51,6 +75,7 @@ function BrandForm({ settings, assets, saved }: { settings: SiteSettings; assets
   const [footerText, setFooterText] = useState(settings.footerText ?? '');
   const [privacyUrl, setPrivacyUrl] = useState(settings.privacyUrl ?? '');
   const [faviconAssetId, setFavicon] = useState(settings.faviconAssetId ?? '');
+  const [defaultCountry, setCountry] = useState(settings.defaultCountry ?? '');
   const submit = async () => {
     must(
       await api.PATCH('/v0/site_settings', {
@@ -63,6 +88,7 @@ function BrandForm({ settings, assets, saved }: { settings: SiteSettings; assets
           footerText: orNull(footerText),
           privacyUrl: orNull(privacyUrl),
           faviconAssetId: orNull(faviconAssetId),
+          defaultCountry: orNull(defaultCountry),
         },
       }),
     );
@@ -70,13 +96,33 @@ function BrandForm({ settings, assets, saved }: { settings: SiteSettings; assets
   };
   return (
     <ApiForm label="Brand" onSubmit={submit} notice="Saved: served pages show it from the next request.">
-      <AssetPicker name="logoAssetId" value={logoAssetId} onInput={setLogo} assets={assets} hint="Shown 40 px high in each page's header" />
-      <Colour name="brandColor" value={brandColor} onInput={setBrandColor} hint="#rrggbb: buttons (white text on it) and links" />
-      <Colour name="textColor" value={textColor} onInput={setTextColor} hint="#rrggbb: at least 4.5:1 against backgroundColor" />
-      <Colour name="backgroundColor" value={backgroundColor} onInput={setBackgroundColor} hint="#rrggbb" />
+      <AssetPicker
+        name="logoAssetId"
+        label="Logo"
+        value={logoAssetId}
+        onInput={setLogo}
+        assets={assets}
+        hint="Shown 40 px high in each page's header"
+      />
+      <Colour
+        name="brandColor"
+        label="Brand colour"
+        value={brandColor}
+        onInput={setBrandColor}
+        hint="#rrggbb: buttons (white text on it) and links"
+      />
+      <Colour
+        name="textColor"
+        label="Text colour"
+        value={textColor}
+        onInput={setTextColor}
+        hint="#rrggbb: at least 4.5:1 against the background colour"
+      />
+      <Colour name="backgroundColor" label="Background colour" value={backgroundColor} onInput={setBackgroundColor} hint="#rrggbb" />
       <Field
         kind="select"
         name="font"
+        label="Font"
         value={font}
         onInput={(v) => setFont(v as Font)}
         options={FONTS}
@@ -85,14 +131,37 @@ function BrandForm({ settings, assets, saved }: { settings: SiteSettings; assets
       <Field
         kind="textarea"
         name="footerText"
+        label="Footer text"
         value={footerText}
         onInput={setFooterText}
         maxLength={2000}
         rows={3}
         hint="Markdown: text, emphasis, lists and links"
       />
-      <Field kind="url" name="privacyUrl" value={privacyUrl} onInput={setPrivacyUrl} hint='Shown in the footer as "Privacy policy"' />
-      <AssetPicker name="faviconAssetId" value={faviconAssetId} onInput={setFavicon} assets={assets} hint="The browser tab's icon" />
+      <Field
+        kind="url"
+        name="privacyUrl"
+        label="Privacy policy address"
+        value={privacyUrl}
+        onInput={setPrivacyUrl}
+        hint='Shown in the footer as "Privacy policy"'
+      />
+      <AssetPicker
+        name="faviconAssetId"
+        label="Tab icon"
+        value={faviconAssetId}
+        onInput={setFavicon}
+        assets={assets}
+        hint="The browser tab's icon"
+      />
+      <Field
+        name="defaultCountry"
+        label="Country of phone numbers"
+        value={defaultCountry}
+        onInput={setCountry}
+        maxLength={2}
+        hint="Two letters, like US or GB: the country of phone numbers typed without a country code. Empty: such numbers are refused."
+      />
     </ApiForm>
   );
 }

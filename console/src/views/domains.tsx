@@ -1,17 +1,17 @@
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, must, once, succeeded, type TenantDomain } from '../api.js';
 import { Badge, LoadMore, Section, Status, useCursorList, When, WriteButton } from '../components.js';
 import { ApiForm, Field } from '../form.js';
 
-// Domains: add one, see the DNS record that proves it is the tenant's, "Check now" (POST verify),
-// and its status. A record not found yet is the API's 409, said beside the button. The fallback domain is always verified and cannot be removed.
+// Domains: add one, see the DNS records to create (the TXT proof that it is the tenant's, and the
+// CNAME or A record that sends its visitors here), "Check now" (POST verify), and its status. A record not found yet is the API's 409, said beside the button. The fallback domain is always verified and cannot be removed.
 
-function Record({ domain }: { domain: TenantDomain }) {
-  if (!domain.verification) return null;
-  const { recordType, name, value } = domain.verification;
+/** One DNS record to create, as a table a person copies from: `data` names it for tests and styles. */
+function DnsRecord(props: { caption: string; data: Record<string, string>; type: string; name: string; value: ComponentChildren }) {
   return (
-    <table class="record" data-record={domain.hostname}>
-      <caption>DNS record to create for {domain.hostname}</caption>
+    <table class="record" {...props.data}>
+      <caption>{props.caption}</caption>
       <thead>
         <tr>
           <th scope="col">Type</th>
@@ -21,16 +21,43 @@ function Record({ domain }: { domain: TenantDomain }) {
       </thead>
       <tbody>
         <tr>
-          <td>{recordType}</td>
+          <td>{props.type}</td>
           <td>
-            <code>{name}</code>
+            <code>{props.name}</code>
           </td>
-          <td>
-            <code>{value}</code>
-          </td>
+          <td>{props.value}</td>
         </tr>
       </tbody>
     </table>
+  );
+}
+
+function Proof({ domain }: { domain: TenantDomain }) {
+  if (!domain.verification) return null;
+  const { recordType, name, value } = domain.verification;
+  return (
+    <DnsRecord
+      caption={`DNS record to create for ${domain.hostname}`}
+      data={{ 'data-record': domain.hostname }}
+      type={recordType}
+      name={name}
+      value={<code>{value}</code>}
+    />
+  );
+}
+
+/** The record that sends visitors here; without SITE_CNAME_TARGET, the API says to point the name at your proxy. */
+function Routing({ domain }: { domain: TenantDomain }) {
+  if (!domain.routing) return null;
+  const { recordType, name, value, instructions } = domain.routing;
+  return (
+    <DnsRecord
+      caption={`DNS record that sends visitors to ${domain.hostname}`}
+      data={{ 'data-routing': domain.hostname }}
+      type={value === null ? `${recordType} (or A)` : recordType}
+      name={name}
+      value={value === null ? instructions : <code>{value}</code>}
+    />
   );
 }
 
@@ -48,8 +75,15 @@ export function DomainsView() {
   };
   return (
     <Section title="Domains">
-      <ApiForm label="Add a domain" submitLabel="Add domain" onSubmit={add} notice="Added: create its DNS record, then check it.">
-        <Field name="hostname" value={hostname} onInput={setHostname} maxLength={253} hint="e.g. go.example.com" />
+      <ApiForm label="Add a domain" submitLabel="Add domain" onSubmit={add} notice="Added: create its DNS records, then check it.">
+        <Field
+          name="hostname"
+          label="Domain name"
+          value={hostname}
+          onInput={setHostname}
+          maxLength={253}
+          hint="A host name, like go.example.com (an https:// address is taken as its host)"
+        />
       </ApiForm>
       <output aria-live="polite">{notice}</output>
       <Status loaded={domains}>
@@ -67,7 +101,8 @@ export function DomainsView() {
                   </>
                 )}
               </p>
-              <Record domain={d} />
+              <Proof domain={d} />
+              <Routing domain={d} />
               <div class="actions">
                 {d.status === 'pending' && (
                   <WriteButton

@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'preact/hooks';
-import { api, type Experiment, type ExperimentResults, must, once } from '../api.js';
+import { api, type Experiment, type ExperimentResults, must, once, succeeded } from '../api.js';
 import { type Line, TimeChart } from '../chart.js';
 import {
   Badge,
@@ -13,7 +13,11 @@ import {
   When,
   WriteButton,
 } from '../components.js';
+import { PageCrumbs } from '../crumbs.js';
+import { OpenButton } from '../form.js';
+import { PipelinePanel } from './pipeline.js';
 import { href } from '../router.js';
+import { NewExperiment } from './experiment-forms.js';
 import { CHART_DAYS, CHART_SESSIONS, loadRates } from './experiment-rates.js';
 
 type Arm = ExperimentResults['arms'][number];
@@ -42,8 +46,14 @@ export function Experiments({ pageId }: { pageId: string }) {
       ),
     [pageId],
   );
+  const [adding, setAdding] = useState(false);
   return (
     <Section title="Experiments">
+      {adding ? (
+        <NewExperiment pageId={pageId} onClose={() => setAdding(false)} />
+      ) : (
+        <OpenButton label="New experiment" onClick={() => setAdding(true)} />
+      )}
       <Status loaded={list}>
         {list.items.length === 0 ? (
           <p>No experiments.</p>
@@ -178,7 +188,20 @@ function Actions({ experiment, results, done }: { experiment: Experiment; result
           }
           done={() => done('Started.')}
         />
-      ) : (
+      ) : null}
+      {experiment.status === 'draft' && (
+        <WriteButton
+          label="Delete"
+          kind="danger"
+          name={`Delete the experiment ${experiment.name}`}
+          confirm={`Delete the draft “${experiment.name}”? Nothing was served from it yet.`}
+          action={async () => succeeded(await api.DELETE('/v0/pages/{page_id}/experiments/{experiment_id}', { params: { path } }))}
+          done={() => {
+            location.hash = href('pages', experiment.pageId);
+          }}
+        />
+      )}
+      {experiment.status === 'draft' ? null : (
         <>
           <label>
             Winner{' '}
@@ -222,27 +245,38 @@ export function ExperimentView({ pageId, experimentId }: { pageId: string; exper
       api.GET('/v0/pages/{page_id}/experiments/{experiment_id}', { params: { path } }),
       api.GET('/v0/pages/{page_id}/experiments/{experiment_id}/results', { params: { path } }),
     ]);
-    return { experiment: must(experiment), results: must(results) };
+    const read = { experiment: must(experiment), results: must(results) };
+    // A versions experiment, or a holdout over a segment, belongs to one audience: the breadcrumbs name it.
+    const audienceId = read.experiment.audienceId;
+    const audience = audienceId
+      ? await api.GET('/v0/pages/{page_id}/audiences/{audience_id}', { params: { path: { page_id: pageId, audience_id: audienceId } } })
+      : undefined;
+    return { ...read, audienceName: audience?.data?.effectiveName };
   }, [pageId, experimentId]);
   const [notice, setNotice] = useState('');
   const done = (message: string) => {
     setNotice(message);
     loaded.reload();
   };
-  const { experiment: e, results: r } = loaded.data ?? {};
+  const { experiment: e, results: r, audienceName } = loaded.data ?? {};
   return (
     <Status loaded={loaded}>
       {e && r && (
         <article>
-          <p class="crumbs">
-            <a href={href('pages')}>Pages</a> / <a href={href('pages', pageId)}>Page</a> /
-          </p>
+          <PageCrumbs
+            pageId={pageId}
+            {...(e.audienceId && audienceName ? { audience: { audienceId: e.audienceId, name: audienceName } } : {})}
+          />
           <h1>
             {e.name} <Badge value={e.status} />
           </h1>
           <p class="muted">
-            {e.kind === 'holdout' ? 'Holdout: personalised against the page itself' : 'Versions of one audience'}, {e.allocation}{' '}
-            allocation; started <When at={e.startedAt} />
+            {e.kind === 'versions'
+              ? 'Versions of one audience'
+              : e.audienceId
+                ? `Holdout over the segment ${audienceName ?? ''}: its version against the page as everyone sees it`
+                : 'Holdout: personalised against the page itself'}
+            , {e.allocation} allocation; started <When at={e.startedAt} />
           </p>
           {r.srm.mismatch && (
             <p role="alert" class="error" data-srm="">
@@ -266,6 +300,7 @@ export function ExperimentView({ pageId, experimentId }: { pageId: string; exper
             <Arms arms={r.arms} />
           </Section>
           <Chart pageId={pageId} experiment={e} />
+          {e.startedAt && <PipelinePanel groupBy="arm" experimentId={e.experimentId} />}
         </article>
       )}
     </Status>

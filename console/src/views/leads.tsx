@@ -20,7 +20,11 @@ function source(lead: { channel: string; referrerHost: string; utmSource: string
   return utm.length > 0 ? `${channel} · ${utm.join(' / ')}` : channel;
 }
 
-/** Lead forms submitted on served pages, newest first (GET /v0/leads), each linking to its person. */
+/**
+ * Lead forms submitted on served pages, newest first (GET /v0/leads), each linking to its person
+ * (who filled it) and, when it was on someone else's link, to that person; what was typed is shown
+ * beside the person's own fields, since a visitor's form never changes a person.
+ */
 export function LeadsView() {
   const [pageId, setPageId] = useState('');
   const range = useRange();
@@ -69,6 +73,7 @@ export function LeadsView() {
             <thead>
               <tr>
                 <th scope="col">Person</th>
+                <th scope="col">Submitted (unverified)</th>
                 <th scope="col">Page</th>
                 <th scope="col">Audience</th>
                 <th scope="col">Source</th>
@@ -81,6 +86,15 @@ export function LeadsView() {
                   <td>
                     <a href={href('persons', l.personId)}>{l.personName}</a>
                     <div class="muted small">{l.personEmail ?? ''}</div>
+                    {l.viaPersonId === null ? null : (
+                      <div class="small">
+                        via <a href={href('persons', l.viaPersonId)}>the link's person</a>
+                      </div>
+                    )}
+                  </td>
+                  <td>
+                    {l.submittedName}
+                    <div class="muted small">{[l.submittedEmail, l.submittedPhone].filter((v) => v !== '').join(' · ')}</div>
                   </td>
                   <td>
                     {l.pageName === null ? <span class="muted">deleted page</span> : <a href={href('pages', l.pageId)}>{l.pageName}</a>}

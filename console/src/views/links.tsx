@@ -36,14 +36,26 @@ function MoveLink({ link, changed }: { link: PageLink; changed: () => void }) {
           changed();
         }}
       >
-        <Field name="path" value={path} onInput={setPath} maxLength={2048} />
+        <Field name="path" label="New path" value={path} onInput={setPath} maxLength={2048} />
       </ApiForm>
     </details>
   );
 }
 
+/** Whom a link serves, in words: "→ Jane Doe (audience)", or "→ the page itself (no audience)". */
+function Serves({ pageId, target, audiences }: { pageId: string; target: PageLink['target']; audiences: Audience[] }) {
+  if (target.targetType !== 'audience') return <span>→ the page itself (no audience)</span>;
+  // An audience beyond the loaded list (or archived) is still named, by its id, never left blank.
+  const name = audiences.find((a) => a.audienceId === target.audienceId)?.effectiveName ?? target.audienceId;
+  return (
+    <span>
+      → <a href={href('pages', pageId, 'audiences', target.audienceId)}>{name}</a> (audience)
+    </span>
+  );
+}
+
 /** The page's links on one domain (the search is per domain: the fallback one unless named). */
-function DomainLinks({ pageId, domain, round }: { pageId: string; domain: TenantDomain; round: number }) {
+function DomainLinks({ pageId, domain, round, audiences }: { pageId: string; domain: TenantDomain; round: number; audiences: Audience[] }) {
   const links = useCursorList(
     async (cursor) =>
       must(
@@ -59,13 +71,8 @@ function DomainLinks({ pageId, domain, round }: { pageId: string; domain: Tenant
       <ul class="links" aria-label={`Links on ${domain.hostname}`}>
         {links.items.map((l) => (
           <li key={l.pageLinkId} data-link={l.pageLinkId}>
-            <a href={linkUrl(domain.hostname, l.path)}>{linkUrl(domain.hostname, l.path)}</a> → {l.target.targetType}
-            {l.target.targetType === 'audience' ? (
-              <>
-                {' '}
-                (<a href={href('pages', pageId, 'audiences', l.target.audienceId)}>audience</a>)
-              </>
-            ) : null}
+            <a href={linkUrl(domain.hostname, l.path)}>{linkUrl(domain.hostname, l.path)}</a>{' '}
+            <Serves pageId={pageId} target={l.target} audiences={audiences} />
             <MoveLink link={l} changed={links.reload} />
             <WriteButton
               label="Delete"
@@ -110,27 +117,36 @@ export function PageLinks({ pageId, audiences }: { pageId: string; audiences: Au
     <Section title="Links">
       <Status loaded={domains}>
         {(domains.data ?? []).map((d) => (
-          <DomainLinks key={d.tenantDomainId} pageId={pageId} domain={d} round={round} />
+          <DomainLinks key={d.tenantDomainId} pageId={pageId} domain={d} round={round} audiences={audiences} />
         ))}
       </Status>
       <ApiForm label="New link" submitLabel="Create link" onSubmit={create} notice="Link created.">
         <Field
           kind="select"
           name="tenantDomainId"
+          label="Domain"
           value={chosenDomain}
           onInput={setDomain}
           options={(domains.data ?? []).map((d): [string, string] => [d.tenantDomainId, d.hostname])}
           hint="Verified domains only"
         />
-        <Field name="path" value={path} onInput={setPath} maxLength={2048} hint="Starts with /" />
+        <Field
+          name="path"
+          label="Path"
+          value={path}
+          onInput={setPath}
+          maxLength={2048}
+          hint="What follows the domain, starting with /: /spring/jane"
+        />
         <Field
           kind="select"
           name="target"
+          label="Shows"
           value={target}
           onInput={setTarget}
           options={[
-            ['page', 'the page'] as [string, string],
-            ...audiences.map((a): [string, string] => [a.audienceId, `audience: ${a.effectiveName}`]),
+            ['page', 'the page itself (no audience)'] as [string, string],
+            ...audiences.map((a): [string, string] => [a.audienceId, `the page for ${a.effectiveName}`]),
           ]}
         />
       </ApiForm>

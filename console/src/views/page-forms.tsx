@@ -1,18 +1,25 @@
 import { useState } from 'preact/hooks';
-import { type Asset, api, must, once, type Page, type PageAction, type PageContent, succeeded } from '../api.js';
+import { type Asset, api, must, once, type Page, type PageAction, succeeded } from '../api.js';
 import { Section, useLoad, WriteButton } from '../components.js';
-import { ApiForm, Field } from '../form.js';
+import { ApiForm, Field, useExactProblems } from '../form.js';
 import { href } from '../router.js';
+import { type Template, TemplateChoice } from './content-editor/templates.js';
 
-// Writing a page: the "New page" form, its settings (actions and metadata), the content editor,
-// and its status actions. Labels are the API's field names; pointers are the request body's.
+// Writing a page: the "New page" form, its settings (buttons and how it shows in search results
+// and link previews) and its status actions (content: content-editor/). Labels are plain words; the
+// API's field names are in the hints, and pointers are the request body's.
 
 const PAGE_TYPES = ['inbound', 'outbound', 'call_followup', 'sales_deck', 'custom'] as const;
 type PageType = (typeof PAGE_TYPES)[number];
-/** The tokens the served page fills (src/render/content.ts), listed beside the editor. */
-export const TOKENS = ['{{person.name}}', '{{person.firstName | there}}', '{{account.name}}', '{{audience.name}}'];
+const PAGE_TYPE_WORDS: [PageType, string][] = [
+  ['inbound', 'Inbound: for visitors who find you'],
+  ['outbound', 'Outbound: for people you reach out to'],
+  ['call_followup', 'Call follow-up: after a sales call'],
+  ['sales_deck', 'Sales deck: a pitch to read'],
+  ['custom', 'Something else'],
+];
 
-/** The tenant's images (the first 100, newest first), for the OG image picker. */
+/** The tenant's images (the first 100, newest first), for the link preview image picker. */
 function useAssets() {
   return useLoad(async () => must(await api.GET('/v0/assets', { params: { query: { limit: 100 } } })).items, []);
 }
@@ -23,46 +30,74 @@ function OgImage({ value, onInput, assets }: { value: string; onInput: (v: strin
     <Field
       kind="select"
       name="ogImageAssetId"
+      label="Image in link previews"
       pointer="/metadata/ogImageAssetId"
       value={value}
       onInput={onInput}
       options={options}
-      hint="An image from Assets"
+      hint="An image from Assets, shown when the link is shared (ogImageAssetId)"
     />
   );
+}
+
+/** The API's words about one whole button (`/actions/0`), beside it rather than only under the form. */
+function ItemProblems({ pointer }: { pointer: string }) {
+  const messages = useExactProblems(pointer);
+  if (messages.length === 0) return null;
+  return <p class="error field-error">{messages.join('; ')}</p>;
 }
 
 function Actions({ actions, onChange }: { actions: PageAction[]; onChange: (next: PageAction[]) => void }) {
   const set = (i: number, patch: Partial<PageAction>) => onChange(actions.map((a, j) => (j === i ? { ...a, ...patch } : a)));
   return (
     <fieldset class="group">
-      <legend>actions</legend>
+      <legend>Buttons</legend>
+      <p class="muted small">What a visitor can do on the page: follow a link, or fill in a lead form (actions).</p>
+      <ItemProblems pointer="/actions" />
       {actions.map((a, i) => (
         <fieldset key={a.actionId ?? `new-${i}`} class="item">
-          <legend>actions/{i}</legend>
+          <legend>Button {i + 1}</legend>
+          <ItemProblems pointer={`/actions/${i}`} />
           <Field
             kind="select"
             name="actionType"
+            label="What the button does"
             pointer={`/actions/${i}/actionType`}
             value={a.actionType}
             onInput={(v) => set(i, { actionType: v })}
             options={[
-              ['link', 'link'],
-              ['form', 'form'],
+              ['link', 'Opens a link'],
+              ['form', 'Opens a lead form'],
             ]}
           />
           <Field
             name="buttonTitle"
+            label="Button text"
             pointer={`/actions/${i}/buttonTitle`}
             value={a.buttonTitle}
             onInput={(v) => set(i, { buttonTitle: v })}
           />
-          <Field name="purpose" pointer={`/actions/${i}/purpose`} value={a.purpose} onInput={(v) => set(i, { purpose: v })} />
+          <Field
+            name="purpose"
+            label="Purpose"
+            pointer={`/actions/${i}/purpose`}
+            value={a.purpose}
+            onInput={(v) => set(i, { purpose: v })}
+            hint="A short word goals and reports use, like demo or pricing"
+          />
           {a.actionType !== 'form' && (
-            <Field kind="url" name="url" pointer={`/actions/${i}/url`} value={a.url} onInput={(v) => set(i, { url: v })} />
+            <Field
+              kind="url"
+              name="url"
+              label="Link address"
+              pointer={`/actions/${i}/url`}
+              value={a.url ?? ''}
+              onInput={(v) => set(i, { url: v })}
+              hint="https://…"
+            />
           )}
           <button type="button" class="secondary" onClick={() => onChange(actions.filter((_, j) => j !== i))}>
-            Remove action {i + 1}
+            Remove button {i + 1}
           </button>
         </fieldset>
       ))}
@@ -71,14 +106,22 @@ function Actions({ actions, onChange }: { actions: PageAction[]; onChange: (next
         class="secondary"
         onClick={() => onChange([...actions, { actionType: 'link', buttonTitle: '', purpose: '', url: '' }])}
       >
-        Add an action
+        Add a button
       </button>
     </fieldset>
   );
 }
 
-/** A form action has no URL of its own: the served page posts to itself. */
-const actionsBody = (actions: PageAction[]) => actions.map((a) => (a.actionType === 'form' ? { ...a, url: '' } : a));
+/** A form action has no URL of its own (the served page posts to itself): none is sent. */
+const actionsBody = (actions: PageAction[]) =>
+  actions.map((a) => {
+    if (a.actionType !== 'form') return a;
+    const { url: _, ...form } = a;
+    return form;
+  });
+
+const CONTEXT_HINT =
+  'Who it is for and what it offers, in a sentence or two: the page agent reads it to write each audience’s copy (pageContext)';
 
 export function NewPage({ onClose }: { onClose: () => void }) {
   const [name, setName] = useState('');
@@ -89,7 +132,15 @@ export function NewPage({ onClose }: { onClose: () => void }) {
   const [metaTitle, setMetaTitle] = useState('');
   const [metaDescription, setMetaDescription] = useState('');
   const [ogImage, setOgImage] = useState('');
+  const [templateId, setTemplateId] = useState('');
   const assets = useAssets();
+  // A template brings its content and buttons; its words fill what is still empty.
+  const chooseTemplate = (template: Template | undefined) => {
+    setTemplateId(template?.templateId ?? '');
+    if (template && !name) setName(template.name);
+    if (template && !title) setTitle(template.name);
+    if (template && !pageContext) setPageContext(template.description);
+  };
   const submit = async () => {
     const metadata = {
       ...(metaTitle ? { title: metaTitle } : {}),
@@ -99,7 +150,7 @@ export function NewPage({ onClose }: { onClose: () => void }) {
     const page = must(
       await api.POST('/v0/pages', {
         params: { header: once() },
-        body: { name, title, pageType, pageContext, actions: actionsBody(actions), metadata },
+        body: { name, title, pageType, pageContext, metadata, ...(templateId ? { templateId } : { actions: actionsBody(actions) }) },
       }),
     );
     location.hash = href('pages', page.pageId);
@@ -107,21 +158,55 @@ export function NewPage({ onClose }: { onClose: () => void }) {
   return (
     <Section title="New page">
       <ApiForm label="New page" submitLabel="Create page" onSubmit={submit} notice="Created.">
-        <Field name="name" value={name} onInput={setName} required maxLength={255} />
-        <Field name="title" value={title} onInput={setTitle} required maxLength={255} />
-        <Field kind="select" name="pageType" value={pageType} onInput={(v) => setPageType(v as PageType)} options={PAGE_TYPES} />
+        <TemplateChoice value={templateId} onChoose={chooseTemplate} />
+        <Field
+          name="name"
+          label="Page name"
+          value={name}
+          onInput={setName}
+          required
+          maxLength={255}
+          hint="For you: visitors never see it"
+        />
+        <Field name="title" label="Title" value={title} onInput={setTitle} required maxLength={255} hint="The browser tab’s text" />
+        <Field
+          kind="select"
+          name="pageType"
+          label="Page type"
+          value={pageType}
+          onInput={(v) => setPageType(v as PageType)}
+          options={PAGE_TYPE_WORDS}
+        />
         <Field
           kind="textarea"
           name="pageContext"
+          label="What the page is for"
           value={pageContext}
           onInput={setPageContext}
-          hint="What the page is for: the page agent reads it"
+          hint={CONTEXT_HINT}
         />
-        <Actions actions={actions} onChange={setActions} />
+        {templateId ? (
+          <p class="muted small">The page starts with the template’s content and buttons: change them once it is created.</p>
+        ) : (
+          <Actions actions={actions} onChange={setActions} />
+        )}
         <fieldset class="group">
-          <legend>metadata</legend>
-          <Field name="title" label="metadata.title" pointer="/metadata/title" value={metaTitle} onInput={setMetaTitle} />
-          <Field name="description" pointer="/metadata/description" value={metaDescription} onInput={setMetaDescription} />
+          <legend>In search results and link previews</legend>
+          <Field
+            name="title"
+            label="Heading shown in search results"
+            pointer="/metadata/title"
+            value={metaTitle}
+            onInput={setMetaTitle}
+            hint="Empty: the page’s own"
+          />
+          <Field
+            name="description"
+            label="Description shown in search results"
+            pointer="/metadata/description"
+            value={metaDescription}
+            onInput={setMetaDescription}
+          />
           <OgImage value={ogImage} onInput={setOgImage} assets={assets.data} />
         </fieldset>
       </ApiForm>
@@ -132,7 +217,7 @@ export function NewPage({ onClose }: { onClose: () => void }) {
   );
 }
 
-/** Name, type, context, actions and metadata of an existing page (PATCH: metadata is merged). */
+/** Name, type, purpose, buttons and link preview image of an existing page (PATCH: metadata is merged). */
 export function PageSettings({ page, saved }: { page: Page; saved: () => void }) {
   const [name, setName] = useState(page.name);
   const [pageType, setPageType] = useState<PageType>(page.pageType);
@@ -153,14 +238,28 @@ export function PageSettings({ page, saved }: { page: Page; saved: () => void })
   };
   return (
     <details class="editor">
-      <summary>Settings: name, type, context, actions, metadata</summary>
+      <summary>Settings: name, type, what it is for, buttons, link previews</summary>
       <ApiForm label="Page settings" onSubmit={submit}>
-        <Field name="name" value={name} onInput={setName} required maxLength={255} />
-        <Field kind="select" name="pageType" value={pageType} onInput={(v) => setPageType(v as PageType)} options={PAGE_TYPES} />
-        <Field kind="textarea" name="pageContext" value={pageContext} onInput={setPageContext} />
+        <Field name="name" label="Page name" value={name} onInput={setName} required maxLength={255} />
+        <Field
+          kind="select"
+          name="pageType"
+          label="Page type"
+          value={pageType}
+          onInput={(v) => setPageType(v as PageType)}
+          options={PAGE_TYPE_WORDS}
+        />
+        <Field
+          kind="textarea"
+          name="pageContext"
+          label="What the page is for"
+          value={pageContext}
+          onInput={setPageContext}
+          hint={CONTEXT_HINT}
+        />
         <Actions actions={actions} onChange={setActions} />
         <fieldset class="group">
-          <legend>metadata</legend>
+          <legend>In link previews</legend>
           <OgImage value={ogImage} onInput={setOgImage} assets={assets.data} />
         </fieldset>
       </ApiForm>
@@ -168,75 +267,13 @@ export function PageSettings({ page, saved }: { page: Page; saved: () => void })
   );
 }
 
-/** Headline, subheadline and Markdown sections; `save` sends them (the page's content, or a draft version's). */
-export function ContentEditor({
-  label,
-  initial,
-  save,
-}: {
-  label: string;
-  initial: PageContent | null | undefined;
-  save: (content: PageContent) => Promise<unknown>;
-}) {
-  const [headline, setHeadline] = useState(initial?.headline ?? '');
-  const [subheadline, setSubheadline] = useState(initial?.subheadline ?? '');
-  const [sections, setSections] = useState(initial?.sections ?? []);
-  const set = (i: number, patch: Partial<PageContent['sections'][number]>) =>
-    setSections(sections.map((s, j) => (j === i ? { ...s, ...patch } : s)));
-  return (
-    <ApiForm label={label} onSubmit={() => save({ headline, subheadline, sections })}>
-      <p class="muted small">
-        Tokens, filled when the page is served:{' '}
-        {TOKENS.map((t) => (
-          <code key={t}>{t} </code>
-        ))}
-      </p>
-      <Field name="headline" pointer="/content/headline" value={headline} onInput={setHeadline} />
-      <Field name="subheadline" pointer="/content/subheadline" value={subheadline} onInput={setSubheadline} />
-      <fieldset class="group">
-        <legend>sections</legend>
-        {sections.map((s, i) => (
-          <fieldset key={i} class="item">
-            <legend>sections/{i}</legend>
-            <Field name="heading" pointer={`/content/sections/${i}/heading`} value={s.heading} onInput={(v) => set(i, { heading: v })} />
-            <Field
-              kind="textarea"
-              name="body"
-              pointer={`/content/sections/${i}/body`}
-              value={s.body}
-              onInput={(v) => set(i, { body: v })}
-              hint="Markdown"
-              rows={6}
-            />
-            <button type="button" class="secondary" onClick={() => setSections(sections.filter((_, j) => j !== i))}>
-              Remove section {i + 1}
-            </button>
-          </fieldset>
-        ))}
-        <button type="button" class="secondary" onClick={() => setSections([...sections, { heading: '', body: '' }])}>
-          Add a section
-        </button>
-      </fieldset>
-    </ApiForm>
-  );
-}
-
-/** Publish, unpublish, archive and delete, each confirmed first. */
+/** Unpublish, archive and delete, each confirmed first (Publish is the content editor's, beside Save). */
 export function PageStatusActions({ page, changed }: { page: Page; changed: () => void }) {
   const path = { page_id: page.pageId };
-  const status = async (next: 'published' | 'draft' | 'archived') =>
+  const status = async (next: 'draft' | 'archived') =>
     must(await api.PATCH('/v0/pages/{page_id}', { params: { path }, body: { status: next } }));
   return (
     <div class="actions">
-      {page.status !== 'published' && (
-        <WriteButton
-          label="Publish"
-          kind="primary"
-          confirm={`Publish “${page.name}”? Its links serve it at once.`}
-          action={() => status('published')}
-          done={changed}
-        />
-      )}
       {page.status === 'published' && (
         <WriteButton
           label="Unpublish"

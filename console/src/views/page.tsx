@@ -1,13 +1,16 @@
 import { useMemo, useState } from 'preact/hooks';
-import { type Audience, api, must, type Page, type PageAnalytics } from '../api.js';
+import { type Audience, api, must, once, type PageAnalytics } from '../api.js';
+import { AgentNote } from '../agent-note.js';
 import { type Line, TimeChart } from '../chart.js';
-import { Badge, LoadMore, Section, Status, useCursorList, useLoad, When } from '../components.js';
+import { Badge, LoadMore, Section, Status, useCursorList, useLoad, When, WriteButton } from '../components.js';
 import { OpenButton } from '../form.js';
 import { href } from '../router.js';
 import { Experiments } from './experiment.js';
 import { NewAudience } from './audience-forms.js';
+import { NewSegment } from './segment-forms.js';
 import { PageLinks } from './links.js';
-import { ContentEditor, PageSettings, PageStatusActions } from './page-forms.js';
+import { PageContent } from './content-editor/page-content.js';
+import { PageSettings, PageStatusActions } from './page-forms.js';
 
 type Interval = 'hour' | 'day' | 'week';
 type Metrics = PageAnalytics['totals'];
@@ -142,14 +145,65 @@ function Analytics({ pageId }: { pageId: string }) {
   );
 }
 
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * Regenerate the whole page. What it will queue and skip is asked of the API first (a dry run), so
+ * the confirmation names the same audiences the request will, whatever the page's size and however
+ * many of them this view has loaded. Audiences a person wrote are skipped: one is regenerated from
+ * its own view.
+ */
+function RegeneratePage({ pageId, changed }: { pageId: string; changed: () => void }) {
+  const [notice, setNotice] = useState('');
+  const path = { page_id: pageId };
+  const regenerate = async () => {
+    setNotice('');
+    const plan = must(await api.POST('/v0/pages/{page_id}/regenerate', { params: { path }, body: { dryRun: true } }));
+    const skipping =
+      plan.skipped.length === 0 ? '' : ` ${plural(plan.skipped.length, 'audience', 'audiences')} written by a person will be skipped.`;
+    if (plan.queued === 0) {
+      setNotice(`Nothing to regenerate.${skipping}`);
+      return undefined;
+    }
+    const question = `Regenerate this page? The page agent will rewrite ${plural(plan.queued, 'audience', 'audiences')}.${skipping}`;
+    if (!window.confirm(question)) return undefined;
+    return must(await api.POST('/v0/pages/{page_id}/regenerate', { params: { path, header: once() }, body: {} }));
+  };
+  return (
+    <div class="actions">
+      <WriteButton
+        label="Regenerate"
+        name="Regenerate the page's audiences"
+        action={regenerate}
+        done={(result) => {
+          if (result === undefined) return;
+          const { queued, skipped } = result as { queued: number; skipped: unknown[] };
+          setNotice(
+            `${plural(queued, 'version', 'versions')} queued for the page agent; ${plural(skipped.length, 'written audience', 'written audiences')} skipped.`,
+          );
+          changed();
+        }}
+      />
+      <output aria-live="polite">{notice}</output>
+      <AgentNote />
+    </div>
+  );
+}
+
 function Audiences({ pageId, audiences }: { pageId: string; audiences: ReturnType<typeof useCursorList<Audience>> }) {
-  const [adding, setAdding] = useState(false);
+  const [adding, setAdding] = useState<'audience' | 'segment'>();
   return (
     <Section title="Audiences">
-      {adding ? (
-        <NewAudience pageId={pageId} onClose={() => setAdding(false)} />
+      <RegeneratePage pageId={pageId} changed={audiences.reload} />
+      {adding === 'audience' ? (
+        <NewAudience pageId={pageId} onClose={() => setAdding(undefined)} />
+      ) : adding === 'segment' ? (
+        <NewSegment pageId={pageId} onClose={() => setAdding(undefined)} />
       ) : (
-        <OpenButton label="New audience" onClick={() => setAdding(true)} />
+        <>
+          <OpenButton label="New audience" onClick={() => setAdding('audience')} />
+          <OpenButton label="New segment" onClick={() => setAdding('segment')} />
+        </>
       )}
       <Status loaded={audiences}>
         {audiences.items.length === 0 ? (
@@ -190,48 +244,6 @@ function Audiences({ pageId, audiences }: { pageId: string; audiences: ReturnTyp
   );
 }
 
-/**
- * The preview is a document of its own, opened by a short-lived link the API hands out: it lives
- * under its own policy (which allows the page's inline styles, the tenant's brand among them),
- * not the console's. The console's API is this origin (`connect-src 'self'`), so the link is
- * opened here whatever host PUBLIC_BASE_URL names.
- */
-function Preview({ pageId, audiences, revision }: { pageId: string; audiences: Audience[]; revision: number }) {
-  const [audienceId, setAudienceId] = useState('');
-  const link = useLoad(async () => {
-    const query = audienceId ? { audienceId } : {};
-    const issued = must(await api.GET('/v0/pages/{page_id}/preview_link', { params: { path: { page_id: pageId }, query } }));
-    const { pathname, search } = new URL(issued.url);
-    return pathname + search;
-  }, [pageId, audienceId, revision]);
-  const chosen = audiences.find((a) => a.audienceId === audienceId);
-  return (
-    <Section title="Preview">
-      <label>
-        Preview for{' '}
-        <select value={audienceId} onChange={(e) => setAudienceId(e.currentTarget.value)} name="previewAudience">
-          <option value="">No audience (the page itself)</option>
-          {audiences.map((a) => (
-            <option key={a.audienceId} value={a.audienceId}>
-              {a.effectiveName}
-            </option>
-          ))}
-        </select>
-      </label>
-      <Status loaded={link}>
-        {/* sandbox with no allowances: the document's scripts, forms and navigation of this console are all off */}
-        <iframe
-          class="preview"
-          sandbox=""
-          src={link.data ?? 'about:blank'}
-          title={`Preview of the page${chosen ? ` for ${chosen.effectiveName}` : ''}`}
-          referrerpolicy="no-referrer"
-        />
-      </Status>
-    </Section>
-  );
-}
-
 export function PageView({ pageId }: { pageId: string }) {
   const page = useLoad(async () => must(await api.GET('/v0/pages/{page_id}', { params: { path: { page_id: pageId } } })), [pageId]);
   const audiences = useCursorList(
@@ -261,8 +273,7 @@ export function PageView({ pageId }: { pageId: string }) {
           <p class="muted">{page.data.title}</p>
           <PageStatusActions page={page.data} changed={page.reload} />
           <PageSettings key={`settings-${page.data.updatedAt}`} page={page.data} saved={saved} />
-          <Content page={page.data} saved={saved} />
-          <Preview pageId={pageId} audiences={audiences.items} revision={revision} />
+          <PageContent page={page.data} audiences={audiences.items} revision={revision} saved={saved} />
           <Audiences pageId={pageId} audiences={audiences} />
           <PageLinks pageId={pageId} audiences={audiences.items} />
           <Analytics pageId={pageId} />
@@ -270,20 +281,5 @@ export function PageView({ pageId }: { pageId: string }) {
         </article>
       )}
     </Status>
-  );
-}
-
-function Content({ page, saved }: { page: Page; saved: () => void }) {
-  return (
-    <Section title="Content">
-      <ContentEditor
-        label="Page content"
-        initial={page.content}
-        save={async (content) => {
-          must(await api.PATCH('/v0/pages/{page_id}', { params: { path: { page_id: page.pageId } }, body: { content } }));
-          saved();
-        }}
-      />
-    </Section>
   );
 }

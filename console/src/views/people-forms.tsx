@@ -38,11 +38,26 @@ export function PersonForm({ person, done }: { person?: Person; done: (person: P
   };
   return (
     <ApiForm label={person ? 'Edit person' : 'New person'} submitLabel={person ? 'Save' : 'Create person'} onSubmit={submit}>
-      <Field name="name" value={name} onInput={setName} required maxLength={255} />
-      <Field kind="email" name="email" value={email} onInput={setEmail} maxLength={255} />
-      <Field name="domain" value={domain} onInput={setDomain} maxLength={255} />
-      <Field kind="tel" name="phoneNumber" value={phoneNumber} onInput={setPhone} hint="E.164, e.g. +14155550100" />
-      <Field kind="url" name="linkedinProfileUrl" value={linkedinProfileUrl} onInput={setLinkedin} />
+      <Field name="name" label="Name" value={name} onInput={setName} required maxLength={255} />
+      <Field kind="email" name="email" label="Email" value={email} onInput={setEmail} maxLength={255} />
+      <Field
+        name="domain"
+        label="Company domain"
+        value={domain}
+        onInput={setDomain}
+        maxLength={255}
+        hint="Like acme.com: links the person to that account"
+      />
+      <Field
+        kind="tel"
+        name="phoneNumber"
+        label="Phone number"
+        value={phoneNumber}
+        onInput={setPhone}
+        maxLength={64}
+        hint="As you would write it: +44 20 7183 8750, or (415) 555-0100 in the brand's default country. Saved as +14155550100."
+      />
+      <Field kind="url" name="linkedinProfileUrl" label="LinkedIn profile" value={linkedinProfileUrl} onInput={setLinkedin} />
     </ApiForm>
   );
 }
@@ -76,8 +91,8 @@ export function AccountForm({ account, done }: { account?: Account; done: (accou
     );
   return (
     <ApiForm label={account ? 'Edit account' : 'New account'} submitLabel={account ? 'Save' : 'Create account'} onSubmit={submit}>
-      <Field name="name" value={name} onInput={setName} required maxLength={255} />
-      <Field name="domain" value={domain} onInput={setDomain} required maxLength={255} />
+      <Field name="name" label="Name" value={name} onInput={setName} required maxLength={255} />
+      <Field name="domain" label="Company domain" value={domain} onInput={setDomain} required maxLength={255} hint="Like acme.com" />
     </ApiForm>
   );
 }

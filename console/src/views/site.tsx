@@ -3,6 +3,7 @@ import { api, type components, must } from '../api.js';
 import { type Line, TimeChart } from '../chart.js';
 import { Section, Status, useLoad } from '../components.js';
 import { href } from '../router.js';
+import { PipelinePanel } from './pipeline.js';
 
 // The site dashboard (issue 28): the tenant's visits over every page against the previous period,
 // a chart, the top pages, channels, referrers, countries and devices, goals with their value,
@@ -38,8 +39,11 @@ interface Realtime {
     pageId?: string;
     pageName?: string;
     audienceId?: string;
-    person?: { name?: string } | null;
-    account?: { name?: string } | null;
+    /** The audience shown (issue 39): for a segment, the one the visit matched by its rules. */
+    audienceName?: string;
+    audienceKind?: 'segment' | 'person' | 'home' | 'other';
+    personName?: string | null;
+    accountName?: string | null;
     path?: string;
     channel?: string;
     country?: string;
@@ -201,6 +205,14 @@ async function funnels(): Promise<{ funnel: Funnel; results: FunnelResults }[]> 
   );
 }
 
+/** "Jane Doe (Acme)", "Acme", or "Someone": only names the tenant already holds. */
+const who = (person?: string | null, account?: string | null): string =>
+  person ? (account ? `${person} (${account})` : person) : (account ?? 'Someone');
+
+/** The audience a visit was shown, when its person does not already say it: "LinkedIn ads (segment)". */
+const shownAs = (name: string, kind?: string): string =>
+  kind === 'segment' ? `${name} (segment)` : kind === 'home' ? `${name} (home)` : name;
+
 /** Who is on a page right now, read again every 10 s while the view is open. */
 function RealtimeList() {
   const [round, setRound] = useState(0);
@@ -225,7 +237,13 @@ function RealtimeList() {
             <ul>
               {(now.data.visits ?? []).map((v, i) => (
                 <li key={`${v.audienceId ?? ''}${i}`}>
-                  {v.person?.name ?? v.account?.name ?? 'Someone'} on {v.pageName ?? v.path ?? v.pageId}
+                  {who(v.personName, v.accountName)} on {v.pageName ?? v.path ?? v.pageId}
+                  {v.audienceName && v.audienceKind !== 'person' ? (
+                    <span data-audience={v.audienceId} data-segment={v.audienceKind === 'segment' ? '' : undefined}>
+                      {' · '}
+                      {shownAs(v.audienceName, v.audienceKind)}
+                    </span>
+                  ) : null}
                   <span class="muted small"> {[v.path, v.channel, v.country].filter(Boolean).join(' · ')}</span>
                 </li>
               ))}
@@ -280,6 +298,7 @@ export function SiteView() {
           <FunnelBars key={funnel.funnelId} funnel={funnel} results={results} />
         ))}
       </Status>
+      <PipelinePanel groupBy="page" />
       <RealtimeList />
     </Section>
   );

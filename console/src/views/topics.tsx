@@ -25,8 +25,8 @@ function EntryForm({ topicId, entry, done }: { topicId: string; entry?: TopicEnt
   };
   return (
     <ApiForm label={entry ? `Entry ${entry.sortOrder}` : 'New entry'} submitLabel={entry ? 'Save' : 'Add entry'} onSubmit={submit}>
-      <Field name="type" pointer="/content/type" value={type} onInput={setType} maxLength={255} />
-      <Field kind="textarea" name="content" pointer="/content/content" value={content} onInput={setContent} />
+      <Field name="type" label="Kind of entry" pointer="/content/type" value={type} onInput={setType} maxLength={255} />
+      <Field kind="textarea" name="content" label="Entry text" pointer="/content/content" value={content} onInput={setContent} />
     </ApiForm>
   );
 }
@@ -47,8 +47,8 @@ function TopicCard({ topic, changed }: { topic: Topic; changed: () => void }) {
           changed();
         }}
       >
-        <Field name="title" value={title} onInput={setTitle} maxLength={255} />
-        <Field name="purpose" value={purpose} onInput={setPurpose} maxLength={1000} />
+        <Field name="title" label="Topic name" value={title} onInput={setTitle} maxLength={255} />
+        <Field name="purpose" label="What the topic is for" value={purpose} onInput={setPurpose} maxLength={1000} />
       </ApiForm>
       <WriteButton
         label="Delete"
@@ -102,7 +102,7 @@ export function TopicsView() {
           topics.reload();
         }}
       >
-        <Field name="title" value={title} onInput={setTitle} maxLength={255} />
+        <Field name="title" label="Topic name" value={title} onInput={setTitle} maxLength={255} />
       </ApiForm>
       <Status loaded={topics}>
         <ul class="cards">

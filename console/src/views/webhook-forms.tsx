@@ -21,6 +21,8 @@ const EVENTS = [
   'page.version.published',
   'audience_session.created',
   'form.submitted',
+  'form.enriched',
+  'form.enrichment_failed',
   'asset.created',
   'asset.updated',
   'asset.deleted',
@@ -45,12 +47,21 @@ const EVENTS = [
   'page_link.created',
   'page_link.updated',
   'page_link.deleted',
+  'template.created',
+  'template.deleted',
   'tenant_domain.verified',
   'tenant_domain.released',
   'experiment.started',
   'experiment.concluded',
+  'deal.created',
+  'deal.updated',
+  'deal.deleted',
   'visit.started',
   'session.ended',
+  'deal.created',
+  'deal.updated',
+  'deal.deleted',
+  'integration.failed',
   '*',
 ] as const satisfies readonly EventType[];
 // The catalogue is the API's: a new event type that is not listed here fails the console's type check.
@@ -61,7 +72,7 @@ function Events({ value, onChange }: { value: EventType[]; onChange: (next: Even
   const messages = useProblems('/events');
   return (
     <fieldset class="group events" aria-invalid={messages.length > 0 ? 'true' : undefined}>
-      <legend>events</legend>
+      <legend>Events to send</legend>
       {EVENTS.map((e) => (
         <label key={e} class="choice">
           <input
@@ -104,7 +115,7 @@ export function NewSubscription() {
   return (
     <Section title="New subscription">
       <ApiForm label="New subscription" submitLabel="Create subscription" onSubmit={submit} notice="Created.">
-        <Field kind="url" name="url" value={url} onInput={setUrl} maxLength={2048} />
+        <Field kind="url" name="url" label="Address to send events to" value={url} onInput={setUrl} maxLength={2048} hint="https://…" />
         <Events value={events} onChange={setEvents} />
       </ApiForm>
       <SecretOnce secret={secret} />
@@ -150,7 +161,7 @@ export function EditSubscription({ subscription, changed }: { subscription: Subs
             changed();
           }}
         >
-          <Field kind="url" name="url" value={url} onInput={setUrl} maxLength={2048} />
+          <Field kind="url" name="url" label="Address to send events to" value={url} onInput={setUrl} maxLength={2048} />
           <Events value={events} onChange={setEvents} />
         </ApiForm>
       </details>

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, must, once } from '../api.js';
-import { Badge, LoadMore, Section, Status, useCursorList, useLoad, When, WriteButton } from '../components.js';
+import { ListTable, Badge, Section, Status, useCursorList, useLoad, When, WriteButton } from '../components.js';
 import { href } from '../router.js';
 import { OpenButton } from '../form.js';
 import { EditSubscription, NewSubscription } from './webhook-forms.js';
@@ -14,37 +14,23 @@ export function WebhooksView() {
   return (
     <Section title="Webhook subscriptions">
       {adding ? <NewSubscription /> : <OpenButton label="New subscription" onClick={() => setAdding(true)} />}
-      <Status loaded={subscriptions}>
-        {subscriptions.items.length === 0 ? (
-          <p>No subscriptions.</p>
-        ) : (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">URL</th>
-                <th scope="col">Events</th>
-                <th scope="col">Active</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {subscriptions.items.map((s) => (
-                <tr key={s.subscriptionId}>
-                  <td>
-                    <a href={href('webhooks', s.subscriptionId)}>{s.url}</a>
-                  </td>
-                  <td>{s.events.join(', ')}</td>
-                  <td>{s.active ? 'yes' : 'no'}</td>
-                  <td>
-                    <When at={s.createdAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+      <ListTable
+        list={subscriptions}
+        empty="No subscriptions."
+        columns={['URL', 'Events', 'Active', 'Created']}
+        row={(s) => (
+          <tr key={s.subscriptionId}>
+            <td>
+              <a href={href('webhooks', s.subscriptionId)}>{s.url}</a>
+            </td>
+            <td>{s.events.join(', ')}</td>
+            <td>{s.active ? 'yes' : 'no'}</td>
+            <td>
+              <When at={s.createdAt} />
+            </td>
+          </tr>
         )}
-        <LoadMore list={subscriptions} />
-      </Status>
+      />
     </Section>
   );
 }
@@ -92,56 +78,38 @@ export function SubscriptionView({ subscriptionId }: { subscriptionId: string })
             <output aria-live="polite">{notice}</output>
           </div>
           <Section title="Deliveries">
-            <Status loaded={deliveries}>
-              {deliveries.items.length === 0 ? (
-                <p>No deliveries yet.</p>
-              ) : (
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Event</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Attempts</th>
-                      <th scope="col">Last answer</th>
-                      <th scope="col">Last attempt</th>
-                      <th scope="col">
-                        <span class="sr-only">Actions</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {deliveries.items.map((d) => (
-                      <tr key={d.deliveryId} data-delivery={d.deliveryId}>
-                        <td>{d.eventType}</td>
-                        <td>
-                          <Badge value={d.status} />
-                        </td>
-                        <td class="num">{d.attempts}</td>
-                        <td>{d.lastResponseStatus ?? d.lastError ?? '—'}</td>
-                        <td>
-                          <When at={d.lastAttemptAt} />
-                        </td>
-                        <td>
-                          <WriteButton
-                            label={`Retry ${d.eventType}`}
-                            action={async () =>
-                              must(
-                                await api.POST('/v0/webhook_subscriptions/{subscription_id}/deliveries/{delivery_id}/retry', {
-                                  params: { path: { ...path, delivery_id: d.deliveryId }, header: once() },
-                                  body: {},
-                                }),
-                              )
-                            }
-                            done={after('The delivery was sent again.')}
-                          />
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
+            <ListTable
+              list={deliveries}
+              empty="No deliveries yet."
+              columns={['Event', 'Status', 'Attempts', 'Last answer', 'Last attempt', '']}
+              row={(d) => (
+                <tr key={d.deliveryId} data-delivery={d.deliveryId}>
+                  <td>{d.eventType}</td>
+                  <td>
+                    <Badge value={d.status} />
+                  </td>
+                  <td class="num">{d.attempts}</td>
+                  <td>{d.lastResponseStatus ?? d.lastError ?? '—'}</td>
+                  <td>
+                    <When at={d.lastAttemptAt} />
+                  </td>
+                  <td>
+                    <WriteButton
+                      label={`Retry ${d.eventType}`}
+                      action={async () =>
+                        must(
+                          await api.POST('/v0/webhook_subscriptions/{subscription_id}/deliveries/{delivery_id}/retry', {
+                            params: { path: { ...path, delivery_id: d.deliveryId }, header: once() },
+                            body: {},
+                          }),
+                        )
+                      }
+                      done={after('The delivery was sent again.')}
+                    />
+                  </td>
+                </tr>
               )}
-              <LoadMore list={deliveries} />
-            </Status>
+            />
           </Section>
         </article>
       )}
