@@ -60,6 +60,20 @@ export const TARGETS: Readonly<Record<string, Target[]>> = {
       met: (_row, _all, run) => (run.experimentRatio === undefined ? undefined : run.experimentRatio >= 0.9),
     },
   ],
+  'serve-page-segments': [
+    {
+      text: '≥ 0.9 × serve-page, statements per request ≤ 1.05 × its (issue 39)',
+      met: (row, all) =>
+        compared(
+          all.get('serve-page'),
+          (page) =>
+            row.rps >= 0.9 * page.rps &&
+            (row.statementsPerRequest == null ||
+              page.statementsPerRequest == null ||
+              row.statementsPerRequest <= 1.05 * page.statementsPerRequest),
+        ),
+    },
+  ],
   collect: [{ text: '≥ 0.15 × ceiling (issue 15)', met: ratioAtLeast(0.15) }],
   'agent-template': [{ text: '≥ 500 versions/s (issue 16)', met: rpsAtLeast(500) }],
   'agent-get-person': [{ text: '> 0.25 × ceiling while the agent works (issue 16)', met: (row) => (row.ratioToCeiling ?? 0) > 0.25 }],

@@ -38,15 +38,23 @@ async function fill(): Promise<{ key: string; pageId: string }> {
   const made = await db.kysely.transaction().execute(async (trx) => {
     const tenant = await createTenant(trx, 'Export Inc', 'pages.localhost');
     const key = (await createApiKey(trx, tenant.tenantId)).apiKey;
-    const page = await createPage(trx, tenant.tenantId, {
-      name: 'Export',
-      title: 'Export, "big"',
-      pageContext: 'ctx',
-      pageType: 'inbound',
-    });
+    const page = await createPage(
+      trx,
+      tenant.tenantId,
+      {
+        name: 'Export',
+        title: 'Export, "big"',
+        pageContext: 'ctx',
+        pageType: 'inbound',
+      },
+      // No image is named: no address is made.
+      (hostname) => `http://${hostname}`,
+      // No template is named: none is looked up.
+      async () => undefined,
+    );
     const row = await findPage(trx, tenant.tenantId, page.pageId);
     if (!row) throw new Error('no page');
-    const audience = await createAudience(trx, row, {});
+    const audience = await createAudience(trx, row, {}, (hostname) => `http://${hostname}`);
     return { key, tenantId: tenant.tenantId, pageId: page.pageId, audienceId: audience.audienceId };
   });
   const base = Date.UTC(2026, 0, 1);

@@ -75,6 +75,8 @@ interface Scenario {
 }
 
 const q = encodeURIComponent;
+/** The deals are created from day 10 to day 45 of the seeded visits (bench/seed-deals.ts). */
+const pipelineEnd = (d: Seeded) => new Date(Date.parse(d.analyticsRange.startDate) + 60 * 86_400_000).toISOString();
 const SCENARIOS: Scenario[] = [
   { name: 'ceiling', target: 'ceiling', spec: () => ({ method: 'GET', headers: {}, paths: ['/'] }) },
   {
@@ -222,6 +224,37 @@ const SCENARIOS: Scenario[] = [
       ],
     }),
   },
+  // Issue 40: the influenced pipeline over the million visits and 10,000 deals (full scale): the
+  // models, groupings and windows a dashboard asks for (each answer kept 10 s), and a cold variant
+  // whose every request names a window not asked before in the run.
+  {
+    name: 'pipeline',
+    target: 'service',
+    spec: (d) => ({
+      method: 'GET',
+      headers: { 'x-api-key': d.key },
+      paths: ['any', 'first', 'last'].flatMap((model) =>
+        ['page', 'audience'].flatMap((groupBy) =>
+          [30, 60, 90].map(
+            (windowDays) =>
+              `/v0/analytics/pipeline?startDate=${q(d.analyticsRange.startDate)}&endDate=${q(pipelineEnd(d))}&model=${model}&groupBy=${groupBy}&windowDays=${windowDays}`,
+          ),
+        ),
+      ),
+    }),
+  },
+  {
+    name: 'pipeline-cold',
+    target: 'service',
+    spec: (d) => ({
+      method: 'GET',
+      headers: { 'x-api-key': d.key },
+      paths: Array.from(
+        { length: 365 },
+        (_, i) => `/v0/analytics/pipeline?startDate=${q(d.analyticsRange.startDate)}&endDate=${q(pipelineEnd(d))}&windowDays=${i + 1}`,
+      ),
+    }),
+  },
   {
     name: 'create-person',
     target: 'service',
@@ -287,6 +320,14 @@ const SCENARIOS: Scenario[] = [
     target: 'service',
     spec: (d) => ({ method: 'GET', headers: { host: d.siteHost }, paths: d.sitePaths }),
   },
+  // serve-page again, through links to the page (not an audience's) of pages with 10 segments each,
+  // visitors spread over them by utm_source, one in 11 matching none (issue 39: at least 0.9 of
+  // serve-page). Its paths are made when it starts (startSegments).
+  {
+    name: 'serve-page-segments',
+    target: 'service',
+    spec: (d) => ({ method: 'GET', headers: { host: d.siteHost }, paths: d.sitePaths }),
+  },
   // The page agent (template generator) regenerating a page of `agentAudiences` audiences, with
   // get-person measured under the same load: see agentScenario.
   {
@@ -307,10 +348,27 @@ interface SiteLoad {
   reports: string[];
 }
 
+/**
+ * The metered service's metrics. fetch keeps its connection alive between the reads, and the
+ * service may close it (idle) just as the next read reuses it: a reset before any answer is tried
+ * again on a new connection.
+ */
+async function metricsText(port: number): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/metrics`, {
+        headers: { authorization: `Bearer ${BENCH_SECRET}`, connection: 'close' },
+      });
+      return await res.text();
+    } catch (err) {
+      if (attempt === 3) throw err;
+    }
+  }
+}
+
 /** Every statement the metered service has run so far: the sum of its query counter's series. */
 async function statementsRun(port: number): Promise<number> {
-  const res = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${BENCH_SECRET}` } });
-  const text = await res.text();
+  const text = await metricsText(port);
   let total = 0;
   for (const line of text.split('\n')) {
     if (line.startsWith('pam_db_query_duration_seconds_count')) total += Number(line.slice(line.lastIndexOf(' ') + 1));
@@ -418,6 +476,36 @@ async function startHoldouts(data: Seeded, port: number): Promise<{ pageId: stri
   return started;
 }
 
+/**
+ * Ten segment audiences (utm.source equals s0…s9, priorities 0…9) on each of the first 20 pages
+ * of serve-page's links, and a link to each page: the paths are those links with every source and
+ * none. Made through the API, once per backend's service (a second call finds them made).
+ */
+const SEGMENT_PAGES = 20;
+const SEGMENTS = 10;
+async function startSegments(data: Seeded, port: number): Promise<string[]> {
+  const api = async (method: string, url: string, body?: unknown) => {
+    const res = await fetch(`http://127.0.0.1:${port}${url}`, {
+      method,
+      headers: { 'x-api-key': data.key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    if (!res.ok && res.status !== 409) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
+  };
+  const paths: string[] = [];
+  const pages = [...new Set(data.siteVisits.map((v) => v.pageId))].slice(0, SEGMENT_PAGES);
+  for (const [i, pageId] of pages.entries()) {
+    const path = `/bench-segments-${i}`;
+    for (let k = 0; k < SEGMENTS; k++) {
+      const rules = { match: 'all', conditions: [{ field: 'utm.source', operator: 'equals', value: `s${k}` }] };
+      await api('POST', `/v0/pages/${pageId}/audiences`, { customName: `Source s${k}`, priority: k, rules });
+    }
+    await api('POST', '/v0/page_links', { path, target: { targetType: 'page', pageId } });
+    paths.push(path, ...Array.from({ length: SEGMENTS }, (_, k) => `${path}?utm_source=s${k}`));
+  }
+  return paths;
+}
+
 async function concludeHoldouts(data: Seeded, port: number, holdouts: { pageId: string; experimentId: string }[]): Promise<void> {
   for (const { pageId, experimentId } of holdouts) {
     await fetch(`http://127.0.0.1:${port}/v0/pages/${pageId}/experiments/${experimentId}/conclude`, {
@@ -449,7 +537,23 @@ function startOptions(): string[] {
 }
 
 function pinned(cpu: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawn('taskset', ['-c', cpu, command, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('taskset', ['-c', cpu, command, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // Read as it comes: a pipe nobody reads fills, and a process writing to it blocks. What a process
+  // said last is printed if it dies on its own.
+  let said = '';
+  const keep = (d: Buffer) => {
+    said = (said + d.toString('utf8')).slice(-4000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  child.on('exit', (code) => {
+    if (code !== null && code !== 0) console.log(`# ${path.basename(args.at(-1) ?? command)} exited with ${code}:\n${said}`);
+  });
+  return child;
 }
 
 async function waitFor(url: string, ms = 60_000): Promise<void> {
@@ -819,7 +923,13 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
         service: [service, servicePort] as const,
       }[scenario.target];
       if (!child) continue;
-      const base = { ...scenario.spec(data, deepCursor, site), url: `http://127.0.0.1:${port}`, connections: 50 };
+      const segmentPaths = scenario.name === 'serve-page-segments' ? await startSegments(data, port) : undefined;
+      const base = {
+        ...scenario.spec(data, deepCursor, site),
+        ...(segmentPaths ? { paths: segmentPaths } : {}),
+        url: `http://127.0.0.1:${port}`,
+        connections: 50,
+      };
       if (scenario.name === 'agent-template') {
         await waitIdle(child.pid!);
         for (const row of await agentScenario(data, base, database.url, child.pid!, ceilingRps)) {

@@ -7,6 +7,7 @@ import { createApiKey, createTenant } from '../src/admin/repository.js';
 import type { Database } from '../src/db/types.js';
 import { bump } from '../src/db/counters.js';
 import { slugify } from '../src/db/slugs.js';
+import { seedDeals } from './seed-deals.js';
 import { newId } from '../src/ids.js';
 import { rebuildRollups } from '../src/analytics/rollups.js';
 
@@ -26,6 +27,8 @@ export const SCALES: Record<
     deepPersons: number;
     /** Audiences of the page the agent scenario regenerates. */
     agentAudiences: number;
+    /** Deals of the pipeline scenario (issue 40). */
+    deals: number;
   }
 > = {
   tiny: {
@@ -39,6 +42,7 @@ export const SCALES: Record<
     entries: 5,
     deepPersons: 2_000,
     agentAudiences: 200,
+    deals: 100,
   },
   small: {
     pages: 1_000,
@@ -51,6 +55,7 @@ export const SCALES: Record<
     entries: 20,
     deepPersons: 200_000,
     agentAudiences: 2_000,
+    deals: 1_000,
   },
   full: {
     pages: 10_000,
@@ -63,6 +68,7 @@ export const SCALES: Record<
     entries: 20,
     deepPersons: 1_000_000,
     agentAudiences: 10_000,
+    deals: 10_000,
   },
 };
 
@@ -519,6 +525,15 @@ export async function seed(db: Kysely<Database>, scale: Scale, seedValue = 42): 
     };
   });
   await insertAll(db, 'audience_sessions', sessions);
+  await seedDeals(db, {
+    tenantId,
+    count: n.deals,
+    personDomains: persons.map((p) => p.domain),
+    accountDomains: new Set(accounts.map((a) => a.domain_lc)),
+    base,
+    rand,
+    insertAll: (table, rows) => insertAll(db, table, rows),
+  });
   // Goals' occurrences for one visit in ten (the funnel scenario): its path; for half of those a
   // click on the "demo" action a minute in, and for a quarter a tracked signup two minutes in.
   const occurrences = sessions

@@ -4,7 +4,9 @@
  * with a logo, a favicon, a footer, a lead form and a long body is seeded on a fresh SQLite
  * database, served by a listening app, and loaded `runs` times in fresh browser contexts (nothing
  * cached). `tsx bench/web-vitals.ts [runs]` prints the figures as JSON; BENCHMARKS.md records them.
- * test/site/brand.browser.test.ts runs the same measurement with a few runs.
+ * test/site/brand.browser.test.ts runs the same measurement with a few runs. By default the page
+ * is seedLayoutsPage's (issue 38: a hero image, every layout, the brand); `branded` as the second
+ * argument measures issue 29's page instead.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -101,6 +103,88 @@ export async function seedBrandedPage(call: Call): Promise<string> {
   return '/launch';
 }
 
+/**
+ * A branded page (seedBrandedPage's brand) whose first screen is a hero image, with six more
+ * layouts (image and text, features, FAQ, quote, logos, cta on the lead form) and a video, for a
+ * generic audience at `/layouts`: the budget of issue 38.
+ */
+export async function seedLayoutsPage(call: Call): Promise<string> {
+  const image = async (name: string, width: number, height: number, background: string) => {
+    const bytes = await sharp({ create: { width, height, channels: 3, background } })
+      .jpeg()
+      .toBuffer();
+    const file = (await call('POST', '/v0/files', bytes, { 'content-type': 'image/jpeg' })).body as { fileId: string };
+    return ((await call('POST', '/v0/assets', { assetType: 'image', name, fileId: file.fileId })).body as { assetId: string }).assetId;
+  };
+  const hero = await image('Hero', 1200, 800, '#3949ab');
+  const side = await image('Team', 800, 600, '#00897b');
+  const logo = await image('Logo', 240, 80, '#6d4c41');
+  const person = await image('Ann', 200, 200, '#f4511e');
+  const page = (
+    await call('POST', '/v0/pages', {
+      name: 'Layouts',
+      title: 'Acme, in layouts',
+      pageContext: 'launch',
+      pageType: 'inbound',
+      status: 'published',
+      actions: [{ purpose: 'lead', buttonTitle: 'Talk to us', actionType: 'form' }],
+    })
+  ).body as { pageId: string; actions: { actionId: string }[] };
+  const actionId = page.actions[0]?.actionId ?? '';
+  const sections = [
+    {
+      layout: 'hero',
+      heading: 'Ship faster, {{person.firstName | together}}',
+      body: 'Acme plans, builds and ships with your team.',
+      imageAssetId: hero,
+      imageAlt: 'A team at work',
+    },
+    {
+      layout: 'image_text',
+      heading: 'Made for teams',
+      body: 'Plans that stay current, **without meetings**.',
+      imageAssetId: side,
+      imageAlt: 'A planning board',
+      imageSide: 'right',
+    },
+    {
+      layout: 'features',
+      heading: 'What you get',
+      body: '',
+      items: ['Plans', 'Reviews', 'Releases', 'Reports'].map((title) => ({ title, body: `${title} in one place, for every team.` })),
+    },
+    {
+      layout: 'faq',
+      heading: 'Questions',
+      body: '',
+      items: [
+        { title: 'How long does setup take?', body: 'An afternoon.' },
+        { title: 'Can we import our data?', body: 'Yes: from CSV or the API.' },
+      ],
+    },
+    { layout: 'quote', heading: '', body: 'We ship every week now.', author: 'Ann Lee', role: 'CTO, Example Corp', imageAssetId: person },
+    {
+      layout: 'logos',
+      heading: 'Trusted by',
+      body: '',
+      items: ['One', 'Two', 'Three', 'Four'].map((title) => ({ title, imageAssetId: logo })),
+    },
+    { layout: 'video', heading: 'See it in two minutes', body: '', videoUrl: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ' },
+    { layout: 'cta', heading: 'Talk to us', body: 'We answer within a day.', actionId },
+  ];
+  const patched = await call('PATCH', `/v0/pages/${page.pageId}`, {
+    content: { headline: 'Acme for your team', subheadline: 'Plan, build and ship', sections },
+  });
+  if (patched.status !== 200) throw new Error(`layouts: ${patched.status} ${JSON.stringify(patched.body)}`);
+  const audience = (await call('POST', `/v0/pages/${page.pageId}/audiences`, {})).body as { audienceId: string };
+  const link = await call('POST', '/v0/page_links', {
+    path: '/layouts',
+    target: { targetType: 'audience', audienceId: audience.audienceId },
+  });
+  if (link.status !== 201) throw new Error(`link: ${link.status}`);
+  return '/layouts';
+}
+
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
@@ -133,7 +217,9 @@ async function main(): Promise<void> {
       });
       return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined };
     };
-    const pathname = await seedBrandedPage(call);
+    // The layouts page takes the branded page's brand: the branded page is always seeded first.
+    const branded = await seedBrandedPage(call);
+    const pathname = process.argv[3] === 'branded' ? branded : await seedLayoutsPage(call);
     const { port } = new URL(await app.listen({ port: 0, host: '127.0.0.1' }));
     const url = `http://${hostname}:${port}${pathname}`;
     const served = await app.inject({ method: 'GET', url: pathname, headers: { host: hostname, 'user-agent': USER_AGENT } });
@@ -149,7 +235,10 @@ async function main(): Promise<void> {
         {
           tenantId,
           runs,
+          page: pathname,
+          // The CSS is inline: the document is all of the page's HTML and CSS.
           documentBytes: Buffer.byteLength(html),
+          offDomainRequests: results.flatMap((r) => r.requests.filter((u) => new URL(u).host !== new URL(url).host)).length,
           lcpMs: { median: Math.round(median(lcp)), max: Math.round(Math.max(...lcp)) },
           cls: { median: median(cls), max: Math.max(...cls) },
           requests: results[0]?.requests.map((r) => new URL(r).pathname),
