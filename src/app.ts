@@ -64,7 +64,7 @@ import { pageRoutes } from './pages/routes.js';
 import { templateStart } from './templates/repository.js';
 import { templateRoutes } from './templates/routes.js';
 import { personRoutes } from './persons/routes.js';
-import { previewDocument, previewExists } from './render/preview.js';
+import { previewRenderer } from './render/preview.js';
 import { sessionRoutes } from './sessions/routes.js';
 import { siteSettingsRoutes } from './site-settings/routes.js';
 import { buildSite } from './site/app.js';
@@ -243,13 +243,14 @@ export async function buildApp({
 
   // The areas, each one plugin.
   if (config.adminToken !== undefined) await app.register(adminRoutes, { adminToken: config.adminToken, domains });
-  await app.register(assetRoutes, { signer: urlSigner(config.publicBaseUrl, secret), stores });
+  const signer = urlSigner(config.publicBaseUrl, secret);
+  await app.register(assetRoutes, { signer, stores });
   await app.register(personRoutes);
   // An account's logs go with it: the logs area's function, handed to the accounts area.
   await app.register(accountRoutes, { dropLogs: (trx, tenantId, accountId) => deleteLogsOf(trx, 'account', tenantId, accountId) });
   await app.register(logRoutes);
   await app.register(pageRoutes, {
-    previews: { exists: previewExists, document: previewDocument },
+    previews: previewRenderer(signer),
     links: previewLinks(config.publicBaseUrl, secret),
     origin,
     // The audiences' copies of a page's name and deletion: the audiences area's writes, handed to pages.

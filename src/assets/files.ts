@@ -61,9 +61,12 @@ export async function inspectImage(bytes: Buffer): Promise<InspectedImage | unde
  * valid one hour, served without an API key. The key is FILE_URL_SECRET, or a secret generated
  * once and kept in the database, so that every instance signs and verifies alike.
  */
+/** A file as stored, or the 320 px preview made of it with sharp. */
+export type FileVariant = 'original' | 'preview';
+
 export interface UrlSigner {
-  url(fileId: string, variant: 'original' | 'preview'): string;
-  verify(fileId: string, variant: 'original' | 'preview', expires: string | undefined, signature: string | undefined): boolean;
+  url(fileId: string, variant: FileVariant): string;
+  verify(fileId: string, variant: FileVariant, expires: string | undefined, signature: string | undefined): boolean;
 }
 
 const VALID_SECONDS = 3600;

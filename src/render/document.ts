@@ -5,6 +5,7 @@ import { type Brand, brandCss, brandFooter, faviconLink, logoImg } from './brand
 import { attr, scriptJson, text, url } from './html.js';
 import { STYLE } from './style.js';
 import { frameOrigins, renderSections, VIDEO_SCRIPT } from './sections.js';
+import type { FileVariant } from '../assets/files.js';
 import type { ShownImage } from '../assets/repository.js';
 
 /** The lead form's fields, as submitted (kept when the form is shown again with its errors). */
@@ -34,7 +35,7 @@ export interface View {
   /** Never to be indexed: an audience that names a person, or a preview. */
   noindex: boolean;
   /** Where the tenant's files are served: a `src` for the document and an absolute URL for crawlers. */
-  fileSrc(fileId: string): string;
+  fileSrc(fileId: string, variant?: FileVariant): string;
   fileUrl(fileId: string): string;
   form?: { submitted: boolean; actionId?: string; errors?: LeadErrors; fields?: LeadFields };
   /** The tenant's site settings; none: the default style, no logo, footer or favicon. */

@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely';
+import type { FileVariant, UrlSigner } from '../assets/files.js';
+import { findShownImages } from '../assets/repository.js';
 import { findAudience } from '../audiences/repository.js';
 import type { Database } from '../db/types.js';
 import { findFallbackDomain } from '../domains/repository.js';
@@ -6,6 +8,7 @@ import type { PreviewDraft } from '../pages/draft.js';
 import { findPage } from '../pages/repository.js';
 import { documentStyles } from './document.js';
 import { fileSrc, render } from './rendered.js';
+import { sectionImageIds } from './sections.js';
 import { loadView } from './view.js';
 
 /** The page and, when one is named, its audience; `audience: false`: the audience is not one of the page's. */
@@ -30,7 +33,9 @@ export async function previewExists(db: Kysely<Database>, tenantId: string, page
  * makes of it (returned, for the policy). Undefined: no such page; `audience: false`: the audience
  * is not one of the page's. `styles`: the texts of its `<style>` elements, for a policy that
  * allows exactly them. `draft`: unsaved content and actions (checked by the caller) shown instead of
- * what is stored, for the audience as for the page itself; nothing of it is written.
+ * what is stored, for the audience as for the page itself; nothing of it is written. The draft's
+ * images may be on no live page yet, so the tenant's domains would not serve them: they come by
+ * the API's signed links (`signer`) instead, valid for an hour.
  */
 export async function previewDocument(
   db: Kysely<Database>,
@@ -38,7 +43,8 @@ export async function previewDocument(
   pageId: string,
   audienceId: string | undefined,
   origin: (hostname: string) => string,
-  draft?: PreviewDraft,
+  draft: PreviewDraft | undefined,
+  signer: Pick<UrlSigner, 'url'>,
 ) {
   const found = await subject(db, tenantId, pageId, audienceId);
   if (!found) return undefined;
@@ -46,13 +52,46 @@ export async function previewDocument(
   const domain = await findFallbackDomain(db, tenantId);
   const files = domain ? origin(domain.hostname) : '';
   const page = draft ? { ...found.page, actions: JSON.stringify(draft.actions), header_action_id: draft.headerActionId } : found.page;
+  const unsaved = draft ? await imageFiles(db, tenantId, draft.content) : new Set<string>();
   const view = await loadView(db, page, found.found, {
     ...(draft ? { draft: draft.content } : {}),
     path: '/',
     measured: false,
     preview: true,
-    fileSrc: (fileId) => `${files}${fileSrc(fileId)}`,
+    fileSrc: (fileId, variant: FileVariant = 'original') =>
+      unsaved.has(fileId) ? pathOf(signer.url(fileId, variant)) : `${files}${fileSrc(fileId, variant)}`,
     fileUrl: (fileId) => `${files}${fileSrc(fileId)}`,
   });
   return { audience: true as const, html: render(view).parts.join(''), styles: documentStyles(view), origin: files };
+}
+
+/**
+ * A signed link without its origin: a preview is a document of the API's origin (its link, or the
+ * answer of `/v0/pages/{page_id}/preview`), which is where the link's path reaches, whatever
+ * PUBLIC_BASE_URL names (a proxy's prefix is in the path, and kept).
+ */
+const pathOf = (link: string) => {
+  const parsed = new URL(link);
+  return parsed.pathname + parsed.search;
+};
+
+/** The files of the content's section images: each image's own and its variants'. */
+async function imageFiles(db: Kysely<Database>, tenantId: string, content: PreviewDraft['content']): Promise<Set<string>> {
+  const images = await findShownImages(db, tenantId, sectionImageIds(content));
+  return new Set([...images.values()].flatMap((image) => [image.fileId, ...image.variants.map((v) => v.fileId)]));
+}
+
+/** Previews as the pages area asks for them (src/pages/preview.ts), a draft's images by `signer`'s links. */
+export function previewRenderer(signer: Pick<UrlSigner, 'url'>) {
+  return {
+    exists: previewExists,
+    document: (
+      db: Kysely<Database>,
+      tenantId: string,
+      pageId: string,
+      audienceId: string | undefined,
+      origin: (hostname: string) => string,
+      draft?: PreviewDraft,
+    ) => previewDocument(db, tenantId, pageId, audienceId, origin, draft, signer),
+  };
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { FileVariant } from '../assets/files.js';
 import { renderDocument, robotsOf, TOKEN_SLOT, type View } from './document.js';
 import { frameOrigins } from './sections.js';
 
@@ -54,4 +55,5 @@ export function render(view: View): Rendered {
 }
 
 /** Where a tenant's files are served on its domains (the visitor plane's file route answers there). */
-export const fileSrc = (fileId: string) => `/_pam/files/${encodeURIComponent(fileId)}`;
+export const fileSrc = (fileId: string, variant: FileVariant = 'original') =>
+  `/_pam/files/${encodeURIComponent(fileId)}${variant === 'preview' ? '/preview' : ''}`;

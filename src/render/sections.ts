@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import type { FileVariant } from '../assets/files.js';
 import type { ShownImage } from '../assets/repository.js';
 import type { Section, SectionItem } from '../pages/section-schema.js';
 import { layoutOf, videoOf } from '../pages/sections.js';
@@ -12,7 +13,7 @@ type PageAction = Static<typeof Action>;
 export interface SectionContext {
   values: TokenValues;
   images: ReadonlyMap<string, ShownImage>;
-  fileSrc(fileId: string): string;
+  fileSrc(fileId: string, variant?: FileVariant): string;
   /** The header action's button, for a hero; '' when the page has none. */
   headerButton: string;
   /** A cta's action as the document shows it: its button, or its lead form. */
@@ -48,7 +49,7 @@ export function picture(
     // A variant of another shape would distort in the original's box.
     if (Math.abs(v.width / v.height - image.width / image.height) < 0.02) candidates.set(v.width, context.fileSrc(v.fileId));
   }
-  if (image.hasPreview && image.width > 320) candidates.set(320, `${src}/preview`);
+  if (image.hasPreview && image.width > 320) candidates.set(320, context.fileSrc(image.fileId, 'preview'));
   candidates.set(image.width, src);
   const srcset = [...candidates.entries()]
     .sort(([a], [b]) => a - b)

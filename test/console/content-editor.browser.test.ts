@@ -85,7 +85,9 @@ describe('the block editor', { skip }, () => {
     await editor(tab).getByLabel('Subheadline', { exact: true }).fill('The launch, in short');
     // Four sections: the new one's Layout is focused, for the keyboard.
     for (let i = 0; i < 4; i++) await editor(tab).getByRole('button', { name: 'Add section', exact: true }).click();
-    assert.equal(await tab.evaluate(`document.activeElement?.closest('fieldset')?.querySelector('legend')?.textContent`), 'Section 4');
+    // Focus moves once the new section has rendered: waited for, as a keyboard user would.
+    const focused = `document.activeElement?.closest('fieldset')?.querySelector('legend')?.textContent`;
+    await until('the new section focused', async () => ((await tab.evaluate(focused)) === 'Section 4' ? true : undefined));
     // 1: a hero, its image picked from the assets.
     await section(tab, 1).getByLabel('Layout', { exact: true }).selectOption('hero');
     await section(tab, 1).getByLabel('Section heading', { exact: true }).fill('Hero');
@@ -121,8 +123,11 @@ describe('the block editor', { skip }, () => {
 
     // The FAQ moved up above the features, keeping its fields and the focus on its button.
     await section(tab, 3).getByRole('button', { name: 'Move up', exact: true }).click();
-    assert.deepEqual(await headings(tab), ['Hero', 'Questions', 'Features', 'Doomed']);
-    assert.equal(await tab.evaluate('document.activeElement?.textContent'), 'Move up');
+    const moved = JSON.stringify(['Hero', 'Questions', 'Features', 'Doomed']);
+    await until('the FAQ moved up', async () => (JSON.stringify(await headings(tab)) === moved ? true : undefined));
+    await until('the focus kept on Move up', async () =>
+      (await tab.evaluate('document.activeElement?.textContent')) === 'Move up' ? true : undefined,
+    );
     assert.equal(await section(tab, 2).getByLabel('Layout', { exact: true }).inputValue(), 'faq');
     await section(tab, 4).getByRole('button', { name: 'Move up', exact: true }).click();
     await section(tab, 3).getByRole('button', { name: 'Move down', exact: true }).click();
@@ -137,6 +142,14 @@ describe('the block editor', { skip }, () => {
     await preview.getByText('Price?').waitFor();
     assert.equal(await preview.locator('h1 b').count(), 0, 'typed markup is text, never markup');
     assert.equal((await pageContent()).headline, 'Before', 'nothing stored by the preview');
+    // The hero's image is on no live page yet: it loads all the same, before Save (the cards' load lazily).
+    await until('the unsaved hero image loaded in the preview', async () =>
+      (await preview
+        .locator('img[alt="Our team at work"]')
+        .evaluateAll((imgs) => imgs.some((i) => (i as unknown as { naturalWidth: number }).naturalWidth > 0)))
+        ? true
+        : undefined,
+    );
     await check(tab, 'live-preview');
     await editor(tab).getByLabel('Headline', { exact: true }).fill('Hello {{person.firstName | there}}');
 

@@ -200,6 +200,40 @@ describe('section layouts as served', () => {
     assert.match(String(res.headers['content-security-policy']), /frame-src 'self' https:\/\/player.vimeo.com$/);
   });
 
+  test("a draft's image, picked and not saved, shows in its live preview by a signed link; once saved, from the tenant's domain", async () => {
+    const { page } = await servedEveryLayout(LINK, (f) => f, null);
+    const picked = await imageAsset(t, t.key, 800, 600, 'Picked');
+    const sections = [
+      { layout: 'hero', heading: 'Draft hero', body: '', imageAssetId: picked.assetId, imageAlt: 'picked' },
+      { layout: 'image_text', heading: 'Saved', body: '', imageAssetId: images[0]!.assetId, imageAlt: 'saved', imageSide: 'left' },
+    ];
+    const draft = await t.req('POST', `/v0/pages/${page.pageId}/preview`, { content: { headline: 'D', subheadline: '', sections } });
+    assert.equal(draft.status, 200, draft.text);
+    const img = (alt: string) => {
+      const tag = draft.text.match(new RegExp(`<img [^>]*alt="${alt}"[^>]*>`))?.[0] ?? '';
+      const attrOf = (name: string) => (tag.match(new RegExp(` ${name}="([^"]*)"`))?.[1] ?? '').replaceAll('&amp;', '&');
+      return { src: attrOf('src'), srcset: attrOf('srcset') };
+    };
+    const fileId = picked.data.fileId as string;
+    const shown = img('picked');
+    assert.match(shown.src, new RegExp(`^/files/${fileId}\\?expires=\\d+&signature=[\\w-]+$`), "a signed link on the API's origin");
+    assert.match(shown.srcset, new RegExp(`/files/${fileId}/preview\\?expires=\\d+&signature=[\\w-]+ 320w`), 'its preview, signed too');
+    for (const url of [shown.src, shown.srcset.split(' ')[0]!]) {
+      const got = await t.app.inject({ method: 'GET', url });
+      assert.equal(got.statusCode, 200, url);
+      assert.match(String(got.headers['content-type']), /^image\//);
+    }
+    // The same file on the tenant's domain is not served: no live page shows it yet.
+    assert.equal((await visit(t, host, `/_pam/files/${fileId}`)).statusCode, 404);
+    // A draft's images all come signed (the draft may name any of them); the rest of the page does not.
+    assert.match(img('saved').src, new RegExp(`/files/${images[0]!.data.fileId}\\?expires=`));
+    assert.doesNotMatch(draft.text, /\/_pam\/files\/[^"]*\?/, 'no signed query on a tenant-domain file');
+    // Once saved, the preview names it on the tenant's domain like every served image.
+    ok(await t.req('PATCH', `/v0/pages/${page.pageId}`, { content: { headline: 'D', subheadline: '', sections } }));
+    const stored = await t.req('GET', `/v0/pages/${page.pageId}/preview`);
+    assert.match(stored.text, new RegExp(`<img src="[^"]*/_pam/files/${fileId}"[^>]*alt="picked"`));
+  });
+
   test('the preview and an audience version show the layouts; a trashed image leaves its section without it', async () => {
     const { page } = await servedEveryLayout(LINK, (f) => f, null);
     const preview = await t.req('GET', `/v0/pages/${page.pageId}/preview`);

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findFile } from '../../assets/repository.js';
+import type { FileVariant } from '../../assets/files.js';
 import { isIdShaped } from '../../ids.js';
 import { notModified, type SiteContext, siteHostOf, visitorKeyOf } from '../context.js';
 import { staysOnHost } from '../location.js';
@@ -76,7 +77,7 @@ async function sendFile(
   context: SiteContext,
   request: FastifyRequest<{ Params: { fileId: string } }>,
   reply: FastifyReply,
-  variant: 'original' | 'preview',
+  variant: FileVariant,
 ) {
   const host = siteHostOf(request);
   const { fileId } = request.params;
