@@ -111,6 +111,18 @@ export const CACHES = {
     holds: 'database',
     invalidatedBy: ['sessions:<tenant>', 'site:<tenant>', 'deals:<tenant>'],
   }),
+  pipelineTouches: declare<{ bytes: number }>({
+    name: 'Pipeline touches',
+    file: 'src/deals/touches.ts',
+    key: 'tenant, its sessions, site and deals counters, range, grouping, experiment',
+    max: 32,
+    maxBytes: 128 * MB,
+    maxEntryBytes: 64 * MB,
+    ttlMs: 60_000,
+    size: (touches) => touches.bytes,
+    holds: 'database',
+    invalidatedBy: ['sessions:<tenant>', 'site:<tenant>', 'deals:<tenant>'],
+  }),
   servedFiles: declare<{ ids: { size: number } }>({
     name: 'Served files',
     file: 'src/site/serve/served-files.ts',

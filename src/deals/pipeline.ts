@@ -1,6 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { resolveRange, DAY_MS } from '../analytics/ranges.js';
-import { isPostgres } from '../db/adapter.js';
 import { CACHES, countedCache } from '../db/caches.js';
 import type { Database } from '../db/types.js';
 import { invalidField } from '../http/errors.js';
@@ -14,27 +13,16 @@ import {
   type PipelineQuery,
   type PipelineTotals,
 } from './pipeline-schemas.js';
+import { type Touches, touchesOf } from './touches.js';
 
 /**
  * The influenced pipeline (docs/analytics.md, "Influenced pipeline"). A deal is touched by a
  * session when the session's person belongs to the deal's account (the person of the session's
  * audience, or of a lead sent in that session; a person belongs to the account of its domain) and
- * the session started in [createdAt − windowDays, createdAt]. Each path is one grouped statement
- * served by an index walk (audience → sessions by start; person → leads → session by id); the
- * models and the sums per currency are made here from (deal, group, first touch, last touch).
+ * the session started in [createdAt − windowDays, createdAt]. The touches of a range are read once
+ * for every window (touches.ts); a model and a window are a pass over them here, which keeps each
+ * (deal, group)'s first and last touch and makes the sums per currency.
  */
-
-interface Touch {
-  deal: string;
-  key: string;
-  first: string;
-  last: string;
-}
-interface DealSums {
-  cents: number;
-  currency: string;
-  won: boolean;
-}
 
 interface Ask {
   db: Kysely<Database>;
@@ -84,93 +72,66 @@ export async function pipelineReport(db: Kysely<Database>, tenantId: string, que
  */
 const answers = countedCache(CACHES.pipeline, compute);
 
-const GROUP_COLUMN: Record<PipelineGroupBy, 's.page_id' | 's.audience_id' | 's.experiment_arm'> = {
-  page: 's.page_id',
-  audience: 's.audience_id',
-  arm: 's.experiment_arm',
-  // A segment is an audience of rules (branch i39-segments): until `audiences.rules` exists, every audience.
-  segment: 's.audience_id',
-};
-
-function touchesVia(ask: Ask, path: 'audience' | 'lead') {
-  const { db, tenantId } = ask;
-  const days = sql.lit(ask.windowDays);
-  const windowStart = isPostgres(db)
-    ? sql<string>`d.created_at - ${days} * interval '1 day'`
-    : sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', d.created_at, '-' || ${days} || ' days')`;
-  const column = GROUP_COLUMN[ask.groupBy];
-  const persons = db
-    .selectFrom('deals as d')
-    .innerJoin('accounts as a', (j) => j.onRef('a.id', '=', 'd.account_id').onRef('a.tenant_id', '=', 'd.tenant_id'))
-    .innerJoin('persons as p', (j) => j.onRef('p.tenant_id', '=', 'a.tenant_id').onRef('p.domain_lc', '=', 'a.domain_lc'))
-    .where('d.tenant_id', '=', tenantId)
-    .where('d.created_at', '>=', ask.start)
-    .where('d.created_at', '<', ask.end);
-  const viaAudience = persons
-    .innerJoin('audiences as au', (j) => j.onRef('au.person_id', '=', 'p.id').onRef('au.tenant_id', '=', 'p.tenant_id'))
-    .innerJoin('audience_sessions as s', 's.audience_id', 'au.id');
-  // The rest reads the deal and the session only, which both paths name alike.
-  const sessions =
-    path === 'audience'
-      ? viaAudience
-      : (persons
-          .innerJoin('leads as l', (j) => j.onRef('l.person_id', '=', 'p.id').onRef('l.tenant_id', '=', 'p.tenant_id'))
-          .innerJoin('audience_sessions as s', 's.id', 'l.session_id') as unknown as typeof viaAudience);
-  return sessions
-    .whereRef('s.session_started_at', '<=', 'd.created_at')
-    .where('s.session_started_at', '>=', windowStart)
-    .$call((q) => (ask.experimentId === null ? q : q.where('s.experiment_id', '=', ask.experimentId)))
-    .select([
-      'd.id as deal',
-      sql<string>`${sql.ref(column)}`.as('key'),
-      (eb) => eb.fn.min('s.session_started_at').as('first'),
-      (eb) => eb.fn.max('s.session_started_at').as('last'),
-    ])
-    .groupBy(['d.id', column])
-    .execute() as Promise<Touch[]>;
+/** A deal's first and last touch in one group. */
+interface Span {
+  key: number;
+  first: number;
+  last: number;
 }
 
 /** The deals credited to each group: every touched group (`any`), or the group of the earliest or latest touch. */
-function credit(model: PipelineModel, touches: Touch[]): Map<string, Set<string>> {
-  const byDeal = new Map<string, Map<string, Touch>>();
-  for (const t of touches) {
-    const at = String(t.first);
-    const last = String(t.last);
-    const keys = byDeal.get(t.deal) ?? new Map<string, Touch>();
-    byDeal.set(t.deal, keys);
-    const seen = keys.get(t.key);
+function credit(model: PipelineModel, touches: Touches, windowDays: number): Map<number, number[]> {
+  const windowMs = windowDays * DAY_MS;
+  const byDeal = new Map<number, Map<number, Span>>();
+  for (let j = 0; j < touches.at.length; j++) {
+    const d = touches.deal[j] as number;
+    const k = touches.key[j] as number;
+    const at = touches.at[j] as number;
+    // Exactly windowDays before createdAt is in; one millisecond earlier is not.
+    if ((touches.deals[d]?.created ?? 0) - at > windowMs) continue;
+    const spans = byDeal.get(d) ?? new Map<number, Span>();
+    byDeal.set(d, spans);
+    const seen = spans.get(k);
     // The two paths may reach one session: keep the widest span per group.
-    if (!seen) keys.set(t.key, { ...t, first: at, last });
+    if (!seen) spans.set(k, { key: k, first: at, last: at });
     else {
-      // ISO instants: string order is time order.
       if (at < seen.first) seen.first = at;
-      if (last > seen.last) seen.last = last;
+      if (at > seen.last) seen.last = at;
     }
   }
-  const groups = new Map<string, Set<string>>();
-  const give = (key: string, deal: string) => groups.set(key, (groups.get(key) ?? new Set()).add(deal));
-  for (const [deal, keys] of byDeal) {
-    const all = [...keys.values()].sort((x, y) => (x.key < y.key ? -1 : 1));
-    if (model === 'any') for (const t of all) give(t.key, deal);
-    else {
-      // Ties go to the smallest key, so the answer does not depend on the statements' order.
-      let chosen = all[0] as Touch;
-      for (const t of all) {
-        if (model === 'first' ? t.first < chosen.first : t.last > chosen.last) chosen = t;
-      }
-      give(chosen.key, deal);
+  const groups = new Map<number, number[]>();
+  const give = (key: number, deal: number) => {
+    const list = groups.get(key);
+    if (list) list.push(deal);
+    else groups.set(key, [deal]);
+  };
+  const keyOf = (span: Span) => touches.keys[span.key] as string;
+  for (const [deal, spans] of byDeal) {
+    if (model === 'any') {
+      for (const span of spans.values()) give(span.key, deal);
+      continue;
     }
+    // Ties go to the smallest key, so the answer does not depend on the statements' order.
+    let chosen: Span | undefined;
+    for (const span of spans.values()) {
+      const better =
+        chosen === undefined ||
+        (model === 'first' ? span.first < chosen.first : span.last > chosen.last) ||
+        ((model === 'first' ? span.first === chosen.first : span.last === chosen.last) && keyOf(span) < keyOf(chosen));
+      if (better) chosen = span;
+    }
+    if (chosen) give(chosen.key, deal);
   }
   return groups;
 }
 
-function sums(dealIds: Iterable<string>, deals: Map<string, DealSums>): PipelineTotals {
+function sums(dealIndexes: Iterable<number>, touches: Touches): PipelineTotals {
   const byCurrency = new Map<string, { deals: number; cents: number; wonDeals: number; wonCents: number }>();
   let count = 0;
   let won = 0;
-  for (const id of dealIds) {
-    const d = deals.get(id);
-    if (!d) continue;
+  for (const i of dealIndexes) {
+    const d = touches.deals[i];
+    if (!d?.known) continue;
     const c = byCurrency.get(d.currency) ?? { deals: 0, cents: 0, wonDeals: 0, wonCents: 0 };
     byCurrency.set(d.currency, c);
     c.deals += 1;
@@ -196,46 +157,15 @@ function sums(dealIds: Iterable<string>, deals: Map<string, DealSums>): Pipeline
   };
 }
 
-async function labels(ask: Ask, keys: string[]): Promise<Map<string, string>> {
-  if (keys.length === 0 || ask.groupBy === 'arm') return new Map(keys.map((k) => [k, k]));
-  const rows =
-    ask.groupBy === 'page'
-      ? await ask.db
-          .selectFrom('pages')
-          .select(['id', 'name as label'])
-          .where('tenant_id', '=', ask.tenantId)
-          .where('id', 'in', keys)
-          .execute()
-      : await ask.db
-          .selectFrom('audiences')
-          .select(['id', 'effective_name as label'])
-          .where('tenant_id', '=', ask.tenantId)
-          .where('id', 'in', keys)
-          .execute();
-  return new Map(rows.map((r) => [r.id, r.label]));
-}
-
 async function compute(ask: Ask): Promise<Pipeline> {
-  const [viaAudiences, viaLeads] = await Promise.all([touchesVia(ask, 'audience'), touchesVia(ask, 'lead')]);
-  const touches = [...viaAudiences, ...viaLeads].filter((t) => t.key !== null);
-  const credited = credit(ask.model, touches);
-  const dealIds = [...new Set(touches.map((t) => t.deal))];
-  const deals = new Map<string, DealSums>();
-  // Chunks keep each statement's parameters well under SQLite's and PostgreSQL's limits.
-  for (let i = 0; i < dealIds.length; i += 5000) {
-    const rows = await ask.db
-      .selectFrom('deals')
-      .select(['id', 'amount_cents', 'currency', 'stage'])
-      .where('tenant_id', '=', ask.tenantId)
-      .where('id', 'in', dealIds.slice(i, i + 5000))
-      .execute();
-    for (const r of rows) deals.set(r.id, { cents: Number(r.amount_cents), currency: r.currency, won: r.stage === 'won' });
-  }
-  const named = await labels(ask, [...credited.keys()]);
+  const touches = await touchesOf(ask);
+  const credited = credit(ask.model, touches, ask.windowDays);
+  const touched = new Set<number>();
+  for (const deals of credited.values()) for (const d of deals) touched.add(d);
   const groups: PipelineGroup[] = [...credited.entries()]
-    .map(([key, ids]) => ({ key, label: named.get(key) ?? key, ...sums(ids, deals) }))
+    .map(([k, deals]) => ({ key: touches.keys[k] as string, label: touches.labels[k] as string, ...sums(deals, touches) }))
     .sort((a, b) => b.deals - a.deals || b.wonDeals - a.wonDeals || (a.key < b.key ? -1 : 1));
-  const totals = sums(dealIds, deals);
+  const totals = sums(touched, touches);
   const only = totals.byCurrency.length === 1 ? (totals.byCurrency[0]?.currency ?? null) : null;
   return {
     startDate: ask.start,

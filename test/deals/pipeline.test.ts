@@ -107,12 +107,32 @@ describe('models and window edges, by page and by audience', () => {
     assert.equal(deflt.groups.length, 2);
   });
 
-  test('by audience, and by segment (every audience until audiences have rules)', async () => {
+  test('by audience; by segment, a person’s own audience is none', async () => {
     const byAudience = byKey(await pipeline({ ...range, groupBy: 'audience' }));
     assert.deepEqual(Object.keys(byAudience).sort(), [a1, a2].sort());
     assert.equal(byAudience[a1].label.length > 0, true);
-    const bySegment = byKey(await pipeline({ ...range, groupBy: 'segment' }));
-    assert.deepEqual(Object.keys(bySegment).sort(), [a1, a2].sort());
+    const bySegment = await pipeline({ ...range, groupBy: 'segment' });
+    assert.deepEqual([bySegment.groups, bySegment.totals.deals], [[], 0]);
+  });
+
+  test('every window and model of one range answers as if asked alone', async () => {
+    // The touches are read once per range and grouping; each window is its own pass over them.
+    const answers = [];
+    for (const windowDays of [1, 2, 9, 10, 30, 31, 365]) {
+      for (const model of ['any', 'first', 'last'])
+        answers.push([windowDays, model, Object.keys(byKey(await pipeline({ ...range, model, windowDays }))).sort()]);
+    }
+    const expected = (w: number, m: string) => {
+      const touched = [w >= 2 ? { page: p2, at: 2 } : undefined, w >= 10 ? { page: p1, at: 10 } : undefined].filter((x) => x !== undefined);
+      if (m === 'any') return touched.map((x) => x.page).sort();
+      if (touched.length === 0) return [];
+      const pick = m === 'first' ? touched.reduce((a, b) => (a.at > b.at ? a : b)) : touched.reduce((a, b) => (a.at < b.at ? a : b));
+      return [pick.page];
+    };
+    assert.deepEqual(
+      answers,
+      answers.map(([w, m]) => [w, m, expected(w as number, m as string)]),
+    );
   });
 
   test('amounts are summed per currency: one currency is named, several are grouped', async () => {
@@ -307,5 +327,43 @@ describe('served visits: by arm, and through a lead’s person', () => {
     // The deals of the arm test share the range: only this audience's group is this test's.
     const mine = answer.groups.find((g: Json) => g.key === audience.audienceId);
     assert.deepEqual([mine?.deals, mine?.amount], [1, 42]);
+  });
+
+  test('groupBy=segment credits the segment a visitor was matched to, once their lead names the account', async () => {
+    const page = await publishedPage(t, { actions: [{ purpose: 'lead', buttonTitle: 'Send', actionType: 'form', url: '' }] });
+    const host = await fallbackHost(t);
+    await t.req('POST', '/v0/accounts', { name: 'Umbrella', domain: 'umbrella.example' });
+    const rules = { match: 'all', conditions: [{ field: 'utm.source', operator: 'equals', value: 'linkedin' }] };
+    const segment = await audienceOf(t, page.pageId, { customName: 'LinkedIn ads', priority: 10, rules });
+    const versions = `/v0/pages/${page.pageId}/audiences/${segment.audienceId}/versions`;
+    const v = ok(await t.req('POST', versions, { content: { headline: 'From LinkedIn', subheadline: '', sections: [] } }), 201);
+    ok(await t.req('PATCH', `${versions}/${v.versionId}`, { status: 'published' }));
+    const path = unique('segment');
+    await link(t, path, { targetType: 'page', pageId: page.pageId });
+    const start = Date.now();
+    const html = (await visit(t, host, `${path}?utm_source=linkedin`, { remoteAddress: nextAddress() })).body as string;
+    assert.match(html, /From LinkedIn/, 'the segment served');
+    const sent = await visit(t, host, '/_pam/forms', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        token: hidden(html, 'token'),
+        action: hidden(html, 'action'),
+        path: hidden(html, 'path'),
+        name: 'Alice',
+        email: 'alice@umbrella.example',
+      }).toString(),
+      remoteAddress: nextAddress(),
+    });
+    assert.equal(sent.statusCode, 303, sent.body);
+    await deal({ accountDomain: 'umbrella.example', amount: 7, createdAt: at(Date.now() + 60_000) });
+    const answer = await pipeline({ startDate: at(start), endDate: at(Date.now() + 120_000), groupBy: 'segment' });
+    const mine = answer.groups.find((g: Json) => g.key === segment.audienceId);
+    assert.deepEqual([mine?.label, mine?.deals, mine?.amount], ['LinkedIn ads', 1, 7]);
+    // Only segments: the other tests' audiences (a person's, the anonymous one the lead test used) are none.
+    assert.deepEqual(
+      answer.groups.map((g: Json) => g.key),
+      [segment.audienceId],
+    );
   });
 });
