@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { MAX_GROUPS } from '../audiences/groups.js';
 import { MAX_SAFE_INTEGER, Nullable, StringEnum, Timestamp } from '../http/schemas.js';
 
 export const PIPELINE_MODELS = ['any', 'first', 'last'] as const;
@@ -81,7 +82,10 @@ export const Pipeline = Type.Object(
     experimentId: Nullable(Type.String()),
     currency: Nullable(Type.String({ description: 'The one currency of the influenced deals; null when none or several' })),
     totals: PipelineTotals,
-    groups: Type.Array(PipelineGroup, { description: 'Most deals first' }),
+    groups: Type.Array(PipelineGroup, {
+      maxItems: MAX_GROUPS,
+      description: `The top ${MAX_GROUPS} groups: most deals first, then most won deals, then by key`,
+    }),
   },
   { $id: 'Pipeline' },
 );

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { resolveRange, DAY_MS } from '../analytics/ranges.js';
+import { MAX_GROUPS } from '../audiences/groups.js';
 import { CACHES, countedCache } from '../db/caches.js';
 import type { Database } from '../db/types.js';
 import { invalidField } from '../http/errors.js';
@@ -164,7 +165,9 @@ async function compute(ask: Ask): Promise<Pipeline> {
   for (const deals of credited.values()) for (const d of deals) touched.add(d);
   const groups: PipelineGroup[] = [...credited.entries()]
     .map(([k, deals]) => ({ key: touches.keys[k] as string, label: touches.labels[k] as string, ...sums(deals, touches) }))
-    .sort((a, b) => b.deals - a.deals || b.wonDeals - a.wonDeals || (a.key < b.key ? -1 : 1));
+    .sort((a, b) => b.deals - a.deals || b.wonDeals - a.wonDeals || (a.key < b.key ? -1 : 1))
+    // As every grouped answer of analytics: the top groups; the totals count every deal.
+    .slice(0, MAX_GROUPS);
   const totals = sums(touched, touches);
   const only = totals.byCurrency.length === 1 ? (totals.byCurrency[0]?.currency ?? null) : null;
   return {

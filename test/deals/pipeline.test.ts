@@ -135,6 +135,37 @@ describe('models and window edges, by page and by audience', () => {
     );
   });
 
+  test('groups: the top 50 (most deals, most won, then by key); the totals count every deal', async () => {
+    await t.req('POST', '/v0/accounts', { name: 'Wide', domain: 'wide.example' });
+    const wide = await person('Wendy Wide', 'wide.example');
+    const when = D + 5 * DAY;
+    const pages: string[] = [];
+    for (let i = 0; i < 52; i++) {
+      const page = await newPage(t, `Wide ${String(i).padStart(2, '0')}`);
+      await postSession(t, page, { audienceId: await newAudience(t, page, { personId: wide }), start: at(when - DAY) });
+      pages.push(page);
+    }
+    const favourite = pages[51] as string;
+    await deal({ accountDomain: 'wide.example', createdAt: at(when), amount: 1 });
+    const answer = await pipeline({ startDate: at(when), endDate: at(when + 1), windowDays: 2 });
+    assert.equal(answer.totals.deals, 1);
+    assert.equal(answer.groups.length, 50, 'at most 50 groups');
+    assert.deepEqual(
+      answer.groups.map((g: Json) => g.key),
+      [...pages].sort().slice(0, 50),
+      'one deal each: by key',
+    );
+    await t.req('POST', '/v0/accounts', { name: 'Fav', domain: 'fav.example' });
+    // Another account's deal, touched through the last page only: that page has the most deals.
+    const other = await person('Owen Fav', 'fav.example');
+    await postSession(t, favourite, { audienceId: await newAudience(t, favourite, { personId: other }), start: at(when) });
+    await deal({ accountDomain: 'fav.example', createdAt: at(when + 1), amount: 2, stage: 'won' });
+    const two = await pipeline({ startDate: at(when), endDate: at(when + 2), windowDays: 2 });
+    assert.equal(two.totals.deals, 2);
+    assert.deepEqual([two.groups[0].key, two.groups[0].deals, two.groups[0].wonDeals], [favourite, 2, 1]);
+    assert.equal(two.groups.length, 50);
+  });
+
   test('amounts are summed per currency: one currency is named, several are grouped', async () => {
     await deal({ accountDomain: 'acme.com', createdAt: at(D + 1000), amount: 250.55 });
     await deal({ accountDomain: 'acme.com', createdAt: at(D + 2000), amount: 0.1, stage: 'lost' });
