@@ -8,13 +8,4 @@ export const skip = !available && process.env.CI !== 'true' ? `no browser at ${C
 /** An ordinary Chrome's name: isbot takes HeadlessChrome for a bot, whose visits are not recorded. */
 export const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
-/** Polls `read` until it gives a value, or fails after `timeoutMs`. */
-export async function until<T>(what: string, read: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await read();
-    if (found !== undefined) return found;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+export { until } from './until.js';

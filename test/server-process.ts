@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Json } from './helpers.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -99,4 +100,41 @@ async function startOnce(env: Record<string, string>, timeoutMs: number): Promis
       return exited;
     },
   };
+}
+
+/** A JSON call to a server process with an API key: its status and parsed body (`{text}` when not JSON). */
+export async function callServer(
+  server: ServerProcess,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Json }> {
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { 'x-api-key': key, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  let parsed: Json;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = { text };
+  }
+  return { status: res.status, body: parsed };
+}
+
+/** Polls `check` until it holds, or fails after `timeoutMs` naming what it waited for and `detail()`. */
+export async function waitFor(
+  what: string,
+  timeoutMs: number,
+  check: () => boolean | Promise<boolean>,
+  detail: () => string = () => '',
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail() ? `: ${detail()}` : ''}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { until } from '../until.js';
 import { after, before, describe, test } from 'node:test';
 import { USER_AGENT } from '../browser.js';
 import { expectProblem, type Json, ok, startApp, type TestApp } from '../helpers.js';
@@ -26,16 +27,6 @@ after(async () => {
   await t.close();
   await hooks.close();
 });
-
-async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, ms = 10_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 let n = 0;
 /** A visit through a person's own link, reported once: visit.started names the person and account. */
@@ -176,7 +167,7 @@ describe('alert messages', () => {
       201,
     );
     await visitThrough(jane.path);
-    const first = await waitFor(() => hooks.received.find((r) => r.path.endsWith('/jane')));
+    const first = await until('the first message about /jane', () => hooks.received.find((r) => r.path.endsWith('/jane')), 10_000);
     assert.match(first.body.text, /Jane &lt;b&gt;Doe&lt;\/b&gt; \(Acme &amp; Co\) is on /);
     const blocks = JSON.stringify(first.body.blocks);
     assert.match(blocks, /\*Account\*\\nAcme &amp; Co/);
@@ -200,7 +191,7 @@ describe('alert messages', () => {
     const hour = new Date(Date.now() - 3_600_000).toISOString().slice(0, 13);
     await t.app.db.updateTable('alert_windows').set({ hour }).where('alert_id', '=', alert.alertId).execute();
     await visitThrough(jane.path);
-    const second = await waitFor(() => hooks.received.filter((r) => r.path.endsWith('/jane'))[1]);
+    const second = await until('the second message about /jane', () => hooks.received.filter((r) => r.path.endsWith('/jane'))[1], 10_000);
     assert.match(second.body.text, /is on .* \(and 2 more visits in the hour before\)$/);
     const now = ok(await t.req('GET', `/v0/alerts/${alert.alertId}/messages`)).items as Json[];
     assert.deepEqual(
@@ -225,7 +216,7 @@ describe('alert messages', () => {
     ok(await t.req('POST', '/v0/alerts', body('leadsonly', { event: 'form.submitted', accountIds: [bob.account.accountId] })), 201);
     ok(await t.req('POST', '/v0/alerts', body('bobspage', { event: 'visit.started', pageIds: [bob.page.pageId] })), 201);
     await visitThrough(bob.path);
-    await waitFor(() => hooks.received.find((r) => r.path.endsWith('/bobspage')));
+    await until('the message about /bobspage', () => hooks.received.find((r) => r.path.endsWith('/bobspage')), 10_000);
     await new Promise((r) => setTimeout(r, 1000));
     for (const hook of ['otheraccount', 'otherpage', 'paused', 'leadsonly']) {
       assert.equal(hooks.received.filter((r) => r.path.endsWith(`/${hook}`)).length, 0, hook);
@@ -244,12 +235,16 @@ describe('alert messages', () => {
     hooks.status.next.push(429, 500);
     const test1 = ok(await t.req('POST', `/v0/alerts/${alert.alertId}/test`, {}), 202);
     assert.equal(test1.eventType, 'alert.test');
-    const got = await waitFor(() => hooks.received.find((r) => r.path.endsWith('/retry')));
+    const got = await until('the message to /retry', () => hooks.received.find((r) => r.path.endsWith('/retry')), 10_000);
     assert.match(got.body.text, /Test message from the alert "Retry me"/);
-    const messages = await waitFor(async () => {
-      const items = ok(await t.req('GET', `/v0/alerts/${alert.alertId}/messages`)).items as Json[];
-      return items[0]?.status === 'succeeded' ? items : undefined;
-    });
+    const messages = await until(
+      'the retried message',
+      async () => {
+        const items = ok(await t.req('GET', `/v0/alerts/${alert.alertId}/messages`)).items as Json[];
+        return items[0]?.status === 'succeeded' ? items : undefined;
+      },
+      10_000,
+    );
     assert.equal(messages[0]?.attempts, 3);
     assert.equal((await t.req('POST', '/v0/alerts/alert_00000000000000000000000000/test', {})).status, 404);
   });

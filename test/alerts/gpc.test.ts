@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { until } from '../until.js';
 import { after, before, test } from 'node:test';
 import { USER_AGENT } from '../browser.js';
 import { type Json, ok, startApp, type TestApp } from '../helpers.js';
@@ -49,16 +50,6 @@ after(async () => {
   await crm.close();
 });
 
-async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, ms = 10_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 let n = 0;
 /** A visit through a person's own link, served and reported with `headers` on both requests. */
 async function visitThrough(path: string, headers: Record<string, string> = {}): Promise<void> {
@@ -103,7 +94,7 @@ test('a visit with Sec-GPC: 1 wakes no alert and is not counted in one; the same
   await visitThrough(jane.path, { 'sec-gpc': '1' });
   // Any other value is not the signal (the header is `1` or absent): Bob's visit alerts.
   await visitThrough(bob.path, { 'sec-gpc': '0' });
-  await waitFor(() => to('visits').find((r) => r.body.text.includes('Bob Plain')));
+  await until("Bob Plain's visit alert", () => to('visits').find((r) => r.body.text.includes('Bob Plain')), 10_000);
   await new Promise((r) => setTimeout(r, 1000));
   assert.equal(to('visits').length, 1, JSON.stringify(to('visits')));
   assert.ok(!JSON.stringify(hooks.received).includes('Jane'), 'nothing of the Sec-GPC visit reached Slack');
@@ -114,7 +105,7 @@ test('a visit with Sec-GPC: 1 wakes no alert and is not counted in one; the same
 
   // The same visit without the header alerts, with no "more" carried: the Sec-GPC one was not counted.
   await visitThrough(jane.path);
-  const janes = await waitFor(() => to('visits').find((r) => r.body.text.includes('Jane Private')));
+  const janes = await until("Jane Private's visit alert", () => to('visits').find((r) => r.body.text.includes('Jane Private')), 10_000);
   assert.doesNotMatch(janes.body.text, /more visit/);
   const messages = await messagesOf(alert.alertId);
   assert.deepEqual(
@@ -140,7 +131,7 @@ test('a lead with Sec-GPC: 1 wakes no form.submitted alert and reaches no CRM; t
   const integration = ok(await t.req('POST', '/v0/integrations', { provider: 'hubspot', accessToken: TOKEN }), 201);
   await postLead(t, { name: 'Private Lead', email: `private@${domain}` }, true);
   await postLead(t, { name: 'Plain Lead', email: `plain@${domain}` });
-  await waitFor(() => to('leads').find((r) => r.body.text.includes('Plain Lead')));
+  await until("Plain Lead's lead alert", () => to('leads').find((r) => r.body.text.includes('Plain Lead')), 10_000);
   await new Promise((r) => setTimeout(r, 1000));
   assert.equal(to('leads').length, 1);
   assert.ok(!JSON.stringify(hooks.received).includes('Private Lead'));

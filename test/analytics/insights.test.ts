@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { until } from '../until.js';
 import { after, before, describe, test } from 'node:test';
 import { USER_AGENT } from '../browser.js';
 import { expectProblem, type Json, ok, startApp, type TestApp } from '../helpers.js';
@@ -331,12 +332,16 @@ describe('right now, and telling sales', () => {
     );
 
     // SESSION_IDLE_SECONDS is 2 here: session.ended arrives once, then the visit is no longer active.
-    const ended = await waitFor(async () => {
-      const items = (ok(await t.req('GET', '/v0/events?type=session.ended&limit=100')).items as Json[]).filter(
-        (e) => e.payload.data.analyticsSessionId === served.visitId,
-      );
-      return items.length > 0 ? items : undefined;
-    });
+    const ended = await until(
+      'the session ended',
+      async () => {
+        const items = (ok(await t.req('GET', '/v0/events?type=session.ended&limit=100')).items as Json[]).filter(
+          (e) => e.payload.data.analyticsSessionId === served.visitId,
+        );
+        return items.length > 0 ? items : undefined;
+      },
+      10_000,
+    );
     await new Promise((r) => setTimeout(r, 500));
     const again = (ok(await t.req('GET', '/v0/events?type=session.ended&limit=100')).items as Json[]).filter(
       (e) => e.payload.data.analyticsSessionId === served.visitId,
@@ -387,12 +392,16 @@ describe('right now, and telling sales', () => {
     const address = nextAddress();
     const served = await serve(path, { address });
     assert.equal(await report(served, { address, fields: { left: true } }), 204);
-    const ended = await waitFor(async () => {
-      const items = (ok(await t.req('GET', '/v0/events?type=session.ended&limit=100')).items as Json[]).filter(
-        (e) => e.payload.data.analyticsSessionId === served.visitId,
-      );
-      return items.length > 0 ? items : undefined;
-    });
+    const ended = await until(
+      'the session ended',
+      async () => {
+        const items = (ok(await t.req('GET', '/v0/events?type=session.ended&limit=100')).items as Json[]).filter(
+          (e) => e.payload.data.analyticsSessionId === served.visitId,
+        );
+        return items.length > 0 ? items : undefined;
+      },
+      10_000,
+    );
     assert.equal(ended.length, 1);
     assert.equal(ended[0].payload.data.personId, null);
     const started = (ok(await t.req('GET', '/v0/events?type=visit.started&limit=100')).items as Json[]).filter(
@@ -426,10 +435,14 @@ describe('right now, and telling sales', () => {
       const ended = await endedOf();
       if (Date.now() < last + 2000) assert.equal(ended.length, 0, `no session.ended ${Date.now() - last} ms after report ${i + 1}`);
     }
-    const ended = await waitFor(async () => {
-      const items = await endedOf();
-      return items.length > 0 ? items : undefined;
-    });
+    const ended = await until(
+      'the session ended',
+      async () => {
+        const items = await endedOf();
+        return items.length > 0 ? items : undefined;
+      },
+      10_000,
+    );
     assert.ok(Date.now() >= last + 2000, 'not before the idle time after the last report');
     await pause(500);
     assert.equal((await endedOf()).length, 1, 'once');
@@ -438,13 +451,3 @@ describe('right now, and telling sales', () => {
     assert.ok(!later.some((v) => v.audienceId === audience.audienceId), 'gone once ended');
   });
 });
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

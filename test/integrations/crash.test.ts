@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, test } from 'node:test';
 import { freshDatabase, onPostgres, type Json, type TestDatabase } from '../helpers.js';
-import { startServer, startsAndWork, type ServerProcess } from '../server-process.js';
+import { callServer, startServer, startsAndWork, type ServerProcess, waitFor } from '../server-process.js';
 
 // Issue 40: the CRM sync is a lease-claimed job that survives kill -9 and resumes from its cursor,
 // and runs in one instance at a time. Real server processes sync from a HubSpot test server that
@@ -11,6 +11,7 @@ import { startServer, startsAndWork, type ServerProcess } from '../server-proces
 // it waits on a page, then the service starts again (on PostgreSQL, two instances of it).
 
 const KEY = 'crm-crash-bootstrap-key-0123456789abcdef';
+const call = (server: ServerProcess, method: string, path: string, body?: unknown) => callServer(server, KEY, method, path, body);
 const TOKEN = 'pat-na1-11111111-crash-hubspot-token';
 const DEALS = 700;
 /** Each deals search is answered this late: the kill lands while one is held. */
@@ -144,24 +145,6 @@ async function fakeHubSpot(): Promise<FakeHubSpot> {
         server.close(() => resolve());
       }),
   };
-}
-
-async function call(server: ServerProcess, method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { 'x-api-key': KEY, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
-
-async function waitFor(what: string, ms: number, check: () => boolean | Promise<boolean>, detail: () => string = () => ''): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}${detail() ? `: ${detail()}` : ''}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** Every item of a keyset-paginated list. */

@@ -4,12 +4,13 @@ import type { AddressInfo } from 'node:net';
 import { after, describe, test } from 'node:test';
 import { verifyWebhook } from '../../src/webhooks/signing.js';
 import { freshDatabase, onPostgres, type Json, type TestDatabase } from '../helpers.js';
-import { startServer, startsAndWork, type ServerProcess } from '../server-process.js';
+import { callServer, startServer, startsAndWork, type ServerProcess, waitFor } from '../server-process.js';
 
 // Process-level webhook delivery: real server processes (killed with SIGKILL, or two at once on one
 // database) delivering to a real HTTP receiver on 127.0.0.1.
 
 const KEY = 'webhook-crash-bootstrap-key-0123456789';
+const call = (server: ServerProcess, method: string, path: string, body?: unknown) => callServer(server, KEY, method, path, body);
 /** A 1 s attempt timeout makes a lease (timeout + 5 s) expire about 6 s after a crash. */
 const TIMEOUT_MS = 1000;
 
@@ -96,41 +97,12 @@ async function startReceiver(holdMs: number): Promise<Receiver> {
   };
 }
 
-async function call(server: ServerProcess, method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { 'x-api-key': KEY, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  let parsed: Json;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = { text };
-  }
-  return { status: res.status, body: parsed };
-}
-
 async function subscribe(server: ServerProcess, receiver: Receiver): Promise<Json> {
   const res = await call(server, 'POST', '/v0/webhook_subscriptions', { url: receiver.url, events: ['*'] });
   assert.equal(res.status, 201, JSON.stringify(res.body));
   assert.equal(typeof res.body.secret, 'string');
   receiver.setSecret(res.body.secret);
   return res.body;
-}
-
-async function waitFor(
-  what: string,
-  timeoutMs: number,
-  check: () => boolean | Promise<boolean>,
-  detail: () => string = () => '',
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail() ? `: ${detail()}` : ''}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 const personIdOf = (r: Received): string | undefined => r.body?.data?.personId;
