@@ -93,18 +93,35 @@ function tagUnavailable(err: unknown): Error {
   return error;
 }
 
+/** Whether the database answers a connection of its own, opened and queried within CONNECT_MS each. */
+async function probe(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_MS, query_timeout: CONNECT_MS });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('select 1');
+  } finally {
+    // Not awaited: ending a connection that never opened may never settle.
+    client.end().catch(() => {});
+  }
+}
+
 function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }>, log: LogConfig | undefined, observer: DbObserver): Db {
   const { url, poolSize } = config;
   // A database that is down or unreachable is answered fast: 2.5 s at most to open a connection
   // and 2.5 s for a query (the service's queries take milliseconds). A burst that finds every
   // connection busy is not an outage: it waits its turn for up to 10 s (the pool's own timeout),
   // unless the database has stopped answering meanwhile (db/pool-wait.ts).
-  const wait = poolWait(() => pool.connect(), CONNECT_MS);
+  const wait = poolWait(
+    () => pool.connect(),
+    CONNECT_MS,
+    () => probe(url),
+  );
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
     types: pgTypes,
-    Client: quickToConnect(wait.failed),
+    Client: quickToConnect(wait.connectFailed),
     connectionTimeoutMillis: QUEUE_WAIT_MS,
     ...(config.unboundedQueries ? {} : { query_timeout: 2500 }),
     keepAlive: true,
@@ -216,7 +233,7 @@ function namedQueries(client: pg.PoolClient, named: NamedState, observe: DbObser
       (err: unknown) => {
         observe?.(sqlText, (performance.now() - start) / 1000, true);
         const error = tagUnavailable(err);
-        if (isUnavailable(error)) wait.failed(error);
+        if (isUnavailable(error)) wait.queryFailed(error);
         throw error;
       },
     );
