@@ -14,7 +14,7 @@ import type { DatabaseConfig } from '../config.js';
 import { changeFeed, type ChangeFeed } from './change-feed.js';
 import { isStalePlan, MAX_PER_CONNECTION, nameOf, POOLER_CODES, poolerInUrl, startsOn } from './named-statements.js';
 import { isUnavailable } from './errors.js';
-import { poolWait, type PoolWait } from './pool-wait.js';
+import { poolWait } from './pool-wait.js';
 import { groupCommitSqlite } from './sqlite.js';
 import type { DbObserver } from './observer.js';
 import type { Database } from './types.js';
@@ -129,6 +129,11 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }>, log
   // An idle client that loses its connection (a server restart) must not crash the process.
   pool.on('error', () => {});
   const prepared = new WeakSet<pg.PoolClient>();
+  // Connections on which a query failed for the connection's sake (timed out, reset). Such a
+  // connection is closed on release, never lent again: a statement that timed out here still runs
+  // on the server, and pg drops a ROLLBACK queued behind it when that times out too, so the
+  // connection would come back inside the failed request's transaction, holding its locks.
+  const broken = new WeakSet<pg.PoolClient>();
   const setting = config.preparedStatements ?? 'auto';
   const named: NamedState = { on: startsOn(setting, url), auto: setting === 'auto' };
   const connect = async () => {
@@ -143,8 +148,15 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }>, log
       // A connection that dies under a running query fails that query; it must not take the process
       // down with an unhandled 'error' event (the pool drops the client when it is released).
       client.on('error', () => {});
-      client.query = namedQueries(client, named, observer.query, wait) as typeof client.query;
+      const failed = (err: Error) => {
+        broken.add(client);
+        wait.queryFailed(err);
+      };
+      client.query = namedQueries(client, named, observer.query, wait.answered, failed) as typeof client.query;
     }
+    // The pool sets `release` anew at each checkout.
+    const release = client.release;
+    client.release = (err?: Error | boolean) => release(err || broken.has(client));
     return client;
   };
   const dialect = new PostgresDialect({ pool: { connect, end: () => pool.end() } });
@@ -188,7 +200,13 @@ interface NamedState {
  * new name; `auto` turns names off for the process at the first sign of a transaction-mode pooler.
  * A statement outside a transaction that failed for either reason is run again (it did not run).
  */
-function namedQueries(client: pg.PoolClient, named: NamedState, observe: DbObserver['query'], wait: PoolWait) {
+function namedQueries(
+  client: pg.PoolClient,
+  named: NamedState,
+  observe: DbObserver['query'],
+  answered: () => void,
+  failed: (err: Error) => void,
+) {
   const raw = client.query.bind(client) as (...args: unknown[]) => unknown;
   /** Each hot statement's name on this connection: its hash, or a new one after a stale plan. */
   const names = new Map<string, string>();
@@ -227,13 +245,13 @@ function namedQueries(client: pg.PoolClient, named: NamedState, observe: DbObser
     return result.then(
       (value: unknown) => {
         observe?.(sqlText, (performance.now() - start) / 1000, false);
-        wait.answered();
+        answered();
         return value;
       },
       (err: unknown) => {
         observe?.(sqlText, (performance.now() - start) / 1000, true);
         const error = tagUnavailable(err);
-        if (isUnavailable(error)) wait.queryFailed(error);
+        if (isUnavailable(error)) failed(error);
         throw error;
       },
     );
