@@ -4,12 +4,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createRequire } from 'node:module';
 import { type Browser, type BrowserContext, chromium, type Page as Tab } from 'playwright-core';
 import { buildConsole } from '../../scripts/build-console.js';
 import { createApiKey } from '../../src/admin/repository.js';
 import { available, CHROMIUM, skip, until, USER_AGENT } from '../browser.js';
 import { startApp, type Json, type TestApp, ok } from '../helpers.js';
+import { pageUntil, viewChecker } from './console-tab.js';
 
 // The console end to end in real headless Chromium (Debian's), against a listening server with
 // seeded data: sign in, a page's chart against the API's series, the interval switch, archive and
@@ -17,7 +17,7 @@ import { startApp, type Json, type TestApp, ok } from '../helpers.js';
 // view's screenshot goes to test-artifacts/console/ (gitignored).
 
 const ARTIFACTS = path.resolve('test-artifacts', 'console');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const check = viewChecker(ARTIFACTS);
 
 let t: TestApp;
 let browser: Browser;
@@ -150,27 +150,6 @@ async function signIn(tab: Tab, key: string): Promise<void> {
   await tab.getByRole('button', { name: 'Sign in' }).click();
   await tab.getByRole('button', { name: 'Sign out' }).waitFor();
   assert.ok(!tab.url().includes(key), 'the key is never in the URL');
-}
-
-/** Polls an expression in the page from here: Playwright's waitForFunction would eval() inside it, which the console's CSP refuses. */
-async function pageUntil(tab: Tab, expression: string): Promise<void> {
-  await until(expression, async () => ((await tab.evaluate(expression)) ? true : undefined));
-}
-
-/** axe-core in the page (evaluated, not a script tag: the console's CSP allows no inline script), then a screenshot. */
-async function check(tab: Tab, view: string): Promise<void> {
-  await pageUntil(tab, `!document.body.textContent.includes('Loading…')`);
-  const loaded = await tab.evaluate('typeof window.axe');
-  if (loaded === 'undefined') await tab.evaluate(AXE);
-  const violations = (await tab.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) =>
-    result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) })))`)) as {
-    id: string;
-    impact: string;
-    nodes: string[];
-  }[];
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(serious, [], `${view}: axe finds no serious or critical violation`);
-  await tab.screenshot({ path: path.join(ARTIFACTS, `${view}.png`), fullPage: true });
 }
 
 const nav = (tab: Tab, name: string) => tab.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();

@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page as Tab } from 'playwright-core';
 import { until, USER_AGENT } from '../browser.js';
 import { onPostgres } from '../helpers.js';
 
-// What the block editor's test and the marketer's end-to-end test share: a signed-in console tab,
+// What the console's browser tests share: a signed-in console tab,
 // axe-core with a screenshot at each step (under test-artifacts/, gitignored, or $ARTIFACTS_DIR).
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -47,6 +47,29 @@ export async function pageUntil(tab: Tab, expression: string): Promise<void> {
   await until(expression, async () => ((await tab.evaluate(expression)) ? true : undefined));
 }
 
+/** The view has loaded and axe-core finds no serious or critical violation in it. */
+export async function assertAccessible(tab: Tab, name: string): Promise<void> {
+  await pageUntil(tab, `!document.body.textContent.includes('Loading…')`);
+  // Evaluated, not injected as a script element: the console's CSP allows no inline script.
+  if ((await tab.evaluate('typeof window.axe')) === 'undefined') await tab.evaluate(AXE);
+  const violations = (await tab.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) =>
+    result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) })))`)) as {
+    id: string;
+    impact: string;
+    nodes: string[];
+  }[];
+  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(serious, [], `${name}: axe finds no serious or critical violation`);
+}
+
+/** Checks a view (assertAccessible) and photographs it as `<dir>/<prefix><view>.png`. */
+export function viewChecker(dir: string, prefix = '') {
+  return async (tab: Tab, view: string): Promise<void> => {
+    await assertAccessible(tab, view);
+    await tab.screenshot({ path: path.join(dir, `${prefix}${view}.png`), fullPage: true });
+  };
+}
+
 /** Steps of one test, each checked by axe-core (no serious or critical violation) and photographed. */
 export function stepper(dir: string) {
   let step = 0;
@@ -55,17 +78,7 @@ export function stepper(dir: string) {
     await tab.screenshot({ path: path.join(dir, `${String(step).padStart(2, '0')}-${name}.png`), fullPage: true });
   };
   const check = async (tab: Tab, name: string) => {
-    await pageUntil(tab, `!document.body.textContent.includes('Loading…')`);
-    // Evaluated, not injected as a script element: the console's CSP allows no inline script.
-    if ((await tab.evaluate('typeof window.axe')) === 'undefined') await tab.evaluate(AXE);
-    const violations = (await tab.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) =>
-      result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) })))`)) as {
-      id: string;
-      impact: string;
-      nodes: string[];
-    }[];
-    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    assert.deepEqual(serious, [], `${name}: axe finds no serious or critical violation`);
+    await assertAccessible(tab, name);
     await shot(tab, name);
   };
   return { check, shot };

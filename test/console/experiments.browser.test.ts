@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Kysely } from 'kysely';
@@ -13,13 +12,13 @@ import { available, CHROMIUM, skip, until, USER_AGENT } from '../browser.js';
 import { type Json, ok, startApp, type TestApp } from '../helpers.js';
 import { audienceOf, publishedPage } from '../site/serve-helpers.js';
 import { NOT_COLLECTED } from '../../src/sessions/repository.js';
+import { pageUntil, viewChecker } from './console-tab.js';
 
 // Issue 27 in the console: a page's experiments, the experiment view (arms against the results
 // endpoint, the SRM warning, the cumulative rate chart), Start and Conclude through the UI with
 // their confirmations and the API's problems, a read-only key, and axe-core on the view.
 
 const ARTIFACTS = path.resolve('test-artifacts', 'console');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const DAY = 86_400_000;
 const HOSTILE = '<img src=x onerror="window.pwned=1">Button colour';
 
@@ -207,26 +206,11 @@ async function signedIn(key: string): Promise<Tab> {
   return tab;
 }
 
-/** Polls an expression in the page from here (the console's CSP refuses Playwright's eval-based waits). */
-async function pageUntil(tab: Tab, expression: string): Promise<void> {
-  await until(expression, async () => ((await tab.evaluate(expression)) ? true : undefined));
-}
-
 async function loaded(tab: Tab): Promise<void> {
   await pageUntil(tab, `!document.body.textContent.includes('Loading…')`);
 }
 
-async function axe(tab: Tab, view: string): Promise<void> {
-  await loaded(tab);
-  if ((await tab.evaluate('typeof window.axe')) === 'undefined') await tab.evaluate(AXE);
-  const violations = (await tab.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) =>
-    result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) })))`)) as {
-    impact: string;
-  }[];
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(serious, [], `${view}: axe finds no serious or critical violation`);
-  await tab.screenshot({ path: path.join(ARTIFACTS, `${view}.png`), fullPage: true });
-}
+const axe = viewChecker(ARTIFACTS);
 
 const open = async (tab: Tab, experimentId: string) => {
   await tab.evaluate(`location.hash = ${JSON.stringify(`#/pages/${seed.pageId}/experiments/${experimentId}`)}`);

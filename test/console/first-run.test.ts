@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildConsole } from '../../scripts/build-console.js';
-import { type Json, ok, startApp, type TestApp } from '../helpers.js';
+import { ok, startApp, type TestApp } from '../helpers.js';
+import { fallbackHost as tenantFallback } from '../site/serve-helpers.js';
 
 // Issue 38's first run: the API host's root sends a visitor to the console (a tenant domain's does
 // not), the console has an icon, and GET /v0/agent says whether a model writes new copy.
@@ -11,7 +12,7 @@ let fallbackHost: string;
 before(async () => {
   await buildConsole();
   t = await startApp();
-  fallbackHost = ((await t.req('GET', '/v0/tenant_domains')).body.items as Json[]).find((d) => d.isFallback).hostname;
+  fallbackHost = await tenantFallback(t);
 });
 after(async () => t?.close());
 

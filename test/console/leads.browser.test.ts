@@ -1,19 +1,19 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, chromium, type Page as Tab } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 import { buildConsole } from '../../scripts/build-console.js';
 import { available, CHROMIUM, skip, until, USER_AGENT } from '../browser.js';
 import { ok, startApp, type TestApp } from '../helpers.js';
 import { audienceOf, fallbackHost, link, publishedPage, visit } from '../site/serve-helpers.js';
+import { viewChecker } from './console-tab.js';
 
 // The console's Leads view (issue 29) in real headless Chromium: leads submitted on served pages,
 // newest first, filtered by page, exported as CSV, each linking to its person; axe on the view.
 
 const ARTIFACTS = path.resolve('test-artifacts', 'console');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const check = viewChecker(ARTIFACTS);
 
 let t: TestApp;
 let browser: Browser;
@@ -55,25 +55,6 @@ after(async () => {
   await browser?.close();
   await t?.close();
 });
-
-async function pageUntil(tab: Tab, expression: string): Promise<void> {
-  await until(expression, async () => ((await tab.evaluate(expression)) ? true : undefined));
-}
-
-async function check(tab: Tab, view: string): Promise<void> {
-  await pageUntil(tab, `!document.body.textContent.includes('Loading…')`);
-  if ((await tab.evaluate('typeof window.axe')) === 'undefined') await tab.evaluate(AXE);
-  const violations = (await tab.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) =>
-    result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) })))`)) as {
-    impact: string;
-  }[];
-  assert.deepEqual(
-    violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'),
-    [],
-    `${view}: axe finds no serious or critical violation`,
-  );
-  await tab.screenshot({ path: path.join(ARTIFACTS, `${view}.png`), fullPage: true });
-}
 
 describe('the Leads view in a real browser', { skip }, () => {
   test('newest first, filtered by page, CSV, a link to each person', { timeout: 120_000 }, async () => {

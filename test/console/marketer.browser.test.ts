@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type Browser, chromium, type Dialog, type Page as Tab } from 'playwright-core';
 import { buildConsole } from '../../scripts/build-console.js';
 import { available, CHROMIUM, skip, until, USER_AGENT } from '../browser.js';
 import { type Json, ok, startApp, type TestApp } from '../helpers.js';
+import { pageUntil, viewChecker } from './console-tab.js';
 
 // Issue 38's console, as a marketer uses it, in headless Chromium: a page made through the New
 // page form (labelled in words, the API's refusal beside its field), breadcrumbs and links that
@@ -15,7 +15,7 @@ import { type Json, ok, startApp, type TestApp } from '../helpers.js';
 // first (declined: nothing is sent). axe-core on each new view; screenshots in test-artifacts/.
 
 const ARTIFACTS = path.resolve('test-artifacts', 'console');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const check = viewChecker(ARTIFACTS, 'marketer-');
 const NO_MODEL = "the template generator copies and personalises the page's copy; configure a model for new copy";
 
 let t: TestApp;
@@ -45,23 +45,6 @@ after(async () => {
   await browser?.close();
   await t?.close();
 });
-
-/** Polls an expression in the page (the console's CSP refuses Playwright's eval-based waits). */
-async function pageUntil(tab: Tab, expression: string): Promise<void> {
-  await until(expression, async () => ((await tab.evaluate(expression)) ? true : undefined));
-}
-
-async function check(tab: Tab, view: string): Promise<void> {
-  await pageUntil(tab, `!document.body.textContent.includes('Loading…')`);
-  if ((await tab.evaluate('typeof window.axe')) === 'undefined') await tab.evaluate(AXE);
-  const violations = (await tab.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) =>
-    result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) })))`)) as {
-    impact: string;
-  }[];
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(serious, [], `${view}: axe finds no serious or critical violation`);
-  await tab.screenshot({ path: path.join(ARTIFACTS, `marketer-${view}.png`), fullPage: true });
-}
 
 const form = (tab: Tab, name: string) => tab.getByRole('form', { name, exact: true });
 const field = (tab: Tab, formName: string, label: string) => form(tab, formName).getByLabel(label, { exact: true });

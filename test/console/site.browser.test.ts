@@ -1,19 +1,18 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, chromium, type Page as Tab } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 import { buildConsole } from '../../scripts/build-console.js';
-import { available, CHROMIUM, skip, until, USER_AGENT } from '../browser.js';
+import { available, CHROMIUM, skip, USER_AGENT } from '../browser.js';
 import { type Json, ok, startApp, type TestApp } from '../helpers.js';
 import { fallbackHost, link, publishedPage, unique, visit } from '../site/serve-helpers.js';
+import { pageUntil, viewChecker } from './console-tab.js';
 
 // Issue 28's site dashboard in Chromium: funnels as bars with the drop between steps, the top
 // pages, goals, the site totals and realtime list when the service has them; axe-core on the view.
 
 const ARTIFACTS = path.resolve('test-artifacts', 'console');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let t: TestApp;
 let browser: Browser;
@@ -80,10 +79,6 @@ after(async () => {
   await t?.close();
 });
 
-async function pageUntil(tab: Tab, expression: string): Promise<void> {
-  await until(expression, async () => ((await tab.evaluate(expression)) ? true : undefined));
-}
-
 describe('the site dashboard', { skip }, () => {
   test('funnels as bars with their drop, top pages, and no serious axe violation', { timeout: 120_000 }, async () => {
     const context = await browser.newContext({ userAgent: USER_AGENT, viewport: { width: 1280, height: 900 } });
@@ -123,16 +118,7 @@ describe('the site dashboard', { skip }, () => {
       assert.equal(await shown.locator('b').count(), 0, 'the name is text, never markup');
       assert.equal(await tab.locator('.realtime li', { hasText: 'Visitor 0' }).locator('[data-audience]').count(), 0);
     }
-    await tab.evaluate(AXE);
-    const violations = (await tab.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) =>
-      result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) })))`)) as {
-      impact: string;
-    }[];
-    assert.deepEqual(
-      violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'),
-      [],
-    );
-    await tab.screenshot({ path: path.join(ARTIFACTS, 'site.png'), fullPage: true });
+    await viewChecker(ARTIFACTS)(tab, 'site');
     await context.close();
   });
 });

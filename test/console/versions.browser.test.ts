@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, chromium, type Dialog, type Page as Tab } from 'playwright-core';
+import { type Browser, chromium, type Dialog } from 'playwright-core';
 import { buildConsole } from '../../scripts/build-console.js';
 import { available, CHROMIUM, skip, until, USER_AGENT } from '../browser.js';
 import { type Json, ok, onPostgres, startApp, type TestApp } from '../helpers.js';
+import { viewChecker } from './console-tab.js';
 
 // Issue 36 in real headless Chromium: Regenerate on a page asks first, naming how many audiences it
 // will queue and how many written ones it skips, and declined it sends nothing; an audience's
@@ -15,7 +15,7 @@ import { type Json, ok, onPostgres, startApp, type TestApp } from '../helpers.js
 // regenerates that audience alone. The page agent is off, so queued versions stay queued.
 
 const ARTIFACTS = path.join(process.env.ARTIFACTS_DIR ?? os.tmpdir(), 'console-versions', onPostgres ? 'postgres' : 'sqlite');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const check = viewChecker(ARTIFACTS);
 
 const WRITTEN = { headline: 'Written by Jane <b>for</b> Globex', subheadline: 'By hand', sections: [{ heading: 'Why', body: 'Because.' }] };
 const LATER = { headline: 'A later draft', subheadline: 'Also by hand', sections: [] };
@@ -53,25 +53,6 @@ after(async () => {
   await browser?.close();
   await t?.close();
 });
-
-async function pageUntil(tab: Tab, expression: string): Promise<void> {
-  await until(expression, async () => ((await tab.evaluate(expression)) ? true : undefined));
-}
-
-async function check(tab: Tab, view: string): Promise<void> {
-  await pageUntil(tab, `!document.body.textContent.includes('Loading…')`);
-  if ((await tab.evaluate('typeof window.axe')) === 'undefined') await tab.evaluate(AXE);
-  const violations = (await tab.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) =>
-    result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) })))`)) as {
-    impact: string;
-  }[];
-  assert.deepEqual(
-    violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'),
-    [],
-    `${view}: axe finds no serious or critical violation`,
-  );
-  await tab.screenshot({ path: path.join(ARTIFACTS, `${view}.png`), fullPage: true });
-}
 
 const versionsOf = async (a: Json): Promise<Json[]> => ok(await t.req('GET', `${base(a)}/versions`)).items;
 

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +13,7 @@ import { createApiKey } from '../../src/admin/repository.js';
 import { available, CHROMIUM, skip, until, USER_AGENT } from '../browser.js';
 import { type FakeDns, startFakeDns } from '../dns-server.js';
 import { type Json, ok, onPostgres, startApp, type TestApp } from '../helpers.js';
+import { assertAccessible, pageUntil } from './console-tab.js';
 
 // Issue 29, writing in the console, end to end in real headless Chromium against a listening
 // server: create a page with a form action, write its content, publish it, make an audience for a
@@ -25,7 +25,6 @@ import { type Json, ok, onPostgres, startApp, type TestApp } from '../helpers.js
 // $ARTIFACTS_DIR (or the system's temp directory), never into the repository.
 
 const ARTIFACTS = path.join(process.env.ARTIFACTS_DIR ?? os.tmpdir(), 'console-writing', onPostgres ? 'postgres' : 'sqlite');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let t: TestApp;
 let browser: Browser;
@@ -100,23 +99,10 @@ async function openConsole(key: string): Promise<{ context: BrowserContext; tab:
   return { context, tab, errors };
 }
 
-async function pageUntil(tab: Tab, expression: string): Promise<void> {
-  await until(expression, async () => ((await tab.evaluate(expression)) ? true : undefined));
-}
-
 let step = 0;
 /** axe-core in the page (evaluated: the console's CSP allows no inline script), then a screenshot. */
 async function check(tab: Tab, view: string): Promise<void> {
-  await pageUntil(tab, `!document.body.textContent.includes('Loading…')`);
-  if ((await tab.evaluate('typeof window.axe')) === 'undefined') await tab.evaluate(AXE);
-  const violations = (await tab.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) =>
-    result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) })))`)) as {
-    id: string;
-    impact: string;
-    nodes: string[];
-  }[];
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(serious, [], `${view}: axe finds no serious or critical violation`);
+  await assertAccessible(tab, view);
   step += 1;
   await tab.screenshot({ path: path.join(ARTIFACTS, `${String(step).padStart(2, '0')}-${view}.png`), fullPage: true });
 }

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
 import { available, CHROMIUM, skip, until, USER_AGENT } from '../browser.js';
 import { startApp, type Json, type TestApp, ok } from '../helpers.js';
+import { fallbackHost } from '../site/serve-helpers.js';
 
 // The measuring script in real headless Chromium: the tenant's own script calls pam.track with
 // values, the visitor clicks page actions, and the goals of the page's analytics count them.
@@ -15,7 +16,7 @@ before(async () => {
   assert.ok(available, `no browser at ${CHROMIUM}`);
   t = await startApp();
   const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const fallback = ((await t.req('GET', '/v0/tenant_domains')).body.items as Json[]).find((d) => d.isFallback).hostname;
+  const fallback = await fallbackHost(t);
   origin = `http://${fallback}:${new URL(address).port}`;
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
 });

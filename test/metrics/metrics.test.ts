@@ -9,8 +9,8 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { viewTokens } from '../../src/site/token.js';
 import { ok, pageWithAudiences, until, versionsOf } from '../agent/common.js';
 import { contentFor, fakeOpenAi, type FakeAnswer } from '../agent/fake-openai.js';
-import { onPostgres, startApp, type Json, type TestApp } from '../helpers.js';
-import { audienceOf, link, publishedPage, unique, visit } from '../site/serve-helpers.js';
+import { onPostgres, startApp, type TestApp } from '../helpers.js';
+import { audienceOf, fallbackHost, link, publishedPage, unique, visit } from '../site/serve-helpers.js';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
 const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
@@ -52,7 +52,7 @@ describe('METRICS_TOKEN: /metrics on the API host', () => {
   let host: string;
   before(async () => {
     t = await startApp({ METRICS_TOKEN: TOKEN });
-    host = ((await t.req('GET', '/v0/tenant_domains')).body.items as Json[]).find((d) => d.isFallback).hostname;
+    host = await fallbackHost(t);
   });
   after(async () => t.close());
 
@@ -257,7 +257,7 @@ describe('the document cache and the outcome memo', () => {
   test('a first visit misses and renders, the next ones hit; entries and bytes held; the memo on both databases', async () => {
     const t = await startApp({ METRICS_TOKEN: TOKEN });
     try {
-      const host = ((await t.req('GET', '/v0/tenant_domains')).body.items as Json[]).find((d) => d.isFallback).hostname;
+      const host = await fallbackHost(t);
       const page = await publishedPage(t);
       const audience = await audienceOf(t, page.pageId);
       const path = unique('cached');
