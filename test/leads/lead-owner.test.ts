@@ -5,22 +5,24 @@ import { validatorCompiler } from '../../src/http/validation.js';
 import { FormSubmittedData } from '../../src/leads/schemas.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { ok, onPostgres, startApp, type Json, type TestApp } from '../helpers.js';
-import { audienceOf, fallbackHost, link, publishedPage, unique, visit } from '../site/serve-helpers.js';
+import { fallbackHost } from '../site/serve-helpers.js';
+import { formPage, formPoster } from './lead-forms.js';
 
 // Issue 36, part 2: a lead belongs to who filled the form, and a visitor's form never changes an
 // existing person. Through served pages and form posts on the tenant's domain, on both databases.
 
 let t: TestApp;
 let host: string;
+let submit: ReturnType<typeof formPoster>;
 before(async () => {
   t = await startApp();
   host = await fallbackHost(t);
+  submit = formPoster(t, host, '192.0', 2);
 });
 after(async () => {
   await t.close();
 });
 
-const FORM_ACTION = { purpose: 'lead', buttonTitle: 'Send', actionType: 'form', url: '' };
 let n = 0;
 const fresh = (name: string) => `${name}-${++n}-${Date.now().toString(36)}`;
 
@@ -30,27 +32,7 @@ async function person(fields: Record<string, unknown>): Promise<Json> {
 }
 
 /** A published page with a lead form, served at a fresh path for an audience made for `personId`. */
-async function linkOf(personId: string | undefined) {
-  const page = await publishedPage(t, { actions: [FORM_ACTION] });
-  const audience = await audienceOf(t, page.pageId, personId ? { personId } : {});
-  const path = unique('via');
-  await link(t, path, { targetType: 'audience', audienceId: audience.audienceId });
-  return { page, audience, path };
-}
-
-let nextAddress = 1;
-/** Serves the page to a new visitor and posts its form (each from an address of its own). */
-async function submit(path: string, fields: Record<string, string>) {
-  const html = (await visit(t, host, path)).body as string;
-  const hidden = (name: string) => new RegExp(`<input type="hidden" name="${name}" value="([^"]*)">`).exec(html)?.[1] ?? '';
-  const k = nextAddress++;
-  return visit(t, host, '/_pam/forms', {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ token: hidden('token'), action: hidden('action'), path: hidden('path'), ...fields }).toString(),
-    remoteAddress: `192.0.${2 + Math.floor(k / 250)}.${(k % 250) + 1}`,
-  });
-}
+const linkOf = (personId: string | undefined) => formPage(t, personId ? { personId } : {}, 'via');
 
 const events = async (type: string) => ok(await t.req('GET', `/v0/events?type=${type}&limit=100`)).items as Json[];
 const leadsOf = async (pageId: string) => ok(await t.req('GET', `/v0/leads?pageId=${pageId}`)).items as Json[];

@@ -1,44 +1,23 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { expectProblem, ok, startApp, type Json, type TestApp } from '../helpers.js';
-import { audienceOf, fallbackHost, link, publishedPage, unique, visit } from '../site/serve-helpers.js';
+import { fallbackHost } from '../site/serve-helpers.js';
+import { formPage as leadFormPage, formPoster } from './lead-forms.js';
 
 // Every lead becomes a person (issue 29), and GET /v0/leads lists them: through HTTP only.
 
 let t: TestApp;
-let host: string;
+let submit: ReturnType<typeof formPoster>;
 before(async () => {
   t = await startApp();
-  host = await fallbackHost(t);
+  submit = formPoster(t, await fallbackHost(t), '203.0', 113);
 });
 after(async () => {
   await t.close();
 });
 
-const FORM_ACTION = { purpose: 'lead', buttonTitle: 'Send', actionType: 'form', url: '' };
-
-/** A published page with a lead form, served at a fresh path for an audience (of no person unless told). */
-async function formPage(audience: Record<string, unknown> = {}) {
-  const page = await publishedPage(t, { actions: [FORM_ACTION] });
-  const a = await audienceOf(t, page.pageId, audience);
-  const path = unique('lead');
-  await link(t, path, { targetType: 'audience', audienceId: a.audienceId });
-  return { page, audience: a, path };
-}
-
-let nextAddress = 1;
-/** Serves the page to a new visitor and posts its form (each from an address of its own). */
-async function submit(path: string, fields: Record<string, string>) {
-  const html = (await visit(t, host, path)).body as string;
-  const hidden = (name: string) => new RegExp(`<input type="hidden" name="${name}" value="([^"]*)">`).exec(html)?.[1] ?? '';
-  const n = nextAddress++;
-  return visit(t, host, '/_pam/forms', {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ token: hidden('token'), action: hidden('action'), path: hidden('path'), ...fields }).toString(),
-    remoteAddress: `203.0.${113 + Math.floor(n / 250)}.${(n % 250) + 1}`,
-  });
-}
+/** A published page with a lead form on a path of its own. */
+const formPage = (audience: Record<string, unknown> = {}) => leadFormPage(t, audience);
 
 const events = async (type: string) => ok(await t.req('GET', `/v0/events?type=${type}&limit=100`)).items as Json[];
 const leads = async (query = '') => ok(await t.req('GET', `/v0/leads${query}`)).items as Json[];
