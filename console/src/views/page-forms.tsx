@@ -169,22 +169,7 @@ export function NewPage({ onClose }: { onClose: () => void }) {
           hint="For you: visitors never see it"
         />
         <Field name="title" label="Title" value={title} onInput={setTitle} required maxLength={255} hint="The browser tab’s text" />
-        <Field
-          kind="select"
-          name="pageType"
-          label="Page type"
-          value={pageType}
-          onInput={(v) => setPageType(v as PageType)}
-          options={PAGE_TYPE_WORDS}
-        />
-        <Field
-          kind="textarea"
-          name="pageContext"
-          label="What the page is for"
-          value={pageContext}
-          onInput={setPageContext}
-          hint={CONTEXT_HINT}
-        />
+        <TypeAndPurpose pageType={pageType} onType={setPageType} pageContext={pageContext} onContext={setPageContext} />
         {templateId ? (
           <p class="muted small">The page starts with the template’s content and buttons: change them once it is created.</p>
         ) : (
@@ -217,6 +202,30 @@ export function NewPage({ onClose }: { onClose: () => void }) {
   );
 }
 
+/** The page's type and what it is for: the two fields both page forms ask for. */
+function TypeAndPurpose(props: { pageType: PageType; onType: (v: PageType) => void; pageContext: string; onContext: (v: string) => void }) {
+  return (
+    <>
+      <Field
+        kind="select"
+        name="pageType"
+        label="Page type"
+        value={props.pageType}
+        onInput={(v) => props.onType(v as PageType)}
+        options={PAGE_TYPE_WORDS}
+      />
+      <Field
+        kind="textarea"
+        name="pageContext"
+        label="What the page is for"
+        value={props.pageContext}
+        onInput={props.onContext}
+        hint={CONTEXT_HINT}
+      />
+    </>
+  );
+}
+
 /** Name, type, purpose, buttons and link preview image of an existing page (PATCH: metadata is merged). */
 export function PageSettings({ page, saved }: { page: Page; saved: () => void }) {
   const [name, setName] = useState(page.name);
@@ -241,22 +250,7 @@ export function PageSettings({ page, saved }: { page: Page; saved: () => void })
       <summary>Settings: name, type, what it is for, buttons, link previews</summary>
       <ApiForm label="Page settings" onSubmit={submit}>
         <Field name="name" label="Page name" value={name} onInput={setName} required maxLength={255} />
-        <Field
-          kind="select"
-          name="pageType"
-          label="Page type"
-          value={pageType}
-          onInput={(v) => setPageType(v as PageType)}
-          options={PAGE_TYPE_WORDS}
-        />
-        <Field
-          kind="textarea"
-          name="pageContext"
-          label="What the page is for"
-          value={pageContext}
-          onInput={setPageContext}
-          hint={CONTEXT_HINT}
-        />
+        <TypeAndPurpose pageType={pageType} onType={setPageType} pageContext={pageContext} onContext={setPageContext} />
         <Actions actions={actions} onChange={setActions} />
         <fieldset class="group">
           <legend>In link previews</legend>
