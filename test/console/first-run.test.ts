@@ -2,17 +2,17 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildConsole } from '../../scripts/build-console.js';
 import { ok, startApp, type TestApp } from '../helpers.js';
-import { fallbackHost as tenantFallback } from '../site/serve-helpers.js';
+import { fallbackHost } from '../site/serve-helpers.js';
 
 // Issue 38's first run: the API host's root sends a visitor to the console (a tenant domain's does
 // not), the console has an icon, and GET /v0/agent says whether a model writes new copy.
 
 let t: TestApp;
-let fallbackHost: string;
+let tenantHost: string;
 before(async () => {
   await buildConsole();
   t = await startApp();
-  fallbackHost = await tenantFallback(t);
+  tenantHost = await fallbackHost(t);
 });
 after(async () => t?.close());
 
@@ -30,7 +30,7 @@ describe('the first visit', () => {
   });
 
   test("a tenant domain's root is the visitor plane's, never the console", async () => {
-    const res = await get('/', { host: fallbackHost });
+    const res = await get('/', { host: tenantHost });
     assert.notEqual(res.headers.location, '/console/');
     assert.doesNotMatch(res.body, /console\.js/);
   });
@@ -45,7 +45,7 @@ describe('the first visit', () => {
     assert.doesNotMatch(icon.body, /<script|on[a-z]+=|style=/i, 'no script or inline style in the icon');
     const page = await get('/console/');
     assert.match(page.body, /<link rel="icon" href="\/console\/favicon\.svg" type="image\/svg\+xml">/);
-    assert.equal((await get('/console/favicon.svg', { host: fallbackHost })).statusCode, 404, 'not on a tenant domain');
+    assert.equal((await get('/console/favicon.svg', { host: tenantHost })).statusCode, 404, 'not on a tenant domain');
   });
 });
 

@@ -12,12 +12,10 @@ import { formPage, formPoster } from './lead-forms.js';
 // existing person. Through served pages and form posts on the tenant's domain, on both databases.
 
 let t: TestApp;
-let host: string;
 let submit: ReturnType<typeof formPoster>;
 before(async () => {
   t = await startApp();
-  host = await fallbackHost(t);
-  submit = formPoster(t, host, '192.0', 2);
+  submit = formPoster(t, await fallbackHost(t), '192.0', 2);
 });
 after(async () => {
   await t.close();
