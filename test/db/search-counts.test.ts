@@ -5,6 +5,7 @@ import * as searchCountsMigration from '../../src/db/migrations/2026_11_24_0014_
 import * as searchPostingsMigration from '../../src/db/migrations/2026_11_24_0015_search_postings.js';
 import { gramsOf, POSTED_SEARCHES } from '../../src/db/migrations/search-sources.js';
 import { trigramsOf } from '../../src/db/search/postgres.js';
+import { COPY_BATCH } from '../../src/audiences/page-copies.js';
 import { newId } from '../../src/ids.js';
 import { ok, onPostgres, type Res, startApp, type Json, type TestApp } from '../helpers.js';
 
@@ -373,6 +374,42 @@ describe('audience search: prefix matches first, then newest; totalCount up to 1
     const archived = created.splice(0, 2);
     for (const a of archived) ok(await t.req('POST', `/v0/pages/${pageId}/audiences/${a.id}/archive`, undefined, as(key)));
     for (const text of ['zeta', 'buyer', '']) await expectSearch(text, 20);
+  });
+
+  test('a page of more audiences than one statement rewrites: renamed and deleted, each of them follows', async () => {
+    const { key: own } = await t.newTenant('Chunked rename');
+    const page = ok(
+      await t.req('POST', '/v0/pages', { name: 'Chunked page', title: 'T', pageContext: 'c', pageType: 'inbound' }, as(own)),
+      201,
+    );
+    // One more than a statement takes (audiences/page-copies.ts COPY_BATCH).
+    for (let i = 0; i < COPY_BATCH + 1; i++)
+      ok(await t.req('POST', `/v0/pages/${page.pageId}/audiences`, { customName: `Member ${i}` }, as(own)), 201);
+    const search = async (text: string) =>
+      ok(await t.req('GET', `/v0/audiences/search?query=${encodeURIComponent(text)}&limit=100`, undefined, as(own)));
+    const stale = async (column: 'page_name' | 'page_deleted', value: string | number) =>
+      Number(
+        (
+          await t.app.db
+            .selectFrom('audiences')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('page_id', '=', page.pageId)
+            .where(column, '<>', value)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    ok(await t.req('PATCH', `/v0/pages/${page.pageId}`, { name: 'Renamed chunk' }, as(own)));
+    assert.equal(await stale('page_name', 'Renamed chunk'), 0);
+    const renamed = await search('renamed chunk');
+    assert.equal(renamed.items.length, 100);
+    assert.equal(renamed.totalCount, null);
+    assert.ok(renamed.items.every((i: Json) => i.pageName === 'Renamed chunk'));
+    assert.equal((await search('chunked page')).items.length, 0);
+    assert.equal((await search('member 1000')).items[0]?.pageName, 'Renamed chunk');
+    ok(await t.req('DELETE', `/v0/pages/${page.pageId}`, undefined, as(own)), 204);
+    assert.equal(await stale('page_deleted', 1), 0);
+    assert.equal((await search('renamed chunk')).totalCount, 0);
+    assert.equal((await search('member')).totalCount, 0);
   });
 
   test('a tenant whose rows are out of time order is still answered in order', async () => {
