@@ -46,18 +46,22 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`analyze search_postings`.execute(db);
 }
 
-const texts = (search: PostedSearch, row: string) => `array[${search.columns.map((c) => `${row}.${c}`).join(', ')}]`;
+export const texts = (search: PostedSearch, row: string) => `array[${search.columns.map((c) => `${row}.${c}`).join(', ')}]`;
+
+/** The postings of the live rows of `rows` (aliased `r`), inserted; migration 0044 reuses it. */
+export const addPostings = (search: PostedSearch, rows: string) => `insert into search_postings (source, scope_id, gram, created_at, row_id)
+    select '${search.table}', r.${search.scope}, g.gram, r.created_at, r.id from ${rows}, search_trigrams(${texts(search, 'r')}) g
+    where ${search.live('r')} on conflict do nothing;`;
+
+/** The postings of the live rows of `rows` (aliased `o`), deleted; migration 0044 reuses it. */
+export const removePostings = (search: PostedSearch, rows: string) => `delete from search_postings p using (
+      select o.${search.scope} as scope_id, g.gram, o.created_at, o.id from ${rows}, search_trigrams(${texts(search, 'o')}) g where ${search.live('o')}
+    ) d where p.source = '${search.table}' and p.scope_id = d.scope_id and p.gram = d.gram and p.created_at = d.created_at and p.row_id = d.id;`;
 
 async function createPostings(db: Kysely<unknown>, search: PostedSearch): Promise<void> {
-  const { table, scope, columns, liveColumns, live } = search;
+  const { table, scope, columns, liveColumns } = search;
   const watched = [...new Set([scope, 'created_at', ...columns, ...liveColumns])];
   const changed = `(${watched.map((c) => `r.${c}`).join(', ')}) is distinct from (${watched.map((c) => `o.${c}`).join(', ')})`;
-  const add = (rows: string) => `insert into search_postings (source, scope_id, gram, created_at, row_id)
-    select '${table}', r.${scope}, g.gram, r.created_at, r.id from ${rows}, search_trigrams(${texts(search, 'r')}) g
-    where ${live('r')} on conflict do nothing;`;
-  const remove = (rows: string) => `delete from search_postings p using (
-      select o.${scope} as scope_id, g.gram, o.created_at, o.id from ${rows}, search_trigrams(${texts(search, 'o')}) g where ${live('o')}
-    ) d where p.source = '${table}' and p.scope_id = d.scope_id and p.gram = d.gram and p.created_at = d.created_at and p.row_id = d.id;`;
   const changedRows = (alias: 'r' | 'o') =>
     `${alias === 'r' ? 'new_rows r join old_rows o' : 'old_rows o join new_rows r'} on r.id = o.id and ${changed}`;
   const fn = `search_postings_${table}`;
@@ -65,11 +69,11 @@ async function createPostings(db: Kysely<unknown>, search: PostedSearch): Promis
     // JIT off: see search_counts' functions (migrations/dialect.ts).
     .raw(`create function ${fn}() returns trigger language plpgsql set jit = off as $$
       begin
-        if tg_op = 'INSERT' then ${add('new_rows r')}
-        elsif tg_op = 'DELETE' then ${remove('old_rows o')}
+        if tg_op = 'INSERT' then ${addPostings(search, 'new_rows r')}
+        elsif tg_op = 'DELETE' then ${removePostings(search, 'old_rows o')}
         else
-          ${remove(changedRows('o'))}
-          ${add(changedRows('r'))}
+          ${removePostings(search, changedRows('o'))}
+          ${addPostings(search, changedRows('r'))}
         end if;
         return null;
       end $$`)

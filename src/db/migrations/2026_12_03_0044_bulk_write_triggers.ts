@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from '../adapter.js';
+import { addPostings, removePostings, texts } from './2026_11_24_0015_search_postings.js';
 import { POSTED_SEARCHES, type PostedSearch } from './search-sources.js';
 
 /**
@@ -52,26 +53,18 @@ async function siteChangeTriggers(db: Kysely<unknown>): Promise<{ name: string; 
   return rows;
 }
 
-const texts = (search: PostedSearch, row: string) => `array[${search.columns.map((c) => `${row}.${c}`).join(', ')}]`;
-
 /** 0015's function, its update branch made linear and incremental. */
 function postingsFunction(search: PostedSearch): string {
   const { table, scope, columns, liveColumns, live } = search;
   const watched = [...new Set(['id', scope, 'created_at', ...columns, ...liveColumns])].join(', ');
-  const add = (rows: string) => `insert into search_postings (source, scope_id, gram, created_at, row_id)
-    select '${table}', r.${scope}, g.gram, r.created_at, r.id from ${rows}, search_trigrams(${texts(search, 'r')}) g
-    where ${live('r')} on conflict do nothing;`;
-  const remove = (rows: string) => `delete from search_postings p using (
-      select o.${scope} as scope_id, g.gram, o.created_at, o.id from ${rows}, search_trigrams(${texts(search, 'o')}) g where ${live('o')}
-    ) d where p.source = '${table}' and p.scope_id = d.scope_id and p.gram = d.gram and p.created_at = d.created_at and p.row_id = d.id;`;
   /** The postings of the rows of `a` whose watched columns differ from `b`'s (for old rows: as they were). */
   const postingsOf = (a: string, b: string) => `select r.${scope} as scope_id, g.gram, r.created_at, r.id
       from (select ${watched} from ${a} except select ${watched} from ${b}) r, search_trigrams(${texts(search, 'r')}) g
       where ${live('r')}`;
   return `create or replace function search_postings_${table}() returns trigger language plpgsql set jit = off as $$
     begin
-      if tg_op = 'INSERT' then ${add('new_rows r')}
-      elsif tg_op = 'DELETE' then ${remove('old_rows o')}
+      if tg_op = 'INSERT' then ${addPostings(search, 'new_rows r')}
+      elsif tg_op = 'DELETE' then ${removePostings(search, 'old_rows o')}
       else
         with was as (${postingsOf('old_rows', 'new_rows')}), becomes as (${postingsOf('new_rows', 'old_rows')}),
         gone as (
