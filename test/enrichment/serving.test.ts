@@ -66,13 +66,15 @@ async function see(siteHost: string, path: string, remoteAddress: string) {
 describe('company segments served through HTTP', () => {
   test('the company names the segment; one question per /24', async () => {
     const path = await companyPage();
+    // A network without a company first: the first question (a new connection to the provider, the
+    // first read of the tenant's setting) is then not the one whose answer the test needs in 150 ms.
+    assert.equal((await see(host, path, '198.51.100.1')).headline, 'Everyone');
+    assert.equal((await see(host, path, '198.51.100.2')).headline, 'Everyone');
+    assert.equal(askedFor('198.51.100.'), 1);
     assert.equal((await see(host, path, '203.0.113.10')).headline, 'Software company');
     assert.equal((await see(host, path, '203.0.113.11')).headline, 'Software company');
     assert.equal((await see(host, path, '203.0.113.250')).headline, 'Software company');
     assert.equal(askedFor('203.0.113.'), 1);
-    assert.equal((await see(host, path, '198.51.100.1')).headline, 'Everyone');
-    assert.equal((await see(host, path, '198.51.100.2')).headline, 'Everyone');
-    assert.equal(askedFor('198.51.100.'), 1);
   });
 
   test('a provider that never answers: the page arrives within the timeout + 50 ms, as for no company', async () => {
