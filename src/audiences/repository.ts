@@ -1,8 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
-import { isUniqueViolation } from '../db/errors.js';
 import type { AudiencesTable, AudienceVersionsTable, Database, PagesTable } from '../db/types.js';
 import { emit } from '../events/outbox.js';
-import { AppError, conflict, type FieldError, invalidField } from '../http/errors.js';
+import { conflict, type FieldError } from '../http/errors.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { settle, throwIfAny } from '../http/round-trip.js';
 import { newId } from '../ids.js';
@@ -13,7 +12,8 @@ import { computedName } from './names.js';
 import type { Audience, AudienceCreate, AudienceListQuery } from './schemas.js';
 import { AudienceUpdate } from './schemas.js';
 import { firstVersionRow, toVersion } from './versions.js';
-import { checkRules, parseRules, type Rules } from './rules.js';
+import { parseRules } from './rules.js';
+import { audienceConflict, checkRouteKeyFree, personOf, segmentOf } from './claims.js';
 import type { OriginOf } from '../http/public-origin.js';
 
 // The visitor plane reads a version by this path (src/site/); versions.ts is where it lives.
@@ -189,52 +189,6 @@ export async function listAudiences(db: Kysely<Database>, page: PagesTable, quer
   return { ...result, items: await withVersions(db, result.items, page.metadata) };
 }
 
-/**
- * A segment's stored rules and priority from a request: rules are checked past their schema, and
- * an audience is either a person's or a segment, never both; priority comes only with rules.
- */
-function segmentOf(rules: Rules | null, priority: number | null | undefined, personId: string | null) {
-  if (rules === null) {
-    if (priority !== undefined && priority !== null) throw invalidField('/priority', 'is only for a segment audience: send rules with it');
-    return { rules: null, priority: null };
-  }
-  if (personId !== null) throw invalidField('/rules', "cannot go with personId: an audience is a person's or a segment, not both");
-  checkRules(rules, '/rules');
-  return { rules: JSON.stringify(rules), priority: priority ?? 0 };
-}
-
-async function personOf(db: Kysely<Database>, tenantId: string, personId: string) {
-  const person = await db
-    .selectFrom('persons')
-    .select(['name', 'domain'])
-    .where('id', '=', personId)
-    .where('tenant_id', '=', tenantId)
-    .executeTakeFirst();
-  if (!person) throw invalidField('/personId', 'is not a person of this tenant');
-  return person;
-}
-
-const routeKeyTaken = (key: string) =>
-  new AppError('conflict', `Another live audience of this page has personRouteKey "${key}"`, [
-    { path: '/personRouteKey', message: 'is already the route key of another live audience of this page' },
-  ]);
-
-/**
- * Route keys are unique among a page's live audiences. Checked here for a clear answer; the
- * partial unique index `audiences_route_key_uq` is what holds under concurrent writers.
- */
-async function checkRouteKeyFree(db: Kysely<Database>, page: PagesTable, key: string, audienceId: string | null) {
-  const holder = await db
-    .selectFrom('audiences')
-    .select('id')
-    .where('page_id', '=', page.id)
-    .where('person_route_key', '=', key)
-    .where('archived_at', 'is', null)
-    .$if(audienceId !== null, (q) => q.where('id', '!=', audienceId as string))
-    .executeTakeFirst();
-  if (holder) throw routeKeyTaken(key);
-}
-
 /** At most one live audience of a page carries `home_page`: whoever takes it, takes it from the other. */
 async function takeHomePage(trx: Transaction<Database>, page: PagesTable, audienceId: string | null) {
   const at = now();
@@ -250,23 +204,6 @@ async function takeHomePage(trx: Transaction<Database>, page: PagesTable, audien
   for (const audience of await withVersions(trx, others, page.metadata)) {
     await emit(trx, page.tenant_id, 'audience.updated', audience);
   }
-}
-
-/**
- * A unique index refused the write: a concurrent request took the route key or the home page
- * between the check and the write (PostgreSQL only; SQLite's writes are serialized). PostgreSQL
- * names the index that refused.
- */
-function audienceConflict(err: unknown, routeKey: string | null): AppError | undefined {
-  if (!isUniqueViolation(err)) return undefined;
-  const index = (err as { constraint?: unknown }).constraint;
-  if (index === 'audiences_route_key_uq' && routeKey !== null) return routeKeyTaken(routeKey);
-  if (index === 'audiences_home_page_uq') {
-    return new AppError('conflict', 'A concurrent request changed the home page of this page; read the audiences again and retry', [
-      { path: '/flags', message: 'was changed by a concurrent request' },
-    ]);
-  }
-  return undefined;
 }
 
 /**
