@@ -31,13 +31,17 @@ export const toIntegration = (row: IntegrationsTable): Integration => ({
   updatedAt: row.updated_at,
 });
 
-/** Salesforce's own hosts: an org's My Domain (and its sandboxes) is under one of them. */
-const SALESFORCE_HOST = /(^|\.)(salesforce\.com|force\.com)$/i;
+/**
+ * Salesforce's own hosts: an org's My Domain (and its sandboxes) is a subdomain of one of them,
+ * never the apex itself, which no org is served from.
+ */
+const SALESFORCE_HOST = /^([a-z0-9-]+\.)+(my\.salesforce\.com|salesforce\.com|force\.com)$/i;
+const APEXES = new Set(['my.salesforce.com', 'salesforce.com', 'force.com']);
 
 /**
  * An instance URL is where the client's credentials and its leads are sent, so it must be
- * Salesforce's (https, under salesforce.com or force.com), or the operator's SALESFORCE_LOGIN_URL
- * origin (a proxy, or a test server). Stored as its origin.
+ * Salesforce's (https on 443, a subdomain of my.salesforce.com, salesforce.com or force.com), or
+ * the operator's SALESFORCE_LOGIN_URL origin (a proxy, or a test server). Stored as its origin.
  */
 function checkInstanceUrl(value: string, config: IntegrationsConfig): string {
   const refusal = "must be your org's https://<name>.my.salesforce.com address";
@@ -47,7 +51,10 @@ function checkInstanceUrl(value: string, config: IntegrationsConfig): string {
     throw invalidField('/instanceUrl', `${refusal}, without a path, query or credentials`);
   }
   if (url.origin === new URL(config.salesforceLoginUrl).origin) return url.origin;
-  if (url.protocol !== 'https:' || !SALESFORCE_HOST.test(url.hostname)) throw invalidField('/instanceUrl', refusal);
+  // `port` is empty when it is the scheme's default: https on 443, written or not.
+  if (url.protocol !== 'https:' || url.port !== '') throw invalidField('/instanceUrl', `${refusal}: https on port 443`);
+  const host = url.hostname.toLowerCase();
+  if (!SALESFORCE_HOST.test(host) || APEXES.has(host)) throw invalidField('/instanceUrl', refusal);
   return url.origin;
 }
 
