@@ -70,6 +70,7 @@ export const OWNERS = {
   deals: 'deals',
   integrations: 'integrations',
   integration_leads: 'integrations',
+  integration_deals: 'integrations',
 } as const satisfies Record<keyof Database, string>;
 
 export type OwnedTable = keyof typeof OWNERS;

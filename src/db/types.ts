@@ -34,7 +34,7 @@ import type {
 import type { FunnelsTable, GoalsTable, VisitEventsTable } from './types/goals.js';
 import type { TemplatesTable } from './types/templates.js';
 import type { DealsTable } from './types/deals.js';
-import type { IntegrationLeadsTable, IntegrationsTable } from './types/integrations.js';
+import type { IntegrationDealsTable, IntegrationLeadsTable, IntegrationsTable } from './types/integrations.js';
 
 // The table types live by area in ./types/; importers take every one of them from here.
 export type * from './types/tenants.js';
@@ -109,4 +109,5 @@ export interface Database {
   deals: DealsTable;
   integrations: IntegrationsTable;
   integration_leads: IntegrationLeadsTable;
+  integration_deals: IntegrationDealsTable;
 }

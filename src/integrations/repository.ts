@@ -146,6 +146,7 @@ export async function deleteIntegration(trx: Transaction<Database>, tenantId: st
   const current = await findIntegration(trx, tenantId, integrationId);
   if (!current) return false;
   await trx.deleteFrom('integration_leads').where('integration_id', '=', current.id).execute();
+  await trx.deleteFrom('integration_deals').where('integration_id', '=', current.id).execute();
   await trx.deleteFrom('integrations').where('id', '=', current.id).execute();
   return true;
 }
@@ -185,6 +186,34 @@ export async function saveProgress(db: Kysely<Database>, held: HeldIntegration, 
     .where('sync_lease_until', '=', held.until)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * Deals read from the CRM and written: each recorded once per integration, so that
+ * `counts.dealsSynced` counts distinct deals however often one is read. Returns how many are new.
+ */
+export async function recordDealsRead(
+  trx: Transaction<Database>,
+  tenantId: string,
+  integrationId: string,
+  externalIds: string[],
+): Promise<number> {
+  if (externalIds.length === 0) return 0;
+  const at = now();
+  const inserted = await trx
+    .insertInto('integration_deals')
+    .values(
+      [...new Set(externalIds)].map((externalId) => ({
+        integration_id: integrationId,
+        external_id: externalId,
+        tenant_id: tenantId,
+        read_at: at,
+      })),
+    )
+    .onConflict((oc) => oc.columns(['integration_id', 'external_id']).doNothing())
+    .returning('external_id')
+    .execute();
+  return inserted.length;
 }
 
 /** Leads the CRM accepted: recorded so they are never pushed again, with the count, while the lease holds. */

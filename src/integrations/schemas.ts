@@ -27,7 +27,10 @@ export const Integration = Type.Object(
     nextSyncAt: Nullable(Timestamp),
     counts: Type.Object({
       leadsPushed: Type.Integer({ minimum: 0, description: 'Leads sent to the CRM, each once' }),
-      dealsSynced: Type.Integer({ minimum: 0, description: 'Deal reads written as deals (a deal read again counts again)' }),
+      dealsSynced: Type.Integer({
+        minimum: 0,
+        description: 'Distinct deals read from this CRM and written as deals (a deal read again counts once)',
+      }),
     }),
     createdAt: Timestamp,
     updatedAt: Timestamp,

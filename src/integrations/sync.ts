@@ -12,7 +12,7 @@ import { hubspotDriver } from './hubspot.js';
 import { CrmError, type Sleep } from './http.js';
 import { leadsToPush } from './leads.js';
 import { holdLease, LEASE_MS, type SyncHold } from './hold.js';
-import { pauseRefused, recordPushed, saveProgress } from './repository.js';
+import { pauseRefused, recordDealsRead, recordPushed, saveProgress } from './repository.js';
 import { salesforceDriver } from './salesforce.js';
 import type { Sealer } from './secrets.js';
 
@@ -47,6 +47,7 @@ const CLAIM = 4;
 const LEAD_BATCH = 100;
 const LEAD_BATCHES_PER_SYNC = 10;
 const DEAL_PAGES_PER_SYNC = 50;
+const LEASE_LOST = new Error('the sync lease was lost');
 
 export function createCrmSync(
   db: Kysely<Database>,
@@ -89,22 +90,31 @@ export function createCrmSync(
     let lost = false;
     await driver.readDeals(row.deal_cursor, async (deals, cursor) => {
       const written = await hold.guard((held) =>
-        db.transaction().execute(async (trx) => {
-          let count = 0;
-          for (const deal of deals) {
-            try {
-              await upsertDeal(trx, row.tenant_id, deal);
-              count++;
-            } catch (err) {
-              // A deal the API would refuse (its dates, say) is skipped, not the whole page.
-              if (!(err instanceof AppError)) throw err;
-              log.warn({ integrationId: row.id, externalId: deal.externalId, err: err.message }, 'crm deal skipped');
+        db
+          .transaction()
+          .execute(async (trx) => {
+            const read: string[] = [];
+            for (const deal of deals) {
+              try {
+                await upsertDeal(trx, row.tenant_id, deal);
+                read.push(deal.externalId);
+              } catch (err) {
+                // A deal the API would refuse (its dates, say) is skipped, not the whole page.
+                if (!(err instanceof AppError)) throw err;
+                log.warn({ integrationId: row.id, externalId: deal.externalId, err: err.message }, 'crm deal skipped');
+              }
             }
-          }
-          const saved = await saveProgress(trx, held, { deal_cursor: cursor, deals_synced: row.deals_synced + count });
-          if (saved) row.deals_synced += count;
-          return saved;
-        }),
+            const added = await recordDealsRead(trx, row.tenant_id, row.id, read);
+            const synced = row.deals_synced + added;
+            // The lease lost: nothing of the page stays, and the next holder reads it again.
+            if (!(await saveProgress(trx, held, { deal_cursor: cursor, deals_synced: synced }))) throw LEASE_LOST;
+            row.deals_synced = synced;
+            return true;
+          })
+          .catch((err: unknown) => {
+            if (err === LEASE_LOST) return false;
+            throw err;
+          }),
       );
       if (!written) {
         lost = true;

@@ -15,7 +15,7 @@ export interface IntegrationsTable {
   last_sync_at: string | null;
   last_error: string | null;
   last_error_at: string | null;
-  /** Where reading deals resumes: the last modification time read (the CRM's own clock). */
+  /** Where reading deals resumes: the last modification time read (the CRM's own clock), and the last id read at it. */
   deal_cursor: string | null;
   leads_pushed: number;
   deals_synced: number;
@@ -31,4 +31,12 @@ export interface IntegrationLeadsTable {
   lead_id: string;
   tenant_id: string;
   pushed_at: string;
+}
+
+/** A deal an integration has read from its CRM (migration 0047): `deals_synced` counts these. */
+export interface IntegrationDealsTable {
+  integration_id: string;
+  external_id: string;
+  tenant_id: string;
+  read_at: string;
 }
