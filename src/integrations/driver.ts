@@ -49,3 +49,20 @@ export function instantOf(value: unknown): string | undefined {
   const ms = /^\d{4}-\d{2}-\d{2}$/.test(text) ? Date.parse(`${text}T00:00:00Z`) : Date.parse(text);
   return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
 }
+
+/**
+ * A deals cursor that resumes past ties: the last modification time read and, when known, the
+ * last id read at that time ("<ISO 8601> <id>"). A cursor saved before issue 45 is the time alone.
+ */
+export interface Keyset {
+  at: string;
+  id?: string;
+}
+
+export const keysetCursor = (at: string, id?: string): string => (id === undefined ? at : `${at} ${id}`);
+
+export function parseKeyset(cursor: string): Keyset | undefined {
+  const [at, id] = cursor.split(' ');
+  if (at === undefined || Number.isNaN(Date.parse(at))) return undefined;
+  return id === undefined || id === '' ? { at } : { at, id };
+}

@@ -1,21 +1,32 @@
 import type { DealInput } from '../deals/schemas.js';
-import { type CrmDriver, amountOf, bounded, currencyOf, hostOf, instantOf } from './driver.js';
+import { type CrmDriver, amountOf, bounded, currencyOf, hostOf, instantOf, type Keyset, keysetCursor, parseKeyset } from './driver.js';
 import { CrmError, crmCall, type Sleep } from './http.js';
-import type { LeadToPush } from './leads.js';
+import { pushContacts } from './hubspot-contacts.js';
 
 /**
  * HubSpot through its documented CRM API, with a private app's token (Bearer):
- * - leads: `POST /crm/v3/objects/contacts/batch/upsert`, by email; `pam_last_page` and
- *   `pam_last_audience` only when the portal has those contact properties
+ * - leads: hubspot-contacts.ts (new contacts created, existing ones never rewritten);
+ *   `pam_last_page` and `pam_last_audience` only when the portal has those contact properties
  *   (`GET /crm/v3/properties/contacts`, asked once per sync);
- * - deals: `POST /crm/v3/objects/deals/search` on `hs_lastmodifieddate` ≥ the cursor, oldest first,
- *   paged by `after`; their companies by `POST /crm/v4/associations/deals/companies/batch/read`,
+ * - deals: `POST /crm/v3/objects/deals/search`, a keyset on (`hs_lastmodifieddate`, `hs_object_id`):
+ *   a page of deals modified after the cursor's instant, oldest first, and the deals of one
+ *   instant by id, paged by `after` (HubSpot sorts a search by one property only, so a tie is
+ *   read by id in a query of its own); their companies by `POST /crm/v4/associations/deals/companies/batch/read`,
  *   and the companies' domains by `POST /crm/v3/objects/companies/batch/read`.
  */
 const DEAL_PROPERTIES = ['dealname', 'amount', 'dealstage', 'createdate', 'closedate', 'hs_lastmodifieddate', 'deal_currency_code'];
 const PAGE = 100;
 /** HubSpot's search stops at 10,000 results per query: a fresh query from the saved cursor before that. */
 const MAX_PAGES_PER_QUERY = 90;
+const MODIFIED = 'hs_lastmodifieddate';
+/** HubSpot's ids are integers, written as strings: the greatest is the longest, then the last in order. */
+const maxId = (results: { id: string }[]): string | undefined =>
+  results
+    .map((r) => String(r.id))
+    .reduce<string | undefined>(
+      (max, id) => (max === undefined || id.length > max.length || (id.length === max.length && id > max) ? id : max),
+      undefined,
+    );
 /** HubSpot's "Primary" deal-to-company association. */
 const PRIMARY_COMPANY = 5;
 
@@ -47,21 +58,6 @@ export function hubspotDriver(apiUrl: string, accessToken: string, sleep?: Sleep
     const answer = await call<{ results?: { name?: string }[] }>('GET', '/crm/v3/properties/contacts');
     ownProperties = new Set((answer.results ?? []).map((p) => p.name ?? ''));
     return ownProperties;
-  }
-
-  function contactOf(lead: LeadToPush, has: Set<string>) {
-    const properties: Record<string, string> = { email: lead.email };
-    // An empty value would clear what the CRM holds: only what the lead says is sent.
-    const set = (name: string, value: string) => {
-      if (value !== '') properties[name] = value;
-    };
-    set('firstname', lead.firstName);
-    set('lastname', lead.lastName);
-    set('phone', lead.phone);
-    set('company', lead.company);
-    if (has.has('pam_last_page')) set('pam_last_page', lead.pageName);
-    if (has.has('pam_last_audience')) set('pam_last_audience', lead.audienceName);
-    return { id: lead.email, idProperty: 'email', properties };
   }
 
   async function domainsOf(dealIds: string[]): Promise<Map<string, string>> {
@@ -108,44 +104,76 @@ export function hubspotDriver(apiUrl: string, accessToken: string, sleep?: Sleep
     };
   }
 
+  const search = (body: Record<string, unknown>) =>
+    call<SearchPage>('POST', '/crm/v3/objects/deals/search', { ...body, properties: DEAL_PROPERTIES, limit: PAGE });
+
+  async function dealsOf(results: NonNullable<SearchPage['results']>): Promise<DealInput[]> {
+    const domains = await domainsOf(results.map((r) => String(r.id)));
+    return results.map((r) => dealOf(String(r.id), r.properties ?? {}, domains.get(String(r.id))));
+  }
+
+  /** Reads the rest of the tie at `tie.at` (ids after `tie.id`), paged with `after`; the cursor where it ended, or 'stop'. */
+  async function readTie(tie: Keyset, page: Parameters<CrmDriver['readDeals']>[1]): Promise<Keyset | 'stop'> {
+    let lastId = tie.id;
+    for (;;) {
+      let after: string | undefined;
+      // One query's filter while it is paged: `after` counts into that query's results.
+      const filters = [
+        { propertyName: MODIFIED, operator: 'EQ', value: String(Date.parse(tie.at)) },
+        ...(lastId === undefined ? [] : [{ propertyName: 'hs_object_id', operator: 'GT', value: lastId }]),
+      ];
+      for (let pages = 0; pages < MAX_PAGES_PER_QUERY; pages++) {
+        const answer = await search({
+          filterGroups: [{ filters }],
+          sorts: [{ propertyName: 'hs_object_id', direction: 'ASCENDING' }],
+          ...(after === undefined ? {} : { after }),
+        });
+        const results = answer.results ?? [];
+        if (results.length === 0) return { at: tie.at, ...(lastId === undefined ? {} : { id: lastId }) };
+        lastId = String(results[results.length - 1]?.id);
+        if (!(await page(await dealsOf(results), keysetCursor(tie.at, lastId)))) return 'stop';
+        after = answer.paging?.next?.after;
+        if (after === undefined) return { at: tie.at, id: lastId };
+      }
+      // Past HubSpot's search window: a fresh query from the last id read.
+    }
+  }
+
   return {
     async pushLeads(leads) {
       if (leads.length === 0) return [];
-      const has = await contactProperties();
-      await call('POST', '/crm/v3/objects/contacts/batch/upsert', { inputs: leads.map((lead) => contactOf(lead, has)) });
-      return leads.map((l) => l.leadId);
+      return pushContacts(call, leads, await contactProperties());
     },
 
     async readDeals(start, page) {
-      let cursor = start;
+      let cursor = start === null ? undefined : parseKeyset(start);
       for (;;) {
-        let after: string | undefined;
-        // One query's filter while it is paged: `after` counts into that query's results, and the
-        // cursor moved by a page would skip as many deals as the pages before it held.
-        const since = cursor === null ? undefined : Date.parse(cursor);
-        for (let pages = 0; pages < MAX_PAGES_PER_QUERY; pages++) {
-          const body = {
-            ...(since === undefined || Number.isNaN(since)
-              ? {}
-              : { filterGroups: [{ filters: [{ propertyName: 'hs_lastmodifieddate', operator: 'GTE', value: String(since) }] }] }),
-            sorts: [{ propertyName: 'hs_lastmodifieddate', direction: 'ASCENDING' }],
-            properties: DEAL_PROPERTIES,
-            limit: PAGE,
-            ...(after === undefined ? {} : { after }),
-          };
-          const answer = await call<SearchPage>('POST', '/crm/v3/objects/deals/search', body);
-          const results = answer.results ?? [];
-          if (results.length === 0) return;
-          const domains = await domainsOf(results.map((r) => String(r.id)));
-          const deals = results.map((r) => dealOf(String(r.id), r.properties ?? {}, domains.get(String(r.id))));
-          const last = instantOf(results[results.length - 1]?.properties?.hs_lastmodifieddate);
-          if (last === undefined) throw new CrmError('HubSpot sent a deal without hs_lastmodifieddate', 200);
-          cursor = last;
-          if (!(await page(deals, cursor))) return;
-          after = answer.paging?.next?.after;
-          if (after === undefined) return;
+        // The deals of the cursor's instant not read yet, by id: a tie of any size is read once.
+        if (cursor !== undefined) {
+          const tie = cursor;
+          const done = await readTie(tie, page);
+          if (done === 'stop') return;
+          cursor = done;
         }
-        // Past HubSpot's search window: the next query starts again from the cursor saved.
+        // The next page after it, by modification time: what precedes the page's last instant is
+        // complete; that instant may go on past the page, so a full page hands it to the tie read.
+        const since = cursor === undefined ? undefined : Date.parse(cursor.at);
+        const answer = await search({
+          ...(since === undefined
+            ? {}
+            : { filterGroups: [{ filters: [{ propertyName: MODIFIED, operator: 'GT', value: String(since) }] }] }),
+          sorts: [{ propertyName: MODIFIED, direction: 'ASCENDING' }],
+        });
+        const results = answer.results ?? [];
+        if (results.length === 0) return;
+        const lastAt = instantOf(results[results.length - 1]?.properties?.hs_lastmodifieddate);
+        if (lastAt === undefined) throw new CrmError('HubSpot sent a deal without hs_lastmodifieddate', 200);
+        const complete = results.length < PAGE;
+        const taken = complete ? results : results.filter((r) => instantOf(r.properties?.hs_lastmodifieddate) !== lastAt);
+        const lastId = complete ? maxId(results.filter((r) => instantOf(r.properties?.hs_lastmodifieddate) === lastAt)) : undefined;
+        cursor = { at: lastAt, ...(lastId === undefined ? {} : { id: lastId }) };
+        if (!(await page(await dealsOf(taken), keysetCursor(cursor.at, cursor.id)))) return;
+        if (complete) return;
       }
     },
   };

@@ -16,6 +16,8 @@ export interface LeadToPush {
   company: string;
   pageName: string;
   audienceName: string;
+  /** When the form was posted: a note or task about it says so. */
+  submittedAt: string;
 }
 
 /** "Ada Lovelace" → Ada / Lovelace; one word is the last name (Salesforce requires one). */
@@ -34,6 +36,7 @@ export async function leadsToPush(db: Kysely<Database>, tenantId: string, integr
     .leftJoin('accounts as ac', (j) => j.onRef('ac.domain_lc', '=', 'per.domain_lc').onRef('ac.tenant_id', '=', 'per.tenant_id'))
     .select([
       'l.id',
+      'l.created_at',
       'l.submitted_name',
       'l.submitted_email',
       'l.submitted_phone',
@@ -75,6 +78,7 @@ export async function leadsToPush(db: Kysely<Database>, tenantId: string, integr
       company: row.account_name ?? row.person_domain ?? '',
       pageName: row.page_name ?? '',
       audienceName: row.audience_name ?? '',
+      submittedAt: row.created_at,
     });
   }
   return [...seen.values()];

@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { after, test } from 'node:test';
 import { freshDatabase, onPostgres, type Json, type TestDatabase } from '../helpers.js';
 import { callServer, startServer, startsAndWork, type ServerProcess, waitFor } from '../server-process.js';
+import { type HubDeal, searchDeals } from './fake-hubspot.js';
+import type { Answer } from './helpers.js';
 
 // Issue 40: the CRM sync is a lease-claimed job that survives kill -9 and resumes from its cursor,
 // and runs in one instance at a time. Real server processes sync from a HubSpot test server that
@@ -22,13 +24,16 @@ const PAGES_BEFORE_KILL = 3;
 const LONG_HOLD_MS = 17_000;
 const BASE = Date.parse('2026-10-01T00:00:00.000Z');
 
-const deals = Array.from({ length: DEALS }, (_, i) => ({
+/** Three deals a second: pages end inside ties, which the sync reads by id (issue 45). */
+const deals: HubDeal[] = Array.from({ length: DEALS }, (_, i) => ({
   id: String(5000 + i),
-  modified: BASE + i * 1000,
+  modified: BASE + Math.floor(i / 3) * 1000,
 }));
+const modifiedOf = new Map(deals.map((d) => [d.id, d.modified]));
 
 interface Search {
-  filter: number | undefined;
+  /** The first filter: `EQ` reads an instant's tie by id, `GT` what comes after it. */
+  filter: { operator: string; value: number } | undefined;
   after: string | undefined;
   ids: string[];
   answered: boolean;
@@ -47,7 +52,7 @@ interface FakeHubSpot {
   close(): Promise<void>;
 }
 
-/** HubSpot's deals search (sorted, `GTE` filter, `after` paging) and the associations read, as documented. */
+/** HubSpot's deals search (fake-hubspot.ts: filters, one sort, `after` paging) and the associations read, as documented. */
 async function fakeHubSpot(): Promise<FakeHubSpot> {
   const searches: Search[] = [];
   const overlaps: string[] = [];
@@ -90,37 +95,27 @@ async function fakeHubSpot(): Promise<FakeHubSpot> {
         unexpected.push(key);
         return answer(404, { status: 'error', message: 'not found' });
       }
-      const filters = body?.filterGroups?.[0]?.filters as { propertyName: string; operator: string; value: string }[] | undefined;
-      const filter = filters?.[0];
-      if (filter && (filter.propertyName !== 'hs_lastmodifieddate' || filter.operator !== 'GTE'))
-        unexpected.push(`filter ${JSON.stringify(filter)}`);
-      const since = filter === undefined ? undefined : Number(filter.value);
-      const offset = body.after === undefined ? 0 : Number(body.after);
-      const limit = Number(body.limit);
-      if (!(limit >= 1 && limit <= 200)) unexpected.push(`limit ${body.limit}`);
-      const matching = deals.filter((d) => since === undefined || d.modified >= since);
-      const page = matching.slice(offset, offset + limit);
-      const search: Search = { filter: since, after: body.after, ids: page.map((d) => d.id), answered: false };
+      const first = body?.filterGroups?.[0]?.filters?.[0];
+      let answered: Answer;
+      try {
+        answered = searchDeals(deals, body);
+      } catch (err) {
+        unexpected.push(`search ${JSON.stringify(body)}: ${err instanceof Error ? err.message : err}`);
+        return answer(400, { status: 'error', message: 'bad search' });
+      }
+      const ids = ((answered.body as Json).results as Json[]).map((r) => r.id as string);
+      const search: Search = {
+        filter: first === undefined ? undefined : { operator: first.operator, value: Number(first.value) },
+        after: body.after,
+        ids,
+        answered: false,
+      };
       searches.push(search);
       const hold = fake.holdNext ?? HOLD_MS;
       fake.holdNext = undefined;
       setTimeout(() => {
         search.answered = !res.destroyed;
-        answer(200, {
-          total: matching.length,
-          results: page.map((d) => ({
-            id: d.id,
-            properties: {
-              hs_object_id: d.id,
-              dealname: `Deal ${d.id}`,
-              amount: '100',
-              dealstage: 'appointmentscheduled',
-              createdate: new Date(d.modified - 86_400_000).toISOString(),
-              hs_lastmodifieddate: new Date(d.modified).toISOString(),
-            },
-          })),
-          ...(offset + limit < matching.length ? { paging: { next: { after: String(offset + limit), link: 'ignored' } } } : {}),
-        });
+        answer(answered.status ?? 200, answered.body);
       }, hold).unref();
     });
     req.on('error', () => {});
@@ -200,10 +195,10 @@ test(
     const answered = before.filter((s) => s.answered);
     assert.equal(answered.length, PAGES_BEFORE_KILL, 'the kill came while a page was in flight');
     assert.ok(!before[before.length - 1]?.answered, 'the last page asked for was never answered');
-    // The driver saves a page before it asks for the next: the cursor is the last answered page's last deal.
-    const lastSaved = answered[answered.length - 1]?.ids.at(-1);
-    const savedCursor = deals.find((d) => d.id === lastSaved)?.modified;
+    // The driver saves a page before it asks for the next: the cursor is at the last answered
+    // page's latest instant (a tie there is read again by id, from the start or after its last id).
     const fetchedBefore = new Set(answered.flatMap((s) => s.ids));
+    const savedAt = Math.max(...[...fetchedBefore].map((id) => modifiedOf.get(id) ?? 0));
     t.diagnostic(`killed with ${answered.length} pages answered (${fetchedBefore.size} deals), one in flight`);
 
     // Two instances: the resumed run's first page is held past the lease (15 s), which only its
@@ -228,21 +223,27 @@ test(
 
     assert.deepEqual(fake.unexpected, []);
     assert.deepEqual(fake.overlaps, [], 'two runs called HubSpot at once');
-    // Resumed from the saved cursor: a fresh search from it (GTE, so the saved page's last deal
-    // comes again), then paged on.
+    // Resumed from the saved cursor: the tie at its instant by id, then what comes after it.
     const resumed = fake.searches;
     assert.ok(resumed.length > 0);
-    assert.equal(resumed[0]?.filter, savedCursor, 'the first search after the restart starts at the saved cursor');
+    assert.deepEqual(resumed[0]?.filter, { operator: 'EQ', value: savedAt }, 'the first search after the restart reads the saved instant');
     assert.equal(resumed[0]?.after, undefined);
     assert.ok(
       resumed.every((s) => s.answered),
       'no search of the restarted service was cut off',
     );
     const fetchedAfter = resumed.flatMap((s) => s.ids);
+    assert.deepEqual(
+      fetchedAfter.filter((id) => (modifiedOf.get(id) ?? 0) < savedAt),
+      [],
+      'nothing before the cursor is read again',
+    );
     const again = fetchedAfter.filter((id) => fetchedBefore.has(id));
-    assert.deepEqual(again, [lastSaved], 'only the deal at the cursor is read again, no page before it');
-    assert.equal(new Set(fetchedAfter).size, fetchedAfter.length, 'each deal read once after the restart: one instance synced');
-    assert.equal(fetchedBefore.size + fetchedAfter.length - 1, DEALS, 'every deal read');
+    assert.ok(
+      again.every((id) => modifiedOf.get(id) === savedAt),
+      `only the saved instant's deals are read again: ${again}`,
+    );
+    assert.equal(new Set([...fetchedBefore, ...fetchedAfter]).size, DEALS, 'every deal read');
 
     // Every deal once in the service, created once, never changed by being read again.
     const listed = await all(b, '/v0/deals?source=hubspot');
@@ -252,5 +253,7 @@ test(
     assert.equal(createdEvents.length, DEALS);
     assert.equal(new Set(createdEvents.map((e) => e.payload.data.externalId)).size, DEALS);
     assert.equal((await all(b, '/v0/events?type=deal.updated')).length, 0);
+    const counted = (await call(b, 'GET', `/v0/integrations/${integrationId}`)).body;
+    assert.equal(counted.counts.dealsSynced, DEALS, 'each deal counted once');
   },
 );

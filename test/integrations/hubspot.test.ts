@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ok, startApp, type Json, type TestApp } from '../helpers.js';
+import { FakeHubSpot } from './fake-hubspot.js';
 import { type Answer, events, fakeCrm, type FakeCrm, postLead, type Seen, syncNow, until } from './helpers.js';
 
 // HubSpot played by a node:http server that checks each request against the documented shapes.
@@ -37,37 +38,16 @@ function checkAuth(seen: Seen): void {
   if (seen.method === 'POST') assert.equal(seen.headers['content-type'], 'application/json');
 }
 
-const deal = (id: string, modified: string, props: Record<string, string | null>) => ({
-  id,
-  properties: { hs_object_id: id, hs_lastmodifieddate: modified, ...props },
-  createdAt: modified,
-  updatedAt: modified,
-  archived: false,
-});
-
 let upsertAnswers: Answer[] = [];
-let pages: Record<string, Answer> = {};
 let propertiesAnswer: Answer = { body: { results: [{ name: 'email' }, { name: 'firstname' }, { name: 'pam_last_page' }] } };
+const hub = new FakeHubSpot();
 
 function hubspot(seen: Seen): Answer | undefined {
   checkAuth(seen);
   const key = `${seen.method} ${seen.path}`;
   if (key === 'GET /crm/v3/properties/contacts') return propertiesAnswer;
-  if (key === 'POST /crm/v3/objects/contacts/batch/upsert') {
-    assert.ok(Array.isArray(seen.body.inputs) && seen.body.inputs.length > 0 && seen.body.inputs.length <= 100);
-    for (const input of seen.body.inputs) {
-      assert.deepEqual(Object.keys(input).sort(), ['id', 'idProperty', 'properties']);
-      assert.equal(input.idProperty, 'email');
-      assert.equal(input.id, input.properties.email);
-    }
-    return upsertAnswers.shift() ?? { body: { status: 'COMPLETE', results: [] } };
-  }
-  if (key === 'POST /crm/v3/objects/deals/search') {
-    assert.deepEqual(seen.body.sorts, [{ propertyName: 'hs_lastmodifieddate', direction: 'ASCENDING' }]);
-    assert.deepEqual(seen.body.properties, DEAL_PROPERTIES);
-    assert.ok(seen.body.limit >= 1 && seen.body.limit <= 200);
-    return pages[seen.body.after ?? 'first'] ?? { body: { total: 0, results: [] } };
-  }
+  if (key === 'POST /crm/v3/objects/contacts/batch/upsert' && upsertAnswers.length > 0) return upsertAnswers.shift();
+  if (key === 'POST /crm/v3/objects/deals/search') assert.deepEqual(seen.body.properties, DEAL_PROPERTIES);
   if (key === 'POST /crm/v4/associations/deals/companies/batch/read') {
     const inputs = seen.body.inputs as { id: string }[];
     const results = inputs
@@ -83,13 +63,13 @@ function hubspot(seen: Seen): Answer | undefined {
     const results = (seen.body.inputs as { id: string }[]).map((i) => ({ id: i.id, properties: { domain: 'www.Acme-Hub.example' } }));
     return { body: { status: 'COMPLETE', results } };
   }
-  return undefined;
+  return hub.handle(seen);
 }
 
 describe('HubSpot', () => {
   let integrationId: string;
 
-  test('a sync: leads become contacts (after a 429 waited for as asked), a Sec-GPC lead stays, deals come in paged', async () => {
+  test('a sync: new leads become contacts (after a 429 waited for as asked), a Sec-GPC lead stays, deals come in', async () => {
     crm.handle = hubspot;
     const account = ok(await t.req('POST', '/v0/accounts', { name: 'Acme Hub', domain: 'acme-hub.example' }), 201);
     await postLead(t, { name: 'Ada Lovelace', email: 'ada@acme-hub.example', phone: '+14155550123' });
@@ -97,45 +77,38 @@ describe('HubSpot', () => {
     upsertAnswers = [
       { status: 429, headers: { 'retry-after': '2' }, body: { status: 'error', message: 'You have reached your secondly limit.' } },
     ];
-    pages = {
-      first: {
-        body: {
-          total: 3,
-          results: [
-            deal('101', '2026-11-01T10:00:00.000Z', {
-              dealname: 'Big one',
-              amount: '1200.5',
-              dealstage: 'closedwon',
-              createdate: '2026-10-01T00:00:00Z',
-              closedate: '2026-11-01T00:00:00Z',
-              deal_currency_code: 'EUR',
-            }),
-            deal('102', '2026-11-02T10:00:00.000Z', {
-              dealname: 'Lost one',
-              amount: null,
-              dealstage: 'closedlost',
-              createdate: '2026-10-02T00:00:00Z',
-              closedate: '2026-11-02T00:00:00Z',
-              deal_currency_code: null,
-            }),
-          ],
-          paging: { next: { after: '2', link: 'ignored' } },
+    const at = (iso: string) => Date.parse(iso);
+    hub.deals.push(
+      {
+        id: '101',
+        modified: at('2026-11-01T10:00:00.000Z'),
+        properties: {
+          dealname: 'Big one',
+          amount: '1200.5',
+          dealstage: 'closedwon',
+          createdate: '2026-10-01T00:00:00Z',
+          closedate: '2026-11-01T00:00:00Z',
+          deal_currency_code: 'EUR',
         },
       },
-      2: {
-        body: {
-          total: 3,
-          results: [
-            deal('103', '2026-11-03T10:00:00.000Z', {
-              dealname: 'Open one',
-              amount: '10',
-              dealstage: 'appointmentscheduled',
-              createdate: '2026-10-03T00:00:00Z',
-            }),
-          ],
+      {
+        id: '102',
+        modified: at('2026-11-02T10:00:00.000Z'),
+        properties: {
+          dealname: 'Lost one',
+          amount: null,
+          dealstage: 'closedlost',
+          createdate: '2026-10-02T00:00:00Z',
+          closedate: '2026-11-02T00:00:00Z',
+          deal_currency_code: null,
         },
       },
-    };
+      {
+        id: '103',
+        modified: at('2026-11-03T10:00:00.000Z'),
+        properties: { dealname: 'Open one', amount: '10', dealstage: 'appointmentscheduled', createdate: '2026-10-03T00:00:00Z' },
+      },
+    );
     const created = ok(await t.req('POST', '/v0/integrations', { provider: 'hubspot', accessToken: TOKEN }), 201);
     integrationId = created.integrationId;
     assert.equal(JSON.stringify(created).includes(TOKEN), false, 'the token is never returned');
@@ -158,10 +131,15 @@ describe('HubSpot', () => {
     );
     assert.equal(crm.seen.filter((s) => s.path === '/crm/v3/properties/contacts').length, 1, 'the properties once per sync');
 
+    const reads = crm.seen.filter((s) => s.path === '/crm/v3/objects/contacts/batch/read');
+    assert.deepEqual(
+      reads.flatMap((s) => s.body.inputs.map((i: Json) => i.id)),
+      ['ada@acme-hub.example'],
+      'the emails asked for first',
+    );
     const searches = crm.seen.filter((s) => s.path === '/crm/v3/objects/deals/search');
-    assert.equal(searches.length, 2);
+    assert.equal(searches.length, 1, 'fewer deals than a page: one search');
     assert.equal(searches[0]?.body.filterGroups, undefined, 'the first sync reads every deal');
-    assert.equal(searches[1]?.body.after, '2');
 
     const deals = (await events(t, 'deal.created')).map((e) => e.payload.data);
     const byId = new Map(deals.map((d) => [d.externalId, d]));
@@ -183,7 +161,6 @@ describe('HubSpot', () => {
     assert.equal(row.secrets.includes(Buffer.from(TOKEN).toString('base64')), false);
     assert.match(row.secrets, /^v1\./);
     const before = crm.seen.length;
-    pages = {};
     await postLead(t, { name: 'Grace', email: 'grace@acme-hub.example' });
     const done = await syncNow(t, integrationId);
     assert.equal(done.lastError, null);
@@ -193,10 +170,30 @@ describe('HubSpot', () => {
       upserts.flatMap((s) => s.body.inputs.map((i: Json) => i.id)),
       ['grace@acme-hub.example'],
     );
-    const [search] = seen.filter((s) => s.path === '/crm/v3/objects/deals/search');
-    assert.deepEqual(search?.body.filterGroups, [
-      { filters: [{ propertyName: 'hs_lastmodifieddate', operator: 'GTE', value: String(Date.parse('2026-11-03T10:00:00.000Z')) }] },
-    ]);
+    // Resumed after the last deal read: the rest of its instant by id, then what came after it.
+    const ms = String(Date.parse('2026-11-03T10:00:00.000Z'));
+    const searches = seen.filter((s) => s.path === '/crm/v3/objects/deals/search');
+    assert.deepEqual(
+      searches.map((s) => [s.body.filterGroups, s.body.sorts]),
+      [
+        [
+          [
+            {
+              filters: [
+                { propertyName: 'hs_lastmodifieddate', operator: 'EQ', value: ms },
+                { propertyName: 'hs_object_id', operator: 'GT', value: '103' },
+              ],
+            },
+          ],
+          [{ propertyName: 'hs_object_id', direction: 'ASCENDING' }],
+        ],
+        [
+          [{ filters: [{ propertyName: 'hs_lastmodifieddate', operator: 'GT', value: ms }] }],
+          [{ propertyName: 'hs_lastmodifieddate', direction: 'ASCENDING' }],
+        ],
+      ],
+    );
+    assert.equal(done.counts.dealsSynced, 3, 'nothing read again');
     assert.equal(done.counts.leadsPushed, 2);
   });
 
