@@ -1,14 +1,16 @@
 import type { DealInput } from '../deals/schemas.js';
-import { type CrmDriver, amountOf, bounded, currencyOf, hostOf, instantOf } from './driver.js';
+import { type CrmDriver, amountOf, bounded, currencyOf, hostOf, instantOf, keysetCursor, parseKeyset } from './driver.js';
 import { CrmError, crmCall, type Sleep } from './http.js';
+import type { LeadToPush } from './leads.js';
 
 /**
  * Salesforce through its REST API (version from SALESFORCE_API_VERSION), with a connected app's
  * client-credentials flow:
  * - a token from `POST /services/oauth2/token` (form-encoded), asked once per sync;
- * - leads upserted by email: a SOQL query for the Lead of that email, then `PATCH` it or `POST` a new one;
- * - Opportunities read by SOQL with `LastModifiedDate` > the cursor, oldest change first, following
- *   `nextRecordsUrl`; `CurrencyIsoCode` only when the org has it (multi-currency, from the describe).
+ * - leads by email: a Lead, else a Contact, that has the email gets a Task with what was typed (never
+ *   a change of its fields); otherwise a new Lead is created;
+ * - Opportunities read by SOQL after the cursor (`LastModifiedDate` and `Id`, a keyset), oldest change
+ *   first, following `nextRecordsUrl`; `CurrencyIsoCode` only when the org has it (multi-currency, from the describe).
  */
 export interface SalesforceTarget {
   /** Where the token is asked for: SALESFORCE_LOGIN_URL, or the org's own address (see tokenBase). */
@@ -49,6 +51,28 @@ interface OpportunityRecord {
   Account?: { Website?: string | null } | null;
 }
 
+/**
+ * What a visitor typed, as a Task on the Lead or Contact that already has the email: the record's
+ * own fields stay as they are, and a person at the company reads what was typed, where and when.
+ */
+export function taskOf(whoId: string, lead: LeadToPush): Record<string, string> {
+  const page = lead.pageName === '' ? 'a page' : lead.pageName;
+  const typed = [
+    ['Name', `${lead.firstName} ${lead.lastName}`.trim()],
+    ['Email', lead.email],
+    ['Phone', lead.phone],
+    ['Company', lead.company],
+  ].filter(([, value]) => value !== '');
+  return {
+    WhoId: whoId,
+    Subject: `Form on ${page}`.slice(0, 255),
+    Description: [
+      `Typed on the form of ${page} at ${lead.submittedAt} (the record's own fields were left unchanged):`,
+      ...typed.map(([label, value]) => `${label}: ${value}`),
+    ].join('\n'),
+  };
+}
+
 /** Token refusals that mean the credentials are wrong (not a passing failure). */
 const REFUSED_GRANTS = new Set(['invalid_client', 'invalid_client_id', 'invalid_grant', 'unauthorized_client']);
 
@@ -82,7 +106,7 @@ export function salesforceDriver(target: SalesforceTarget, sleep?: Sleep, signal
     }
   }
 
-  const call = async <T>(method: 'GET' | 'POST' | 'PATCH', path: string, json?: unknown): Promise<T> => {
+  const call = async <T>(method: 'GET' | 'POST', path: string, json?: unknown): Promise<T> => {
     const bearer = await accessToken();
     const answer = await crmCall(
       'Salesforce',
@@ -118,13 +142,18 @@ export function salesforceDriver(target: SalesforceTarget, sleep?: Sleep, signal
     async pushLeads(leads) {
       const pushed: string[] = [];
       for (const lead of leads) {
-        const found = await query<{ Id: string }>(`SELECT Id FROM Lead WHERE Email = ${soqlString(lead.email)} LIMIT 1`);
-        const fields: Record<string, string> = { LastName: lead.lastName || lead.email, Company: lead.company || '[not provided]' };
-        if (lead.firstName !== '') fields.FirstName = lead.firstName;
-        if (lead.phone !== '') fields.Phone = lead.phone;
-        const existing = found.records?.[0]?.Id;
-        if (existing !== undefined) await call('PATCH', `${data}/sobjects/Lead/${encodeURIComponent(existing)}`, fields);
-        else await call('POST', `${data}/sobjects/Lead`, { ...fields, Email: lead.email, LeadSource: 'Web' });
+        const email = soqlString(lead.email);
+        // Anyone can type anyone's email: a record that has it is never patched with typed values.
+        const found =
+          (await query<{ Id: string }>(`SELECT Id FROM Lead WHERE Email = ${email} LIMIT 1`)).records?.[0]?.Id ??
+          (await query<{ Id: string }>(`SELECT Id FROM Contact WHERE Email = ${email} LIMIT 1`)).records?.[0]?.Id;
+        if (found !== undefined) await call('POST', `${data}/sobjects/Task`, taskOf(found, lead));
+        else {
+          const fields: Record<string, string> = { LastName: lead.lastName || lead.email, Company: lead.company || '[not provided]' };
+          if (lead.firstName !== '') fields.FirstName = lead.firstName;
+          if (lead.phone !== '') fields.Phone = lead.phone;
+          await call('POST', `${data}/sobjects/Lead`, { ...fields, Email: lead.email, LeadSource: 'Web' });
+        }
         pushed.push(lead.leadId);
       }
       return pushed;
@@ -134,16 +163,27 @@ export function salesforceDriver(target: SalesforceTarget, sleep?: Sleep, signal
       const columns = ['Id', 'Name', 'Amount', 'StageName', 'IsWon', 'IsClosed', 'CreatedDate', 'CloseDate', 'LastModifiedDate'];
       if (await hasCurrency()) columns.push('CurrencyIsoCode');
       columns.push('Account.Website');
-      const since = cursor === null ? '' : ` WHERE LastModifiedDate > ${soqlInstant(cursor)}`;
+      const since = cursor === null ? undefined : parseKeyset(cursor);
+      let where = '';
+      if (since !== undefined) {
+        const at = soqlInstant(since.at);
+        // Keyset: the opportunities of the cursor's second not read yet come next, by Id, as ordered.
+        // A cursor without an id (saved before issue 45) reads its whole second again: nothing skipped.
+        where =
+          since.id === undefined
+            ? ` WHERE LastModifiedDate >= ${at}`
+            : ` WHERE LastModifiedDate > ${at} OR (LastModifiedDate = ${at} AND Id > ${soqlString(since.id)})`;
+      }
       let answer = await query<OpportunityRecord>(
-        `SELECT ${columns.join(', ')} FROM Opportunity${since} ORDER BY LastModifiedDate ASC, Id ASC`,
+        `SELECT ${columns.join(', ')} FROM Opportunity${where} ORDER BY LastModifiedDate ASC, Id ASC`,
       );
       for (;;) {
         const records = answer.records ?? [];
         if (records.length === 0) return;
-        const last = instantOf(records[records.length - 1]?.LastModifiedDate);
+        const lastRecord = records[records.length - 1];
+        const last = instantOf(lastRecord?.LastModifiedDate);
         if (last === undefined) throw new CrmError('Salesforce sent an opportunity without LastModifiedDate', 200);
-        if (!(await page(records.map(dealOf), last))) return;
+        if (!(await page(records.map(dealOf), keysetCursor(last, String(lastRecord?.Id))))) return;
         const next = answer.nextRecordsUrl;
         if (answer.done !== false || next === undefined) return;
         if (!next.startsWith(`${data}/query/`)) throw new CrmError('Salesforce sent a nextRecordsUrl outside its query API', 200);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ok, startApp, type Json, type TestApp } from '../helpers.js';
+import { FakeSalesforce } from './fake-salesforce.js';
 import { type Answer, events, fakeCrm, type FakeCrm, postLead, type Seen, syncNow, until } from './helpers.js';
 
 // Salesforce played by a node:http server (token, SOQL, sObjects) that checks every request.
@@ -22,6 +23,11 @@ after(async () => {
 });
 
 const existingLeads = new Map([['grace@sf.example', '00Q000000000001']]);
+const existingContacts = new Map([['ada@sf.example', '003000000000007']]);
+/** Opportunities as a query finds them, once the first test's fixed pages are done. */
+const store = new FakeSalesforce();
+/** The Tasks created, as sent. */
+const tasks: Json[] = [];
 let tokenAnswer: Answer = {
   body: { access_token: ACCESS, instance_url: 'ignored', id: 'x', token_type: 'Bearer', issued_at: '1', signature: 's' },
 };
@@ -47,27 +53,37 @@ function salesforce(seen: Seen): Answer | undefined {
   }
   if (seen.method === 'GET' && seen.path === `${DATA}/query`) {
     const q = seen.query.get('q') ?? '';
-    const lead = /^SELECT Id FROM Lead WHERE Email = '([^']+)' LIMIT 1$/.exec(q);
-    if (lead) {
-      const id = existingLeads.get(lead[1] as string);
-      return { body: { totalSize: id ? 1 : 0, done: true, records: id ? [{ attributes: { type: 'Lead' }, Id: id }] : [] } };
+    const found = /^SELECT Id FROM (Lead|Contact) WHERE Email = '([^']+)' LIMIT 1$/.exec(q);
+    if (found) {
+      const id = (found[1] === 'Lead' ? existingLeads : existingContacts).get(found[2] as string);
+      return { body: { totalSize: id ? 1 : 0, done: true, records: id ? [{ attributes: { type: found[1] }, Id: id }] : [] } };
+    }
+    if (opportunityPages.first === undefined) {
+      const answer = store.query(q);
+      assert.ok(answer, q);
+      return answer;
     }
     assert.match(
       q,
-      /^SELECT Id, Name, Amount, StageName, IsWon, IsClosed, CreatedDate, CloseDate, LastModifiedDate, CurrencyIsoCode, Account\.Website FROM Opportunity( WHERE LastModifiedDate > \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)? ORDER BY LastModifiedDate ASC, Id ASC$/,
+      /^SELECT Id, Name, Amount, StageName, IsWon, IsClosed, CreatedDate, CloseDate, LastModifiedDate, CurrencyIsoCode, Account\.Website FROM Opportunity ORDER BY LastModifiedDate ASC, Id ASC$/,
     );
-    return opportunityPages.first ?? { body: { totalSize: 0, done: true, records: [] } };
+    return opportunityPages.first;
   }
-  if (seen.method === 'GET' && seen.path.startsWith(`${DATA}/query/`)) return opportunityPages[seen.path];
+  if (seen.method === 'GET' && seen.path.startsWith(`${DATA}/query/`)) return opportunityPages[seen.path] ?? store.more(seen.path);
   if (seen.method === 'POST' && seen.path === `${DATA}/sobjects/Lead`) {
     assert.equal(seen.headers['content-type'], 'application/json');
     assert.ok(seen.body.LastName && seen.body.Company && seen.body.Email);
+    assert.equal(existingLeads.has(seen.body.Email) || existingContacts.has(seen.body.Email), false, 'no second record of a known email');
     return { status: 201, body: { id: '00Q000000000999', success: true, errors: [] } };
   }
-  if (seen.method === 'PATCH' && seen.path === `${DATA}/sobjects/Lead/00Q000000000001`) {
-    assert.equal(seen.body.Email, undefined, 'the email it was found by stays');
-    return { status: 204 };
+  if (seen.method === 'POST' && seen.path === `${DATA}/sobjects/Task`) {
+    assert.equal(seen.headers['content-type'], 'application/json');
+    assert.deepEqual(Object.keys(seen.body).sort(), ['Description', 'Subject', 'WhoId']);
+    assert.ok([...existingLeads.values(), ...existingContacts.values()].includes(seen.body.WhoId), 'a Task on a known record');
+    tasks.push(seen.body);
+    return { status: 201, body: { id: `00T00000000000${tasks.length}`, success: true, errors: [] } };
   }
+  // A known Lead or Contact is never patched: a PATCH is an unexpected request (404, seen below).
   return undefined;
 }
 
@@ -106,11 +122,12 @@ describe('Salesforce', () => {
     );
   });
 
-  test('a sync: token, leads found or created by email, opportunities followed through nextRecordsUrl', async () => {
+  test('a sync: token, a known Lead or Contact gets a Task and is never patched, a new Lead as typed, opportunities followed through nextRecordsUrl', async () => {
     crm.handle = salesforce;
     const account = ok(await t.req('POST', '/v0/accounts', { name: 'Initech', domain: 'initech.example' }), 201);
     await postLead(t, { name: 'Grace Hopper', email: 'grace@sf.example', phone: '+14155550124' });
     await postLead(t, { name: 'Solo', email: 'solo@sf.example' });
+    await postLead(t, { name: 'Evil Hacker', email: 'ada@sf.example', phone: '+19005550155' });
     await postLead(t, { name: 'Hidden', email: 'hidden@sf.example' }, true);
     opportunityPages = {
       first: {
@@ -177,10 +194,26 @@ describe('Salesforce', () => {
     assert.equal(created.instanceUrl, crm.url);
     const done = await until(t, integrationId, (i) => i.lastSyncAt !== null || i.lastError !== null);
     assert.equal(done.lastError, null, JSON.stringify(done));
-    assert.deepEqual(done.counts, { leadsPushed: 2, dealsSynced: 3 });
+    assert.deepEqual(done.counts, { leadsPushed: 3, dealsSynced: 3 });
     assert.equal(crm.seen.filter((s) => s.path === '/services/oauth2/token').length, 1, 'one token a sync');
-    const patch = crm.seen.find((s) => s.method === 'PATCH');
-    assert.deepEqual(patch?.body, { LastName: 'Hopper', Company: 'sf.example', FirstName: 'Grace', Phone: '+14155550124' });
+    // Known records keep their fields: no request sets their name or phone to what was typed.
+    assert.equal(crm.seen.filter((s) => s.method === 'PATCH').length, 0, 'nothing patched');
+    for (const s of crm.seen.filter((r) => r.method !== 'GET' && r.path.includes('/sobjects/') && r.path !== `${DATA}/sobjects/Task`)) {
+      assert.equal(
+        s.text.includes('Hopper') || s.text.includes('Hacker') || s.text.includes('0124') || s.text.includes('0155'),
+        false,
+        s.text,
+      );
+    }
+    const byWho = new Map(tasks.map((task) => [task.WhoId, task]));
+    const graceTask = byWho.get('00Q000000000001');
+    assert.match(graceTask?.Subject, /^Form on .+/);
+    assert.match(graceTask?.Description, /Name: Grace Hopper\nEmail: grace@sf\.example\nPhone: \+14155550124/);
+    assert.match(graceTask?.Description, / at \d{4}-\d\d-\d\dT\d\d:\d\d/);
+    const adaTask = byWho.get('003000000000007');
+    assert.match(adaTask?.Description, /Name: Evil Hacker/);
+    assert.match(adaTask?.Description, /Phone: \+19005550155/);
+    assert.equal(tasks.length, 2);
     const post = crm.seen.find((s) => s.method === 'POST' && s.path === `${DATA}/sobjects/Lead`);
     assert.deepEqual(post?.body, { LastName: 'Solo', Company: 'sf.example', Email: 'solo@sf.example', LeadSource: 'Web' });
     assert.equal(
@@ -210,10 +243,32 @@ describe('Salesforce', () => {
     const seen = crm.seen.slice(before);
     const queries = seen.map((s) => s.query.get('q') ?? '').filter((q) => q.includes('FROM Opportunity'));
     assert.equal(queries.length, 1);
-    assert.ok(queries[0]?.includes('WHERE LastModifiedDate > 2026-11-03T10:00:00Z'), queries[0]);
+    assert.ok(
+      queries[0]?.includes("WHERE LastModifiedDate > 2026-11-03T10:00:00Z OR (LastModifiedDate = 2026-11-03T10:00:00Z AND Id > '006C')"),
+      queries[0],
+    );
     assert.equal(seen.filter((s) => s.path.includes('/sobjects/Lead')).length, 0);
     const row = await t.app.db.selectFrom('integrations').selectAll().where('id', '=', integrationId).executeTakeFirstOrThrow();
     assert.equal(row.secrets.includes(CLIENT_SECRET) || row.secrets.includes(CLIENT_ID), false);
+  });
+
+  test('keyset: an opportunity of the cursor second with a later Id is read; those up to the cursor are not read again', async () => {
+    const second = '2026-11-03T10:00:00.000+0000';
+    store.opportunities.push(
+      { Id: '006B', LastModifiedDate: second, Name: 'Read before, changed name' },
+      { Id: '006C', LastModifiedDate: second, Name: 'The cursor, changed name' },
+      { Id: '006D', LastModifiedDate: second, Name: 'Same second, not read yet' },
+      { Id: '006E', LastModifiedDate: '2026-11-03T10:00:01.000+0000', Name: 'A second later' },
+    );
+    const done = await syncNow(t, integrationId);
+    assert.equal(done.lastError, null);
+    const created = (await events(t, 'deal.created')).map((e) => e.payload.data.externalId);
+    assert.ok(created.includes('006D') && created.includes('006E'), String(created));
+    assert.equal((await events(t, 'deal.updated')).length, 0, '006B and 006C are not read again');
+    assert.equal(done.counts.dealsSynced, 5);
+    // Nothing new: the next query starts after 006E, and the count stays.
+    const again = await syncNow(t, integrationId);
+    assert.equal(again.counts.dealsSynced, 5);
   });
 
   test('a refused token (invalid_client) pauses it and emits integration.failed', async () => {
