@@ -18,11 +18,23 @@ let host: string;
 let hooks: Awaited<ReturnType<typeof slack>>;
 let crm: FakeCrm;
 
-/** HubSpot as documented, for what a sync asks: the contact properties, the upsert, no deals. */
+/** HubSpot as documented, for what a sync asks: the contact properties, which emails it has (none), the upsert, no deals. */
 function hubspot(seen: Seen) {
   assert.equal(seen.headers.authorization, `Bearer ${TOKEN}`);
   const key = `${seen.method} ${seen.path}`;
   if (key === 'GET /crm/v3/properties/contacts') return { body: { results: [{ name: 'email' }, { name: 'pam_last_page' }] } };
+  if (key === 'POST /crm/v3/objects/contacts/batch/read') {
+    const ids = (seen.body.inputs as Json[]).map((i) => i.id);
+    return {
+      status: 207,
+      body: {
+        status: 'COMPLETE',
+        results: [],
+        numErrors: 1,
+        errors: [{ status: 'error', category: 'OBJECT_NOT_FOUND', context: { ids } }],
+      },
+    };
+  }
   if (key === 'POST /crm/v3/objects/contacts/batch/upsert') return { body: { status: 'COMPLETE', results: [] } };
   if (key === 'POST /crm/v3/objects/deals/search') return { body: { total: 0, results: [] } };
   return undefined;
