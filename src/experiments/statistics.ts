@@ -1,4 +1,4 @@
-import { type Cell, type Comparison, compareArms } from './comparison.js';
+import { type Cell, type Comparison, compareArms, periodInformation } from './comparison.js';
 import { checkSeed, DEFAULT_DRAWS, probabilityBest } from './posterior.js';
 import { type SrmResult, sampleRatioMismatch } from './srm.js';
 
@@ -74,6 +74,7 @@ export function analyse(input: AnalysisInput): Analysis {
   const [baseCells = [], ...others] = cells;
   const comparisons = others.map((armCells) => compareArms(baseCells.map(toCell), armCells.map(toCell), others.length, ALPHA));
 
+  const rates = stratifiedRates(cells, comparisons);
   const arms = input.arms.map(({ key, weight }, index): ArmResult => {
     const total = totals[index] ?? EMPTY;
     const comparison = index === 0 ? undefined : comparisons[index - 1];
@@ -81,7 +82,7 @@ export function analyse(input: AnalysisInput): Analysis {
       key,
       weight,
       ...total,
-      conversionRate: total.units > 0 ? total.conversions / total.units : 0,
+      conversionRate: rates[index] ?? 0,
       lift: comparison?.lift ?? null,
       probabilityBest: best[index] ?? 0,
       pValue: index === 0 ? null : (comparison?.pValue ?? 1),
@@ -114,6 +115,31 @@ export function decide(keys: string[], comparisons: (Comparison | null)[]): { de
     comparisons.length > 0 &&
     comparisons.every((c) => c?.lift != null && c.lift.low > -EQUIVALENCE_MARGIN && c.lift.high < EQUIVALENCE_MARGIN);
   return { decision: equivalent ? 'no_difference' : 'collecting', winner: null };
+}
+
+/**
+ * Each arm's rate from the estimator its lift comes from: a non-baseline arm's is the one its
+ * comparison stratified, the baseline's is stratified with each period weighted by its information
+ * summed over the comparisons (with one other arm, exactly its comparison's, so the lift is the
+ * ratio of the two rates shown). Pooled totals would read low for an arm the bandit starved after an
+ * unlucky start. An arm that shares no period with another falls back to its pooled rate.
+ */
+function stratifiedRates(cells: ArmCounts[][], comparisons: (Comparison | null)[]): number[] {
+  const pooled = (periods: ArmCounts[]) => {
+    const { units, conversions } = periods.reduce(add, EMPTY);
+    return units > 0 ? conversions / units : 0;
+  };
+  const [baseCells = [], ...others] = cells;
+  let weightSum = 0;
+  let weighted = 0;
+  baseCells.forEach((base, period) => {
+    if (base.units === 0) return;
+    const information = others.reduce((sum, arm) => sum + periodInformation(base, arm[period] ?? EMPTY), 0);
+    weightSum += information;
+    weighted += (information * base.conversions) / base.units;
+  });
+  const baseline = weightSum > 0 ? weighted / weightSum : pooled(baseCells);
+  return [baseline, ...others.map((arm, index) => comparisons[index]?.armRate ?? pooled(arm))];
 }
 
 /** Each period's units against its own weights: a change of weights is not itself a mismatch. */
