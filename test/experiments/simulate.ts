@@ -1,4 +1,5 @@
 import { thompsonWeights } from '../../src/experiments/bandit.js';
+import { periodInformation } from '../../src/experiments/comparison.js';
 import { type Analysis, analyse, type PeriodCounts } from '../../src/experiments/statistics.js';
 import { binomialFactory } from './random.js';
 
@@ -70,6 +71,11 @@ export interface StickySimulation {
    */
   weights: 'change' | 'starve' | 'bandit';
   minimumUnitsPerArm?: number;
+  /**
+   * Stop once the first two arms' information, sum over periods of n_A n_B / (n_A + n_B), reaches
+   * this (10,000 units per arm at 50/50 give 5,000), `looks` being then the most looks run.
+   */
+  information?: number;
 }
 
 /**
@@ -84,6 +90,7 @@ export function simulateSticky({
   seed,
   weights: schedule,
   minimumUnitsPerArm = 100,
+  information: target,
 }: StickySimulation): StickyOutcome {
   const draw = binomialFactory(seed);
   const keys = rates.map((_, index) => armKey(index));
@@ -127,6 +134,7 @@ export function simulateSticky({
       last = analyse({ arms, periods, minimumUnitsPerArm, seed: experiment + 1, draws: 50 });
       if (winner === null && last.decision === 'winner') winner = last.winner;
       if (last.srm.mismatch) srm = true;
+      if (target !== undefined && informationOf(periods, keys) >= target) break;
     }
     if (winner !== null) {
       outcome.everWinner++;
@@ -158,6 +166,12 @@ export interface StickyOutcome {
   /** Experiments whose second arm's lift was null at the last look. */
   liftNull: number;
 }
+
+function informationOf(periods: PeriodCounts[], [a = '', b = '']: string[]): number {
+  return periods.reduce((sum, period) => sum + periodInformation(period.arms[a] ?? EMPTY_CELL, period.arms[b] ?? EMPTY_CELL), 0);
+}
+
+const EMPTY_CELL = { units: 0, conversions: 0 };
 
 function banditWeights(periods: PeriodCounts[], keys: string[], seed: number): Record<string, number> {
   const totals = keys.map((key) => {
