@@ -97,6 +97,69 @@ describe('a bandit keeps its power (issue 45)', () => {
   });
 });
 
+describe('a decision never goes back (issue 45)', () => {
+  const arms = [
+    { key: 'control', weight: 1 },
+    { key: 'b', weight: 1 },
+  ];
+  const even: PeriodCounts[] = [{ weights: { control: 1, b: 1 }, arms: { control: counts(10_000, 1000), b: counts(10_000, 1000) } }];
+
+  test('the p-value is the smallest over the looks; this look’s is shown beside it', () => {
+    const result = analyse({
+      arms,
+      periods: even,
+      minimumUnitsPerArm: 100,
+      earlier: { minima: { b: { pValue: 0.2, difference: 0.01 } }, winner: null },
+    });
+    assert.equal(result.arms[1]?.pValue, 0.2);
+    assert.equal(result.arms[1]?.current.pValue, 1);
+    assert.equal(result.arms[0]?.current.pValue, null);
+    assert.deepEqual(result.current, { decision: result.decision, winner: null });
+    // A smaller p-value now is the new minimum, and the looks are told.
+    const now = analyse({
+      arms,
+      periods: even,
+      minimumUnitsPerArm: 100,
+      earlier: { minima: { b: { pValue: 1, difference: 0 } }, winner: null },
+    });
+    assert.equal(now.arms[1]?.pValue, 1);
+    assert.deepEqual(now.looked, { b: { pValue: 1, difference: 0 } });
+  });
+
+  test('a minimum below 0.05 with a positive difference then is a winner, whatever this look says', () => {
+    const result = analyse({
+      arms,
+      periods: even,
+      minimumUnitsPerArm: 100,
+      earlier: { minima: { b: { pValue: 0.049, difference: 0.01 } }, winner: null },
+    });
+    assert.equal(result.decision, 'winner');
+    assert.equal(result.winner, 'b');
+    assert.notEqual(result.current.decision, 'winner');
+    const above = analyse({
+      arms,
+      periods: even,
+      minimumUnitsPerArm: 100,
+      earlier: { minima: { b: { pValue: 0.05, difference: 0.01 } }, winner: null },
+    });
+    assert.notEqual(above.decision, 'winner');
+  });
+
+  test('once a winner is recorded, it stays with its arm; an unknown arm is ignored', () => {
+    const result = analyse({ arms, periods: even, minimumUnitsPerArm: 100, earlier: { minima: {}, winner: 'b' } });
+    assert.deepEqual([result.decision, result.winner], ['winner', 'b']);
+    assert.equal(result.current.winner, null);
+    const unknown = analyse({ arms, periods: even, minimumUnitsPerArm: 100, earlier: { minima: {}, winner: 'gone' } });
+    assert.equal(unknown.winner, null);
+  });
+
+  test('below minimumUnitsPerArm, nothing is handed to the looks', () => {
+    const result = analyse({ arms, periods: even, minimumUnitsPerArm: 10_001 });
+    assert.deepEqual(result.looked, {});
+    assert.equal(result.decision, 'collecting');
+  });
+});
+
 describe('the simulations draw exact binomials', () => {
   test('n = 20, p = 0.5: mean 10 and variance 5 over 100,000 draws', () => {
     const draw = binomialFactory(4504);
