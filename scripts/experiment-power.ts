@@ -1,6 +1,6 @@
 // Measures the power table of docs/experiments.md ("How much data"): 1,000 seeded A/B experiments
 // at 10% against 12%, looked at 20 times, for several sizes. `npx tsx scripts/experiment-power.ts`
-// (about 2 s per size; sizes in units per arm may be given as arguments).
+// (several seconds per size; sizes in units per arm may be given as arguments).
 import { simulate } from '../test/experiments/simulate.js';
 
 const sizes = process.argv.slice(2).map(Number);

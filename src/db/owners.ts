@@ -62,6 +62,7 @@ export const OWNERS = {
   experiment_periods: 'experiments',
   experiment_units: 'experiments',
   experiment_looks: 'experiments',
+  experiment_look_minima: 'experiments',
   goals: 'goals',
   funnels: 'funnels',
   site_settings: 'site-settings',

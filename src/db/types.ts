@@ -27,6 +27,7 @@ import type { SearchCountsTable, SearchDisorderTable, SearchPostingsTable } from
 import type {
   DailySecretsTable,
   ExperimentLooksTable,
+  ExperimentLookMinimaTable,
   ExperimentPeriodsTable,
   ExperimentsTable,
   ExperimentUnitsTable,
@@ -99,6 +100,7 @@ export interface Database {
   experiment_periods: ExperimentPeriodsTable;
   experiment_units: ExperimentUnitsTable;
   experiment_looks: ExperimentLooksTable;
+  experiment_look_minima: ExperimentLookMinimaTable;
   daily_secrets: DailySecretsTable;
   goals: GoalsTable;
   funnels: FunnelsTable;

@@ -7,11 +7,14 @@ export interface Cell {
 }
 
 export interface Comparison {
-  /** The arm's rate minus the baseline's, averaged over periods (weighted by their units). */
+  /** The arm's rate minus the baseline's, averaged over periods (weighted by their information). */
   difference: number;
   /** Always-valid p-value, already multiplied by the number of comparisons (capped at 1). */
   pValue: number;
   lift: { estimate: number; low: number; high: number } | null;
+  /** The baseline's and the arm's rates, stratified with the same weights as `difference`. */
+  baseRate: number;
+  armRate: number;
 }
 
 /**
@@ -31,41 +34,57 @@ function rateVariance({ units, conversions }: Cell): number {
 }
 
 /**
+ * A period's information about the difference of two rates: n_A n_B / (n_A + n_B), the inverse of
+ * the difference's variance up to the rates (Cochran–Mantel–Haenszel). Weighting by the period's
+ * size instead lets a period with 1 unit in one arm dominate the variance, so that adding data
+ * destroys the evidence (issue 45). It depends on the units only, never on the conversions, so
+ * each period's difference stays unbiased and so does their weighted mean.
+ */
+export function periodInformation(base: Cell, other: Cell): number {
+  return base.units > 0 && other.units > 0 ? (base.units * other.units) / (base.units + other.units) : 0;
+}
+
+/**
  * Compares `arm` with `baseline`, period by period: each period's difference of rates is weighted by
- * the units both arms had in it, so traffic moved between arms over time (a bandit, a PATCH of the
- * weights) cannot make one arm look better by having run more in a better period (Simpson's paradox).
- * Periods where either arm had no unit say nothing about the difference and are left out.
+ * its information, so traffic moved between arms over time (a bandit, a PATCH of the weights) cannot
+ * make one arm look better by having run more in a better period (Simpson's paradox), and a period
+ * where one arm had a handful of units counts for what those units know. Periods where either arm
+ * had no unit say nothing about the difference and are left out.
  * `comparisons` is the number of non-baseline arms: the level is split evenly between them (Bonferroni).
  */
 export function compareArms(baseline: Cell[], arm: Cell[], comparisons: number, alpha: number): Comparison | null {
   const periods = baseline.flatMap((base, index) => {
     const other = arm[index];
-    return other && base.units > 0 && other.units > 0 ? [{ base, other }] : [];
+    const information = other ? periodInformation(base, other) : 0;
+    return other && information > 0 ? [{ base, other, information }] : [];
   });
-  const totalUnits = periods.reduce((sum, { base, other }) => sum + base.units + other.units, 0);
-  if (totalUnits === 0) return null;
+  const totalInformation = periods.reduce((sum, { information }) => sum + information, 0);
+  if (totalInformation === 0) return null;
 
-  let difference = 0;
-  let differenceVariance = 0;
   let baseRate = 0;
+  let armRate = 0;
+  let differenceVariance = 0;
   let baseVariance = 0;
   let pooledConversions = 0;
-  for (const { base, other } of periods) {
-    const share = (base.units + other.units) / totalUnits;
+  let pooledUnits = 0;
+  for (const { base, other, information } of periods) {
+    const share = information / totalInformation;
     const baseVar = rateVariance(base);
-    difference += share * (other.conversions / other.units - base.conversions / base.units);
-    differenceVariance += share * share * (baseVar + rateVariance(other));
     baseRate += share * (base.conversions / base.units);
+    armRate += share * (other.conversions / other.units);
+    differenceVariance += share * share * (baseVar + rateVariance(other));
     baseVariance += share * share * baseVar;
     pooledConversions += base.conversions + other.conversions;
+    pooledUnits += base.units + other.units;
   }
-  const pooledRate = (pooledConversions + 1) / (totalUnits + 2);
+  const difference = armRate - baseRate;
+  const pooledRate = (pooledConversions + 1) / (pooledUnits + 2);
   const tau2 = (MIXING_RELATIVE_SD * pooledRate) ** 2;
   const level = alpha / comparisons;
   const pValue = Math.min(1, comparisons * alwaysValidPValue(difference, differenceVariance, tau2));
   const differenceBounds = confidenceSequence(difference, differenceVariance, tau2, level);
   const baseBounds = confidenceSequence(baseRate, baseVariance, tau2, level);
-  return { difference, pValue, lift: relativeLift(difference, differenceBounds, baseRate, baseBounds) };
+  return { difference, pValue, lift: relativeLift(difference, differenceBounds, baseRate, baseBounds), baseRate, armRate };
 }
 
 /**

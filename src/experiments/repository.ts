@@ -54,6 +54,7 @@ export async function createExperiment(trx: Transaction<Database>, page: PagesTa
     arms: JSON.stringify(arms),
     winner: null,
     first_winner_at: null,
+    first_winner: null,
     next_reweigh_at: null,
     started_at: null,
     concluded_at: null,

@@ -154,12 +154,29 @@ export const ExperimentResults = Type.Object(
         conversionRate: Type.Number(),
         lift: Nullable(Type.Object(Interval.properties, { description: 'Relative to the baseline, with its 95% anytime-valid interval' })),
         probabilityBest: Type.Number(),
-        pValue: Nullable(Type.Number({ description: 'Anytime-valid; null for the baseline' })),
+        pValue: Nullable(
+          Type.Number({
+            description: 'Anytime-valid: the smallest over the looks so far (a decision never goes back); null for the baseline',
+          }),
+        ),
+        current: Type.Object(
+          {
+            pValue: Nullable(Type.Number({ description: "This look's own p-value: it may be above the running minimum" })),
+            lift: Nullable(Type.Object(Interval.properties)),
+          },
+          { description: "This look's figures, beside the ones that stay" },
+        ),
       }),
     ),
     srm: Type.Object({ pValue: Nullable(Type.Number()), mismatch: Type.Boolean() }),
-    decision: StringEnum(EXPERIMENT_DECISIONS),
+    decision: StringEnum(EXPERIMENT_DECISIONS, {
+      description: 'Once `winner`, it stays `winner`, with the same arm, whatever later looks say',
+    }),
     winner: Nullable(Type.String()),
+    current: Type.Object(
+      { decision: StringEnum(EXPERIMENT_DECISIONS), winner: Nullable(Type.String()) },
+      { description: 'What this look alone says: it may differ from `decision` once a winner was found' },
+    ),
     periods: Type.Array(ExperimentPeriod, {
       description: 'Each stretch of fixed weights: the start, a weight change, a bandit recomputation',
     }),

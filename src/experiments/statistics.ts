@@ -1,4 +1,4 @@
-import { type Cell, type Comparison, compareArms } from './comparison.js';
+import { type Cell, type Comparison, compareArms, periodInformation } from './comparison.js';
 import { checkSeed, DEFAULT_DRAWS, probabilityBest } from './posterior.js';
 import { type SrmResult, sampleRatioMismatch } from './srm.js';
 
@@ -32,6 +32,20 @@ export interface AnalysisInput {
   seed?: number;
   /** How many joint posterior draws estimate probabilityBest (default 10,000). */
   draws?: number;
+  /** What earlier looks found: the results' p-values are running minima, and a first winner stays. */
+  earlier?: EarlierLooks;
+}
+
+/** Recorded by the scheduled looks (looks.ts): each arm's smallest p-value, and the first winner. */
+export interface EarlierLooks {
+  minima: Record<string, LookMinimum>;
+  winner: string | null;
+}
+
+/** An arm's smallest p-value over the looks, with its difference from the baseline at that look. */
+export interface LookMinimum {
+  pValue: number;
+  difference: number;
 }
 
 export interface ArmResult {
@@ -44,8 +58,10 @@ export interface ArmResult {
   /** Relative to the baseline; null for the baseline and while it cannot be bounded. */
   lift: { estimate: number; low: number; high: number } | null;
   probabilityBest: number;
-  /** Always valid and Bonferroni-adjusted; null for the baseline. */
+  /** Always valid and Bonferroni-adjusted: the running minimum over looks; null for the baseline. */
   pValue: number | null;
+  /** This look's own figures: its p-value may be above the running minimum. */
+  current: { pValue: number | null; lift: ArmResult['lift'] };
 }
 
 export type Decision = 'collecting' | 'winner' | 'no_difference';
@@ -53,8 +69,13 @@ export type Decision = 'collecting' | 'winner' | 'no_difference';
 export interface Analysis {
   arms: ArmResult[];
   srm: SrmResult;
+  /** Over every look: once `winner`, always `winner`, with the same arm. */
   decision: Decision;
   winner: string | null;
+  /** What this look alone says. */
+  current: { decision: Decision; winner: string | null };
+  /** This look's p-values and differences, for the looks to keep their minima; empty while collecting. */
+  looked: Record<string, LookMinimum>;
 }
 
 /** The false-positive rate the decision keeps, over every look and every arm together. */
@@ -74,22 +95,47 @@ export function analyse(input: AnalysisInput): Analysis {
   const [baseCells = [], ...others] = cells;
   const comparisons = others.map((armCells) => compareArms(baseCells.map(toCell), armCells.map(toCell), others.length, ALPHA));
 
+  const rates = stratifiedRates(cells, comparisons);
+  const running = comparisons.map((comparison, index) => runningMinimum(comparison, input.earlier?.minima[keys[index + 1] ?? '']));
   const arms = input.arms.map(({ key, weight }, index): ArmResult => {
     const total = totals[index] ?? EMPTY;
     const comparison = index === 0 ? undefined : comparisons[index - 1];
+    const lift = comparison?.lift ?? null;
+    const pValue = index === 0 ? null : (comparison?.pValue ?? 1);
     return {
       key,
       weight,
       ...total,
-      conversionRate: total.units > 0 ? total.conversions / total.units : 0,
-      lift: comparison?.lift ?? null,
+      conversionRate: rates[index] ?? 0,
+      lift,
       probabilityBest: best[index] ?? 0,
-      pValue: index === 0 ? null : (comparison?.pValue ?? 1),
+      pValue: index === 0 ? null : (running[index - 1]?.pValue ?? 1),
+      current: { pValue, lift },
     };
   });
   const collecting = totals.some((total) => total.units < input.minimumUnitsPerArm);
-  const { decision, winner } = collecting ? { decision: 'collecting' as const, winner: null } : decide(keys, comparisons);
-  return { arms, srm: srm(input), decision, winner };
+  const current = collecting ? { decision: 'collecting' as const, winner: null } : decide(keys, comparisons);
+  const first = input.earlier?.winner;
+  const overall =
+    first != null && keys.includes(first) ? { decision: 'winner' as const, winner: first } : collecting ? current : decide(keys, running);
+  const looked: Record<string, LookMinimum> = {};
+  if (!collecting)
+    comparisons.forEach((comparison, index) => {
+      const key = keys[index + 1];
+      if (comparison && key !== undefined) looked[key] = { pValue: comparison.pValue, difference: comparison.difference };
+    });
+  return { arms, srm: srm(input), ...overall, current, looked };
+}
+
+/**
+ * The always-valid p-value is the smallest over every look so far (Johari et al.): a look that
+ * crossed the boundary crossed it, whatever later looks show. The difference's sign goes with it,
+ * so the winner is the arm that was significantly better when it was.
+ */
+function runningMinimum(comparison: Comparison | null | undefined, earlier: LookMinimum | undefined): Comparison | null {
+  if (!earlier) return comparison ?? null;
+  if (comparison && comparison.pValue <= earlier.pValue) return comparison;
+  return { difference: earlier.difference, pValue: earlier.pValue, lift: comparison?.lift ?? null, baseRate: 0, armRate: 0 };
 }
 
 /**
@@ -114,6 +160,31 @@ export function decide(keys: string[], comparisons: (Comparison | null)[]): { de
     comparisons.length > 0 &&
     comparisons.every((c) => c?.lift != null && c.lift.low > -EQUIVALENCE_MARGIN && c.lift.high < EQUIVALENCE_MARGIN);
   return { decision: equivalent ? 'no_difference' : 'collecting', winner: null };
+}
+
+/**
+ * Each arm's rate from the estimator its lift comes from: a non-baseline arm's is the one its
+ * comparison stratified, the baseline's is stratified with each period weighted by its information
+ * summed over the comparisons (with one other arm, exactly its comparison's, so the lift is the
+ * ratio of the two rates shown). Pooled totals would read low for an arm the bandit starved after an
+ * unlucky start. An arm that shares no period with another falls back to its pooled rate.
+ */
+function stratifiedRates(cells: ArmCounts[][], comparisons: (Comparison | null)[]): number[] {
+  const pooled = (periods: ArmCounts[]) => {
+    const { units, conversions } = periods.reduce(add, EMPTY);
+    return units > 0 ? conversions / units : 0;
+  };
+  const [baseCells = [], ...others] = cells;
+  let weightSum = 0;
+  let weighted = 0;
+  baseCells.forEach((base, period) => {
+    if (base.units === 0) return;
+    const information = others.reduce((sum, arm) => sum + periodInformation(base, arm[period] ?? EMPTY), 0);
+    weightSum += information;
+    weighted += (information * base.conversions) / base.units;
+  });
+  const baseline = weightSum > 0 ? weighted / weightSum : pooled(baseCells);
+  return [baseline, ...others.map((arm, index) => comparisons[index]?.armRate ?? pooled(arm))];
 }
 
 /** Each period's units against its own weights: a change of weights is not itself a mismatch. */

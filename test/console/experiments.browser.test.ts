@@ -424,4 +424,29 @@ describe('experiments in the console', { skip }, () => {
     assert.equal(ok(await t.req('GET', experimentUrl(seed.headline))).status, 'running');
     await tab.context().close();
   });
+
+  test('a decision that stays, with what the data now say beside it (issue 45)', { timeout: 90_000 }, async () => {
+    // As if a look had found `new` the winner at p = 0.01; the data now no longer show it.
+    const db = t.app.db as Kysely<Database>;
+    const at = new Date().toISOString();
+    await db.updateTable('experiments').set({ first_winner_at: at, first_winner: 'new' }).where('id', '=', seed.skewed).execute();
+    await db
+      .insertInto('experiment_look_minima')
+      .values({ experiment_id: seed.skewed, arm: 'new', p_value: 0.01, difference: 0.05, looked_at: at })
+      .execute();
+    const results = ok(await t.req('GET', `${experimentUrl(seed.skewed)}/results`));
+    assert.deepEqual([results.decision, results.winner], ['winner', 'new']);
+    assert.equal(results.current.decision, 'collecting');
+    const tab = await signedIn(t.key);
+    await open(tab, seed.skewed);
+    assert.equal(await tab.locator('[data-decision]').getAttribute('data-decision'), 'winner');
+    assert.equal(await tab.locator('[data-results-winner]').textContent(), 'new');
+    const now = tab.locator('[data-current-decision]');
+    assert.equal(await now.getAttribute('data-current-decision'), 'collecting');
+    assert.match((await now.textContent()) ?? '', /^Collecting: a decision stays once made$/);
+    const cell = await tab.getByRole('table', { name: /^Arms/ }).locator('tr[data-arm="new"] td').last().textContent();
+    assert.equal(cell, `0.010 (now ${pValue(results.arms[1].current.pValue)})`);
+    await axe(tab, 'experiment-kept-winner');
+    await tab.context().close();
+  });
 });

@@ -95,7 +95,7 @@ export function Experiments({ pageId }: { pageId: string }) {
 function Arms({ arms }: { arms: Arm[] }) {
   return (
     <table>
-      <caption>Arms: the first is the baseline; lift with its 95% interval</caption>
+      <caption>Arms: the first is the baseline; lift with its 95% interval; p-value the smallest so far</caption>
       <thead>
         <tr>
           {['Arm', 'Weight', 'Units', 'Visits', 'Conversions', 'Conversion rate', 'Lift (95% interval)', 'Probability best', 'p-value'].map(
@@ -118,7 +118,10 @@ function Arms({ arms }: { arms: Arm[] }) {
             <td class="num">{percent(a.conversionRate)}</td>
             <td class="num">{liftText(a.lift)}</td>
             <td class="num">{percent(a.probabilityBest)}</td>
-            <td class="num">{pValueText(a.pValue)}</td>
+            <td class="num">
+              {pValueText(a.pValue)}
+              {a.current.pValue !== a.pValue && ` (now ${pValueText(a.current.pValue)})`}
+            </td>
           </tr>
         ))}
       </tbody>
@@ -296,6 +299,15 @@ export function ExperimentView({ pageId, experimentId }: { pageId: string; exper
                 <dt>Winner</dt>
                 <dd data-results-winner="">{r.winner ?? '—'}</dd>
               </div>
+              {(r.current.decision !== r.decision || r.current.winner !== r.winner) && (
+                <div>
+                  <dt>The data now</dt>
+                  <dd data-current-decision={r.current.decision}>
+                    {DECISIONS[r.current.decision]}
+                    {r.current.winner ? ` (${r.current.winner})` : ''}: a decision stays once made
+                  </dd>
+                </div>
+              )}
             </dl>
             <Arms arms={r.arms} />
           </Section>

@@ -41,6 +41,7 @@ import * as integrations from './2026_12_01_0038_integrations.js';
 import * as alerts from './2026_12_01_0039_alerts.js';
 import * as enrichment from './2026_12_01_0041_enrichment.js';
 import * as visitGpc from './2026_12_02_0043_visit_gpc.js';
+import * as experimentLookMinima from './2026_12_04_0052_experiment_look_minima.js';
 import * as bulkWriteTriggers from './2026_12_03_0044_bulk_write_triggers.js';
 import * as integrationDeals from './2026_12_04_0047_integration_deals.js';
 
@@ -90,4 +91,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_02_0043_visit_gpc': visitGpc,
   '2026_12_03_0044_bulk_write_triggers': bulkWriteTriggers,
   '2026_12_04_0047_integration_deals': integrationDeals,
+  '2026_12_04_0052_experiment_look_minima': experimentLookMinima,
 };

@@ -16,6 +16,8 @@ export interface ExperimentsTable {
   arms: string;
   winner: string | null;
   first_winner_at: string | null;
+  /** The arm the first `winner` named (migration 0052); null before one, and for winners recorded before it. */
+  first_winner: string | null;
   next_reweigh_at: string | null;
   started_at: string | null;
   concluded_at: string | null;
@@ -52,4 +54,13 @@ export interface ExperimentUnitsTable {
 export interface ExperimentLooksTable {
   experiment_id: string;
   next_look_at: string;
+}
+
+/** Each arm's smallest p-value over the scheduled looks, with the sign of its difference then (migration 0052). */
+export interface ExperimentLookMinimaTable {
+  experiment_id: string;
+  arm: string;
+  p_value: number;
+  difference: number;
+  looked_at: string;
 }
