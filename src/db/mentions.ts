@@ -7,9 +7,11 @@ import type { Database } from './types.js';
 /**
  * What erasure looks for: a person's values (and the ids of what was made for them), anywhere
  * inside a stored string, ignoring case, in every form a value is stored in: as typed, escaped
- * inside JSON, percent-encoded in an address (`%40`, `%20` or `+`, either case of hex). The verdict is JavaScript's (`toLowerCase`, full
+ * inside JSON, percent-encoded in an address to any depth (`%40`, `%20` or `+`, either case of hex,
+ * every byte or a few, decoded to a fixed point). The verdict is JavaScript's (`toLowerCase`, full
  * Unicode), so it is the same on SQLite and PostgreSQL; SQL only narrows the rows to read
- * (`mayMention`), by the longest stretch of each value that both databases fold alike.
+ * (`mayMention`), by the longest stretch of each value that both databases fold alike, or an
+ * escape that could decode to part of it.
  */
 export interface Mentions {
   /** Whether `text` mentions one of the values, ignoring case. */
@@ -38,23 +40,77 @@ function likeStretch(needle: string): string {
   return longest;
 }
 
-/** Each run of percent escapes decoded where it is valid UTF-8, and `+` as a space: how an address shows a value. */
-function percentDecoded(text: string): string {
-  return text.replace(/\+/g, ' ').replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
-    try {
-      return decodeURIComponent(run);
-    } catch {
-      return run;
+/** How many bytes of UTF-8 a lead byte starts, or 0 for a byte no character starts with. */
+const utf8Length = (byte: number): number => (byte < 0x80 ? 1 : byte < 0xc2 ? 0 : byte < 0xe0 ? 2 : byte < 0xf0 ? 3 : byte < 0xf5 ? 4 : 0);
+
+/**
+ * A run of percent escapes decoded by `decodeURIComponent` where it is valid UTF-8, one character
+ * at a time where it is not: an escape that starts no valid character (a stray `%FF`) stays as it
+ * is, and the characters around it are still decoded. Linear in the run.
+ */
+function decodeRun(run: string): string {
+  try {
+    return decodeURIComponent(run);
+  } catch {
+    const bytes = run.length / 3;
+    let out = '';
+    for (let i = 0; i < bytes; ) {
+      const n = utf8Length(Number.parseInt(run.slice(i * 3 + 1, i * 3 + 3), 16));
+      let decoded: string | undefined;
+      if (n > 0 && i + n <= bytes) {
+        try {
+          decoded = decodeURIComponent(run.slice(i * 3, (i + n) * 3));
+        } catch {
+          // not a character: the lead escape stays as written
+        }
+      }
+      out += decoded ?? run.slice(i * 3, i * 3 + 3);
+      i += decoded === undefined ? 1 : n;
     }
-  });
+    return out;
+  }
 }
 
-/** `text` lowercased, and (when it holds escapes) decoded once and twice (an address inside an address) too. */
+/** One layer of percent-encoding removed, wherever it decodes (`+` is left to the readings). */
+const decodeLayer = (text: string): string => text.replace(/(?:%[0-9a-f]{2})+/gi, decodeRun);
+
+/**
+ * Layers decoded at most: each layer removes at least two characters, so any stored text reaches
+ * its fixed point well before; the bound only keeps a hostile text of `%252525…` linear.
+ */
+const MAX_LAYERS = 64;
+
+/**
+ * Every way an address may show a value: `text` lowercased, then decoded layer by layer until
+ * nothing changes (an address fully percent-encoded, `%7A%65%6C…`, or inside an address inside an
+ * address), each layer also with `+` read as a space (a form's encoding).
+ */
 function readings(text: string): string[] {
-  const lower = text.toLowerCase();
-  if (!/%[0-9a-f]{2}|\+/i.test(text)) return [lower];
-  const once = percentDecoded(text);
-  return [lower, once.toLowerCase(), percentDecoded(once).toLowerCase()];
+  const found = [text.toLowerCase()];
+  let current = text;
+  for (let layer = 0; layer < MAX_LAYERS && /%[0-9a-f]{2}/i.test(current); layer++) {
+    const next = decodeLayer(current);
+    if (next === current) break;
+    found.push(next.toLowerCase());
+    current = next;
+  }
+  for (const reading of [...found]) if (reading.includes('+')) found.push(reading.replace(/\+/g, ' '));
+  return found;
+}
+
+/**
+ * What SQL narrows by besides the stretches themselves: the escape of each of their characters
+ * (lowercase hex, as `lower(column)` reads either case), `%25` (a deeper layer) and, where a stretch
+ * holds a space, `%2b` (a `+` that reads as one). A text that decodes to a stretch without holding
+ * it as written must hold one of these, so no row the check would find is left unread.
+ */
+function escapesOf(stretches: readonly string[]): string[] {
+  const escapes = new Set(['%25']);
+  for (const stretch of stretches) {
+    for (const ch of stretch) escapes.add(`%${ch.charCodeAt(0).toString(16).padStart(2, '0')}`);
+    if (stretch.includes(' ')) escapes.add('%2b');
+  }
+  return [...escapes];
 }
 
 export function mentionsOf(values: readonly (string | null | undefined)[]): Mentions {
@@ -79,6 +135,7 @@ export function mentionsOf(values: readonly (string | null | undefined)[]): Ment
   }
   const needles = [...anywhere];
   const stretches = [...new Set([...needles, ...whole].map(likeStretch))];
+  const narrowing = [...stretches, ...escapesOf(stretches)];
   return {
     test(text) {
       if (!text) return false;
@@ -89,7 +146,7 @@ export function mentionsOf(values: readonly (string | null | undefined)[]): Ment
       // A value with no such stretch could be anywhere: every row is read and tested.
       if (stretches.includes('')) return sql<boolean>`1 = 1`;
       return sql<boolean>`(${sql.join(
-        stretches.map((s) => containsAsciiFolded(column, s)),
+        narrowing.map((s) => containsAsciiFolded(column, s)),
         sql` or `,
       )})`;
     },

@@ -45,3 +45,19 @@ export async function allocateSlug(
 export async function forgetSlugBase(trx: Kysely<Database>, scope: string, base: string): Promise<void> {
   await trx.deleteFrom('slug_counters').where('scope', '=', scope).where('base', '=', base).execute();
 }
+
+/**
+ * Every slug base of `scope` holding `part` as whole words (`yara-example-com` in
+ * `contact-yara-example-com`) is forgotten: what an erasure does once no one's slug is made of an
+ * erased value any more. Allocation still checks for a free slug.
+ */
+export async function forgetSlugBasesWith(trx: Kysely<Database>, scope: string, part: string): Promise<void> {
+  // A slug base holds only a-z, 0-9 and '-': nothing in it is a LIKE wildcard.
+  await trx
+    .deleteFrom('slug_counters')
+    .where('scope', '=', scope)
+    .where((eb) =>
+      eb.or([eb('base', '=', part), eb('base', 'like', `${part}-%`), eb('base', 'like', `%-${part}`), eb('base', 'like', `%-${part}-%`)]),
+    )
+    .execute();
+}

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { noteChange } from '../db/changes.js';
+import { isDnsName } from '../domains/hostnames.js';
 import type { Database, DealsTable } from '../db/types.js';
 import { emit } from '../events/outbox.js';
 import { AppError, type FieldError, invalidField } from '../http/errors.js';
@@ -43,8 +44,28 @@ export function instant(value: string, path: string, roundUp = false): string {
   return iso;
 }
 
+/**
+ * Where a deal comes from decides how strictly its input is read. A client of the API is told of a
+ * mistake (400 at the field). A CRM's record is kept as the CRM has it: a close date there is often
+ * a date alone (Salesforce's `CloseDate`), before the creation time of a deal closed that same day,
+ * and a website that is no host name matches no account, so it is kept as none.
+ */
+export interface DealRules {
+  fromApi: boolean;
+}
+const CRM_RULES: DealRules = { fromApi: false };
+
+const NOT_A_HOST = 'must be a host name such as acme.com: no scheme, port, path or IP address';
+
+function checkDomain(domain: string | null | undefined, rules: DealRules): string | null {
+  if (domain === undefined || domain === null) return null;
+  if (isDnsName(domain)) return domain;
+  if (rules.fromApi) throw invalidField('/accountDomain', NOT_A_HOST);
+  return null;
+}
+
 /** The account a deal is matched to: the one given (it must be the tenant's), else the one with its domain, else none. */
-async function matchAccount(db: Kysely<Database>, tenantId: string, input: DealInput): Promise<string | null> {
+async function matchAccount(db: Kysely<Database>, tenantId: string, input: DealInput, domain: string | null): Promise<string | null> {
   if (input.accountId !== undefined && input.accountId !== null) {
     const found = await db
       .selectFrom('accounts')
@@ -55,18 +76,18 @@ async function matchAccount(db: Kysely<Database>, tenantId: string, input: DealI
     if (!found) throw invalidField('/accountId', 'is not an account of this tenant');
     return found.id;
   }
-  if (input.accountDomain === undefined || input.accountDomain === null) return null;
+  if (domain === null) return null;
   const found = await db
     .selectFrom('accounts')
     .select('id')
     .where('tenant_id', '=', tenantId)
-    .where('domain_lc', '=', input.accountDomain.toLowerCase())
+    .where('domain_lc', '=', domain.toLowerCase())
     .executeTakeFirst();
   return found?.id ?? null;
 }
 
 /** The stored values a deal input stands for; every bad field is named in one 400, each at its pointer. */
-async function dealValues(db: Kysely<Database>, tenantId: string, input: DealInput) {
+async function dealValues(db: Kysely<Database>, tenantId: string, input: DealInput, rules: DealRules) {
   const errors: FieldError[] = [];
   const checked = <T>(check: () => T, fallback: T): T => {
     try {
@@ -83,13 +104,17 @@ async function dealValues(db: Kysely<Database>, tenantId: string, input: DealInp
     currency: checked(() => checkCurrency(input.currency), ''),
     stage: input.stage,
     account_id: null as string | null,
-    account_domain: input.accountDomain ?? null,
+    account_domain: checked(() => checkDomain(input.accountDomain, rules), null),
     created_at: checked(() => instant(input.createdAt, '/createdAt'), ''),
     closed_at:
       input.closedAt === undefined || input.closedAt === null ? null : checked(() => instant(input.closedAt as string, '/closedAt'), null),
   };
+  // Both are instants of one form (toInstant), so their text orders as their time does.
+  if (rules.fromApi && values.closed_at !== null && values.created_at !== '' && values.closed_at < values.created_at) {
+    errors.push({ path: '/closedAt', message: `is before createdAt (${values.created_at}): a deal closes after it is created` });
+  }
   try {
-    values.account_id = await matchAccount(db, tenantId, input);
+    values.account_id = await matchAccount(db, tenantId, input, values.account_domain);
   } catch (err) {
     if (!(err instanceof AppError) || !err.errors) throw err;
     errors.push(...err.errors);
@@ -109,9 +134,14 @@ const sameValues = (row: DealsTable, values: DealValues): boolean =>
  * nothing emits nothing and keeps `updatedAt`. Bad input throws the AppError of `POST /v0/deals`
  * (400 at the field's pointer). The account is matched anew on every upsert.
  */
-export async function upsertDeal(db: Kysely<Database>, tenantId: string, input: DealInput): Promise<{ deal: Deal; created: boolean }> {
-  if (!db.isTransaction) return db.transaction().execute((trx) => upsertDeal(trx, tenantId, input));
-  const values = await dealValues(db, tenantId, input);
+export async function upsertDeal(
+  db: Kysely<Database>,
+  tenantId: string,
+  input: DealInput,
+  rules: DealRules = CRM_RULES,
+): Promise<{ deal: Deal; created: boolean }> {
+  if (!db.isTransaction) return db.transaction().execute((trx) => upsertDeal(trx, tenantId, input, rules));
+  const values = await dealValues(db, tenantId, input, rules);
   const at = now();
   const row: DealsTable = {
     id: newId('deal'),

@@ -28,7 +28,7 @@ export const dealRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       // A replay repeats the first answer's status too: 201 when that request made the deal.
       const once = { ...fromHeader(request), statusOf: (body: unknown) => ((body as { created: boolean }).created ? 201 : 200) };
-      const result = await createOnce(app.db, once, (trx) => upsertDeal(trx, request.tenantId, request.body));
+      const result = await createOnce(app.db, once, (trx) => upsertDeal(trx, request.tenantId, request.body, { fromApi: true }));
       return sendOnce(reply, { ...result, body: result.body.deal });
     },
   );

@@ -24,7 +24,8 @@ const AccountIdField = Type.String({ minLength: 1, maxLength: 64, description: "
 const AccountDomain = Type.String({
   minLength: 1,
   maxLength: 253,
-  description: "Matched to the tenant's account with this domain, case-insensitively",
+  description:
+    "A host name (acme.com: no scheme, port, path or IP address), matched to the tenant's account with this domain, case-insensitively",
 });
 const DateTime = (description: string) => Type.String({ format: 'date-time', description });
 
@@ -60,7 +61,7 @@ export const DealInput = Type.Object(
     accountId: Type.Optional(Nullable(AccountIdField)),
     accountDomain: Type.Optional(Nullable(AccountDomain)),
     createdAt: DateTime("The deal's creation in its source: what the pipeline report's range and window use"),
-    closedAt: Type.Optional(Nullable(DateTime('When the deal was won or lost'))),
+    closedAt: Type.Optional(Nullable(DateTime('When the deal was won or lost: at or after createdAt'))),
   },
   { additionalProperties: false, $id: 'DealInput' },
 );

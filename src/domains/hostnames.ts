@@ -81,3 +81,12 @@ export function isIpLiteral(name: string): boolean {
   const last = bare.replace(/\.$/, '').split('.').pop() ?? '';
   return /^(\d+|0x[0-9a-f]*)$/i.test(last);
 }
+
+/**
+ * A DNS name a company's site could have (`acme.com`, `go.acme.co.uk`): labels by the house's rule,
+ * at least two of them, and not an IP address in any notation. What a domain field names (a deal's
+ * `accountDomain`), where the tenant claims nothing, so the operator's reservations do not apply.
+ */
+export function isDnsName(name: string): boolean {
+  return isHostname(name) && name.includes('.') && !isIpLiteral(name);
+}

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { CACHES, newCache } from '../db/caches.js';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Kysely } from 'kysely';
@@ -46,7 +46,15 @@ export interface ApiKeyAuth {
    * of one request), with the RateLimit-* headers; 429 `rate_limited` when the bucket holds fewer.
    */
   charge(key: string, cost: number, reply: FastifyReply): Promise<void>;
+  /**
+   * A header that an in-process request (`app.inject`) carries when a door has already charged it
+   * (/mcp charges each message, then lets a tool's first API request through): the hook then takes
+   * no token. Its value is this process's secret, so a client cannot send it.
+   */
+  prepaid: { header: string; value: string };
 }
+
+const PREPAID_HEADER = 'x-pam-prepaid';
 
 /**
  * Every /v0 request: the key resolves to its tenant (401 when missing, unknown, revoked or
@@ -96,6 +104,15 @@ export function apiKeyAuth(
 
   type KeyRow = NonNullable<Awaited<ReturnType<typeof findKey>>['row']>;
 
+  const prepaidValue = randomBytes(32).toString('base64url');
+  const expectedPrepaid = createHash('sha256').update(prepaidValue).digest();
+  const isPrepaid = (request: FastifyRequest) => {
+    const given = request.headers[PREPAID_HEADER];
+    if (given === undefined) return false;
+    delete request.headers[PREPAID_HEADER];
+    return typeof given === 'string' && timingSafeEqual(createHash('sha256').update(given).digest(), expectedPrepaid);
+  };
+
   const meter = async (row: KeyRow, reply: FastifyReply, cost = 1) => {
     touch(row.id);
     const rate = row.rate_limit_per_second ?? defaults.perSecond;
@@ -118,6 +135,7 @@ export function apiKeyAuth(
   };
 
   return {
+    prepaid: { header: PREPAID_HEADER, value: prepaidValue },
     hook: async (request, reply) => {
       const key = request.headers['x-api-key'];
       if (typeof key !== 'string' || key === '') {
@@ -127,7 +145,8 @@ export function apiKeyAuth(
       if (!row) throw new AppError('unauthorized', refusal);
       request.tenantId = row.tenant_id;
       request.apiKeyId = row.id;
-      await meter(row, reply);
+      if (isPrepaid(request)) touch(row.id);
+      else await meter(row, reply);
       if (request.method !== 'GET' && request.method !== 'HEAD' && !row.scopes.split(',').includes('write')) {
         throw new AppError('forbidden', 'This API key may only read (GET); use a key with the write scope');
       }

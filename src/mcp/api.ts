@@ -105,7 +105,17 @@ export function queryString(query: Record<string, unknown> | undefined): string 
  * arrives as the MCP request did (its Host, address and `X-Forwarded-Proto`), so the addresses the
  * API makes (http/public-origin.ts) are the ones the caller reaches.
  */
-export function injectedApi(app: FastifyInstance, key: string, outer: Arrival, requestId: string): Api {
+/**
+ * Tokens the door already took for API work (one per `tools/call` or `resources/*` message of the
+ * POST): each API request spends one while any are left, and is metered by the API once none are.
+ */
+export interface Prepaid {
+  header: string;
+  value: string;
+  credits: number;
+}
+
+export function injectedApi(app: FastifyInstance, key: string, outer: Arrival, requestId: string, prepaid?: Prepaid): Api {
   const { host, 'x-forwarded-proto': proto } = outer.headers;
   const remoteAddress = outer.socket.remoteAddress;
   return async ({ method, path, query, body, idempotencyKey }) => {
@@ -115,6 +125,10 @@ export function injectedApi(app: FastifyInstance, key: string, outer: Arrival, r
     if (proto !== undefined) headers['x-forwarded-proto'] = proto;
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
     if (body !== undefined) headers['content-type'] = 'application/json';
+    if (prepaid && prepaid.credits > 0) {
+      prepaid.credits--;
+      headers[prepaid.header] = prepaid.value;
+    }
     const res = await app.inject({
       method: method as 'GET',
       url: `${path}${queryString(query)}`,

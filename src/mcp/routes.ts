@@ -1,7 +1,7 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiKeyAuth } from '../http/auth.js';
 import { AppError } from '../http/errors.js';
-import { injectedApi } from './api.js';
+import { injectedApi, type Prepaid } from './api.js';
 import type { RouteCatalogue } from './catalogue.js';
 import { buildTools, type Tool } from './tools.js';
 import type { PublicOrigin } from '../http/public-origin.js';
@@ -12,19 +12,18 @@ const CHALLENGE = { 'www-authenticate': 'Bearer realm="mcp"' };
 export const MAX_BATCH = 20;
 
 /**
- * Messages whose work is /v0 requests, each metered as any API request (a refusal then reaches the
- * model as the tool's error): charging them at the door as well would count them twice.
+ * Messages whose work may be /v0 requests: the token each takes at the door pays for one API
+ * request of the POST (see Prepaid), so a tool that answers from one request costs one token.
  */
-const METERED_BY_THE_API = new Set(['tools/call', 'resources/read', 'resources/list']);
+const API_WORK = new Set(['tools/call', 'resources/read', 'resources/list']);
 
-/** What one POST costs at the door: one token per message the API does not meter itself. */
-function doorCost(messages: unknown[]): number {
-  let cost = 0;
+function apiWork(messages: unknown[]): number {
+  let n = 0;
   for (const m of messages) {
     const method = typeof m === 'object' && m !== null ? (m as { method?: unknown }).method : undefined;
-    if (typeof method !== 'string' || !METERED_BY_THE_API.has(method)) cost++;
+    if (typeof method === 'string' && API_WORK.has(method)) n++;
   }
-  return cost;
+  return n;
 }
 
 /** The key as MCP clients send it (`Authorization: Bearer`), or as the API takes it (`x-api-key`). */
@@ -76,7 +75,8 @@ export const mcpRoutes: FastifyPluginAsync<{ catalogue: RouteCatalogue; keys: Ap
   // The specification's guard against DNS rebinding: a browser's Origin must be one the operator
   // allows (CORS_ORIGINS) or the service's own; clients outside a browser send none.
   const origins = new Set([...app.config.corsOrigins, new URL(app.config.publicBaseUrl).origin]);
-  const caller = async (request: FastifyRequest) => {
+  const callers = new WeakMap<FastifyRequest, { key: string; canWrite: boolean }>();
+  const identify = async (request: FastifyRequest) => {
     const origin = request.headers.origin;
     if (origin !== undefined && !origins.has(origin)) {
       throw new AppError('forbidden', `Origin ${origin} may not use this MCP endpoint: allow it with CORS_ORIGINS`);
@@ -93,8 +93,23 @@ export const mcpRoutes: FastifyPluginAsync<{ catalogue: RouteCatalogue; keys: Ap
     }
   };
 
-  const noStream = async (request: FastifyRequest) => {
-    await caller(request);
+  /**
+   * Every request to /mcp with a live key takes one token as it arrives, whatever its body (a
+   * malformed one included), so every answer carries the RateLimit headers; the handler charges a
+   * batch's further messages before any of them runs.
+   */
+  const door = async (request: FastifyRequest, reply: FastifyReply) => {
+    const found = await identify(request);
+    await keys.charge(found.key, 1, reply);
+    callers.set(request, found);
+  };
+  const caller = (request: FastifyRequest) => {
+    const found = callers.get(request);
+    if (!found) throw new Error('/mcp answered without its door');
+    return found;
+  };
+
+  const noStream = async () => {
     throw new AppError(
       'method_not_allowed',
       'This server keeps no sessions and opens no server-to-client stream: send each message as a POST',
@@ -103,11 +118,11 @@ export const mcpRoutes: FastifyPluginAsync<{ catalogue: RouteCatalogue; keys: Ap
     );
   };
 
-  app.get('/mcp', { schema: { hide: true } }, noStream);
-  app.delete('/mcp', { schema: { hide: true } }, noStream);
+  app.get('/mcp', { schema: { hide: true }, onRequest: door }, noStream);
+  app.delete('/mcp', { schema: { hide: true }, onRequest: door }, noStream);
 
-  app.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
-    const { key, canWrite } = await caller(request);
+  app.post('/mcp', { schema: { hide: true }, onRequest: door }, async (request, reply) => {
+    const { key, canWrite } = caller(request);
     const messages = Array.isArray(request.body) ? request.body : [request.body];
     if (messages.length > MAX_BATCH) {
       // The SDK's own refusal of a batch too long, at this server's bound: a JSON-RPC error in a 400.
@@ -117,11 +132,13 @@ export const mcpRoutes: FastifyPluginAsync<{ catalogue: RouteCatalogue; keys: Ap
         id: null,
       });
     }
-    const cost = doorCost(messages);
-    if (cost > 0) await keys.charge(key, cost, reply);
+    // Every message is charged before any runs: the door took one token, the rest are taken here
+    // at once, and when the bucket holds fewer the whole POST is the API's 429 and nothing in it runs.
+    if (messages.length > 1) await keys.charge(key, messages.length - 1, reply);
+    const prepaid: Prepaid = { ...keys.prepaid, credits: apiWork(messages) };
     const { mcpServer, fillToolLists, set, Transport } = await load();
     const server = mcpServer(set, catalogue, {
-      api: injectedApi(app, key, request.raw, request.id),
+      api: injectedApi(app, key, request.raw, request.id, prepaid),
       canWrite,
       originOf: (hostname) => origin(hostname, request.raw),
     });

@@ -12,6 +12,7 @@ import { forgetLeadsOf } from '../leads/repository.js';
 import { deleteLogsOf, forgetTypedLeads } from '../logs/repository.js';
 import { forgetOccurrencesNaming } from '../goals/occurrences.js';
 import { redactDeliveryErrors } from '../webhooks/deliveries.js';
+import { forgetInOtherPersons } from './erasure-others.js';
 
 /**
  * Erasure of a person (the right to be forgotten): afterwards the service holds none of their
@@ -27,6 +28,8 @@ import { redactDeliveryErrors } from '../webhooks/deliveries.js';
  *   "personId": ...}`, which is also what pending deliveries send;
  * - remembered answers of idempotent requests that mention them are forgotten, and delivery
  *   errors that quote them are cleared;
+ * - another person's fields lose the erased person's email, phone or LinkedIn URL (a visitor may
+ *   have typed it as their name), with a new slug where the old one was made of it;
  * - `person.deleted` carries the id only.
  * docs/privacy.md says what this cannot recall (deliveries already made) and what stays on disk.
  */
@@ -53,6 +56,7 @@ export async function erasePerson(trx: Transaction<Database>, tenantId: string, 
     audiences.map((a) => a.id),
   );
   await forgetOccurrencesNaming(trx, tenantId, mentionsOf(theirs));
+  await forgetInOtherPersons(trx, tenantId, person);
 
   const mentions = mentionsOf([...theirs, ...audiences.map((a) => a.id)]);
   await redactEventsMentioning(trx, tenantId, mentions, JSON.stringify({ redacted: true, personId }));

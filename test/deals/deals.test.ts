@@ -153,6 +153,60 @@ describe('POST /v0/deals', () => {
   });
 });
 
+describe('POST /v0/deals: dates in order, a host name for the account (issue 45 §10)', () => {
+  const created = '2026-06-01T12:00:00.000Z';
+
+  test('closedAt before createdAt is 400 at /closedAt; at createdAt or after it is taken', async () => {
+    const early = await post(deal({ stage: 'won', createdAt: created, closedAt: '2026-06-01T11:59:59.999Z' }));
+    expectProblem(early, 400, 'validation_failed', ['/closedAt']);
+    assert.match(early.body.errors[0].message, /before createdAt/);
+    // The same instant written another way is not before it.
+    ok(await post(deal({ stage: 'won', createdAt: created, closedAt: '2026-06-01T14:00:00+02:00' })), 201);
+    ok(await post(deal({ stage: 'lost', createdAt: created, closedAt: '2026-06-01T12:00:00.001Z' })), 201);
+    // Both wrong: each at its pointer, in one answer.
+    expectProblem(
+      await post(deal({ createdAt: created, closedAt: '2025-01-01T00:00:00Z', accountDomain: 'https://acme.com' })),
+      400,
+      'validation_failed',
+      ['/accountDomain', '/closedAt'],
+    );
+  });
+
+  test("an update is checked against its new createdAt: moving a closed deal's creation past its close is 400, and nothing changes", async () => {
+    const body = deal({ stage: 'won', createdAt: created, closedAt: '2026-06-10T00:00:00Z' });
+    const made = ok(await post(body), 201);
+    expectProblem(await post({ ...body, createdAt: '2026-06-10T00:00:00.001Z' }), 400, 'validation_failed', ['/closedAt']);
+    expectProblem(await post({ ...body, closedAt: '2026-05-31T23:59:59Z' }), 400, 'validation_failed', ['/closedAt']);
+    const stored = ok(await t.req('GET', `/v0/deals/${made.dealId}`));
+    assert.deepEqual([stored.createdAt, stored.closedAt], [created, '2026-06-10T00:00:00.000Z']);
+    ok(await post({ ...body, createdAt: '2026-06-10T00:00:00Z' }), 200);
+  });
+
+  test('accountDomain must be a host name: 400 at /accountDomain otherwise', async () => {
+    for (const bad of [
+      'https://acme.com',
+      'acme.com/pricing',
+      'acme.com:443',
+      'acme',
+      'ad@acme.com',
+      'acme .com',
+      '-acme.com',
+      'acme.com.',
+      '192.168.0.1',
+      '0x7f.1',
+      `${'a'.repeat(64)}.com`,
+    ]) {
+      expectProblem(await post(deal({ accountDomain: bad })), 400, 'validation_failed', ['/accountDomain']);
+    }
+    for (const good of ['acme.com', 'ACME.com', 'go.acme.co.uk', 'xn--bcher-kva.example', `${'a'.repeat(63)}.com`]) {
+      const made = ok(await post(deal({ accountDomain: good })), 201);
+      assert.equal(made.accountDomain, good);
+    }
+    const matched = ok(await post(deal({ accountDomain: 'ACME.COM' })), 201);
+    assert.equal(matched.accountId, acme.accountId);
+  });
+});
+
 describe('GET /v0/deals', () => {
   test('filters by source, stage, account and dates, newest first, paged by cursor', async () => {
     const other = await t.newTenant('Lister');
