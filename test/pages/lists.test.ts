@@ -69,6 +69,26 @@ describe('a content is at most 512 KB', () => {
     assert.deepEqual(ok(await t.req('PATCH', `/v0/pages/${small.pageId}`, { content: atBound })).content, atBound);
   });
 
+  test('a body over the request limit (1 MB) is 413 naming that limit, and the content bound on a route that takes content', async () => {
+    const huge = {
+      headline: 'Huge',
+      subheadline: '',
+      sections: Array.from({ length: 50 }, () => ({ heading: 'h', body: 'b'.repeat(20_000) })),
+    };
+    const scripts = [{ name: 's', description: '', content: 'x'.repeat(60_000), enabled: false }];
+    const res = await t.req('POST', '/v0/pages', { ...PAGE, content: huge, scripts });
+    expectProblem(res, 413, 'payload_too_large');
+    assert.match(res.body.detail, /1048576 bytes/);
+    assert.match(res.body.detail, /512 KB/);
+    const small = ok(await t.req('POST', '/v0/pages', { ...PAGE, content: SMALL }), 201);
+    const patched = await t.req('PATCH', `/v0/pages/${small.pageId}`, { content: huge, scripts });
+    expectProblem(patched, 413, 'payload_too_large');
+    assert.match(patched.body.detail, /\/content.*512 KB/);
+    const other = await t.req('POST', '/v0/persons', { name: 'x'.repeat(1_100_000) });
+    expectProblem(other, 413, 'payload_too_large');
+    assert.doesNotMatch(other.body.detail, /512 KB/);
+  });
+
   test('a multi-byte character counts by its UTF-8 bytes', async () => {
     // "é" is two bytes: the same number of characters as the bound, more bytes than it.
     const content = contentOf(LIMIT);
