@@ -5,7 +5,7 @@ import type { AgentConfig } from '../config.js';
 import type { AudienceVersionsTable, Database } from '../db/types.js';
 import { compileJsonCheck } from '../http/validation.js';
 import { Content } from '../pages/schemas.js';
-import { layoutErrors } from '../pages/sections.js';
+import { layoutErrors, MAX_CONTENT_BYTES } from '../pages/sections.js';
 import { gatherInputs } from './inputs.js';
 import { claimVersions } from '../audiences/generation.js';
 import { type Outcome, startProcessing, writeOutcomes } from './repository.js';
@@ -74,6 +74,9 @@ function answerError(content: unknown, page: GeneratorInput['page']): string | u
     const first = isContent.errors?.[0];
     return first ? `${first.instancePath || '/'} ${first.message ?? 'is invalid'}` : '/ is invalid';
   }
+  // Bounded as every written content is (issue 45), so a generated version lists and serves as any other.
+  const bytes = Buffer.byteLength(JSON.stringify(content), 'utf8');
+  if (bytes > MAX_CONTENT_BYTES) return `/ is ${bytes} bytes as JSON; a content is at most 512 KB (${MAX_CONTENT_BYTES} bytes)`;
   const actionIds = page.content.sections.flatMap((s) => (s.actionId === undefined ? [] : [s.actionId]));
   const first = layoutErrors(content as Content, actionIds, '').at(0);
   return first && `${first.path} ${first.message}`;

@@ -1,8 +1,9 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { isUniqueViolation } from '../db/errors.js';
+import { lockExclusive } from '../db/locks.js';
 import type { Database, PagesTable } from '../db/types.js';
 import { AppError, invalidField } from '../http/errors.js';
-import { checkRules, type Rules } from './rules.js';
+import { checkRules, MAX_SEGMENTS_PER_PAGE, type Rules } from './rules.js';
 
 // What an audience's write claims before it is made: a segment's rules, a person of the tenant,
 // a route key no other live audience of the page holds. Each is refused with a 4xx naming its field.
@@ -19,6 +20,28 @@ export function segmentOf(rules: Rules | null, priority: number | null | undefin
   if (personId !== null) throw invalidField('/rules', "cannot go with personId: an audience is a person's or a segment, not both");
   checkRules(rules, '/rules');
   return { rules: JSON.stringify(rules), priority: priority ?? 0 };
+}
+
+/**
+ * A page has at most MAX_SEGMENTS_PER_PAGE live segment audiences (issue 45): each is matched on
+ * every uncached view of the page. A write that would make one more (a new segment, rules given
+ * to another audience, a segment restored) is 409 at `pointer`. The page's segment writes take a
+ * lock first (PostgreSQL), so two at once cannot both see room for the last one.
+ */
+export async function checkSegmentRoom(trx: Transaction<Database>, page: PagesTable, audienceId: string | null, pointer: string) {
+  await lockExclusive(trx, `segments:${page.id}`);
+  const { n } = await trx
+    .selectFrom('audiences')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('page_id', '=', page.id)
+    .where('tenant_id', '=', page.tenant_id)
+    .where('archived_at', 'is', null)
+    .where('rules', 'is not', null)
+    .$if(audienceId !== null, (q) => q.where('id', '!=', audienceId as string))
+    .executeTakeFirstOrThrow();
+  if (Number(n) < MAX_SEGMENTS_PER_PAGE) return;
+  const message = `would make more than ${MAX_SEGMENTS_PER_PAGE} live segment audiences on this page, the most a page may have: archive one first`;
+  throw new AppError('conflict', `${pointer} ${message}`, [{ path: pointer, message }]);
 }
 
 export async function personOf(db: Kysely<Database>, tenantId: string, personId: string) {

@@ -13,7 +13,7 @@ import type { Audience, AudienceCreate, AudienceListQuery } from './schemas.js';
 import { AudienceUpdate } from './schemas.js';
 import { firstVersionRow, toVersion } from './versions.js';
 import { parseRules } from './rules.js';
-import { audienceConflict, checkRouteKeyFree, personOf, segmentOf } from './claims.js';
+import { audienceConflict, checkRouteKeyFree, checkSegmentRoom, personOf, segmentOf } from './claims.js';
 import type { OriginOf } from '../http/public-origin.js';
 
 // The visitor plane reads a version by this path (src/site/); versions.ts is where it lives.
@@ -92,6 +92,7 @@ export async function createAudience(
   originOf: OriginOf,
 ): Promise<Audience> {
   const rules = segmentOf(input.rules ?? null, input.priority, input.personId ?? null);
+  if (rules.rules !== null) await checkSegmentRoom(trx, page, null, '/rules');
   const person = input.personId ? await personOf(trx, page.tenant_id, input.personId) : undefined;
   const errors: FieldError[] = [];
   const override =
@@ -225,6 +226,9 @@ export async function updateAudience(
     const personId = patch.personId !== undefined ? patch.personId : current.person_id;
     const priority = patch.priority !== undefined ? patch.priority : rules === null ? undefined : (current.priority ?? undefined);
     const segment = segmentOf(rules, priority, personId);
+    if (segment.rules !== null && current.rules === null && current.archived_at === null) {
+      await checkSegmentRoom(trx, page, current.id, '/rules');
+    }
     if (segment.rules !== current.rules) changes.rules = segment.rules;
     if (segment.priority !== current.priority) changes.priority = segment.priority;
   }
@@ -315,6 +319,7 @@ export async function restoreAudience(trx: Transaction<Database>, page: PagesTab
   if (current.archived_at === null) return toAudienceWithVersions(trx, current, page);
   if (current.erased_at !== null) throw conflict('the audience was archived by the erasure of its person; it cannot be restored');
   if (current.person_route_key !== null) await checkRouteKeyFree(trx, page, current.person_route_key, current.id);
+  if (current.rules !== null) await checkSegmentRoom(trx, page, current.id, '/rules');
   const changes: Partial<AudiencesTable> = { archived_at: null, updated_at: after(current.updated_at) };
   if (current.home_page === 1) {
     const holder = await trx

@@ -16,6 +16,8 @@ const FIELD_PATTERN =
 export const OPERATORS = ['equals', 'not_equals', 'contains', 'starts_with', 'ends_with', 'in', 'exists', 'gte', 'lte'] as const;
 export type Operator = (typeof OPERATORS)[number];
 export const MAX_CONDITIONS = 20;
+/** Live segment audiences a page may have (issue 45): every uncached view matches them all. */
+export const MAX_SEGMENTS_PER_PAGE = 50;
 export const MAX_IN_VALUES = 100;
 const MAX_VALUE_LENGTH = 255;
 

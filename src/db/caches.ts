@@ -258,6 +258,21 @@ export const CACHES = {
     holds: 'app',
     invalidatedBy: ['nothing'],
   }),
+  // Issue 45: a segment's rules, compiled (values lowercased, `in` lists as sets) once per change
+  // rather than on every view the outcome memo misses (on SQLite, after any commit): the page's
+  // segments are read as ids and times, and only a segment changed since is read and compiled.
+  segmentRules: declare<{ bytes: number }>({
+    name: 'Compiled segment rules',
+    file: 'src/site/serve/segments.ts',
+    key: "the segment audience's id and its updated_at (moved by every write of its rules)",
+    max: 10_000,
+    maxBytes: 64 * MB,
+    maxEntryBytes: 4 * MB,
+    // The stored text's characters, lowercased copies of its values and their sets: four times the text.
+    size: (compiled, key) => 2 * key.length + compiled.bytes,
+    holds: 'database',
+    invalidatedBy: ['new key'],
+  }),
   keyLastUsed: declare({
     name: 'API key last-used stamps',
     file: 'src/http/auth.ts',

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiKeyAuth } from './auth.js';
 import { AppError, sendProblem, toAppError } from './errors.js';
 
@@ -13,7 +13,7 @@ export function registerErrorHandling(app: FastifyInstance, keys: ApiKeyAuth): v
   });
 
   app.setErrorHandler((err, request, reply) => {
-    const appError = toAppError(err);
+    const appError = bodyTooLarge(err, request) ?? toAppError(err);
     if (appError.code === 'unavailable') request.log.warn({ err }, 'database unavailable');
     else if (appError.status >= 500) request.log.error({ err }, 'request failed');
     return sendProblem(reply, request, appError);
@@ -45,4 +45,17 @@ export function registerErrorHandling(app: FastifyInstance, keys: ApiKeyAuth): v
     }
     return sendProblem(reply, request, new AppError('not_found', `No route matches ${request.method} ${path}`));
   });
+}
+
+/**
+ * A body over the route's limit, read no further: the limit is named, and on a route whose body
+ * takes a page's `content` so is that content's own bound (MAX_CONTENT_BYTES, src/pages/sections.ts,
+ * which this layer may not import), since that is what such a body is most often too large for.
+ */
+function bodyTooLarge(err: unknown, request: FastifyRequest): AppError | undefined {
+  if ((err as { code?: unknown }).code !== 'FST_ERR_CTP_BODY_TOO_LARGE') return undefined;
+  const limit = request.routeOptions.bodyLimit;
+  const body = request.routeOptions.schema?.body as { properties?: Record<string, unknown> } | undefined;
+  const content = body?.properties?.content !== undefined ? '; a content (/content) is at most 512 KB of it' : '';
+  return new AppError('payload_too_large', `The request body exceeds the size limit of ${limit} bytes${content}`);
 }

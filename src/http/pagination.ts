@@ -3,7 +3,7 @@ import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../db/types.js';
 import { isIdShaped } from '../ids.js';
 import { invalidField } from './errors.js';
-import type { ListPage, ListQuery } from './schemas.js';
+import { type ListPage, type ListQuery, MAX_LIMIT_WITH_CONTENT } from './schemas.js';
 
 /**
  * Keyset pagination. A list declares its sort key once (`keysetList`); the key gives the query its
@@ -47,6 +47,23 @@ export interface ListRequest {
 
 /** `cursor` and `limit`, the query parameters every list has. */
 export type ListQueryParams = Static<ReturnType<typeof ListQuery<Record<never, never>>>>;
+
+/**
+ * The query of a list of `ContentListQuery` settled: with `include=content` a limit above
+ * MAX_LIMIT_WITH_CONTENT is a 400 at `/limit` naming the bound, and an absent one is that bound;
+ * otherwise the usual default. Whether content is included is not bound to the cursor: a client
+ * may walk the same list either way.
+ */
+export function contentListQuery<Q extends ListQueryParams & { include?: 'content' }>(query: Q): Q & { limit: number } {
+  const withContent = query.include === 'content';
+  if (withContent && query.limit !== undefined && query.limit > MAX_LIMIT_WITH_CONTENT) {
+    throw invalidField(
+      '/limit',
+      `must be at most ${MAX_LIMIT_WITH_CONTENT} with include=content (each item carries up to 512 KB of content)`,
+    );
+  }
+  return { ...query, limit: query.limit ?? (withContent ? MAX_LIMIT_WITH_CONTENT : 20) };
+}
 
 type Table = keyof Database & string;
 

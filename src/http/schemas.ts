@@ -114,6 +114,36 @@ export function ListQuery<P extends TProperties>(filters: P) {
   return Type.Object({ ...filters, cursor: Type.Optional(CursorParam), limit: Type.Optional(LimitParam) }, { additionalProperties: false });
 }
 
+/** A list's page size when its items carry their content (`?include=content`, issue 45): 10 at most, 10 by default. */
+export const MAX_LIMIT_WITH_CONTENT = 10;
+
+/**
+ * Query parameters of a list whose items leave out their `content` (a page's body, up to 512 KB)
+ * unless `include=content` asks for it. `limit` has no schema default here: without one it is 20,
+ * or 10 with `include=content` (`limitWithContent` checks and settles it).
+ */
+export function ContentListQuery<P extends TProperties>(filters: P) {
+  return Type.Object(
+    {
+      ...filters,
+      include: Type.Optional(
+        StringEnum(['content'] as const, {
+          description: `content: each item carries its content too; limit is then at most ${MAX_LIMIT_WITH_CONTENT} (default ${MAX_LIMIT_WITH_CONTENT})`,
+        }),
+      ),
+      cursor: Type.Optional(CursorParam),
+      limit: Type.Optional(
+        Type.Integer({
+          minimum: 1,
+          maximum: 100,
+          description: `Page size, 1 to 100 (default 20); with include=content, 1 to ${MAX_LIMIT_WITH_CONTENT} (default ${MAX_LIMIT_WITH_CONTENT})`,
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  );
+}
+
 /**
  * `totalCount` counts every match unless a list says otherwise, in its own description. The envelope
  * of a named item is named after it (`Person` → `PersonList`), so the document declares it once.

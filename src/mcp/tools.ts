@@ -118,7 +118,11 @@ export function buildTools(catalogue: RouteCatalogue): Tool[] {
       (b) => count(b, 'audiences'),
     ),
     oneCall(
-      { name: 'list_pages', title: 'List pages', description: `The tenant's pages, newest first, a page at a time. ${READ_NOTE}` },
+      {
+        name: 'list_pages',
+        title: 'List pages',
+        description: `The tenant's pages, newest first, a page at a time, without their content unless include=content (then limit at most 10). ${READ_NOTE}`,
+      },
       op('listPages'),
       (b) => count(b, 'pages'),
     ),
@@ -127,7 +131,7 @@ export function buildTools(catalogue: RouteCatalogue): Tool[] {
       {
         name: 'list_templates',
         title: 'List page templates',
-        description: `Page templates to start a page from (create_page's templateId): the built-ins first (product launch, account-based outreach, webinar or event, demo request), then the tenant's own, newest first, each with its content and actions. ${READ_NOTE}`,
+        description: `Page templates to start a page from (create_page's templateId): the built-ins first (product launch, account-based outreach, webinar or event, demo request), then the tenant's own, newest first, each with its actions; its content only with include=content (then limit at most 10), or from GET of one template. ${READ_NOTE}`,
       },
       op('listTemplates'),
       (b) => count(b, 'templates'),

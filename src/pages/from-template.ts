@@ -5,6 +5,7 @@ import { throwIfAny } from '../http/round-trip.js';
 import { newId } from '../ids.js';
 import type { StoredAction } from './actions.js';
 import type { ActionInput, Content, PageCreate } from './schemas.js';
+import { checkContentSize } from './sections.js';
 
 /** What a page made from a template starts with: the template's content, actions and header action. */
 export interface PageStart {
@@ -54,6 +55,8 @@ export async function beginning(db: Kysely<Database>, tenantId: string, input: P
   throwIfAny(errors);
   const start = await starts(db, tenantId, input.templateId);
   if (!start) throw invalidField('/templateId', 'is not a template of this tenant or a built-in one');
+  // A template saved before content was bounded may be larger: the request named it, not a content.
+  checkContentSize(start.content, '/templateId', 'names a template whose content is');
   const renamed = new Map(start.actions.map((a) => [a.actionId, newId('action')]));
   const follow = (actionId: string) => renamed.get(actionId) ?? actionId;
   const known = start.actions.map((a) => ({ ...a, actionId: follow(a.actionId) }));

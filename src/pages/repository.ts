@@ -2,7 +2,7 @@ import { type ExpressionBuilder, type Kysely, type Transaction, sql } from 'kyse
 import { bump, counter } from '../db/counters.js';
 import { noteChange } from '../db/changes.js';
 import type { Database, PagesTable } from '../db/types.js';
-import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
+import { contentListQuery, keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { emit } from '../events/outbox.js';
 import { after, now } from '../time.js';
@@ -13,7 +13,7 @@ import type { FieldError } from '../http/errors.js';
 import { settle, throwIfAny } from '../http/round-trip.js';
 import { checkContent, contentErrors } from './sections.js';
 import { fullMetadata, mergeMetadata, parseMetadata, patchPageMetadata } from './metadata.js';
-import { type Content, type Page, type PageCreate, type PageListQuery, PageUpdate } from './schemas.js';
+import { type Content, type Page, type PageCreate, type PageListQuery, type PageSummary, PageUpdate } from './schemas.js';
 import type { OriginOf } from '../http/public-origin.js';
 
 const actionIds = (actions: StoredAction[]) => actions.map((a) => a.actionId);
@@ -24,7 +24,31 @@ type PageRow = PagesTable & { audiences_count: number | string | bigint | null }
 export const pageContent = (row: Pick<PagesTable, 'content' | 'title'>): Content =>
   row.content !== null ? (JSON.parse(row.content) as Content) : { headline: row.title, subheadline: '', sections: [] };
 
-export function toPage(row: PageRow): Page {
+/** What lists read of a page (issue 45): every column but `content`, which may be 512 KB. */
+const SUMMARY_COLUMNS = [
+  'id',
+  'tenant_id',
+  'name',
+  'title',
+  'page_context',
+  'page_type',
+  'status',
+  'flags',
+  'brand_id',
+  'header_action_id',
+  'actions',
+  'action_card_widgets',
+  'footer_links',
+  'scripts',
+  'metadata',
+  'archived_at',
+  'deleted_at',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof PagesTable)[];
+type SummaryRow = Pick<PagesTable, (typeof SUMMARY_COLUMNS)[number]> & Pick<PageRow, 'audiences_count'>;
+
+export function toPageSummary(row: SummaryRow): PageSummary {
   const actions = JSON.parse(row.actions) as StoredAction[];
   const metadata = parseMetadata(row.metadata);
   return {
@@ -42,7 +66,6 @@ export function toPage(row: PageRow): Page {
     footerLinks: JSON.parse(row.footer_links) as Page['footerLinks'],
     scripts: JSON.parse(row.scripts) as Page['scripts'],
     ...(metadata !== null ? { metadata: fullMetadata(metadata) } : {}),
-    content: pageContent(row),
     audiencesCount: Number(row.audiences_count ?? 0),
     archivedAt: row.archived_at,
     deletedAt: row.deleted_at,
@@ -50,6 +73,8 @@ export function toPage(row: PageRow): Page {
     updatedAt: row.updated_at,
   };
 }
+
+export const toPage = (row: PageRow): Page => ({ ...toPageSummary(row), content: pageContent(row) });
 
 /** Audiences of the outer query's page that are not archived. */
 const audiencesCount = (eb: ExpressionBuilder<Database, 'pages'>) =>
@@ -244,8 +269,13 @@ export async function deletePage(trx: Transaction<Database>, tenantId: string, p
 
 const pagesList = keysetList({ name: 'pages', table: 'pages', ...NEWEST_FIRST });
 
+/** Summaries (no content, not even read) unless `include=content` asks for whole pages, 10 at most then. */
 export async function listPages(db: Kysely<Database>, tenantId: string, query: PageListQuery) {
+  const settled = contentListQuery(query);
   const live = db.selectFrom('pages').where('tenant_id', '=', tenantId).where('deleted_at', 'is', null);
-  const rows = live.selectAll().select(audiencesCount);
-  return pagesList.read({ query, rows, count: () => counter(db, tenantId, 'pages'), map: toPage });
+  const count = () => counter(db, tenantId, 'pages');
+  if (settled.include === 'content') {
+    return pagesList.read({ query: settled, rows: live.selectAll().select(audiencesCount), count, map: toPage });
+  }
+  return pagesList.read({ query: settled, rows: live.select(SUMMARY_COLUMNS).select(audiencesCount), count, map: toPageSummary });
 }

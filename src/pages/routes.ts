@@ -6,7 +6,7 @@ import type { TemplateStarts } from './from-template.js';
 import type { PreviewLinks } from './preview-links.js';
 import { type Previews, previewRoutes } from './preview.js';
 import { createPage, deletePage, getPage, listPages, type PageCopies, updatePage } from './repository.js';
-import { Page, PageCreate, PageListQuery, PageParams, PageUpdate } from './schemas.js';
+import { Page, PageCreate, PageListQuery, PageParams, PageSummary, PageUpdate } from './schemas.js';
 import type { PublicOrigin } from '../http/public-origin.js';
 
 const tags = ['pages'];
@@ -30,8 +30,10 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{
         tags,
         operationId: 'listPages',
         summary: 'List pages',
+        description:
+          'Each item is a page without its `content` (a PageSummary), unless `include=content` asks for it; `limit` is then at most 10.',
         querystring: PageListQuery,
-        response: responses({ 200: ListEnvelope(Page) }),
+        response: responses({ 200: ListEnvelope(PageSummary) }),
       },
     },
     async (request) => listPages(app.db, request.tenantId, request.query),

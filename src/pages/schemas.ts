@@ -1,6 +1,6 @@
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { PAGE_STATUSES, PAGE_TYPES } from '../db/enums.js';
-import { ListQuery, MAX_SAFE_INTEGER, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.js';
+import { ContentListQuery, MAX_SAFE_INTEGER, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.js';
 import { readOnly, RoundTrip } from '../http/round-trip.js';
 import { Section } from './section-schema.js';
 
@@ -214,6 +214,21 @@ export const Page = Type.Object(
 );
 export type Page = Static<typeof Page>;
 
+/**
+ * A page as lists show it (issue 45): every field of Page but `content`, which only
+ * `?include=content` adds (then as Page has it), so a list never carries megabytes of bodies.
+ */
+export const PageSummary = Type.Object(
+  {
+    ...Type.Omit(Page, ['content']).properties,
+    content: Type.Optional(
+      Type.Object(Content.properties, { description: "Only with ?include=content: the page's content, as Page has it" }),
+    ),
+  },
+  { $id: 'PageSummary', description: 'A page without its content (unless the list was asked to include it)' },
+);
+export type PageSummary = Static<typeof PageSummary>;
+
 const Name = Type.String({ minLength: 1 });
 const PageContext = Type.String({ minLength: 1 });
 const HeaderActionId = Nullable(Type.String({ description: "The actionId of one of the page's actions; null clears it" }));
@@ -274,7 +289,7 @@ export const PageCreate = Type.Object(
 export type PageCreate = Static<typeof PageCreate>;
 
 export const PageParams = Type.Object({ page_id: Type.String() });
-export const PageListQuery = ListQuery({});
+export const PageListQuery = ContentListQuery({});
 export const PagePreviewQuery = Type.Object(
   {
     audienceId: Type.Optional(

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { findShownImages } from '../assets/repository.js';
 import type { Database } from '../db/types.js';
-import type { FieldError } from '../http/errors.js';
+import { AppError, type FieldError } from '../http/errors.js';
 import { throwIfAny } from '../http/round-trip.js';
 import { ITEM_BOUNDS, ITEM_FIELDS, LAYOUT_FIELDS, type Layout, type Section } from './section-schema.js';
 import type { Content } from './schemas.js';
@@ -118,10 +118,26 @@ export function layoutErrors(content: Content, actionIds: readonly string[], pat
   return errors;
 }
 
+/** A content's bound: its JSON, as stored, at most 512 KB (issue 45), so no list or render carries megabytes. */
+export const MAX_CONTENT_BYTES = 512 * 1024;
+
+/**
+ * A content larger than MAX_CONTENT_BYTES is a 413 naming the bound and `path`, before any other
+ * check: its size, not its shape, is what is wrong. `subject` says how the field holds the content. Measured as the UTF-8 bytes of its JSON, as stored.
+ */
+export function checkContentSize(content: Content | null | undefined, path = '/content', subject = 'is'): void {
+  if (content === null || content === undefined) return;
+  const bytes = Buffer.byteLength(JSON.stringify(content), 'utf8');
+  if (bytes <= MAX_CONTENT_BYTES) return;
+  const message = `${subject} ${bytes} bytes as JSON; a content is at most 512 KB (${MAX_CONTENT_BYTES} bytes)`;
+  throw new AppError('payload_too_large', `${path} ${message}`, [{ path, message }]);
+}
+
 /**
  * The errors of a content as written anywhere (a page, an audience's version, the page agent):
  * each layout's fields and bounds, and each image a live image asset of the tenant. `actionIds`:
- * the page's actions (after the same request's changes), which a cta section must name.
+ * the page's actions (after the same request's changes), which a cta section must name. A
+ * content over its bound is thrown as a 413 (checkContentSize), not listed.
  */
 export async function contentErrors(
   db: Kysely<Database>,
@@ -131,6 +147,7 @@ export async function contentErrors(
   path = '/content',
 ): Promise<FieldError[]> {
   if (content === null || content === undefined) return [];
+  checkContentSize(content, path);
   const errors = layoutErrors(content, actionIds, path);
   const refs = imageRefs(content, path);
   const found = await findShownImages(

@@ -2,18 +2,32 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database, TemplatesTable } from '../db/types.js';
 import { emit } from '../events/outbox.js';
 import { conflict, invalidField } from '../http/errors.js';
-import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
+import { contentListQuery, keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { settle } from '../http/round-trip.js';
 import { newId } from '../ids.js';
 import type { StoredAction } from '../pages/actions.js';
 import type { PageStart } from '../pages/from-template.js';
 import { findPage, pageContent } from '../pages/repository.js';
 import type { Content } from '../pages/schemas.js';
+import { checkContentSize } from '../pages/sections.js';
 import { after, now } from '../time.js';
 import { BUILT_INS, builtInById } from './built-ins/index.js';
-import { type Template, type TemplateCreate, type TemplateListQuery, TemplateUpdate } from './schemas.js';
+import { type Template, type TemplateCreate, type TemplateListQuery, type TemplateSummary, TemplateUpdate } from './schemas.js';
 
-export function toTemplate(row: TemplatesTable): Template {
+/** What the list reads of a template (issue 45): every column but `content`, which may be 512 KB. */
+const SUMMARY_COLUMNS = [
+  'id',
+  'tenant_id',
+  'name',
+  'description',
+  'actions',
+  'header_action_id',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof TemplatesTable)[];
+type SummaryRow = Pick<TemplatesTable, (typeof SUMMARY_COLUMNS)[number]>;
+
+export function toTemplateSummary(row: SummaryRow): TemplateSummary {
   const actions = JSON.parse(row.actions) as StoredAction[];
   const builtIn = builtInById(row.id) !== undefined;
   return {
@@ -21,13 +35,14 @@ export function toTemplate(row: TemplatesTable): Template {
     name: row.name,
     description: row.description,
     builtIn,
-    content: JSON.parse(row.content) as Content,
     actions: actions.map((a, actionIndex) => ({ ...a, actionIndex })),
     ...(row.header_action_id !== null ? { headerActionId: row.header_action_id } : {}),
     createdAt: builtIn ? null : row.created_at,
     updatedAt: builtIn ? null : row.updated_at,
   };
 }
+
+export const toTemplate = (row: TemplatesTable): Template => ({ ...toTemplateSummary(row), content: JSON.parse(row.content) as Content });
 
 /** A tenant's own template, as stored; built-ins are never rows. */
 export function findTemplate(db: Kysely<Database>, tenantId: string, templateId: string) {
@@ -59,13 +74,16 @@ export async function templateStart(db: Kysely<Database>, tenantId: string, temp
 export async function createTemplate(trx: Transaction<Database>, tenantId: string, input: TemplateCreate): Promise<Template> {
   const page = await findPage(trx, tenantId, input.pageId);
   if (!page) throw invalidField('/pageId', 'is not a page of this tenant');
+  // A page written before content was bounded may be larger than a template may be.
+  const content = pageContent(page);
+  checkContentSize(content, '/pageId', 'names a page whose content is');
   const at = now();
   const row: TemplatesTable = {
     id: newId('template'),
     tenant_id: tenantId,
     name: input.name,
     description: input.description ?? '',
-    content: JSON.stringify(pageContent(page)),
+    content: JSON.stringify(content),
     actions: page.actions,
     header_action_id: page.header_action_id,
     created_at: at,
@@ -122,9 +140,12 @@ const templatesList = keysetList({ name: 'templates', table: 'templates', ...NEW
  * The built-ins first, in their order, then the tenant's own, newest first. A built-in's sort key
  * is made to come before any row's (`BUILT_IN_SORT_TIME`, ids in descending order), so one keyset
  * walks both: a cursor after a built-in finds the remaining built-ins here and every row in SQL.
+ * Summaries (their content not even read) unless `include=content` asks for whole templates, 10 at most then.
  */
 export async function listTemplates(db: Kysely<Database>, tenantId: string, query: TemplateListQuery) {
-  const request = templatesList.request(query);
+  const settled = contentListQuery(query);
+  const withContent = settled.include === 'content';
+  const request = templatesList.request(settled);
   const [time, id] = (request.after ?? []).map(String);
   // Those after the cursor in the list's order (descending), compared as the database compares the key.
   const builtIns =
@@ -136,7 +157,8 @@ export async function listTemplates(db: Kysely<Database>, tenantId: string, quer
   const [rows, ownCount] = await Promise.all([
     wanted > 0
       ? own
-          .selectAll()
+          .$if(withContent, (q) => q.select('content'))
+          .select(SUMMARY_COLUMNS)
           .$call(templatesList.apply({ ...request, limit: wanted - 1 }))
           .execute()
       : Promise.resolve([]),
@@ -146,6 +168,7 @@ export async function listTemplates(db: Kysely<Database>, tenantId: string, quer
     request,
     rows: [...builtIns, ...rows].slice(0, request.limit + 1),
     totalCount: BUILT_INS.length + Number(ownCount.n),
-    map: toTemplate,
+    map: (row: SummaryRow & { content?: string }): TemplateSummary =>
+      withContent && row.content !== undefined ? toTemplate({ ...row, content: row.content }) : toTemplateSummary(row),
   });
 }

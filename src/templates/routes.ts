@@ -3,7 +3,7 @@ import { notFound } from '../http/errors.js';
 import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
 import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
 import { createTemplate, deleteTemplate, getTemplate, listTemplates, updateTemplate } from './repository.js';
-import { Template, TemplateCreate, TemplateListQuery, TemplateParams, TemplateUpdate } from './schemas.js';
+import { Template, TemplateCreate, TemplateListQuery, TemplateParams, TemplateSummary, TemplateUpdate } from './schemas.js';
 
 const extension = { tags: ['templates'], 'x-extension': true };
 
@@ -16,8 +16,10 @@ export const templateRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...extension,
         operationId: 'listTemplates',
         summary: "List page templates: the built-ins first, then the tenant's own, newest first (extension)",
+        description:
+          'Each item is a template without its `content` (a TemplateSummary), unless `include=content` asks for it; `limit` is then at most 10.',
         querystring: TemplateListQuery,
-        response: responses({ 200: ListEnvelope(Template) }),
+        response: responses({ 200: ListEnvelope(TemplateSummary) }),
       },
     },
     async (request) => listTemplates(app.db, request.tenantId, request.query),

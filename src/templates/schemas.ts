@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { RoundTrip } from '../http/round-trip.js';
-import { ListQuery, Nullable } from '../http/schemas.js';
+import { ContentListQuery, Nullable } from '../http/schemas.js';
 import { idPattern } from '../ids.js';
 import { Action, Content } from '../pages/schemas.js';
 
@@ -33,6 +33,21 @@ export const Template = Type.Object(
 );
 export type Template = Static<typeof Template>;
 
+/**
+ * A template as the list shows it (issue 45): every field of Template but `content`, which only
+ * `?include=content` adds; GET /v0/templates/{template_id} has it always.
+ */
+export const TemplateSummary = Type.Object(
+  {
+    ...Type.Omit(Template, ['content']).properties,
+    content: Type.Optional(
+      Type.Object(Content.properties, { description: "Only with ?include=content: the template's content, as Template has it" }),
+    ),
+  },
+  { $id: 'TemplateSummary', description: 'A template without its content (unless the list was asked to include it)' },
+);
+export type TemplateSummary = Static<typeof TemplateSummary>;
+
 export const TemplateCreate = Type.Object(
   {
     pageId: Type.String({
@@ -57,7 +72,7 @@ export const TemplateUpdate = RoundTrip(
 );
 export type TemplateUpdate = Static<typeof TemplateUpdate>;
 
-export const TemplateListQuery = ListQuery({});
+export const TemplateListQuery = ContentListQuery({});
 export type TemplateListQuery = Static<typeof TemplateListQuery>;
 
 export const TemplateParams = Type.Object({ template_id: TemplateId });

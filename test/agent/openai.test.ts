@@ -163,6 +163,21 @@ describe('failures', () => {
     assert.equal(event.data.failureReason, row.failure_reason);
   });
 
+  test('an answer over 512 KB is not valid content (issue 45): cancelled after the retries, nothing written', async () => {
+    const big = {
+      headline: 'Big',
+      subheadline: '',
+      sections: Array.from({ length: 27 }, () => ({ heading: 'h', body: 'b'.repeat(20_000) })),
+    };
+    scenarios.set('oversized', () => ({ content: JSON.stringify(big) }));
+    const v = await queued('oversized');
+    const row = await settled(v.versionId);
+    assert.equal(row.status, 'cancelled');
+    assert.match(row.failure_reason, /openai: the answer is not valid content \(\/ is \d+ bytes as JSON; a content is at most 512 KB/);
+    const version = ok(await t.req('GET', `/v0/pages/${v.pageId}/audiences/${v.audienceId}/versions/${v.versionId}`));
+    assert.equal(version.content, null, 'nothing was written');
+  });
+
   test('a timeout is a failure, retried, then cancelled with the reason', async () => {
     scenarios.set('slow', () => ({ delayMs: TIMEOUT_MS * 3, content: contentFor('too late') }));
     const v = await queued('slow');

@@ -77,8 +77,11 @@ describe('page content', () => {
     const p = await newPage({ title: 'Hi {{person.name}} <b>' });
     assert.deepEqual(p.content, { headline: 'Hi {{person.name}} <b>', subheadline: '', sections: [] });
     assert.deepEqual((await getPage(p.pageId)).content, p.content);
-    const listed = ok(await t.req('GET', '/v0/pages?limit=100')).items.find((x: Json) => x.pageId === p.pageId);
+    // Lists carry content only when asked (issue 45).
+    const listed = ok(await t.req('GET', '/v0/pages?limit=10&include=content')).items.find((x: Json) => x.pageId === p.pageId);
     assert.deepEqual(listed.content, p.content);
+    const summary = ok(await t.req('GET', '/v0/pages?limit=100')).items.find((x: Json) => x.pageId === p.pageId);
+    assert.equal(summary.content, undefined);
   });
 
   test('set on create and PATCH, stored exactly; null on PATCH goes back to the default; the event carries it', async () => {

@@ -26,7 +26,9 @@ after(async () => {
 
 const PAGE = { name: 'From a template', title: 'From a template', pageContext: 'We sell widgets', pageType: 'inbound' };
 const builtIns = async (key?: string): Promise<Json[]> =>
-  (ok(await t.req('GET', '/v0/templates?limit=100', undefined, key === undefined ? {} : { key })).items as Json[]).filter((x) => x.builtIn);
+  (ok(await t.req('GET', '/v0/templates?include=content&limit=10', undefined, key === undefined ? {} : { key })).items as Json[]).filter(
+    (x) => x.builtIn,
+  );
 const fromTemplate = (templateId: string, extra: Json = {}, key?: string) =>
   t.req('POST', '/v0/pages', { ...PAGE, templateId, ...extra }, key === undefined ? {} : { key });
 const bad = async (res: Promise<Json>, path: string) => expectProblem(await res, 400, 'validation_failed', [path]);
@@ -229,7 +231,7 @@ describe('MCP', () => {
     assert.equal((createPage?.inputSchema.properties?.templateId as Json)?.type, 'string');
     assert.equal(tools.find((x) => x.name === 'list_templates')?.annotations?.readOnlyHint, true);
 
-    const listed = await toolOk(client, 'list_templates', { limit: 2 });
+    const listed = await toolOk(client, 'list_templates', { limit: 2, include: 'content' });
     assert.equal(listed.items.length, 2);
     assert.equal(listed.hasMore, true);
     const [, outreach] = listed.items;

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { type CompiledRules, compileRules, matches, type Rules } from '../../audiences/rules.js';
+import { CACHES, databaseCache } from '../../db/caches.js';
 import { prepared } from '../../db/prepared.js';
 import type { Database } from '../../db/types.js';
 import type { VisitFacts } from './visit.js';
@@ -24,13 +25,22 @@ export interface PageSegments {
 interface SegmentRow {
   tenant_company: number | boolean | null;
   id: string | null;
-  rules: string | null;
+  updated_at: string | null;
 }
+
+/** A segment's rules compiled, and what they weigh as kept (src/db/caches.ts, `segmentRules`). */
+interface Compiled {
+  rules: CompiledRules;
+  bytes: number;
+}
+const compiledRules = databaseCache<Compiled>(CACHES.segmentRules);
+const compiledKey = (id: string, updatedAt: string) => `${id} ${updatedAt}`;
 
 /**
  * One statement, read when a path to the page is resolved (kept in the outcome memo with the path's
  * resolution, so under the same `data_version` or change sequence it is not read again). The row
- * of `here` answers the tenant's flag when the page has no segment.
+ * of `here` answers the tenant's flag when the page has no segment. The rules themselves are not
+ * read: each segment's `updated_at` names its compiled rules, kept until it changes.
  */
 const segmentsOfPage = prepared((db, p: { tenantId: string; pageId: string }) => ({
   compile: () =>
@@ -38,7 +48,7 @@ const segmentsOfPage = prepared((db, p: { tenantId: string; pageId: string }) =>
       select
         (select 1 from audiences c where c.tenant_id = ${p.tenantId} and c.archived_at is null and c.rules is not null
            and c.rules like '%"company.%' limit 1) as tenant_company,
-        a.id, a.rules
+        a.id, a.updated_at
       from (select 1 as one) as here
       left join audiences a on a.page_id = ${p.pageId} and a.tenant_id = ${p.tenantId}
         and a.archived_at is null and a.rules is not null
@@ -47,16 +57,48 @@ const segmentsOfPage = prepared((db, p: { tenantId: string; pageId: string }) =>
 
 export async function readPageSegments(db: Kysely<Database>, tenantId: string, pageId: string): Promise<PageSegments> {
   const rows = await segmentsOfPage(db, { tenantId, pageId });
+  const kept = compiledRules(db);
+  const live = rows.flatMap((row) =>
+    row.id === null || row.updated_at === null ? [] : [{ id: row.id, key: compiledKey(row.id, row.updated_at) }],
+  );
+  const missing = live.filter((s) => !kept.has(s.key)).map((s) => s.id);
+  if (missing.length > 0) await compileChanged(db, tenantId, missing);
   const segments: PageSegment[] = [];
   const fields = new Set<string>();
-  for (const row of rows) {
-    if (row.id === null || row.rules === null) continue;
-    const rules = compileRules(JSON.parse(row.rules) as Rules);
-    for (const f of rules.fields) fields.add(f);
-    segments.push({ audienceId: row.id, rules });
+  for (const { id, key } of live) {
+    // Changed between the two reads, or too large to keep: compiled now, as read now.
+    const compiled = kept.get(key) ?? (await compileNow(db, tenantId, id));
+    if (!compiled) continue;
+    for (const f of compiled.rules.fields) fields.add(f);
+    segments.push({ audienceId: id, rules: compiled.rules });
   }
   const flag = rows[0]?.tenant_company;
   return { segments, fields, tenantReadsCompany: flag === 1 || flag === true };
+}
+
+const compile = (text: string): Compiled => ({ rules: compileRules(JSON.parse(text) as Rules), bytes: 4 * text.length + 256 });
+
+/** Reads and compiles the rules of the segments not kept (new, or changed since), each kept under its id and time as read. */
+async function compileChanged(db: Kysely<Database>, tenantId: string, ids: string[]): Promise<void> {
+  const kept = compiledRules(db);
+  const rows = await db
+    .selectFrom('audiences')
+    .select(['id', 'updated_at', 'rules'])
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', ids)
+    .execute();
+  for (const row of rows) if (row.rules !== null) kept.set(compiledKey(row.id, row.updated_at), compile(row.rules));
+}
+
+async function compileNow(db: Kysely<Database>, tenantId: string, id: string): Promise<Compiled | undefined> {
+  const row = await db
+    .selectFrom('audiences')
+    .select('rules')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('archived_at', 'is', null)
+    .executeTakeFirst();
+  return row?.rules ? compile(row.rules) : undefined;
 }
 
 /**

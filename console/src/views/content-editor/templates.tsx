@@ -4,7 +4,7 @@ import { Status, useLoad } from '../../components.js';
 // "Start from" in the New page form: a blank page, or one of the templates (the service's built-ins
 // and the tenant's own, GET /v0/templates), whose content and buttons the page starts with.
 
-export type Template = Schema<'Template'>;
+export type Template = Schema<'TemplateSummary'>;
 
 export function TemplateChoice({ value, onChoose }: { value: string; onChoose: (template: Template | undefined) => void }) {
   const templates = useLoad(async () => must(await api.GET('/v0/templates', { params: { query: { limit: 100 } } })).items, []);
