@@ -204,10 +204,10 @@ const VIDEO = new Set(
   ),
 );
 const SHOPPING = new Set(
-  'amazon amazon.com ebay ebay.com ebay.co.uk ebay.de etsy etsy.com shopify shopify.com shop.app alibaba alibaba.com walmart walmart.com mercadolibre mercadolibre.com stripe stripe.com checkout.stripe.com shopzilla shopzilla.com shopping.naver.com shopping.yahoo.com shopping.yahoo.co.jp igshopping google shopping simplycodes.com'.split(
+  'amazon amazon.com ebay ebay.com ebay.co.uk ebay.de etsy etsy.com shopify shopify.com shop.app alibaba alibaba.com walmart walmart.com mercadolibre mercadolibre.com stripe stripe.com checkout.stripe.com shopzilla shopzilla.com shopping.naver.com shopping.yahoo.com shopping.yahoo.co.jp igshopping simplycodes.com'.split(
     ' ',
   ),
-);
+).add('google shopping');
 const SOCIAL = new Set(
   'fb ig tiktok tiktok.com x.com threads.net snapchat snapchat.com discord discord.com quora quora.com whatsapp whatsapp.com messenger messenger.com bsky.app'.split(
     ' ',
@@ -336,12 +336,15 @@ function classifyTraffic(referrerHost: string, landing: Landing): { channel: str
   const channelGroup = channelGroupOf(trafficOf(referrerHost, landing));
   const byGroup = CHANNEL_OF_GROUP[channelGroup];
   if (byGroup) return { channel: byGroup, channelGroup };
+  // An email's link whose campaign GA4 files elsewhere (a shopping campaign) still came by email.
+  if (EMAIL.has(landing.utmMedium.trim().toLowerCase())) return { channel: 'email', channelGroup };
   if (referrerHost !== '') {
     return { channel: channelOfMedium(walk(referrerHost, (h) => database().hosts.get(h))) ?? 'referral', channelGroup };
   }
   const source = landing.utmSource.trim().toLowerCase();
   const named = source === '' ? undefined : mediaOf(source)[0];
-  return { channel: channelOfMedium(named) ?? 'direct', channelGroup };
+  const linked = channelGroup === 'Referral' || channelGroup === 'Affiliates';
+  return { channel: channelOfMedium(named) ?? (linked ? 'referral' : 'direct'), channelGroup };
 }
 
 /*
