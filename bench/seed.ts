@@ -506,6 +506,8 @@ export async function seed(db: Kysely<Database>, scale: Scale, seedValue = 42): 
       utm_medium: 'email',
       utm_source: 'newsletter',
       utm_term: '',
+      // GA4's group of a newsletter's link (src/sessions/traffic.ts).
+      channel_group: 'Email',
       created_at: new Date(started).toISOString(),
       // Issue 28's visit classes, spread as a site's would be: a visitor key shared by a few visits.
       ...(() => {

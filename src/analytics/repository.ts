@@ -28,6 +28,7 @@ export const GROUP_COLUMN = {
   utmCampaign: 'utm_campaign',
   arm: 'experiment_arm',
   channel: 'channel',
+  channelGroup: 'channel_group',
   referrerHost: 'referrer_host',
   deviceType: 'device_type',
   browser: 'browser',

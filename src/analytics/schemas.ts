@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { ListQuery, MAX_SAFE_INTEGER, Nullable, StringEnum, Timestamp } from '../http/schemas.js';
 import { MAX_GROUPS } from '../audiences/groups.js';
 import { AUDIENCE_KINDS } from '../audiences/schemas.js';
-import { CHANNELS } from '../db/enums.js';
+import { CHANNEL_GROUPS, CHANNELS } from '../db/enums.js';
 
 export const INTERVALS = ['hour', 'day', 'week'] as const;
 export type Interval = (typeof INTERVALS)[number];
@@ -13,6 +13,7 @@ export const GROUP_BYS = [
   'utmCampaign',
   'arm',
   'channel',
+  'channelGroup',
   'referrerHost',
   'deviceType',
   'browser',
@@ -25,6 +26,7 @@ export const SITE_GROUP_BYS = [
   'utmMedium',
   'utmCampaign',
   'channel',
+  'channelGroup',
   'referrerHost',
   'deviceType',
   'browser',
@@ -209,6 +211,7 @@ export const RealtimeVisit = Type.Object(
     accountName: Nullable(Type.String({ description: "That account's name" })),
     path: Type.String(),
     channel: StringEnum(CHANNELS),
+    channelGroup: StringEnum(CHANNEL_GROUPS, { description: "Extension. GA4's default channel group (docs/analytics.md)" }),
     country: Type.String({ description: "ISO 3166-1 alpha-2; '' when unknown" }),
     sessionStartedAt: Timestamp,
     lastSeenAt: Timestamp,

@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { CHANNELS } from '../db/enums.js';
+import { CHANNEL_GROUPS, CHANNELS } from '../db/enums.js';
 import { AppError, type FieldError } from '../http/errors.js';
 import { StringEnum } from '../http/schemas.js';
 
@@ -12,7 +12,7 @@ import { StringEnum } from '../http/schemas.js';
 
 export const UTM_PARTS = ['source', 'medium', 'campaign', 'term', 'content'] as const;
 const FIELD_PATTERN =
-  '^(utm\\.(source|medium|campaign|term|content)|query\\.[A-Za-z0-9_-]{1,40}|referrer\\.(host|channel)|visitor\\.(country|device|language|returning)|company\\.(name|domain|industry|employees|country))$';
+  '^(utm\\.(source|medium|campaign|term|content)|query\\.[A-Za-z0-9_-]{1,40}|referrer\\.(host|channel)|visitor\\.(country|device|language|returning|channelGroup)|company\\.(name|domain|industry|employees|country))$';
 export const OPERATORS = ['equals', 'not_equals', 'contains', 'starts_with', 'ends_with', 'in', 'exists', 'gte', 'lte'] as const;
 export type Operator = (typeof OPERATORS)[number];
 export const MAX_CONDITIONS = 20;
@@ -32,7 +32,7 @@ function conditionSchema(value: TSchema) {
       field: Type.String({
         pattern: FIELD_PATTERN,
         description:
-          'utm.source|medium|campaign|term|content, query.<name> (1–40 of A-Z a-z 0-9 _ -), referrer.host|channel, visitor.country|device|language|returning, company.name|domain|industry|employees|country',
+          'utm.source|medium|campaign|term|content, query.<name> (1–40 of A-Z a-z 0-9 _ -), referrer.host|channel, visitor.country|device|language|returning|channelGroup, company.name|domain|industry|employees|country',
       }),
       operator: StringEnum(OPERATORS),
       value: Type.Optional(value),
@@ -63,7 +63,11 @@ export type Rules = Static<typeof RulesInput>;
 export type Condition = Rules['conditions'][number];
 
 export const DEVICES = ['desktop', 'mobile', 'tablet'] as const;
-const ENUMERATED: Record<string, readonly string[]> = { 'visitor.device': DEVICES, 'referrer.channel': CHANNELS };
+const ENUMERATED: Record<string, readonly string[]> = {
+  'visitor.device': DEVICES,
+  'referrer.channel': CHANNELS,
+  'visitor.channelGroup': CHANNEL_GROUPS,
+};
 
 /** The checks a schema cannot say: which value each operator takes on each field. Errors at `at`'s pointers. */
 export function checkRules(rules: Rules, at: string): void {
@@ -120,7 +124,7 @@ function checkCondition(c: Condition, path: string, errors: FieldError[]): void 
 
 function valueProblem(field: string, value: string): string | undefined {
   const allowed = ENUMERATED[field];
-  if (allowed && !allowed.includes(value.toLowerCase())) return `must be one of: ${allowed.join(', ')}`;
+  if (allowed && !allowed.some((a) => a.toLowerCase() === value.toLowerCase())) return `must be one of: ${allowed.join(', ')}`;
   if ((field === 'visitor.country' || field === 'company.country') && !/^[A-Za-z]{2}$/.test(value)) {
     return 'must be an ISO 3166-1 alpha-2 country code, like DE';
   }
@@ -208,6 +212,7 @@ const FIELD_WORDS: Record<string, string> = {
   'visitor.device': 'device',
   'visitor.language': 'language',
   'visitor.returning': 'visit',
+  'visitor.channelGroup': 'channel group',
   'company.name': "company's name",
   'company.domain': "company's domain",
   'company.industry': "company's industry",

@@ -42,6 +42,32 @@ export const SITE_FONTS = ['system', 'serif', 'rounded', 'mono'] as const;
 /** Where a visit came from (issue 28): the classes the collector keeps of `document.referrer` (src/site/measure/source.ts). */
 export const CHANNELS = ['direct', 'search', 'social', 'email', 'paid', 'referral'] as const;
 export type Channel = (typeof CHANNELS)[number];
+/**
+ * Google Analytics 4's default channel groups, spelled as GA4 spells them (issue 45), in the order
+ * GA4 evaluates its rules (src/sessions/traffic.ts), `Unassigned` last.
+ */
+export const CHANNEL_GROUPS = [
+  'Direct',
+  'Cross-network',
+  'Paid Shopping',
+  'Paid Search',
+  'Paid Social',
+  'Paid Video',
+  'Display',
+  'Paid Other',
+  'Organic Shopping',
+  'Organic Social',
+  'Organic Video',
+  'Organic Search',
+  'Referral',
+  'Email',
+  'Affiliates',
+  'Audio',
+  'SMS',
+  'Mobile Push Notifications',
+  'Unassigned',
+] as const;
+export type ChannelGroup = (typeof CHANNEL_GROUPS)[number];
 
 /** Deals (src/deals/): where a deal came from and where it stands. */
 export const DEAL_SOURCES = ['api', 'hubspot', 'salesforce'] as const;

@@ -2,8 +2,19 @@ import type { AudienceSessionsTable } from './types.js';
 
 type Column = keyof AudienceSessionsTable;
 
-/** What the collector reduced a visit to at its first report (migration 0021); '' or the defaults when it did not collect it. */
-const CLASSES = ['channel', 'referrer_host', 'device_type', 'browser', 'os', 'country'] as const satisfies readonly Column[];
+/**
+ * What the collector reduced a visit to at its first report (migration 0021; `channel_group`: 0045);
+ * '' or the defaults when it did not collect it.
+ */
+const CLASSES = [
+  'channel',
+  'channel_group',
+  'referrer_host',
+  'device_type',
+  'browser',
+  'os',
+  'country',
+] as const satisfies readonly Column[];
 const UTM = ['utm_campaign', 'utm_content', 'utm_medium', 'utm_source', 'utm_term'] as const satisfies readonly Column[];
 
 /**

@@ -90,6 +90,7 @@ export function withDetails(matching: ReturnType<typeof matchingLeads>) {
       'pg.deleted_at as page_deleted_at',
       'au.effective_name as audience_name',
       's.channel',
+      's.channel_group',
       's.referrer_host',
       's.utm_source',
       's.utm_medium',
@@ -107,6 +108,7 @@ type LeadRow = LeadsTable & {
   page_deleted_at: string | null;
   audience_name: string | null;
   channel: string | null;
+  channel_group: string | null;
   referrer_host: string | null;
   utm_source: string | null;
   utm_medium: string | null;
@@ -129,6 +131,7 @@ export const toLead = (row: LeadRow): Lead => ({
   actionId: row.action_id,
   audienceSessionId: row.session_id,
   channel: row.channel ?? '',
+  channelGroup: row.channel_group ?? '',
   referrerHost: row.referrer_host ?? '',
   utmSource: row.utm_source ?? '',
   utmMedium: row.utm_medium ?? '',

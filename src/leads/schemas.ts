@@ -5,7 +5,7 @@ import { ListQuery, Nullable, StringEnum, Timestamp } from '../http/schemas.js';
  * One lead form submitted on a served page, with the person who filled it (issue 36: found by the
  * typed email, else the link's person when they have no email yet, else made) and what they typed.
  * `personName`, `personEmail` and `personPhoneNumber` are the person's fields as they are now.
- * Page and audience names are null once they are gone; the source is the visit's session's channel, referrer and UTM values.
+ * Page and audience names are null once they are gone; the source is the visit's session's channel, channel group, referrer and UTM values.
  */
 export const Lead = Type.Object(
   {
@@ -22,6 +22,9 @@ export const Lead = Type.Object(
     actionId: Type.String(),
     audienceSessionId: Type.String(),
     channel: Type.String({ description: "The visit's channel as the collector classed it ('' once its session is gone)" }),
+    channelGroup: Type.String({
+      description: "The visit's GA4 default channel group, as its session has it (`channelGroup`; '' once its session is gone)",
+    }),
     referrerHost: Type.String({ description: "The referring site's host; '' when direct, internal or unknown" }),
     utmSource: Type.String(),
     utmMedium: Type.String(),

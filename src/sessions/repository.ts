@@ -11,6 +11,7 @@ import { emit } from '../events/outbox.js';
 import { now, toInstant } from '../time.js';
 import { applySessionChange } from '../analytics/rollups.js';
 import type { AudienceSession, SessionCreate, SessionListQuery } from './schemas.js';
+import { classifyTraffic } from './traffic.js';
 
 export const toSession = (row: AudienceSessionsTable): AudienceSession => ({
   audienceSessionId: row.id,
@@ -41,6 +42,7 @@ export const toSession = (row: AudienceSessionsTable): AudienceSession => ({
   arm: row.experiment_arm,
   referrerHost: row.referrer_host,
   channel: row.channel as AudienceSession['channel'],
+  channelGroup: row.channel_group as AudienceSession['channelGroup'],
   deviceType: row.device_type,
   browser: row.browser,
   os: row.os,
@@ -57,6 +59,7 @@ export const NOT_COLLECTED: Pick<
 > = {
   referrer_host: '',
   channel: 'direct',
+  channel_group: 'Direct',
   device_type: '',
   browser: '',
   os: '',
@@ -70,6 +73,17 @@ export const NOT_COLLECTED: Pick<
   first_of_day_site: 1,
   gpc: 0,
 };
+
+/** A posted session's channel and channel group, from its UTM values alone (no referrer is known). */
+function postedChannels(input: SessionCreate): Pick<AudienceSessionsTable, 'channel' | 'channel_group'> {
+  const { channel, channelGroup } = classifyTraffic('', {
+    adClick: false,
+    utmSource: input.utmSource ?? '',
+    utmMedium: input.utmMedium ?? '',
+    utmCampaign: input.utmCampaign ?? '',
+  });
+  return { channel, channel_group: channelGroup };
+}
 
 function instant(value: string, path: string, bound = false): string {
   const iso = toInstant(value, bound);
@@ -121,6 +135,7 @@ export async function createSession(trx: Transaction<Database>, page: PagesTable
     visit_id: null,
     created_at: now(),
     ...NOT_COLLECTED,
+    ...postedChannels(input),
   };
   await trx.insertInto('audience_sessions').values(row).execute();
   await applySessionChange(trx, undefined, row);

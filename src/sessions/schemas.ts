@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ListQuery, MAX_SAFE_INTEGER, Nullable, StringEnum, Timestamp } from '../http/schemas.js';
-import { CHANNELS } from '../db/enums.js';
+import { CHANNEL_GROUPS, CHANNELS } from '../db/enums.js';
 
 export const AudienceSession = Type.Object(
   {
@@ -32,6 +32,10 @@ export const AudienceSession = Type.Object(
     arm: Nullable(Type.String({ description: "The experiment's arm the visit was served (extension); null outside experiments" })),
     referrerHost: Type.String({ description: "The referring host (extension); '' when direct, from the same host, or not collected" }),
     channel: StringEnum(CHANNELS, { description: 'Where the visit came from (extension); direct when not collected' }),
+    channelGroup: StringEnum(CHANNEL_GROUPS, {
+      description:
+        "Extension. Google Analytics 4's default channel group, by GA4's rules, from the referrer and the UTM values (docs/analytics.md); Direct when neither says anything",
+    }),
     deviceType: Type.String({ description: "desktop, mobile or tablet (extension); '' when not collected" }),
     browser: Type.String({ description: "The browser's family (extension); '' when unknown" }),
     os: Type.String({ description: "The operating system's family (extension); '' when unknown" }),

@@ -553,6 +553,7 @@ test("a report moves each of the site's daily rows by its whole key, never by a 
     utm_medium: '',
     utm_campaign: '',
     channel: 'direct',
+    channel_group: 'Direct',
     referrer_host: '',
     device_type: 'desktop',
     browser: 'Chrome',

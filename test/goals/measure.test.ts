@@ -187,6 +187,10 @@ describe('funnels grouped by the visit classes', () => {
       ['search', 'search', [1, 1]],
       ['social', 'social', [1, 0]],
     ]);
+    assert.deepEqual(await grouped('channelGroup'), [
+      ['Organic Search', 'Organic Search', [1, 1]],
+      ['Organic Social', 'Organic Social', [1, 0]],
+    ]);
     assert.deepEqual(await grouped('referrerHost'), [
       ['facebook.com', 'facebook.com', [1, 0]],
       ['google.com', 'google.com', [1, 1]],

@@ -64,6 +64,7 @@ describe('lead to person', () => {
         audienceSessionId: undefined,
         // Posted without the collector's report: the form's own session, of no referrer.
         channel: 'direct',
+        channelGroup: 'Direct',
         referrerHost: '',
         utmSource: '',
         utmMedium: '',
@@ -213,7 +214,7 @@ describe('GET /v0/leads', () => {
     const lines = csv.text.trim().split('\r\n');
     assert.equal(
       lines[0],
-      'leadId,submittedAt,personId,personName,personEmail,personPhoneNumber,pageId,pageName,audienceId,audienceName,actionId,audienceSessionId,channel,referrerHost,utmSource,utmMedium,utmCampaign,utmTerm,utmContent,viaPersonId,submittedName,submittedEmail,submittedPhone',
+      'leadId,submittedAt,personId,personName,personEmail,personPhoneNumber,pageId,pageName,audienceId,audienceName,actionId,audienceSessionId,channel,channelGroup,referrerHost,utmSource,utmMedium,utmCampaign,utmTerm,utmContent,viaPersonId,submittedName,submittedEmail,submittedPhone',
     );
     assert.equal(lines.length, 4);
     assert.ok((lines[1] as string).includes(emails[2] as string));

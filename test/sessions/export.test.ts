@@ -16,7 +16,7 @@ after(async () => {
 });
 
 const FIELDS =
-  'audienceSessionId,analyticsSessionId,audienceId,pageId,pageTitle,pageUrl,sessionStartedAt,sessionEndedAt,timeSpentSeconds,maxScrollDepthPercentage,totalClicksCount,questionsAskedCount,isBounce,hasFormSubmit,hasConversion,formSubmissionId,formSubmissionIdentifier,formSubmissionEmail,formSubmissionPhone,utmCampaign,utmContent,utmMedium,utmSource,utmTerm,experimentId,arm,referrerHost,channel,deviceType,browser,os,country';
+  'audienceSessionId,analyticsSessionId,audienceId,pageId,pageTitle,pageUrl,sessionStartedAt,sessionEndedAt,timeSpentSeconds,maxScrollDepthPercentage,totalClicksCount,questionsAskedCount,isBounce,hasFormSubmit,hasConversion,formSubmissionId,formSubmissionIdentifier,formSubmissionEmail,formSubmissionPhone,utmCampaign,utmContent,utmMedium,utmSource,utmTerm,experimentId,arm,referrerHost,channel,channelGroup,deviceType,browser,os,country';
 
 const csv = (pageId: string, query = '', accept = 'text/csv') =>
   t.req('GET', `/v0/pages/${pageId}/audience_sessions${query}`, undefined, { headers: { accept } });

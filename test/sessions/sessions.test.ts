@@ -23,6 +23,7 @@ const SESSION_FIELDS = [
   // Extensions (issue 28): what the collector keeps of a visit; '' or direct for sessions posted here.
   'browser',
   'channel',
+  'channelGroup',
   'country',
   'deviceType',
   'experimentId',
@@ -228,6 +229,7 @@ describe('POST /v0/pages/{page_id}/audience_sessions', () => {
         arm: null,
         referrerHost: '',
         channel: 'direct',
+        channelGroup: 'Direct',
         deviceType: '',
         browser: '',
         os: '',

@@ -121,7 +121,9 @@ describe('which version a visitor sees', () => {
     assert.equal(h1((await see(path, { headers: { 'accept-language': 'de-DE,de;q=0.9,en;q=0.5' } })).body), 'German');
     assert.equal(h1((await see(path, { headers: { 'accept-language': 'en-US,de;q=0.9' } })).body), 'Everyone');
     assert.equal(h1((await see(`${path}?utm_source=linkedin`)).body), 'Social', 'linkedin without medium: social');
-    assert.equal(h1((await see(`${path}?utm_source=linkedin&utm_medium=newsletter`)).body), 'Everyone');
+    // GA4 files a social site's source under Organic Social whatever its medium, and the channel follows (issue 45).
+    assert.equal(h1((await see(`${path}?utm_source=linkedin&utm_medium=newsletter`)).body), 'Social');
+    assert.equal(h1((await see(`${path}?utm_source=newsletter&utm_medium=print`)).body), 'Everyone');
     assert.equal(h1((await see(path, { headers: { referer: 'https://www.facebook.com/' } })).body), 'Social');
     lookups.length = 0;
     assert.equal(h1((await see(path, { remoteAddress: '85.214.132.117' })).body), 'Big company', 'employees just inside both bounds');

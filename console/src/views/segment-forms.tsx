@@ -24,6 +24,7 @@ const FIELDS: [string, string][] = [
   ['visitor.device', 'device'],
   ['visitor.language', 'language'],
   ['visitor.returning', 'came back today'],
+  ['visitor.channelGroup', 'channel group (GA4)'],
   ['company.name', "company's name"],
   ['company.domain', "company's domain"],
   ['company.industry', "company's industry"],

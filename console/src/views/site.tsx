@@ -61,6 +61,7 @@ const site = async (query: Record<string, string>) => must(await get('/v0/analyt
 
 const GROUPS = [
   ['channel', 'Channels'],
+  ['channelGroup', 'Channel groups (GA4)'],
   ['referrerHost', 'Referrers'],
   ['country', 'Countries'],
   ['deviceType', 'Devices'],

@@ -34,6 +34,8 @@ export interface AudienceSessionsTable {
   /** Classes the collector reduced a visit to (migration 0021); '' or the defaults for sessions it did not collect. */
   referrer_host: string;
   channel: string;
+  /** GA4's default channel group (migration 0045, src/sessions/traffic.ts). */
+  channel_group: string;
   device_type: string;
   browser: string;
   os: string;
@@ -84,6 +86,7 @@ export interface AnalyticsHoursUtmTable extends RollupSums {
   utm_medium: string;
   utm_campaign: string;
   channel: string;
+  channel_group: string;
   referrer_host: string;
   device_type: string;
   browser: string;

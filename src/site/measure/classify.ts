@@ -45,6 +45,8 @@ export interface FirstReport {
   utmMedium: string;
   /** Names the channel of a visit with neither medium nor referrer (measure/source.ts). */
   utmSource?: string;
+  /** GA4's cross-network and shopping groups read the campaign's name. */
+  utmCampaign?: string;
   at: number;
 }
 
@@ -69,11 +71,13 @@ export async function seenClasses(
     adClick: first.adClick,
     utmMedium: first.utmMedium,
     utmSource: first.utmSource ?? '',
+    utmCampaign: first.utmCampaign ?? '',
   });
   const device = deviceOf(userAgent);
   return {
     referrer_host: source.referrerHost,
     channel: source.channel,
+    channel_group: source.channelGroup,
     device_type: device.deviceType,
     browser: device.browser,
     os: device.os,

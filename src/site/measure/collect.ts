@@ -175,6 +175,7 @@ export async function collectRoutes(site: FastifyInstance, context: SiteContext)
               adClick: report.adClick === true,
               utmMedium: report.utmMedium ?? '',
               utmSource: report.utmSource ?? '',
+              utmCampaign: report.utmCampaign ?? '',
               at,
             });
         const visit: Visit = {

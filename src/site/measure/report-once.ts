@@ -10,7 +10,7 @@ import type { ViewClaims } from '../token.js';
 import { seenClasses, type SeenClasses } from './classify.js';
 import type { Report } from './report.js';
 
-/** What the one statement of a report is told (migration 2026_11_28_0028_collect_function). */
+/** What the one statement of a report is told (migration 2026_11_28_0028_collect_function, replaced by 2026_12_04_0045_channel_groups). */
 interface ReportParams {
   tenantId: string;
   pageId: string;
@@ -50,6 +50,7 @@ interface ReportParams {
   os: string | null;
   country: string | null;
   visitorHash: string | null;
+  channelGroup: string | null;
 }
 
 /** Named and planned once per connection (db/named-statements.ts): it runs on every report. */
@@ -67,7 +68,7 @@ const collectStatement = prepared((db, p: ReportParams) => ({
       cast(${p.urlPrefix} as text), cast(${p.claimPath} as text),
       cast(${p.experimentId} as text), cast(${p.arm} as text), cast(${p.unit} as text),
       cast(${p.referrerHost} as text), cast(${p.channel} as text), cast(${p.deviceType} as text), cast(${p.browser} as text),
-      cast(${p.os} as text), cast(${p.country} as text), cast(${p.visitorHash} as text)
+      cast(${p.os} as text), cast(${p.country} as text), cast(${p.visitorHash} as text), cast(${p.channelGroup} as text)
     ) as outcome`.compile(db),
 }));
 
@@ -126,6 +127,7 @@ export function reportOnce(context: SiteContext): (request: FastifyRequest, inpu
           adClick: report.adClick === true,
           utmMedium: report.utmMedium ?? '',
           utmSource: report.utmSource ?? '',
+          utmCampaign: report.utmCampaign ?? '',
         })
       : undefined;
     const experiment = claims.experimentId && claims.arm && claims.unit;
@@ -168,6 +170,7 @@ export function reportOnce(context: SiteContext): (request: FastifyRequest, inpu
       os: classes?.os ?? null,
       country: classes?.country ?? null,
       visitorHash: classes?.visitor ?? null,
+      channelGroup: classes?.channel_group ?? null,
     });
     const outcome = row?.outcome ?? 'slow';
     if (outcome === 'accepted') known.set(claims.visitId, true);

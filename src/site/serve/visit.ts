@@ -75,6 +75,7 @@ export function visitFacts(context: SiteContext, request: FastifyRequest, host: 
       adClick: CLICK_IDS.some((id) => param(id) !== ''),
       utmMedium: param('utm_medium'),
       utmSource: param('utm_source'),
+      utmCampaign: param('utm_campaign'),
     });
     return source;
   };
@@ -105,6 +106,7 @@ export function visitFacts(context: SiteContext, request: FastifyRequest, host: 
       case 'referrer':
         return name === 'host' ? sourceNow().referrerHost || null : sourceNow().channel;
       case 'visitor':
+        if (name === 'channelGroup') return sourceNow().channelGroup;
         if (name === 'country') return country || null;
         if (name === 'device') return deviceOf(userAgent()).deviceType;
         if (name === 'language') return languageOf(first(request.headers['accept-language']));
