@@ -41,10 +41,10 @@ import * as integrations from './2026_12_01_0038_integrations.js';
 import * as alerts from './2026_12_01_0039_alerts.js';
 import * as enrichment from './2026_12_01_0041_enrichment.js';
 import * as visitGpc from './2026_12_02_0043_visit_gpc.js';
-import * as experimentLookMinima from './2026_12_04_0052_experiment_look_minima.js';
 import * as bulkWriteTriggers from './2026_12_03_0044_bulk_write_triggers.js';
-import * as integrationDeals from './2026_12_04_0047_integration_deals.js';
 import * as channelGroups from './2026_12_04_0045_channel_groups.js';
+import * as integrationDeals from './2026_12_04_0047_integration_deals.js';
+import * as experimentLookMinima from './2026_12_04_0052_experiment_look_minima.js';
 
 /** Every migration, by name; names sort in the order they must run. Add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -91,7 +91,7 @@ export const migrations: Record<string, Migration> = {
   '2026_12_01_0041_enrichment': enrichment,
   '2026_12_02_0043_visit_gpc': visitGpc,
   '2026_12_03_0044_bulk_write_triggers': bulkWriteTriggers,
+  '2026_12_04_0045_channel_groups': channelGroups,
   '2026_12_04_0047_integration_deals': integrationDeals,
   '2026_12_04_0052_experiment_look_minima': experimentLookMinima,
-  '2026_12_04_0045_channel_groups': channelGroups,
 };
