@@ -47,7 +47,7 @@ export interface TouchAsk {
 /** Deals created in the range, at most: beyond, the range is refused (docs/analytics.md). */
 export const MAX_PIPELINE_DEALS = 25_000;
 /** Persons of the deals' accounts, and sessions read through them, at most each. */
-export const MAX_PIPELINE_SESSIONS = 200_000;
+export const MAX_PIPELINE_SESSIONS = 1_000_000;
 
 const DAY_MS = 86_400_000;
 /** Rows a statement reads at most (deals, persons), or ids it names (persons, for their sessions). */
@@ -255,26 +255,28 @@ async function readTouches(ask: TouchAsk): Promise<Touches> {
   const deals = await readDeals(ask);
   const persons = await readPersons(ask, deals.accounts);
   // A person's own audience has no rules: by segment, only sessions a lead was sent in can touch.
-  const paths = ask.groupBy === 'segment' ? (['lead'] as const) : (['audience', 'lead'] as const);
+  // Leads first: an audience's sessions reach one account each, so only the sessions leads
+  // reached need remembering, for the audiences' path to leave out (one session is one touch).
+  const paths = ask.groupBy === 'segment' ? (['lead'] as const) : (['lead', 'audience'] as const);
   const windowMs = MAX_WINDOW_DAYS * DAY_MS;
   const ids = [...persons.keys()];
-  const seen = new Set<string>();
+  const viaLeads = new Set<string>();
   const keyIndex = new Map<string, number>();
   const keys: string[] = [];
   const account: number[] = [];
   const at: number[] = [];
   const key: number[] = [];
   let read = 0;
-  for (let i = 0; i < ids.length; i += IDS) {
-    const chunk = ids.slice(i, i + IDS);
-    let from = Number.POSITIVE_INFINITY;
-    let to = Number.NEGATIVE_INFINITY;
-    for (const p of chunk) {
-      const a = persons.get(p) as number;
-      from = Math.min(from, (deals.first[a] as number) - windowMs);
-      to = Math.max(to, deals.last[a] as number);
-    }
-    for (const path of paths) {
+  for (const path of paths) {
+    for (let i = 0; i < ids.length; i += IDS) {
+      const chunk = ids.slice(i, i + IDS);
+      let from = Number.POSITIVE_INFINITY;
+      let to = Number.NEGATIVE_INFINITY;
+      for (const p of chunk) {
+        const a = persons.get(p) as number;
+        from = Math.min(from, (deals.first[a] as number) - windowMs);
+        to = Math.max(to, deals.last[a] as number);
+      }
       await breathe();
       const rows = await sessionsOf(ask, path, chunk, iso(from), iso(to), MAX_PIPELINE_SESSIONS - read + 1);
       read += rows.length;
@@ -287,10 +289,11 @@ async function readTouches(ask: TouchAsk): Promise<Touches> {
         const started = Date.parse(r.started);
         // Read for the chunk's widest span: only this account's deals' windows count.
         if (started < (deals.first[a] as number) - windowMs || started > (deals.last[a] as number)) continue;
-        // The two paths, or two leads, may reach one session for one account: it is one touch.
         const once = `${a} ${r.id}`;
-        if (seen.has(once)) continue;
-        seen.add(once);
+        if (path === 'lead') {
+          if (viaLeads.has(once)) continue;
+          viaLeads.add(once);
+        } else if (viaLeads.has(once)) continue;
         let k = keyIndex.get(r.key);
         if (k === undefined) {
           k = keys.push(r.key) - 1;
