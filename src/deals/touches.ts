@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { isPostgres } from '../db/adapter.js';
 import { CACHES, countedCache } from '../db/caches.js';
 import type { Database } from '../db/types.js';
 import { AppError } from '../http/errors.js';
@@ -50,9 +51,12 @@ export const MAX_PIPELINE_DEALS = 25_000;
 export const MAX_PIPELINE_SESSIONS = 1_000_000;
 
 const DAY_MS = 86_400_000;
-/** Rows a statement reads at most (deals, persons), or ids it names (persons, for their sessions). */
-const CHUNK = 500;
-const IDS = 200;
+/**
+ * Rows a statement reads at most (deals, persons), and ids it names (persons, for their sessions).
+ * SQLite holds the loop for a whole statement; PostgreSQL's rows are parsed as they arrive, where
+ * round trips cost more than rows, so its statements are larger.
+ */
+const sizes = (db: Kysely<Database>) => (isPostgres(db) ? { rows: 5000, ids: 1000 } : { rows: 500, ids: 200 });
 
 /** PostgreSQL has no year 0: a window never reaches before the first instant it takes. */
 const FIRST_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
@@ -106,6 +110,7 @@ async function readDeals(ask: TouchAsk): Promise<Deals> {
     .where('created_at', '<', ask.end)
     .executeTakeFirstOrThrow();
   const n = Number(counted.n);
+  const { rows: perStatement } = sizes(db);
   if (n > MAX_PIPELINE_DEALS) {
     throw tooLarge(`the range holds ${n} deals, more than the ${MAX_PIPELINE_DEALS} the report reads at once`);
   }
@@ -143,7 +148,7 @@ async function readDeals(ask: TouchAsk): Promise<Deals> {
       .$call((q) => (cursor === null ? q : q.where(sql<boolean>`(d.created_at, d.id) > (${cursor.created}, ${cursor.id})`)))
       .orderBy('d.created_at')
       .orderBy('d.id')
-      .limit(CHUNK)
+      .limit(perStatement)
       .execute();
     for (const r of rows) {
       let a = out.accounts.get(r.domain_lc);
@@ -166,7 +171,7 @@ async function readDeals(ask: TouchAsk): Promise<Deals> {
       out.won.push(r.stage === 'won' ? 1 : 0);
     }
     const tail = rows[rows.length - 1];
-    if (!tail || rows.length < CHUNK) return out;
+    if (!tail || rows.length < perStatement) return out;
     after = { created: tail.created_at, id: tail.id };
   }
 }
@@ -175,8 +180,9 @@ async function readDeals(ask: TouchAsk): Promise<Deals> {
 async function readPersons(ask: TouchAsk, accounts: Map<string, number>): Promise<Map<string, number>> {
   const persons = new Map<string, number>();
   const domains = [...accounts.keys()];
-  for (let i = 0; i < domains.length; i += IDS) {
-    const batch = domains.slice(i, i + IDS);
+  const { rows: perStatement, ids: idsPer } = sizes(ask.db);
+  for (let i = 0; i < domains.length; i += idsPer) {
+    const batch = domains.slice(i, i + idsPer);
     let after = '';
     for (;;) {
       await breathe();
@@ -187,14 +193,14 @@ async function readPersons(ask: TouchAsk, accounts: Map<string, number>): Promis
         .where('domain_lc', 'in', batch)
         .where('id', '>', after)
         .orderBy('id')
-        .limit(CHUNK)
+        .limit(perStatement)
         .execute();
       for (const r of rows) persons.set(r.id, accounts.get(r.domain_lc ?? '') as number);
       if (persons.size > MAX_PIPELINE_SESSIONS) {
         throw tooLarge(`the deals' accounts have more than the ${MAX_PIPELINE_SESSIONS} persons the report reads at once`);
       }
       const tail = rows.at(-1);
-      if (!tail || rows.length < CHUNK) break;
+      if (!tail || rows.length < perStatement) break;
       after = tail.id;
     }
   }
@@ -260,6 +266,7 @@ async function readTouches(ask: TouchAsk): Promise<Touches> {
   const paths = ask.groupBy === 'segment' ? (['lead'] as const) : (['lead', 'audience'] as const);
   const windowMs = MAX_WINDOW_DAYS * DAY_MS;
   const ids = [...persons.keys()];
+  const { ids: idsPer } = sizes(ask.db);
   const viaLeads = new Set<string>();
   const keyIndex = new Map<string, number>();
   const keys: string[] = [];
@@ -268,8 +275,8 @@ async function readTouches(ask: TouchAsk): Promise<Touches> {
   const key: number[] = [];
   let read = 0;
   for (const path of paths) {
-    for (let i = 0; i < ids.length; i += IDS) {
-      const chunk = ids.slice(i, i + IDS);
+    for (let i = 0; i < ids.length; i += idsPer) {
+      const chunk = ids.slice(i, i + idsPer);
       let from = Number.POSITIVE_INFINITY;
       let to = Number.NEGATIVE_INFINITY;
       for (const p of chunk) {
