@@ -14,6 +14,7 @@ import {
   type PipelineQuery,
   type PipelineTotals,
 } from './pipeline-schemas.js';
+import { checkWalk, walk, windowsOf } from './attribution.js';
 import { type Touches, touchesOf } from './touches.js';
 
 /**
@@ -21,8 +22,8 @@ import { type Touches, touchesOf } from './touches.js';
  * session when the session's person belongs to the deal's account (the person of the session's
  * audience, or of a lead sent in that session; a person belongs to the account of its domain) and
  * the session started in [createdAt − windowDays, createdAt]. The touches of a range are read once
- * for every window (touches.ts); a model and a window are a pass over them here, which keeps each
- * (deal, group)'s first and last touch and makes the sums per currency.
+ * for every window (touches.ts); a model and a window are a walk over each deal's slice of them
+ * (attribution.ts), which makes the sums per currency here.
  */
 
 interface Ask {
@@ -73,80 +74,45 @@ export async function pipelineReport(db: Kysely<Database>, tenantId: string, que
  */
 const answers = countedCache(CACHES.pipeline, compute);
 
-/** A deal's first and last touch in one group. */
-interface Span {
-  key: number;
-  first: number;
-  last: number;
+/** Sums of deals in one currency. */
+interface Acc {
+  deals: number;
+  cents: number;
+  wonDeals: number;
+  wonCents: number;
 }
 
-/** The deals credited to each group: every touched group (`any`), or the group of the earliest or latest touch. */
-function credit(model: PipelineModel, touches: Touches, windowDays: number): Map<number, number[]> {
-  const windowMs = windowDays * DAY_MS;
-  const byDeal = new Map<number, Map<number, Span>>();
-  for (let j = 0; j < touches.at.length; j++) {
-    const d = touches.deal[j] as number;
-    const k = touches.key[j] as number;
-    const at = touches.at[j] as number;
-    // Exactly windowDays before createdAt is in; one millisecond earlier is not.
-    if ((touches.deals[d]?.created ?? 0) - at > windowMs) continue;
-    const spans = byDeal.get(d) ?? new Map<number, Span>();
-    byDeal.set(d, spans);
-    const seen = spans.get(k);
-    // The two paths may reach one session: keep the widest span per group.
-    if (!seen) spans.set(k, { key: k, first: at, last: at });
-    else {
-      if (at < seen.first) seen.first = at;
-      if (at > seen.last) seen.last = at;
-    }
+/** Per currency (by index into the touches' currencies), the sums kept lazily. */
+type BySums = (Acc | undefined)[];
+
+function add(sums: BySums, touches: Touches, deal: number, weight: number): void {
+  const c = touches.currency[deal] as number;
+  let acc = sums[c];
+  if (!acc) {
+    acc = { deals: 0, cents: 0, wonDeals: 0, wonCents: 0 };
+    sums[c] = acc;
   }
-  const groups = new Map<number, number[]>();
-  const give = (key: number, deal: number) => {
-    const list = groups.get(key);
-    if (list) list.push(deal);
-    else groups.set(key, [deal]);
-  };
-  const keyOf = (span: Span) => touches.keys[span.key] as string;
-  for (const [deal, spans] of byDeal) {
-    if (model === 'any') {
-      for (const span of spans.values()) give(span.key, deal);
-      continue;
-    }
-    // Ties go to the smallest key, so the answer does not depend on the statements' order.
-    let chosen: Span | undefined;
-    for (const span of spans.values()) {
-      const better =
-        chosen === undefined ||
-        (model === 'first' ? span.first < chosen.first : span.last > chosen.last) ||
-        ((model === 'first' ? span.first === chosen.first : span.last === chosen.last) && keyOf(span) < keyOf(chosen));
-      if (better) chosen = span;
-    }
-    if (chosen) give(chosen.key, deal);
+  const cents = touches.cents[deal] as number;
+  acc.deals += weight;
+  acc.cents += cents * weight;
+  if (touches.won[deal] === 1) {
+    acc.wonDeals += weight;
+    acc.wonCents += cents * weight;
   }
-  return groups;
 }
 
-function sums(dealIndexes: Iterable<number>, touches: Touches): PipelineTotals {
-  const byCurrency = new Map<string, { deals: number; cents: number; wonDeals: number; wonCents: number }>();
+function totalsOf(sums: BySums, touches: Touches): PipelineTotals {
+  const list: CurrencySums[] = [];
   let count = 0;
   let won = 0;
-  for (const i of dealIndexes) {
-    const d = touches.deals[i];
-    if (!d?.known) continue;
-    const c = byCurrency.get(d.currency) ?? { deals: 0, cents: 0, wonDeals: 0, wonCents: 0 };
-    byCurrency.set(d.currency, c);
-    c.deals += 1;
-    c.cents += d.cents;
-    count += 1;
-    if (d.won) {
-      c.wonDeals += 1;
-      c.wonCents += d.cents;
-      won += 1;
-    }
-  }
-  const list: CurrencySums[] = [...byCurrency.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([currency, c]) => ({ currency, deals: c.deals, amount: c.cents / 100, wonDeals: c.wonDeals, wonAmount: c.wonCents / 100 }));
+  sums.forEach((c, i) => {
+    if (!c) return;
+    const currency = touches.currencies[i] as string;
+    list.push({ currency, deals: c.deals, amount: c.cents / 100, wonDeals: c.wonDeals, wonAmount: c.wonCents / 100 });
+    count += c.deals;
+    won += c.wonDeals;
+  });
+  list.sort((a, b) => (a.currency < b.currency ? -1 : 1));
   const one = list.length <= 1 ? list[0] : undefined;
   const several = list.length > 1;
   return {
@@ -160,15 +126,38 @@ function sums(dealIndexes: Iterable<number>, touches: Touches): PipelineTotals {
 
 async function compute(ask: Ask): Promise<Pipeline> {
   const touches = await touchesOf(ask);
-  const credited = credit(ask.model, touches, ask.windowDays);
-  const touched = new Set<number>();
-  for (const deals of credited.values()) for (const d of deals) touched.add(d);
-  const groups: PipelineGroup[] = [...credited.entries()]
-    .map(([k, deals]) => ({ key: touches.keys[k] as string, label: touches.labels[k] as string, ...sums(deals, touches) }))
-    .sort((a, b) => b.deals - a.deals || b.wonDeals - a.wonDeals || (a.key < b.key ? -1 : 1))
-    // As every grouped answer of analytics: the top groups; the totals count every deal.
-    .slice(0, MAX_GROUPS);
-  const totals = sums(touched, touches);
+  const windows = await windowsOf(touches, ask.windowDays * DAY_MS);
+  checkWalk(ask.model, windows);
+  const total: BySums = [];
+  const byKey: BySums[] = [];
+  await walk(
+    ask.model,
+    touches,
+    windows,
+    (deal) => add(total, touches, deal, 1),
+    (deal, key, weight) => {
+      let sums = byKey[key];
+      if (!sums) {
+        sums = [];
+        byKey[key] = sums;
+      }
+      add(sums, touches, deal, weight);
+    },
+  );
+  const ranked: Omit<PipelineGroup, 'label'>[] = [];
+  byKey.forEach((sums, k) => {
+    if (sums) ranked.push({ key: touches.keys[k] as string, ...totalsOf(sums, touches) });
+  });
+  // As every grouped answer of analytics: the top groups; the totals count every deal.
+  const top = ranked.sort((a, b) => b.deals - a.deals || b.wonDeals - a.wonDeals || (a.key < b.key ? -1 : 1)).slice(0, MAX_GROUPS);
+  const named = await labelsOf(
+    ask.db,
+    ask.tenantId,
+    ask.groupBy,
+    top.map((g) => g.key),
+  );
+  const groups: PipelineGroup[] = top.map(({ key, ...sums }) => ({ key, label: named.get(key) ?? key, ...sums }));
+  const totals = totalsOf(total, touches);
   const only = totals.byCurrency.length === 1 ? (totals.byCurrency[0]?.currency ?? null) : null;
   return {
     startDate: ask.start,
@@ -181,4 +170,24 @@ async function compute(ask: Ask): Promise<Pipeline> {
     totals,
     groups,
   };
+}
+
+/** The labels of some groups: a page's or an audience's name, an arm's key. */
+export async function labelsOf(
+  db: Kysely<Database>,
+  tenantId: string,
+  groupBy: PipelineGroupBy,
+  keys: string[],
+): Promise<Map<string, string>> {
+  if (keys.length === 0 || groupBy === 'arm') return new Map(keys.map((k) => [k, k]));
+  const rows =
+    groupBy === 'page'
+      ? await db.selectFrom('pages').select(['id', 'name as label']).where('tenant_id', '=', tenantId).where('id', 'in', keys).execute()
+      : await db
+          .selectFrom('audiences')
+          .select(['id', 'effective_name as label'])
+          .where('tenant_id', '=', tenantId)
+          .where('id', 'in', keys)
+          .execute();
+  return new Map(rows.map((r) => [r.id, r.label]));
 }

@@ -2,25 +2,36 @@ import { sql, type Kysely } from 'kysely';
 import { isPostgres } from '../db/adapter.js';
 import { CACHES, countedCache } from '../db/caches.js';
 import type { Database } from '../db/types.js';
+import { AppError } from '../http/errors.js';
 import { MAX_WINDOW_DAYS, type PipelineGroupBy } from './pipeline-schemas.js';
+import { breathe, sortSliced } from './sliced-sort.js';
 
 /**
- * Every touch the deals of a range could have, read once for every model and window: the sessions
- * that started at most MAX_WINDOW_DAYS before a deal's createdAt, through the deal's account, its
- * persons (a person belongs to the account of its domain), and either their audiences' sessions or
- * the sessions their leads were sent in. A window and a model are then a pass over these in memory
- * (pipeline.ts), so a dashboard's nine views of one range cost one read of the database.
+ * What the deals of a range could be credited from, read once for every model and window: the
+ * deals, by account, and each account's touches (the sessions that started at most
+ * MAX_WINDOW_DAYS before one of its deals, through its persons' audiences or their leads), each
+ * account's sorted by instant. A deal's window is then a slice of its account's touches
+ * (attribution.ts), so what is read grows with deals plus sessions, never with their product.
+ *
+ * Every statement reads a bounded chunk (keyset over deals and persons, a few hundred ids at a
+ * time) and the loop is given back between them: SQLite answers synchronously, so one large
+ * statement would stall every request of the process (issue 45).
  */
 export interface Touches {
-  /** The deals with at least one touch: createdAt (ms) and what the sums need. */
-  deals: { id: string; created: number; cents: number; currency: string; won: boolean; known: boolean }[];
-  /** The groups touched (a page, audience, segment or arm) and their labels. */
-  keys: string[];
-  labels: string[];
-  /** Touch j: its deal (index into `deals`), its group (index into `keys`), when its session started (ms). */
-  deal: Int32Array;
-  key: Int32Array;
+  /** Account a's deals are [dealStart[a], dealStart[a + 1]), oldest first. */
+  dealStart: Int32Array;
+  created: Float64Array;
+  cents: Float64Array;
+  /** Index into `currencies`. */
+  currency: Int32Array;
+  won: Uint8Array;
+  currencies: string[];
+  /** Account a's touches are [touchStart[a], touchStart[a + 1]), by instant, then by key. */
+  touchStart: Int32Array;
   at: Float64Array;
+  /** Index into `keys`, which are sorted: indexes order as the keys do. */
+  key: Int32Array;
+  keys: string[];
   /** What the entry keeps, for the cache's bound. */
   bytes: number;
 }
@@ -33,6 +44,28 @@ export interface TouchAsk {
   groupBy: PipelineGroupBy;
   experimentId: string | null;
 }
+
+/** Deals created in the range, at most: beyond, the range is refused (docs/analytics.md). */
+export const MAX_PIPELINE_DEALS = 25_000;
+/** Persons of the deals' accounts, and sessions read through them, at most each. */
+export const MAX_PIPELINE_SESSIONS = 1_000_000;
+
+const DAY_MS = 86_400_000;
+/**
+ * Rows a statement reads at most (deals, persons), and ids it names (persons, for their sessions).
+ * SQLite holds the loop for a whole statement; PostgreSQL's rows are parsed as they arrive, where
+ * round trips cost more than rows, so its statements are larger.
+ */
+const sizes = (db: Kysely<Database>) => (isPostgres(db) ? { rows: 5000, ids: 1000 } : { rows: 500, ids: 200 });
+
+/** PostgreSQL has no year 0: a window never reaches before the first instant it takes. */
+const FIRST_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
+
+const tooLarge = (what: string) =>
+  new AppError('validation_failed', `${what}: narrow startDate and endDate`, [
+    { path: '/startDate', message: what },
+    { path: '/endDate', message: what },
+  ]);
 
 /**
  * Kept per tenant, range, grouping and experiment under the three counters a touch depends on:
@@ -53,160 +86,305 @@ const GROUP_COLUMN: Record<PipelineGroupBy, 's.page_id' | 's.audience_id' | 's.e
   segment: 's.audience_id',
 };
 
-interface Row {
-  deal: string;
-  created: string;
-  key: string | null;
+/** The deals read, in createdAt order, each with its account's index. */
+interface Deals {
+  account: number[];
+  created: number[];
+  cents: number[];
+  currency: number[];
+  won: number[];
+  currencies: string[];
+  /** Account (by its domain, which links its persons) → index, and each account's first and last deal. */
+  accounts: Map<string, number>;
+  first: number[];
+  last: number[];
+}
+
+async function readDeals(ask: TouchAsk): Promise<Deals> {
+  const { db, tenantId } = ask;
+  const counted = await db
+    .selectFrom('deals')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('tenant_id', '=', tenantId)
+    .where('created_at', '>=', ask.start)
+    .where('created_at', '<', ask.end)
+    .executeTakeFirstOrThrow();
+  const n = Number(counted.n);
+  const { rows: perStatement } = sizes(db);
+  if (n > MAX_PIPELINE_DEALS) {
+    throw tooLarge(`the range holds ${n} deals, more than the ${MAX_PIPELINE_DEALS} the report reads at once`);
+  }
+  const out: Deals = {
+    account: [],
+    created: [],
+    cents: [],
+    currency: [],
+    won: [],
+    currencies: [],
+    accounts: new Map(),
+    first: [],
+    last: [],
+  };
+  const currencies = new Map<string, number>();
+  let after: { created: string; id: string } | null = null;
+  for (;;) {
+    await breathe();
+    const cursor: { created: string; id: string } | null = after;
+    const rows: {
+      id: string;
+      created_at: string;
+      amount_cents: number | string | bigint;
+      currency: string;
+      stage: string;
+      domain_lc: string;
+    }[] = await db
+      .selectFrom('deals as d')
+      .innerJoin('accounts as a', (j) => j.onRef('a.id', '=', 'd.account_id').onRef('a.tenant_id', '=', 'd.tenant_id'))
+      .select(['d.id', 'd.created_at', 'd.amount_cents', 'd.currency', 'd.stage', 'a.domain_lc'])
+      .where('d.tenant_id', '=', tenantId)
+      .where('d.created_at', '>=', ask.start)
+      .where('d.created_at', '<', ask.end)
+      // A row comparison, so that the list index starts at the cursor (an OR of two would scan from the range's start).
+      .$call((q) => (cursor === null ? q : q.where(sql<boolean>`(d.created_at, d.id) > (${cursor.created}, ${cursor.id})`)))
+      .orderBy('d.created_at')
+      .orderBy('d.id')
+      .limit(perStatement)
+      .execute();
+    for (const r of rows) {
+      let a = out.accounts.get(r.domain_lc);
+      const created = Date.parse(r.created_at);
+      if (a === undefined) {
+        a = out.first.push(created) - 1;
+        out.last.push(created);
+        out.accounts.set(r.domain_lc, a);
+      }
+      out.last[a] = created;
+      let c = currencies.get(r.currency);
+      if (c === undefined) {
+        c = out.currencies.push(r.currency) - 1;
+        currencies.set(r.currency, c);
+      }
+      out.account.push(a);
+      out.created.push(created);
+      out.cents.push(Number(r.amount_cents));
+      out.currency.push(c);
+      out.won.push(r.stage === 'won' ? 1 : 0);
+    }
+    const tail = rows[rows.length - 1];
+    if (!tail || rows.length < perStatement) return out;
+    after = { created: tail.created_at, id: tail.id };
+  }
+}
+
+/** The persons of the deals' accounts: person id → account index. */
+async function readPersons(ask: TouchAsk, accounts: Map<string, number>): Promise<Map<string, number>> {
+  const persons = new Map<string, number>();
+  const domains = [...accounts.keys()];
+  const { rows: perStatement, ids: idsPer } = sizes(ask.db);
+  for (let i = 0; i < domains.length; i += idsPer) {
+    const batch = domains.slice(i, i + idsPer);
+    let after = '';
+    for (;;) {
+      await breathe();
+      const rows = await ask.db
+        .selectFrom('persons')
+        .select(['id', 'domain_lc'])
+        .where('tenant_id', '=', ask.tenantId)
+        .where('domain_lc', 'in', batch)
+        .where('id', '>', after)
+        .orderBy('id')
+        .limit(perStatement)
+        .execute();
+      for (const r of rows) persons.set(r.id, accounts.get(r.domain_lc ?? '') as number);
+      if (persons.size > MAX_PIPELINE_SESSIONS) {
+        throw tooLarge(`the deals' accounts have more than the ${MAX_PIPELINE_SESSIONS} persons the report reads at once`);
+      }
+      const tail = rows.at(-1);
+      if (!tail || rows.length < perStatement) break;
+      after = tail.id;
+    }
+  }
+  return persons;
+}
+
+interface SessionRow {
+  id: string;
   started: string;
+  key: string | null;
+  person: string;
 }
 
 /**
- * One path's touches. Each is an index walk from the range's deals (deals by tenant and createdAt →
- * account by id → persons by domain → audiences by person or leads by person → sessions by audience
- * and start, or by id). The joins are written as CROSS JOINs with their conditions in WHERE: SQLite
- * keeps that order, where without statistics it would start from every audience of the tenant;
- * PostgreSQL plans them as the inner joins they are.
+ * The sessions of some persons, through their audiences or the leads they sent, that started in
+ * [from, to]. The joins are written as CROSS JOINs with their conditions in WHERE: SQLite keeps
+ * that order (persons' audiences or leads by index, then sessions by audience and start, or by id).
  */
-function touchesVia(ask: TouchAsk, path: 'audience' | 'lead'): Promise<Row[]> {
-  const { db, tenantId } = ask;
-  const days = sql.lit(MAX_WINDOW_DAYS);
-  const windowStart = isPostgres(db)
-    ? sql<string>`d.created_at - ${days} * interval '1 day'`
-    : sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', d.created_at, '-' || ${days} || ' days')`;
-  const column = GROUP_COLUMN[ask.groupBy];
-  const persons = db
-    .selectFrom('deals as d')
-    .crossJoin('accounts as a')
-    .crossJoin('persons as p')
-    .where('d.tenant_id', '=', tenantId)
-    .where('d.created_at', '>=', ask.start)
-    .where('d.created_at', '<', ask.end)
-    .whereRef('a.id', '=', 'd.account_id')
-    .whereRef('a.tenant_id', '=', 'd.tenant_id')
-    .whereRef('p.tenant_id', '=', 'a.tenant_id')
-    .whereRef('p.domain_lc', '=', 'a.domain_lc');
-  const viaAudience = persons
-    .crossJoin('audiences as au')
-    .crossJoin('audience_sessions as s')
-    .whereRef('au.person_id', '=', 'p.id')
-    .whereRef('au.tenant_id', '=', 'p.tenant_id')
-    .whereRef('s.audience_id', '=', 'au.id');
-  // The rest reads the deal and the session only, which both paths name alike.
-  const sessions =
+function sessionsOf(ask: TouchAsk, path: 'audience' | 'lead', persons: string[], from: string, to: string, limit: number) {
+  const column = sql<string | null>`${sql.ref(GROUP_COLUMN[ask.groupBy])}`.as('key');
+  const base =
     path === 'audience'
-      ? viaAudience
-      : (persons
-          .crossJoin('leads as l')
+      ? ask.db
+          .selectFrom('audiences as via')
           .crossJoin('audience_sessions as s')
-          .whereRef('l.person_id', '=', 'p.id')
-          .whereRef('l.tenant_id', '=', 'p.tenant_id')
-          .whereRef('s.id', '=', 'l.session_id') as unknown as typeof viaAudience);
-  return (
-    sessions
-      .whereRef('s.session_started_at', '<=', 'd.created_at')
-      .where('s.session_started_at', '>=', windowStart)
-      .$call((q) => (ask.experimentId === null ? q : q.where('s.experiment_id', '=', ask.experimentId)))
+          .where('via.tenant_id', '=', ask.tenantId)
+          .where('via.person_id', 'in', persons)
+          .whereRef('s.audience_id', '=', 'via.id')
+          .select(['s.id', 's.session_started_at as started', column, sql<string>`via.person_id`.as('person')])
+      : ask.db
+          .selectFrom('leads as via')
+          .crossJoin('audience_sessions as s')
+          .where('via.tenant_id', '=', ask.tenantId)
+          .where('via.person_id', 'in', persons)
+          .whereRef('s.id', '=', 'via.session_id')
+          .select(['s.id', 's.session_started_at as started', column, sql<string>`via.person_id`.as('person')]);
+  return base
+    .where('s.session_started_at', '>=', from)
+    .where('s.session_started_at', '<=', to)
+    .$call((q) => (ask.experimentId === null ? q : q.where('s.experiment_id', '=', ask.experimentId)))
+    .$call((q) =>
       // A segment is an audience of rules: a visit matched to one (never a person's own audience).
-      .$call((q) =>
-        ask.groupBy === 'segment'
-          ? q.where(({ exists, selectFrom }) =>
-              exists(
-                selectFrom('audiences as seg').select('seg.id').whereRef('seg.id', '=', 's.audience_id').where('seg.rules', 'is not', null),
-              ),
-            )
-          : q,
-      )
-      .select([
-        'd.id as deal',
-        'd.created_at as created',
-        sql<string | null>`${sql.ref(column)}`.as('key'),
-        's.session_started_at as started',
-      ])
-      .execute() as Promise<Row[]>
-  );
+      ask.groupBy === 'segment'
+        ? q.where(({ exists, selectFrom }) =>
+            exists(
+              selectFrom('audiences as seg').select('seg.id').whereRef('seg.id', '=', 's.audience_id').where('seg.rules', 'is not', null),
+            ),
+          )
+        : q,
+    )
+    .limit(limit)
+    .execute() as Promise<SessionRow[]>;
 }
 
-async function labelsOf(ask: TouchAsk, keys: string[]): Promise<Map<string, string>> {
-  if (keys.length === 0 || ask.groupBy === 'arm') return new Map(keys.map((k) => [k, k]));
-  const named = new Map<string, string>();
-  // Chunks keep each statement's parameters well under SQLite's and PostgreSQL's limits.
-  for (let i = 0; i < keys.length; i += 5000) {
-    const chunk = keys.slice(i, i + 5000);
-    const rows =
-      ask.groupBy === 'page'
-        ? await ask.db
-            .selectFrom('pages')
-            .select(['id', 'name as label'])
-            .where('tenant_id', '=', ask.tenantId)
-            .where('id', 'in', chunk)
-            .execute()
-        : await ask.db
-            .selectFrom('audiences')
-            .select(['id', 'effective_name as label'])
-            .where('tenant_id', '=', ask.tenantId)
-            .where('id', 'in', chunk)
-            .execute();
-    for (const r of rows) named.set(r.id, r.label);
-  }
-  return named;
-}
+const iso = (ms: number) => new Date(Math.max(ms, FIRST_INSTANT)).toISOString();
 
 async function readTouches(ask: TouchAsk): Promise<Touches> {
+  const deals = await readDeals(ask);
+  const persons = await readPersons(ask, deals.accounts);
   // A person's own audience has no rules: by segment, only sessions a lead was sent in can touch.
-  const paths = ask.groupBy === 'segment' ? (['lead'] as const) : (['audience', 'lead'] as const);
-  const rows = (await Promise.all(paths.map((path) => touchesVia(ask, path)))).flat();
-  const dealIndex = new Map<string, number>();
+  // Leads first: an audience's sessions reach one account each, so only the sessions leads
+  // reached need remembering, for the audiences' path to leave out (one session is one touch).
+  const paths = ask.groupBy === 'segment' ? (['lead'] as const) : (['lead', 'audience'] as const);
+  const windowMs = MAX_WINDOW_DAYS * DAY_MS;
+  const ids = [...persons.keys()];
+  const { ids: idsPer } = sizes(ask.db);
+  const viaLeads = new Set<string>();
   const keyIndex = new Map<string, number>();
-  const dealIds: string[] = [];
-  const created: number[] = [];
   const keys: string[] = [];
-  const deal = new Int32Array(rows.length);
-  const key = new Int32Array(rows.length);
-  const at = new Float64Array(rows.length);
-  let n = 0;
-  for (const r of rows) {
-    if (r.key === null) continue;
-    let d = dealIndex.get(r.deal);
-    if (d === undefined) {
-      d = dealIds.push(r.deal) - 1;
-      dealIndex.set(r.deal, d);
-      created.push(Date.parse(r.created));
+  const account: number[] = [];
+  const at: number[] = [];
+  const key: number[] = [];
+  let read = 0;
+  for (const path of paths) {
+    for (let i = 0; i < ids.length; i += idsPer) {
+      const chunk = ids.slice(i, i + idsPer);
+      let from = Number.POSITIVE_INFINITY;
+      let to = Number.NEGATIVE_INFINITY;
+      for (const p of chunk) {
+        const a = persons.get(p) as number;
+        from = Math.min(from, (deals.first[a] as number) - windowMs);
+        to = Math.max(to, deals.last[a] as number);
+      }
+      await breathe();
+      const rows = await sessionsOf(ask, path, chunk, iso(from), iso(to), MAX_PIPELINE_SESSIONS - read + 1);
+      read += rows.length;
+      if (read > MAX_PIPELINE_SESSIONS) {
+        throw tooLarge(`the deals' accounts have more than the ${MAX_PIPELINE_SESSIONS} sessions the report reads at once`);
+      }
+      for (const r of rows) {
+        if (r.key === null) continue;
+        const a = persons.get(r.person) as number;
+        const started = Date.parse(r.started);
+        // Read for the chunk's widest span: only this account's deals' windows count.
+        if (started < (deals.first[a] as number) - windowMs || started > (deals.last[a] as number)) continue;
+        const once = `${a} ${r.id}`;
+        if (path === 'lead') {
+          if (viaLeads.has(once)) continue;
+          viaLeads.add(once);
+        } else if (viaLeads.has(once)) continue;
+        let k = keyIndex.get(r.key);
+        if (k === undefined) {
+          k = keys.push(r.key) - 1;
+          keyIndex.set(r.key, k);
+        }
+        account.push(a);
+        at.push(started);
+        key.push(k);
+      }
     }
-    let k = keyIndex.get(r.key);
-    if (k === undefined) {
-      k = keys.push(r.key) - 1;
-      keyIndex.set(r.key, k);
-    }
-    deal[n] = d;
-    key[n] = k;
-    at[n] = Date.parse(r.started);
-    n += 1;
   }
-  const sums = new Map<string, { cents: number; currency: string; won: boolean }>();
-  for (let i = 0; i < dealIds.length; i += 5000) {
-    const found = await ask.db
-      .selectFrom('deals')
-      .select(['id', 'amount_cents', 'currency', 'stage'])
-      .where('tenant_id', '=', ask.tenantId)
-      .where('id', 'in', dealIds.slice(i, i + 5000))
-      .execute();
-    for (const r of found) sums.set(r.id, { cents: Number(r.amount_cents), currency: r.currency, won: r.stage === 'won' });
+  return arrange(deals, keys, account, at, key);
+}
+
+/** Each account's deals and touches together, its touches by instant, then by key. */
+async function arrange(deals: Deals, keys: string[], account: number[], at: number[], key: number[]): Promise<Touches> {
+  const accounts = deals.first.length;
+  // Keys sorted, so that comparing indexes compares keys (ties go to the smallest key).
+  const order = await sortSliced(
+    Int32Array.from(keys, (_, i) => i),
+    (x, y) => {
+      const a = keys[x] as string;
+      const b = keys[y] as string;
+      return a < b ? -1 : a > b ? 1 : 0;
+    },
+  );
+  const rank = new Int32Array(keys.length);
+  const sortedKeys: string[] = [];
+  for (const [r, k] of order.entries()) {
+    rank[k] = r;
+    sortedKeys.push(keys[k] as string);
   }
-  const named = await labelsOf(ask, keys);
-  // A deal deleted since its touches were read has no sums: it is left out of them.
-  const deals = dealIds.map((id, i) => {
-    const found = sums.get(id);
-    return { id, created: created[i] as number, known: found !== undefined, ...(found ?? { cents: 0, currency: '', won: false }) };
-  });
-  const labels = keys.map((k) => named.get(k) ?? k);
-  const text = (list: string[]) => list.reduce((sum, s) => sum + 2 * s.length + 40, 0);
+  // Deals come oldest first: a stable placement by account keeps each account's oldest first.
+  const dealStart = startsOf(accounts, deals.account);
+  const n = deals.account.length;
+  const created = new Float64Array(n);
+  const cents = new Float64Array(n);
+  const currency = new Int32Array(n);
+  const won = new Uint8Array(n);
+  const next = dealStart.slice(0, accounts);
+  for (let i = 0; i < n; i++) {
+    const a = deals.account[i] as number;
+    const j = next[a] as number;
+    next[a] = j + 1;
+    created[j] = deals.created[i] as number;
+    cents[j] = deals.cents[i] as number;
+    currency[j] = deals.currency[i] as number;
+    won[j] = deals.won[i] as number;
+  }
+  const m = account.length;
+  const placed = await sortSliced(
+    Int32Array.from(account, (_, i) => i),
+    (x, y) =>
+      (account[x] as number) - (account[y] as number) ||
+      (at[x] as number) - (at[y] as number) ||
+      (rank[key[x] as number] as number) - (rank[key[y] as number] as number),
+  );
+  const touchAt = new Float64Array(m);
+  const touchKey = new Int32Array(m);
+  for (let j = 0; j < m; j++) {
+    const i = placed[j] as number;
+    touchAt[j] = at[i] as number;
+    touchKey[j] = rank[key[i] as number] as number;
+  }
+  const text = sortedKeys.reduce((sum, s) => sum + 2 * s.length + 40, 0);
   return {
-    deals,
-    keys,
-    labels,
-    deal: deal.subarray(0, n),
-    key: key.subarray(0, n),
-    at: at.subarray(0, n),
-    bytes: 1024 + n * 16 + deals.length * 200 + text(keys) + text(labels),
+    dealStart,
+    created,
+    cents,
+    currency,
+    won,
+    currencies: deals.currencies,
+    touchStart: startsOf(accounts, account),
+    at: touchAt,
+    key: touchKey,
+    keys: sortedKeys,
+    bytes: 1024 + n * 32 + m * 12 + text,
   };
+}
+
+/** Where each account's run starts in a placement by account: `accounts + 1` offsets. */
+function startsOf(accounts: number, of: number[]): Int32Array {
+  const starts = new Int32Array(accounts + 1);
+  for (const a of of) starts[a + 1] = (starts[a + 1] as number) + 1;
+  for (let a = 0; a < accounts; a++) starts[a + 1] = (starts[a + 1] as number) + (starts[a] as number);
+  return starts;
 }
