@@ -50,7 +50,7 @@ async function readGoals(db: Kysely<Database>, scope: GoalScope, perPage: boolea
     from goals g
     join visit_events e on ${GOAL_REACHED}
     join audience_sessions s on s.id = e.session_id
-    join audiences a on a.id = s.audience_id
+    left join audiences a on a.id = s.audience_id
     where g.tenant_id = ${scope.tenantId} and e.session_started_at >= ${scope.start} and e.session_started_at < ${scope.end}
       ${pages === undefined ? sql`` : sql`and e.page_id in (${sql.join(pages)})`}
       ${scope.audienceId === undefined ? sql`` : sql`and e.audience_id = ${scope.audienceId}`}

@@ -35,7 +35,8 @@ export async function realtime(db: Kysely<Database>, tenantId: string, idleSecon
   const [counted, rows] = await Promise.all([
     open.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
     open
-      .innerJoin('audiences', 'audiences.id', 'audience_sessions.audience_id')
+      // Left: the page itself (no home audience) is measured under the page's own id, no audience's.
+      .leftJoin('audiences', 'audiences.id', 'audience_sessions.audience_id')
       .innerJoin('pages', 'pages.id', 'audience_sessions.page_id')
       .leftJoin('persons', (join) =>
         join.onRef('persons.id', '=', 'audiences.person_id').onRef('persons.tenant_id', '=', 'audience_sessions.tenant_id'),
@@ -87,7 +88,7 @@ export async function realtime(db: Kysely<Database>, tenantId: string, idleSecon
       pageId: r.page_id,
       pageName: r.page_name,
       audienceId: r.audience_id,
-      audienceName: r.audience_name,
+      audienceName: r.audience_name ?? r.page_name,
       audienceKind: r.rules !== null ? 'segment' : r.person_id !== null ? 'person' : Number(r.home_page) === 1 ? 'home' : 'other',
       personId: r.person_id,
       personName: r.person_id === null ? null : (r.person_name ?? null),

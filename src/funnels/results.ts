@@ -49,7 +49,7 @@ function funnelSql(
   // which SQLite indexes on the fly (an automatic index) and PostgreSQL hashes.
   const ctes: RawBuilder<unknown>[] = [
     sql`e as materialized (select ${VISITOR} as v, ${g} as g, ve.kind, ve.name, ve.page_id, ve.first_at as at
-      from visit_events ve join audience_sessions s on s.id = ve.session_id join audiences a on a.id = s.audience_id
+      from visit_events ve join audience_sessions s on s.id = ve.session_id left join audiences a on a.id = s.audience_id
       where ve.tenant_id = ${tenantId} and ve.first_at >= ${start} and ve.first_at < ${end}
         and (${sql.join(
           steps.map((s) => occurrenceOf(s, 've')),

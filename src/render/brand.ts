@@ -1,6 +1,6 @@
 import type { SITE_FONTS } from '../db/enums.js';
 import { renderMarkdown } from './content.js';
-import { attr, url } from './html.js';
+import { attr, text, url } from './html.js';
 
 /** The tenant's brand as a document shows it: settings already validated, assets resolved to files. */
 export interface Brand {
@@ -37,6 +37,8 @@ const HEX = /^#[0-9a-f]{6}$/;
  * checks again, so a row written any other way can never close the rule or the style element.
  */
 const color = (value: string, fallback: string) => (HEX.test(value) ? value : fallback);
+/** The brand colour of a tenant that never set one (site-settings' default). */
+export const DEFAULT_BRAND_COLOR = '#0b57d0';
 
 /** The logo's height in CSS pixels; its width follows from the file's, so the box is known before it loads. */
 export const LOGO_HEIGHT = 40;
@@ -63,6 +65,30 @@ export const logoImg = (logo: Picture) =>
   `<span class="logo"><img src="${attr(logo.src)}" alt="${attr(logo.alt)}" width="${logoWidth(logo)}" height="${LOGO_HEIGHT}"></span>`;
 
 export const faviconLink = (favicon: Picture) => `<link rel="icon" href="${attr(favicon.src)}" type="${attr(favicon.contentType)}">`;
+
+/**
+ * The icon of a page whose brand has no image for it: a square of the brand colour (white text on
+ * it is at least 4.5:1, site-settings' check) with the title's first letter or digit, escaped as
+ * SVG text. `/favicon.ico` answers the same image.
+ */
+export function initialIcon(brandColor: string | undefined, title: string): string {
+  const fill = color(brandColor ?? '', DEFAULT_BRAND_COLOR);
+  const initial = (/[\p{L}\p{N}]/u.exec(title)?.[0] ?? '').toLocaleUpperCase('en');
+  return [
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64">',
+    `<rect width="64" height="64" rx="12" fill="${fill}"/>`,
+    '<text x="32" y="45" font-family="system-ui,sans-serif" font-size="38" font-weight="700" fill="#fff" text-anchor="middle">',
+    `${text(initial)}</text></svg>`,
+  ].join('');
+}
+
+/** The tab's icon: the brand's favicon, else its logo, else the brand colour with the title's initial. */
+export function faviconOf(brand: Brand | undefined, title: string): string {
+  const picture = brand?.favicon ?? brand?.logo;
+  if (picture) return faviconLink(picture);
+  const svg = `data:image/svg+xml,${encodeURIComponent(initialIcon(brand?.brandColor, title))}`;
+  return `<link rel="icon" href="${attr(svg)}" type="image/svg+xml">`;
+}
 
 /** The footer's text (Markdown, rendered safe) and the privacy link; empty when there is neither. */
 export function brandFooter(brand: Brand): string {

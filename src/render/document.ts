@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { Action, Content, Metadata, Page } from '../pages/schemas.js';
 import { fillTokens, type TokenValues } from './content.js';
-import { type Brand, brandCss, brandFooter, faviconLink, logoImg } from './brand.js';
+import { type Brand, brandCss, brandFooter, faviconOf, logoImg } from './brand.js';
 import { attr, scriptJson, text, url } from './html.js';
 import { STYLE } from './style.js';
 import { frameOrigins, renderSections, VIDEO_SCRIPT } from './sections.js';
@@ -50,6 +50,11 @@ export interface View {
  * with a dot, so the same string is safe in the JSON and in the attribute it fills.
  */
 export const TOKEN_SLOT = '\u0000pam-token\u0000';
+/**
+ * Where the query the visitor's URL had goes (the lead form's `path`, so the confirmation comes back
+ * to the version they were shown): filled per response like the token, never part of the cache.
+ */
+export const QUERY_SLOT = '\u0000pam-query\u0000';
 
 const ROBOTS_PRIVATE = 'noindex, nofollow';
 
@@ -108,7 +113,7 @@ function head(view: View): string {
     meta('twitter:image:alt', m?.twitterImageAlt),
     meta('twitter:site', m?.twitterSite),
     meta('twitter:creator', m?.twitterCreator),
-    view.brand?.favicon ? faviconLink(view.brand.favicon) : '',
+    faviconOf(view.brand, title),
     ...documentStyles(view).map((css) => `<style>${css}</style>`),
     // The slot is filled with base64url and a dot: nothing in it needs escaping in JSON.
     view.measured ? `<script type="application/json" id="pam-view">{"token":"${TOKEN_SLOT}"}</script>` : '',
@@ -134,11 +139,13 @@ type PageAction = Static<typeof Action>;
 
 const isForm = (action: PageAction) => action.actionType === 'form';
 const formAnchor = (action: PageAction) => `pam-form-${action.actionId}`;
+/** The id of a lead form's confirmation: the fragment its redirect names (site/forms/routes.ts). */
+export const confirmationId = (actionId: string) => `pam-thanks-${actionId}`;
 
 /** A link button; a stored URL that is not a safe one leaves the title without a link. */
 function linkButton(view: View, action: PageAction): string {
   const title = text(fillTokens(action.buttonTitle, view.values));
-  const href = isForm(action) && view.audience ? `#${attr(formAnchor(action))}` : url(view.audience?.urlOverride || action.url);
+  const href = isForm(action) ? `#${attr(formAnchor(action))}` : url(view.audience?.urlOverride || action.url);
   return href ? `<a class="button" href="${href}">${title}</a>` : `<span class="button">${title}</span>`;
 }
 
@@ -160,7 +167,8 @@ function leadForm(view: View, action: PageAction): string {
   const id = formAnchor(action);
   const state = view.form?.actionId === action.actionId ? view.form : undefined;
   if (view.form?.submitted) {
-    return `<section class="lead" id="${attr(id)}" aria-live="polite"><p class="thanks">Thank you! Your details have been sent.</p></section>`;
+    // A status is announced by screen readers; the form's redirect names its id, so it is in view at once.
+    return `<section class="lead" id="${attr(id)}"><p class="thanks" id="${attr(confirmationId(action.actionId))}" role="status" tabindex="-1">Thank you! Your details have been sent.</p></section>`;
   }
   const instructions = view.audience?.formInstructionsOverride;
   const fields = (Object.keys(FIELD_LABELS) as (keyof LeadFields)[]).map((field) => {
@@ -181,7 +189,7 @@ function leadForm(view: View, action: PageAction): string {
     '<form method="post" action="/_pam/forms">',
     `<input type="hidden" name="token" value="${view.measured ? TOKEN_SLOT : ''}">`,
     `<input type="hidden" name="action" value="${attr(action.actionId)}">`,
-    `<input type="hidden" name="path" value="${attr(view.path)}">`,
+    `<input type="hidden" name="path" value="${attr(view.path)}${view.measured ? QUERY_SLOT : ''}">`,
     ...fields,
     HONEYPOT_FIELD,
     `<button type="submit">${text(fillTokens(action.buttonTitle, view.values))}</button>`,
@@ -192,12 +200,10 @@ function leadForm(view: View, action: PageAction): string {
 function body(view: View): string {
   const { page, content, values } = view;
   const header = page.headerActionId && page.actions.find((a) => a.actionId === page.headerActionId);
-  // A form needs a visit to record on: without an audience there is none, so a form action shows as its link.
-  const canForm = view.audience !== undefined;
   // A lead form appears once: where a cta section first shows it, else among the actions.
   const formsShown = new Set<string>();
   const actionHtml = (a: PageAction) => {
-    if (!(isForm(a) && canForm) || formsShown.has(a.actionId)) return linkButton(view, a);
+    if (!isForm(a) || formsShown.has(a.actionId)) return linkButton(view, a);
     formsShown.add(a.actionId);
     return leadForm(view, a);
   };

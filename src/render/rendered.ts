@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FileVariant } from '../assets/files.js';
-import { renderDocument, robotsOf, TOKEN_SLOT, type View } from './document.js';
+import { QUERY_SLOT, renderDocument, robotsOf, TOKEN_SLOT, type View } from './document.js';
 import { frameOrigins } from './sections.js';
 
 /**
@@ -13,6 +13,8 @@ import { frameOrigins } from './sections.js';
  */
 export interface Rendered {
   parts: string[];
+  /** What goes between `parts[i]` and `parts[i + 1]`: the visit's token, or the query of its URL. */
+  slots: Slot[];
   etag: string;
   bytes: number;
   /** The `X-Robots-Tag` it is served with, if any. */
@@ -34,20 +36,32 @@ export const DOCUMENT_CSP = "base-uri 'none'; object-src 'none'; form-action 'se
 export const policyOf = (frames: string[]) =>
   frames.length === 0 ? DOCUMENT_CSP : `${DOCUMENT_CSP}; frame-src 'self' ${frames.join(' ')}`;
 
-/** A strong ETag of the document without its token: the same for every visit of the same rendering. */
-export function renderedOf(html: string, slot: string, about: Pick<Rendered, 'robots' | 'title' | 'policy'>): Rendered {
-  const parts = html.split(slot);
+export type Slot = 'token' | 'query';
+/** Both slots at once; split keeps the captured name between the texts. */
+const SLOTS = new RegExp(`${TOKEN_SLOT}|${QUERY_SLOT}`, 'g');
+
+/** A strong ETag of the document without its slots' values: the same for every visit of the same rendering. */
+export function renderedOf(html: string, about: Pick<Rendered, 'robots' | 'title' | 'policy'>): Rendered {
+  const parts: string[] = [];
+  const slots: Slot[] = [];
+  let from = 0;
+  for (const found of html.matchAll(SLOTS)) {
+    parts.push(html.slice(from, found.index));
+    slots.push(found[0] === TOKEN_SLOT ? 'token' : 'query');
+    from = found.index + found[0].length;
+  }
+  parts.push(html.slice(from));
   const hash = createHash('sha256');
   let bytes = 0;
   for (const part of parts) {
     hash.update(part, 'utf8');
     bytes += Buffer.byteLength(part);
   }
-  return { parts, etag: `"${hash.digest('base64url')}"`, bytes, ...about };
+  return { parts, slots, etag: `"${hash.digest('base64url')}"`, bytes, ...about };
 }
 
 export function render(view: View): Rendered {
-  return renderedOf(renderDocument(view), TOKEN_SLOT, {
+  return renderedOf(renderDocument(view), {
     robots: view.noindex ? robotsOf(view) : undefined,
     title: view.metadata?.title || view.page.title,
     policy: policyOf(frameOrigins(view.content)),

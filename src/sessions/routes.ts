@@ -42,7 +42,9 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const page = await livePage(app.db, request.tenantId, request.params.page_id);
-      if (request.query.audienceId !== undefined && !(await findAudience(app.db, request.tenantId, page.id, request.query.audienceId))) {
+      // The page's own id names the page itself: its visits when it has no home audience (issue 45).
+      const { audienceId } = request.query;
+      if (audienceId !== undefined && audienceId !== page.id && !(await findAudience(app.db, request.tenantId, page.id, audienceId))) {
         throw notFound('Audience');
       }
       reply.header('vary', 'Accept');

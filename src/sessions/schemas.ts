@@ -6,7 +6,9 @@ export const AudienceSession = Type.Object(
   {
     audienceSessionId: Type.String(),
     analyticsSessionId: Type.String(),
-    audienceId: Type.String(),
+    audienceId: Type.String({
+      description: "The audience the visit was shown; the page's own `pageId` for the page itself (a page served without a home audience)",
+    }),
     pageId: Type.String(),
     pageTitle: Type.String(),
     pageUrl: Type.String(),
@@ -80,7 +82,7 @@ export type SessionCreate = Static<typeof SessionCreate>;
 export const SessionListQuery = ListQuery({
   startDate: Type.Optional(Type.String({ format: 'date-time', description: 'Sessions started at or after this instant' })),
   endDate: Type.Optional(Type.String({ format: 'date-time', description: 'Sessions started before this instant' })),
-  audienceId: Type.Optional(Type.String({ description: 'Only this audience of the page' })),
+  audienceId: Type.Optional(Type.String({ description: "Only this audience of the page (the page's own id: the page itself)" })),
 });
 export type SessionListQuery = Static<typeof SessionListQuery>;
 

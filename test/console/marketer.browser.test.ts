@@ -140,14 +140,15 @@ describe('the console for a marketer', { skip }, () => {
     await tab.reload();
     const janeLink = tab.locator('li[data-link]').filter({ hasText: '/spring/jane' });
     await janeLink.waitFor();
-    assert.match((await janeLink.textContent()) ?? '', /→ Jane Doe \(audience\)/);
+    assert.match((await janeLink.textContent()) ?? '', /Serves audience Jane Doe/);
+    // Issue 45: a plain line of what the link serves; the page itself is measured like any audience.
     assert.match(
       (await tab
         .locator('li[data-link]')
-        .filter({ hasText: /\/spring$|\/spring → / })
+        .filter({ hasText: /\/spring Serves / })
         .first()
         .textContent()) ?? '',
-      /→ the page itself/,
+      /Serves the page itself/,
     );
     await check(tab, 'page');
     await janeLink.getByRole('link', { name: 'Jane Doe' }).click();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { available, CHROMIUM, skip, until, USER_AGENT } from '../browser.js';
 import { startApp, type Json, type TestApp, ok } from '../helpers.js';
 
@@ -26,6 +26,20 @@ after(async () => {
   await browser?.close();
   await t?.close();
 });
+
+/** The form's confirmation: announced (role=status), and in the viewport without any scrolling by the visitor. */
+async function confirmationInView(tab: Page) {
+  const status = tab.getByRole('status');
+  assert.equal(await status.count(), 1);
+  assert.match((await status.textContent()) ?? '', /Thank you! Your details have been sent\./);
+  const where = await until('the confirmation scrolled into view', async () => {
+    const box = (await tab.evaluate(
+      "(() => { const r = document.querySelector('[role=status]').getBoundingClientRect(); return { top: r.top, bottom: r.bottom, height: innerHeight, scrolled: scrollY }; })()",
+    )) as { top: number; bottom: number; height: number; scrolled: number };
+    return box.top >= 0 && box.bottom <= box.height ? box : undefined;
+  });
+  assert.ok(where.scrolled > 0, `the page opened at its confirmation, not at its top: ${JSON.stringify(where)}`);
+}
 
 describe('a real browser visit', { skip }, () => {
   test('served personalised, measured, and its lead form recorded', { timeout: 90_000 }, async () => {
@@ -104,7 +118,11 @@ describe('a real browser visit', { skip }, () => {
       tab.waitForURL(/submitted=1/),
       tab.locator('form button[type="submit"], form input[type="submit"]').first().click(),
     ]);
-    assert.match(tab.url(), /\/spring\/jane\?submitted=1$/);
+    // Issue 45: back to the URL the form was on, its query kept, at the confirmation, which is in view and a status.
+    const formAction = page.actions.find((a: Json) => a.actionType === 'form').actionId;
+    assert.equal(tab.url(), `${origin}/spring/jane?utm_source=newsletter&utm_campaign=spring&submitted=1#pam-thanks-${formAction}`);
+    assert.equal(await tab.locator('h1').first().textContent(), 'Hello Jane');
+    await confirmationInView(tab);
 
     // Leaving the page sends the last report.
     await tab.close({ runBeforeUnload: true });
@@ -139,6 +157,68 @@ describe('a real browser visit', { skip }, () => {
     const logs = ok(await t.req('GET', `/v0/persons/${personId}/logs?source=pages`)).items as Json[];
     assert.equal(logs.length, 1);
     assert.equal(logs[0].type, 'form-submitted');
+  });
+
+  test("the page itself: its header button reaches its form, its lead is kept, and a segment's visitor returns to the segment's confirmation", {
+    timeout: 90_000,
+  }, async () => {
+    const long = Array.from({ length: 40 }, (_, i) => `Paragraph ${i} about the offer.`).join('\n\n');
+    const page = ok(
+      await t.req('POST', '/v0/pages', {
+        name: 'Offer',
+        title: 'Offer',
+        pageContext: 'offer',
+        pageType: 'inbound',
+        status: 'published',
+        content: { headline: 'For everyone', subheadline: '', sections: [{ heading: 'Why', body: long }] },
+        actions: [{ purpose: 'lead', buttonTitle: 'Get the offer', actionType: 'form', url: '' }],
+      }),
+      201,
+    );
+    const formAction = page.actions[0].actionId;
+    ok(await t.req('PATCH', `/v0/pages/${page.pageId}`, { headerActionId: formAction }));
+    ok(await t.req('POST', '/v0/page_links', { path: '/offer', target: { targetType: 'page', pageId: page.pageId } }), 201);
+
+    const context = await browser.newContext({ userAgent: USER_AGENT });
+    const tab = await context.newPage();
+    await tab.goto(`${origin}/offer`);
+    assert.equal(await tab.locator('h1').textContent(), 'For everyone');
+    await tab.getByRole('link', { name: 'Get the offer' }).click();
+    await tab.fill('input[name="name"]', 'Ann Itself');
+    await tab.fill('input[name="email"]', 'ann.itself@example.com');
+    await Promise.all([tab.waitForURL(/submitted=1/), tab.locator('form button[type="submit"]').click()]);
+    assert.equal(tab.url(), `${origin}/offer?submitted=1#pam-thanks-${formAction}`);
+    await confirmationInView(tab);
+    const leads = await until('the lead of the page itself', async () => {
+      const items = ok(await t.req('GET', `/v0/leads?pageId=${page.pageId}`)).items as Json[];
+      return items.length > 0 ? items : undefined;
+    });
+    assert.equal(leads[0].audienceId, page.pageId);
+    assert.equal(leads[0].submittedEmail, 'ann.itself@example.com');
+
+    // A segment of the page: its visitor keeps its version through the form.
+    const segment = ok(
+      await t.req('POST', `/v0/pages/${page.pageId}/audiences`, {
+        customName: 'Partners',
+        rules: { match: 'all', conditions: [{ field: 'utm.source', operator: 'equals', value: 'partner' }] },
+      }),
+      201,
+    );
+    const versions = `/v0/pages/${page.pageId}/audiences/${segment.audienceId}/versions`;
+    const version = ok(
+      await t.req('POST', versions, { content: { headline: 'For partners', subheadline: '', sections: [{ heading: 'Why', body: long }] } }),
+      201,
+    );
+    ok(await t.req('PATCH', `${versions}/${version.versionId}`, { status: 'published' }));
+    await tab.goto(`${origin}/offer?utm_source=partner`);
+    assert.equal(await tab.locator('h1').textContent(), 'For partners');
+    await tab.fill('input[name="name"]', 'Pat Partner');
+    await tab.fill('input[name="email"]', 'pat@partner.example');
+    await Promise.all([tab.waitForURL(/submitted=1/), tab.locator('form button[type="submit"]').click()]);
+    assert.equal(tab.url(), `${origin}/offer?utm_source=partner&submitted=1#pam-thanks-${formAction}`);
+    assert.equal(await tab.locator('h1').textContent(), 'For partners', "the segment's thank-you, not the generic page");
+    await confirmationInView(tab);
+    await context.close();
   });
 
   test("each rule of the document's CSP holds in Chromium, and the tenant's scripts keep working", { timeout: 90_000 }, async () => {

@@ -42,14 +42,30 @@ function MoveLink({ link, changed }: { link: PageLink; changed: () => void }) {
   );
 }
 
-/** Whom a link serves, in words: "→ Jane Doe (audience)", or "→ the page itself (no audience)". */
+/**
+ * What a link serves, in one plain line: the audience it names, or for a link to the page, the home
+ * audience (segments first, when the page has any) or else the page itself. Every one of them is
+ * measured and takes leads, so the line says only which version a visitor gets.
+ */
 function Serves({ pageId, target, audiences }: { pageId: string; target: PageLink['target']; audiences: Audience[] }) {
-  if (target.targetType !== 'audience') return <span>→ the page itself (no audience)</span>;
-  // An audience beyond the loaded list (or archived) is still named, by its id, never left blank.
-  const name = audiences.find((a) => a.audienceId === target.audienceId)?.effectiveName ?? target.audienceId;
+  const named = (a: Pick<Audience, 'audienceId' | 'effectiveName'>) => (
+    <a href={href('pages', pageId, 'audiences', a.audienceId)}>{a.effectiveName}</a>
+  );
+  if (target.targetType === 'audience') {
+    // An audience beyond the loaded list (or archived) is still named, by its id, never left blank.
+    const audience = audiences.find((a) => a.audienceId === target.audienceId);
+    return (
+      <span class="serves">Serves audience {named(audience ?? { audienceId: target.audienceId, effectiveName: target.audienceId })}</span>
+    );
+  }
+  const live = audiences.filter((a) => a.archivedAt === null);
+  const home = live.find((a) => a.flags.includes('home_page'));
+  const segments = live.filter((a) => a.rules !== null && a.rules !== undefined).length;
+  const first = segments > 0 ? `a matching segment (${segments}), else ` : '';
   return (
-    <span>
-      → <a href={href('pages', pageId, 'audiences', target.audienceId)}>{name}</a> (audience)
+    <span class="serves">
+      Serves {first}
+      {home ? <>audience {named(home)} (the home audience)</> : 'the page itself'}
     </span>
   );
 }
@@ -145,7 +161,7 @@ export function PageLinks({ pageId, audiences }: { pageId: string; audiences: Au
           value={target}
           onInput={setTarget}
           options={[
-            ['page', 'the page itself (no audience)'] as [string, string],
+            ['page', 'the page (its home audience, else the page itself)'] as [string, string],
             ...audiences.map((a): [string, string] => [a.audienceId, `the page for ${a.effectiveName}`]),
           ]}
         />

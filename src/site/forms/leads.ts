@@ -101,10 +101,13 @@ export function checkLeadFields(fields: LeadFields, country: string | null): { f
 export async function formTarget(db: Kysely<Database>, claims: ViewClaims, actionId: string) {
   const page = await findPage(db, claims.tenantId, claims.pageId);
   if (!page || claims.audienceId === '') return undefined;
-  const audience = await findAudience(db, claims.tenantId, page.id, claims.audienceId);
   const action = (JSON.parse(page.actions) as StoredAction[]).find((a) => a.actionId === actionId && a.actionType === 'form');
+  if (!action) return undefined;
+  // The page itself (no home audience) takes leads under its own id, as its visits are recorded.
+  if (claims.audienceId === page.id) return { page, audience: undefined, action };
+  const audience = await findAudience(db, claims.tenantId, page.id, claims.audienceId);
   // An audience erased with its person takes no more leads: its page is gone.
-  return audience && audience.erased_at === null && action ? { page, audience, action } : undefined;
+  return audience && audience.erased_at === null ? { page, audience, action } : undefined;
 }
 
 type Target = NonNullable<Awaited<ReturnType<typeof formTarget>>>;
@@ -201,11 +204,13 @@ export async function recordLead(
   gpc = false,
 ) {
   const { page, audience, action } = target;
+  const audienceId = audience?.id ?? page.id;
+  const linkPerson = audience?.person_id ?? null;
   const recorded = await db.transaction().execute(async (trx) => {
     const at = now();
     const submission: Submission = {
       id: newId('submission'),
-      identifier: audience.action_form_id_override || action.actionId,
+      identifier: audience?.action_form_id_override || action.actionId,
       email: fields.email,
       phone: fields.phone,
     };
@@ -216,13 +221,13 @@ export async function recordLead(
     const visit = {
       tenantId: claims.tenantId,
       pageId: page.id,
-      audienceId: audience.id,
+      audienceId,
       visitId: claims.visitId,
       pageUrl: served.pageUrl,
       pageTitle: served.pageTitle,
       startedAt: at,
       // A form before the visit's first report: that report still announces a person's visit (visit.started).
-      ...(audience.person_id === null ? {} : { classes: { ...NOT_COLLECTED, start_announced: 0 } }),
+      ...(linkPerson === null ? {} : { classes: { ...NOT_COLLECTED, start_announced: 0 } }),
       ...experimentOf(claims),
       gpc,
     };
@@ -234,14 +239,14 @@ export async function recordLead(
     await recordOccurrences(trx, occurrenceVisit(claims.tenantId, session), occurrences, at);
     const lead = { name: fields.name, email: fields.email, phone: fields.phone };
     // Who filled the form, never changed by it (lead-person.ts); the session stays on the audience served.
-    const owner = await leadPerson(trx, claims.tenantId, fields, audience.person_id);
+    const owner = await leadPerson(trx, claims.tenantId, fields, linkPerson);
     const { personId, viaPersonId } = owner;
     const log = await createLog(trx, 'person', claims.tenantId, personId, {
       source: 'pages',
       type: 'form-submitted',
       payload: {
         pageId: page.id,
-        audienceId: audience.id,
+        audienceId,
         actionId: action.actionId,
         formSubmissionId: submission.id,
         ...lead,
@@ -256,7 +261,7 @@ export async function recordLead(
       id: submission.id,
       tenant_id: claims.tenantId,
       page_id: page.id,
-      audience_id: audience.id,
+      audience_id: audienceId,
       session_id: session.audienceSessionId,
       person_id: personId,
       action_id: action.actionId,
@@ -271,7 +276,7 @@ export async function recordLead(
       formSubmissionId: submission.id,
       formSubmissionIdentifier: submission.identifier,
       pageId: page.id,
-      audienceId: audience.id,
+      audienceId,
       actionId: action.actionId,
       audienceSessionId: session.audienceSessionId,
       analyticsSessionId: session.analyticsSessionId,

@@ -3,7 +3,8 @@ import { type SiteContext, siteHostOf, visitorKeyOf } from '../context.js';
 import { addressLimiter, takeFor } from '../limits.js';
 import { locationOnHost, staysOnHost } from '../location.js';
 import { formRateLimitedPage, notFoundPage, siteErrorPage } from '../pages.js';
-import { documentAt, type Documents, sendDocument } from '../serve/documents.js';
+import { documentAt, type Documents, keptQuery, sendDocument } from '../serve/documents.js';
+import { confirmationId } from '../../render/document.js';
 import { visitFacts } from '../serve/visit.js';
 import { defaultCountryOf } from '../../site-settings/repository.js';
 import { enrichmentOfLead } from './enrich.js';
@@ -40,11 +41,13 @@ export function formRoutes(site: FastifyInstance, context: SiteContext, document
       const target = await formTarget(context.db, claims, post.actionId);
       if (!target) return notFound(reply);
       const origin = context.origin(host.hostname, request.raw);
-      // The path the form was on, if it still shows this page to this audience: never anywhere else.
+      // The URL the form was on: its path, if it still shows this page to this audience (never
+      // anywhere else), and its query, kept so that the thank-you is the version the visitor was shown.
+      const { path, query } = splitFormPath(post.path);
       const checked = checkLeadFields(post.fields, await defaultCountryOf(context.db, claims.tenantId));
       const errors = 'errors' in checked ? checked.errors : undefined;
-      const outcome = staysOnHost(post.path)
-        ? await documentAt(context, documents, host, post.path, {
+      const outcome = staysOnHost(path)
+        ? await documentAt(context, documents, host, path, {
             submitted: false,
             origin,
             visitorKey: () => visitorKeyOf(context, request, host.hostname),
@@ -54,17 +57,23 @@ export function formRoutes(site: FastifyInstance, context: SiteContext, document
           })
         : undefined;
       const served =
-        outcome?.kind === 'document' && outcome.stamp.pageId === claims.pageId && outcome.stamp.audienceId === claims.audienceId
+        outcome?.kind === 'document' && outcome.visit.pageId === claims.pageId && outcome.visit.audienceId === claims.audienceId
           ? outcome
           : undefined;
+      // 303 to the same URL, marked submitted, at the confirmation (document.ts): in view at once.
       const thanks = () =>
         reply
           .code(303)
-          .header('location', `${served ? locationOnHost(post.path) : '/'}?submitted=1`)
+          .header(
+            'location',
+            served && staysOnHost(path)
+              ? `${locationOnHost(path)}${query === '' ? '?' : `${query}&`}submitted=1#${encodeURIComponent(confirmationId(post.actionId))}`
+              : '/?submitted=1',
+          )
           .send();
       // A bot filled the field people never see: it is told what a person would be, and nothing is kept.
       if (post.honeypot !== '') return thanks();
-      if (errors) return served ? sendDocument(request, reply, context, served, 400, post.token) : badRequest(reply);
+      if (errors) return served ? sendDocument(request, reply, context, served, query, 400, post.token) : badRequest(reply);
       // A repeat of this token within the window gets the same thank-you, and writes nothing.
       if (!('fields' in checked)) return badRequest(reply);
       // Asked before the lead's transaction, within the provider's timeout: the thank-you waits that long at most.
@@ -74,11 +83,21 @@ export function formRoutes(site: FastifyInstance, context: SiteContext, document
         claims,
         target,
         checked.fields,
-        { pageUrl: `${origin}${served ? post.path : ''}`, pageTitle: served?.rendered.title ?? target.page.title },
+        { pageUrl: `${origin}${served ? path : ''}`, pageTitle: served?.rendered.title ?? target.page.title },
         enrichment,
         request.headers['sec-gpc'] === '1',
       );
       return thanks();
     },
   );
+}
+
+/**
+ * The form's `path` field: the path the form was served at, then the query of that URL when it had
+ * one (document.ts fills it per response). The query comes back re-encoded, without `submitted`.
+ */
+function splitFormPath(value: string): { path: string; query: string } {
+  const at = value.indexOf('?');
+  if (at === -1) return { path: value, query: '' };
+  return { path: value.slice(0, at), query: keptQuery(value.slice(at + 1)) };
 }

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { attr } from '../../render/html.js';
 import { fileSrc, render, type Rendered } from '../../render/rendered.js';
 import { loadView, rowsOf, type ViewOptions } from '../../render/view.js';
 import { notModified, type SiteContext } from '../context.js';
@@ -66,6 +67,26 @@ export function servedDocuments(context: SiteContext): Documents {
   context.observe?.watchDocuments(() => ({ cache: documents.cache.stats(), memo: documents.memo.stats() }));
   return documents;
 }
+
+/** A kept query is at most this long: a longer one is left out of the form's path (the path still works). */
+const MAX_KEPT_QUERY = 2048;
+
+/**
+ * The query a visitor's URL had, as the lead form keeps it (`?a=b&c=d`, or ''): re-encoded, so
+ * that it is safe in a Location header, without the thank-you's own `submitted` marker.
+ */
+export function keptQuery(search: string): string {
+  const params = new URLSearchParams(search);
+  params.delete('submitted');
+  const kept = params.toString();
+  return kept === '' || kept.length > MAX_KEPT_QUERY ? '' : `?${kept}`;
+}
+
+/** The query part of a request URL (after the first `?`), raw. */
+export const searchOf = (rawUrl: string): string => {
+  const at = rawUrl.indexOf('?');
+  return at === -1 ? '' : rawUrl.slice(at + 1);
+};
 
 /** The path part of a request URL, decoded; undefined when it does not decode (404). */
 export function pathOf(rawUrl: string): string | undefined {
@@ -177,7 +198,8 @@ export async function documentAt(
   const visit: TokenFields = {
     tenantId: host.tenantId,
     pageId: stamp.pageId,
-    audienceId: stamp.audienceId ?? '',
+    // The page itself (no home audience) is measured and takes leads under its own id (docs/decisions.md).
+    audienceId: stamp.audienceId ?? stamp.pageId,
     linkId: resolution.link?.id ?? '',
     path,
     ...(inExperiment ? { experimentId: inExperiment.experimentId, arm: inExperiment.arm, unit: inExperiment.unit } : {}),
@@ -210,7 +232,7 @@ export async function documentAt(
   const view = await loadView(context.db, page, audience, {
     path,
     // The thank-you page after a lead form is the same visit, already recorded by the form: it starts no new one.
-    measured: audience !== undefined && !options.submitted,
+    measured: !options.submitted,
     fileSrc,
     fileUrl: (fileId) => `${options.origin}${fileSrc(fileId)}`,
     form: options.form ?? (options.submitted ? { submitted: true } : undefined),
@@ -244,12 +266,16 @@ async function fillKey(tokens: readonly string[], facts: VisitFacts | undefined,
 
 export { DOCUMENT_CSP } from '../../render/rendered.js';
 
-/** Sends a document: 304 when the visitor has it, else its bytes with a fresh view token in its slots. */
+/**
+ * Sends a document: 304 when the visitor has it, else its bytes with a fresh view token in its
+ * slots, and `query` (`?a=b`, or '') where the URL's query goes (the lead form's path).
+ */
 export function sendDocument(
   request: FastifyRequest,
   reply: FastifyReply,
   context: SiteContext,
   served: Servable,
+  query: string,
   status = 200,
   token?: string,
 ) {
@@ -262,11 +288,12 @@ export function sendDocument(
     .header('content-security-policy', rendered.policy);
   if (rendered.robots) reply.header('x-robots-tag', rendered.robots);
   if (status === 200 && notModified(request, rendered.etag)) return reply.code(304).send();
-  const [first = '', ...rest] = rendered.parts;
-  let body = first;
-  if (rest.length > 0) {
+  const { parts, slots } = rendered;
+  let body = parts[0] ?? '';
+  if (slots.length > 0) {
     const value = token ?? context.tokens.sign(served.visit).token;
-    for (const part of rest) body += value + part;
+    const kept = attr(query);
+    for (let i = 0; i < slots.length; i++) body += (slots[i] === 'query' ? kept : value) + (parts[i + 1] ?? '');
   }
   return reply.code(status).type('text/html; charset=utf-8').send(body);
 }

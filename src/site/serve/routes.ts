@@ -5,8 +5,9 @@ import { isIdShaped } from '../../ids.js';
 import { notModified, type SiteContext, siteHostOf, visitorKeyOf } from '../context.js';
 import { staysOnHost } from '../location.js';
 import { gonePage, notFoundPage, siteErrorPage } from '../pages.js';
-import { documentAt, type Documents, pathOf, sendDocument } from './documents.js';
+import { documentAt, type Documents, keptQuery, pathOf, searchOf, sendDocument } from './documents.js';
 import { isServedFile } from './served-files.js';
+import { sendFavicon } from './favicon.js';
 import { visitFacts } from './visit.js';
 
 const notFound = (reply: FastifyReply) => reply.code(404).type('text/html; charset=utf-8').send(notFoundPage());
@@ -47,8 +48,10 @@ export function serveRoutes(site: FastifyInstance, context: SiteContext, documen
       return reply.code(308).header('location', encodeURI(outcome.location)).send();
     }
     if (outcome.kind === 'gone') return gone(reply);
-    return sendDocument(request, reply, context, outcome);
+    return sendDocument(request, reply, context, outcome, keptQuery(searchOf(request.url)));
   });
+
+  site.get('/favicon.ico', (request, reply) => sendFavicon(context, request, reply));
 
   for (const variant of ['original', 'preview'] as const) {
     site.get<{ Params: { fileId: string } }>(
