@@ -44,8 +44,8 @@ import * as visitGpc from './2026_12_02_0043_visit_gpc.js';
 import * as bulkWriteTriggers from './2026_12_03_0044_bulk_write_triggers.js';
 import * as channelGroups from './2026_12_04_0045_channel_groups.js';
 import * as integrationDeals from './2026_12_04_0047_integration_deals.js';
-import * as experimentLookMinima from './2026_12_04_0052_experiment_look_minima.js';
 import * as pageItselfSessions from './2026_12_04_0051_page_itself_sessions.js';
+import * as experimentLookMinima from './2026_12_04_0052_experiment_look_minima.js';
 
 /** Every migration, by name; names sort in the order they must run. Add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -94,6 +94,6 @@ export const migrations: Record<string, Migration> = {
   '2026_12_03_0044_bulk_write_triggers': bulkWriteTriggers,
   '2026_12_04_0045_channel_groups': channelGroups,
   '2026_12_04_0047_integration_deals': integrationDeals,
-  '2026_12_04_0052_experiment_look_minima': experimentLookMinima,
   '2026_12_04_0051_page_itself_sessions': pageItselfSessions,
+  '2026_12_04_0052_experiment_look_minima': experimentLookMinima,
 };
