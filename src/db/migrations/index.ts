@@ -42,6 +42,7 @@ import * as alerts from './2026_12_01_0039_alerts.js';
 import * as enrichment from './2026_12_01_0041_enrichment.js';
 import * as visitGpc from './2026_12_02_0043_visit_gpc.js';
 import * as bulkWriteTriggers from './2026_12_03_0044_bulk_write_triggers.js';
+import * as alertWebhookSecrets from './2026_12_04_0046_alert_webhook_secrets.js';
 
 /** Every migration, by name; names sort in the order they must run. Add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -88,4 +89,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_01_0041_enrichment': enrichment,
   '2026_12_02_0043_visit_gpc': visitGpc,
   '2026_12_03_0044_bulk_write_triggers': bulkWriteTriggers,
+  '2026_12_04_0046_alert_webhook_secrets': alertWebhookSecrets,
 };
