@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { expectProblem, type Json, ok, startApp, type TestApp } from '../helpers.js';
+import { Migrator } from 'kysely';
+import { migrations } from '../../src/db/migrations/index.js';
+import { expectProblem, freshDatabase, type Json, ok, onPostgres, startApp, type TestApp } from '../helpers.js';
 import { postLead } from '../integrations/helpers.js';
 import { until } from '../until.js';
 import { slack } from './slack.js';
@@ -134,6 +136,62 @@ describe("an alert's lastError", () => {
       assert.match(message.lastError, /WEBHOOK_ALLOW_PRIVATE/);
     } finally {
       await strict.close();
+    }
+  });
+});
+
+describe('migration 0046 on alerts stored before it', () => {
+  test('a URL stored in the clear is masked by the migration, sealed at the next start, and still sent to', async () => {
+    const database = await freshDatabase();
+    try {
+      const env = { DATABASE_URL: database.url, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' };
+      const old = await startApp(env);
+      // Back to before 0046, and an alert as an older version stored it: its URL in the clear.
+      const names = Object.keys(migrations).sort();
+      const before = names[names.indexOf('2026_12_04_0046_alert_webhook_secrets') - 1] as string;
+      const schema = onPostgres
+        ? ((await old.app.db.selectNoFrom((eb) => eb.fn<string>('current_schema').as('s')).executeTakeFirst())?.s as string)
+        : undefined;
+      const migrator = new Migrator({
+        db: old.app.db,
+        provider: { getMigrations: async () => migrations },
+        ...(schema ? { migrationTableSchema: schema } : {}),
+      });
+      assert.equal((await migrator.migrateTo(before)).error, undefined);
+      const url = hooks.url('storedclear');
+      const at = new Date().toISOString();
+      await old.app.db
+        .insertInto('alerts')
+        .values({
+          id: 'alert_01jzzzzzzzzzzzzzzzzzzzzzzz',
+          tenant_id: old.tenantId,
+          name: 'Stored in the clear',
+          webhook_url: url,
+          event: 'visit.started',
+          account_ids: null,
+          segment_ids: null,
+          page_ids: null,
+          active: 1,
+          created_at: at,
+          updated_at: at,
+        } as never)
+        .execute();
+      await old.close();
+
+      const t2 = await startApp(env);
+      try {
+        const got = ok(await t2.req('GET', '/v0/alerts/alert_01jzzzzzzzzzzzzzzzzzzzzzzz', undefined, { key: old.key }));
+        assert.equal(got.channel.webhookUrl, url.replace(/\/services\/T0001\/B0001\/storedclear$/, '/services/T…/…/lear'));
+        const row = await t2.app.db.selectFrom('alerts').selectAll().where('id', '=', got.alertId).executeTakeFirstOrThrow();
+        assert.equal(row.webhook_url, '');
+        assert.ok(row.webhook_url_sealed?.startsWith('v1.') && !row.webhook_url_sealed.includes('storedclear'));
+        ok(await t2.req('POST', `/v0/alerts/${got.alertId}/test`, {}, { key: old.key }), 202);
+        await until('the test message to the sealed URL', () => hooks.received.find((r) => r.path.endsWith('/storedclear')), 10_000);
+      } finally {
+        await t2.close();
+      }
+    } finally {
+      await database.drop();
     }
   });
 });
