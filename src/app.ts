@@ -1,3 +1,4 @@
+import path from 'node:path';
 import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -9,7 +10,7 @@ import { apiKeyRoutes } from './api-keys/routes.js';
 import { generatorFor } from './agent/generators.js';
 import { agentRoutes } from './agent/routes.js';
 import { createAgent, type AgentTuning } from './agent/worker.js';
-import { fileUrlSecret, keptSecret, urlSigner } from './assets/files.js';
+import { fileUrlSecret, keptKey, urlSigner } from './assets/files.js';
 import { assetRoutes } from './assets/routes.js';
 import { fileStores } from './assets/store.js';
 import { pageCopies } from './audiences/page-copies.js';
@@ -75,6 +76,7 @@ import { topicRoutes } from './topics/routes.js';
 import { createDispatcher } from './webhooks/dispatcher.js';
 import { systemResolve } from './webhooks/send.js';
 import { createAlertSender } from './alerts/dispatcher.js';
+import { sealStoredWebhookUrls } from './alerts/repository.js';
 import { alertOnEvents } from './alerts/fan-out.js';
 import { alertRoutes } from './alerts/routes.js';
 import { webhookRoutes } from './webhooks/routes.js';
@@ -191,6 +193,19 @@ export async function buildApp({
     });
   }
 
+  // CRM credentials and alert webhook URLs are sealed with INTEGRATIONS_SECRET; unset, with a key
+  // in a file beside the SQLite database, and on PostgreSQL not at all (docs/security.md).
+  const onDisk = config.database.kind === 'sqlite' && config.database.path !== ':memory:';
+  const keyFile = onDisk ? path.join(config.dataDir, 'secret.key') : undefined;
+  const integrations = {
+    sealer: sealer(await keptKey(app.db, 'integrations_secret', config.integrations.secret, keyFile)),
+    config: config.integrations,
+  };
+  // Alert webhook URLs stored in the clear by an older version are sealed now that the key is known.
+  const clearUrls = await sealStoredWebhookUrls(app.db, integrations.sealer);
+  if (clearUrls > 0)
+    app.log.warn({ alerts: clearUrls }, 'alert webhook URLs are stored unencrypted: set INTEGRATIONS_SECRET (docs/security.md)');
+
   // Background work: webhook delivery and the agent where enabled, the rest in every process.
   // Each starts once the app is ready and stops before it closes, in one list.
   // Alerts ride on the webhook fan-out (one transaction, once per event) and are sent beside it.
@@ -201,14 +216,10 @@ export async function buildApp({
     `${config.publicBaseUrl}/console/`,
     app.log,
     webhookResolve ?? systemResolve,
+    integrations.sealer,
   );
   const agent = createAgent(db.kysely, config.agent, await generatorFor(config.agent), app.log, agentTuning, metrics?.agentGeneration);
   const lookup = txtLookup(config.dnsResolvers);
-  // CRM credentials are sealed with INTEGRATIONS_SECRET, or a key generated once and kept like FILE_URL_SECRET's.
-  const integrations = {
-    sealer: sealer(await keptSecret(app.db, 'integrations_secret', config.integrations.secret)),
-    config: config.integrations,
-  };
   const crmSync = createCrmSync(db.kysely, config.integrations, integrations.sealer, app.log, {
     ...crmSyncTuning,
     ...(metrics ? { onOutcome: metrics.integrationSync } : {}),
@@ -277,7 +288,7 @@ export async function buildApp({
   await app.register(topicRoutes);
   await app.register(pageLinkRoutes);
   await app.register(webhookRoutes);
-  await app.register(alertRoutes, { wake: alertSender.wake });
+  await app.register(alertRoutes, { wake: alertSender.wake, sealer: integrations.sealer });
   await app.register(eventRoutes);
   await app.register(apiKeyRoutes);
   await app.register(consoleRoutes, { publicBaseUrl: config.publicBaseUrl });

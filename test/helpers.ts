@@ -35,6 +35,8 @@ export interface TestApp {
 }
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+/** The key tenants' secrets are sealed with in the PostgreSQL suites. */
+export const TEST_INTEGRATIONS_SECRET = 'test-integrations-secret-0123456789abcdef';
 
 /** The backend under test: SQLite unless TEST_DATABASE_URL names a PostgreSQL server. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? '';
@@ -102,6 +104,9 @@ export async function startApp(env: Record<string, string> = {}, options: Omit<A
     RATE_LIMIT_PER_SECOND: '1000000',
     // The page agent would move the versions suites queue by hand: its own tests turn it on.
     AGENT: 'false',
+    // PostgreSQL stores a tenant's secrets only under a configured key (issue 45): its suites have
+    // one, and the refusal without it is tested on its own (test/integrations/secret-key.test.ts).
+    ...(onPostgres ? { INTEGRATIONS_SECRET: TEST_INTEGRATIONS_SECRET } : {}),
     ...env,
   });
   const app = await buildApp({ ...options, config });

@@ -9,6 +9,9 @@ import { nextAttempt } from '../webhooks/retry-policy.js';
 import { type Resolve, send } from '../webhooks/send.js';
 import type { Facts } from './fan-out.js';
 import { slackMessage } from './message.js';
+import { webhookUrlOf } from './repository.js';
+import { failureOf } from './failure.js';
+import type { Sealer } from '../integrations/secrets.js';
 
 const POLL_MS = 1000;
 const BATCH = 20;
@@ -25,6 +28,7 @@ export function createAlertSender(
   consoleUrl: string,
   log: FastifyBaseLogger,
   resolve: Resolve,
+  sealer: Sealer,
 ): RoundLoop {
   const leaseMs = options.timeoutMs + 5000;
 
@@ -37,14 +41,22 @@ export function createAlertSender(
       await releaseLease(db, held, { status: 'failed', last_error: 'the alert is not active', next_attempt_at: null });
       return;
     }
+    const url = webhookUrlOf(alert, sealer);
+    if (url === undefined) {
+      const lastError = 'the webhook URL cannot be read (INTEGRATIONS_SECRET changed?): send it again with PATCH';
+      await releaseLease(db, held, { status: 'failed', last_error: lastError, next_attempt_at: null });
+      return;
+    }
     const facts = JSON.parse(message.facts) as Facts & { test?: boolean };
     const body = await slackMessage(db, message.tenant_id, alert.name, facts, message.more, consoleUrl);
-    const result = await send(
-      alert.webhook_url,
+    const sent = await send(
+      url,
       body,
       { 'content-type': 'application/json', 'user-agent': 'page-audience-api-alerts/1' },
       { timeoutMs: options.timeoutMs, allowPrivate: options.allowPrivate, resolve },
     );
+    // What failed, in words that hold no DNS answer (no address the name resolved to).
+    const result = { ...sent, ...(sent.error === undefined ? {} : { error: failureOf(url, sent) }) };
     const gone = result.status === 404 || result.status === 410;
     const outcome = nextAttempt({
       attempts: message.attempts,

@@ -1,6 +1,7 @@
 import { accountOfPerson } from '../accounts/repository.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { AlertMessagesTable, Database } from '../db/types.js';
+import { mayLeave } from '../events/may-leave.js';
 import { newMessage } from './repository.js';
 import { ALERT_EVENTS } from './schemas.js';
 
@@ -62,13 +63,14 @@ export async function alertOnEvents(trx: Transaction<Database>, events: readonly
     )
     .execute();
   const bodies = payloads.map(({ id, payload }) => ({ id, body: JSON.parse(payload) as EventBody }));
-  const withheld = await sentWithGpc(trx, bodies);
+  const flagged = await sentWithGpc(trx, bodies);
   const messages: AlertMessagesTable[] = [];
   for (const { id, body } of bodies) {
     const event = relevant.find((e) => e.id === id);
     if (!event) continue;
-    // The visitor's Global Privacy Control: not sent, and not counted in a message either.
-    if (withheld.has(id)) continue;
+    // The one exit rule (events/may-leave.ts): a visitor's Global Privacy Control is not sent, and
+    // not counted in a message either.
+    if (!mayLeave({ exit: 'alert.slack', gpc: flagged.has(id) })) continue;
     const facts = await factsOf(trx, event.tenant_id, body.type, body.data);
     for (const { alert, lists } of watching) {
       if (alert.tenant_id !== event.tenant_id || alert.event !== body.type || !matches(lists, facts)) continue;

@@ -1,9 +1,34 @@
 import type { Kysely } from 'kysely';
+import MarkdownIt from 'markdown-it';
 import type { Database } from '../db/types.js';
 import type { Facts } from './fan-out.js';
 
 /** Slack's mrkdwn gives `&`, `<` and `>` meaning: a stored name is text, never a link or a mention. */
 const esc = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+// markdown-it's linkify-it (a maintained URL finder, fuzzy domains and emails included).
+const links = new MarkdownIt().linkify;
+/** Look-alikes of the characters mrkdwn formats with: a typed `*bold*` shows its asterisks, unformatted. */
+const FORMATTING: Record<string, string> = { '*': '\u2217', _: '\uff3f', '~': '\u223c', '`': '\u02cb' };
+
+/**
+ * A value a visitor typed (a name, a company, a path), made inert for Slack: every URL or domain
+ * in it defanged (`evil[.]example`, `https[:]//`) so no client makes it a link, the formatting
+ * characters replaced by look-alikes, then Slack's escaping of `&`, `<` and `>`. It is sent in
+ * mrkdwn objects with `verbatim: true`, so Slack links no channel or mention in it either.
+ */
+export function inert(value: string): string {
+  let text = value;
+  const found = links.match(text) ?? [];
+  for (const m of [...found].reverse()) {
+    const defanged = m.raw.replace(/:\/\//g, '[:]//').replace(/\./g, '[.]');
+    text = text.slice(0, m.index) + defanged + text.slice(m.lastIndex);
+  }
+  return esc(text.replace(/[*_~`]/g, (c) => FORMATTING[c] ?? c));
+}
+
+/** A mrkdwn text object whose typed values are inert and that Slack parses no further. */
+const verbatim = (text: string) => ({ type: 'mrkdwn', text, verbatim: true });
 
 interface Names {
   person: string | null;
@@ -47,30 +72,32 @@ export async function slackMessage(
   consoleUrl: string,
 ): Promise<string> {
   if (facts.test) {
-    const text = `Test message from the alert "${esc(alertName)}": this channel receives its alerts.`;
-    return JSON.stringify({ text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] });
+    const text = `Test message from the alert "${inert(alertName)}": this channel receives its alerts.`;
+    return JSON.stringify({ text, blocks: [{ type: 'section', text: verbatim(text) }] });
   }
+  // Every name is inert (a person's and an account's come from what visitors typed): only the
+  // labels and the console link below are mrkdwn of ours.
   const names = await namesOf(db, tenantId, facts);
   const who = names.person
-    ? `${esc(names.person)}${names.account ? ` (${esc(names.account)})` : ''}`
+    ? `${inert(names.person)}${names.account ? ` (${inert(names.account)})` : ''}`
     : names.account
-      ? `Someone from ${esc(names.account)}`
+      ? `Someone from ${inert(names.account)}`
       : 'Someone';
-  const page = esc(names.page ?? facts.path ?? 'a page');
+  const page = inert(names.page ?? facts.path ?? 'a page');
   const what = facts.eventType === 'form.submitted' ? `${who} filled the form on ${page}` : `${who} is on ${page}`;
   const extra = more > 0 ? ` (and ${more} more ${more === 1 ? 'visit' : 'visits'} in the hour before)` : '';
   const text = `${what}${extra}`;
   const fields = [
-    names.account ? `*Account*\n${esc(names.account)}` : undefined,
-    names.person ? `*Person*\n${esc(names.person)}` : undefined,
-    `*Page*\n${page}${facts.path ? ` (${esc(facts.path)})` : ''}`,
-    facts.channel ? `*Source*\n${esc(facts.channel)}` : undefined,
+    names.account ? `*Account*\n${inert(names.account)}` : undefined,
+    names.person ? `*Person*\n${inert(names.person)}` : undefined,
+    `*Page*\n${page}${facts.path ? ` (${inert(facts.path)})` : ''}`,
+    facts.channel ? `*Source*\n${inert(facts.channel)}` : undefined,
   ].filter((f): f is string => f !== undefined);
   return JSON.stringify({
     text,
     blocks: [
-      { type: 'section', text: { type: 'mrkdwn', text: `*${esc(alertName)}*: ${text}` } },
-      { type: 'section', fields: fields.map((f) => ({ type: 'mrkdwn', text: f })) },
+      { type: 'section', text: verbatim(`*${inert(alertName)}*: ${text}`) },
+      { type: 'section', fields: fields.map(verbatim) },
       { type: 'context', elements: [{ type: 'mrkdwn', text: `<${consoleLink(consoleUrl, facts)}|Open in the console>` }] },
     ],
   });

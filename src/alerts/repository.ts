@@ -6,6 +6,8 @@ import { settle } from '../http/round-trip.js';
 import { newId } from '../ids.js';
 import { after, now } from '../time.js';
 import { checkUrl, type UrlRules } from '../webhooks/repository.js';
+import { type Sealer, secretNotConfigured } from '../integrations/secrets.js';
+import { maskedWebhookUrl } from './webhook-url.js';
 import {
   type Alert,
   type AlertCreate,
@@ -22,7 +24,8 @@ const idsJson = (list: readonly string[] | null | undefined): string | null => (
 export const toAlert = (row: AlertsTable): Alert => ({
   alertId: row.id,
   name: row.name,
-  channel: { type: 'slack', webhookUrl: row.webhook_url },
+  // A secret: never returned, only its masked form (alerts/webhook-url.ts).
+  channel: { type: 'slack', webhookUrl: row.webhook_url_shown },
   when: {
     event: row.event as AlertEvent,
     accountIds: ids(row.account_ids),
@@ -68,15 +71,32 @@ async function checkIds(db: Kysely<Database>, tenantId: string, when: When): Pro
   if (errors.length > 0) throw new AppError('validation_failed', errors.map((e) => `${e.path} ${e.message}`).join('; '), errors);
 }
 
-export async function createAlert(db: Kysely<Database>, tenantId: string, input: AlertCreate, rules: UrlRules): Promise<Alert> {
+/** The alert's webhook URL sealed with its id, and the masked form the API shows. */
+const sealedUrl = (sealer: Sealer, alertId: string, url: string) => ({
+  webhook_url: '',
+  webhook_url_sealed: sealer.sealText(alertId, url),
+  webhook_url_shown: maskedWebhookUrl(url),
+});
+
+export async function createAlert(
+  db: Kysely<Database>,
+  tenantId: string,
+  input: AlertCreate,
+  rules: UrlRules,
+  sealer: Sealer,
+): Promise<Alert> {
+  // Refused before anything else: without a key the URL would have to be kept in the clear.
+  if (!sealer.canSeal) throw secretNotConfigured();
   checkUrl(input.channel.webhookUrl, rules, '/channel/webhookUrl');
   await checkIds(db, tenantId, input.when);
   const at = now();
+  const id = newId('alert');
   const row: AlertsTable = {
-    id: newId('alert'),
+    id,
     tenant_id: tenantId,
     name: input.name,
-    webhook_url: input.channel.webhookUrl,
+    ...sealedUrl(sealer, id, input.channel.webhookUrl),
+    test_sent_at: null,
     event: input.when.event,
     account_ids: idsJson(input.when.accountIds),
     segment_ids: idsJson(input.when.segmentIds),
@@ -99,6 +119,7 @@ export async function updateAlert(
   alertId: string,
   body: AlertUpdate,
   rules: UrlRules,
+  sealer: Sealer,
 ): Promise<Alert | undefined> {
   const current = await findAlert(trx, tenantId, alertId);
   if (!current) return undefined;
@@ -109,7 +130,7 @@ export async function updateAlert(
   if (patch.when !== undefined) await checkIds(trx, tenantId, patch.when);
   const changes: Partial<AlertsTable> = { updated_at: after(current.updated_at) };
   if (patch.name !== undefined) changes.name = patch.name;
-  if (patch.channel !== undefined) changes.webhook_url = patch.channel.webhookUrl;
+  if (patch.channel !== undefined) Object.assign(changes, sealedUrl(sealer, current.id, patch.channel.webhookUrl));
   if (patch.when !== undefined) {
     changes.event = patch.when.event;
     changes.account_ids = idsJson(patch.when.accountIds);
@@ -166,8 +187,59 @@ export function newMessage(alert: AlertsTable, eventType: string, facts: object,
   };
 }
 
+/** One test message a minute per alert: a test is for seeing the channel work, not for sending many. */
+export const TEST_EVERY_MS = 60_000;
+
 export async function sendTestMessage(db: Kysely<Database>, alert: AlertsTable): Promise<AlertMessage> {
-  const row = newMessage(alert, 'alert.test', { test: true }, 0);
+  const at = now();
+  const since = new Date(Date.parse(at) - TEST_EVERY_MS).toISOString();
+  // One statement decides, so two tests at once cannot both pass.
+  const claimed = await db
+    .updateTable('alerts')
+    .set({ test_sent_at: at })
+    .where('id', '=', alert.id)
+    .where((eb) => eb.or([eb('test_sent_at', 'is', null), eb('test_sent_at', '<=', since)]))
+    .returning('test_sent_at')
+    .executeTakeFirst();
+  if (!claimed) {
+    const last = await db.selectFrom('alerts').select('test_sent_at').where('id', '=', alert.id).executeTakeFirst();
+    const wait = Math.max(1, Math.ceil((Date.parse(last?.test_sent_at ?? at) + TEST_EVERY_MS - Date.parse(at)) / 1000));
+    throw new AppError(
+      'rate_limited',
+      `A test message was sent less than a minute ago: one a minute per alert, the next in ${wait} s`,
+      undefined,
+      {
+        'retry-after': String(wait),
+      },
+    );
+  }
+  const row = newMessage(alert, 'alert.test', { test: true }, 0, at);
   await db.insertInto('alert_messages').values(row).execute();
   return toAlertMessage(row);
+}
+
+/**
+ * The webhook URLs stored in the clear before issue 45, sealed at start (the key is the service's
+ * configuration, which migrations never read). Returns how many are still in the clear: all of
+ * them when there is no key to seal with (PostgreSQL without INTEGRATIONS_SECRET), which app.ts
+ * says in the log; they keep working until then.
+ */
+export async function sealStoredWebhookUrls(db: Kysely<Database>, sealer: Sealer): Promise<number> {
+  const clear = await db.selectFrom('alerts').select(['id', 'webhook_url']).where('webhook_url', '!=', '').execute();
+  if (!sealer.canSeal) return clear.length;
+  for (const row of clear) {
+    await db
+      .updateTable('alerts')
+      .set(sealedUrl(sealer, row.id, row.webhook_url))
+      .where('id', '=', row.id)
+      .where('webhook_url', '=', row.webhook_url)
+      .execute();
+  }
+  return 0;
+}
+
+/** The URL to send to: sealed, or (until sealed at start) stored in the clear; undefined when it does not open. */
+export function webhookUrlOf(alert: AlertsTable, sealer: Sealer): string | undefined {
+  if (alert.webhook_url !== '') return alert.webhook_url;
+  return alert.webhook_url_sealed === null ? undefined : sealer.openText(alert.id, alert.webhook_url_sealed);
 }

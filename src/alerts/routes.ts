@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Sealer } from '../integrations/secrets.js';
 import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
 import { notFound } from '../http/errors.js';
 import { EmptyBody, ListEnvelope, NoContent, responses } from '../http/schemas.js';
@@ -9,7 +10,7 @@ const tags = ['alerts'];
 const extension = { tags, 'x-extension': true };
 
 /** Sales alerts in Slack (issue 40): the resource, its messages, and a test message. */
-export const alertRoutes: FastifyPluginAsyncTypebox<{ wake: () => void }> = async (app, { wake }) => {
+export const alertRoutes: FastifyPluginAsyncTypebox<{ wake: () => void; sealer: Sealer }> = async (app, { wake, sealer }) => {
   const urlRules = { allowHttp: app.config.webhookAllowHttp, allowPrivate: app.config.webhooks.allowPrivate };
 
   async function alertOf(tenantId: string, alertId: string) {
@@ -45,7 +46,10 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ wake: () => void }> = asyn
       },
     },
     async (request, reply) =>
-      sendOnce(reply, await createOnce(app.db, fromHeader(request), (trx) => createAlert(trx, request.tenantId, request.body, urlRules))),
+      sendOnce(
+        reply,
+        await createOnce(app.db, fromHeader(request), (trx) => createAlert(trx, request.tenantId, request.body, urlRules, sealer)),
+      ),
   );
 
   app.get(
@@ -77,7 +81,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ wake: () => void }> = asyn
     async (request) => {
       const alert = await app.db
         .transaction()
-        .execute((trx) => updateAlert(trx, request.tenantId, request.params.alert_id, request.body, urlRules));
+        .execute((trx) => updateAlert(trx, request.tenantId, request.params.alert_id, request.body, urlRules, sealer));
       if (!alert) throw notFound('Alert');
       return alert;
     },
@@ -123,6 +127,7 @@ export const alertRoutes: FastifyPluginAsyncTypebox<{ wake: () => void }> = asyn
         ...extension,
         operationId: 'testAlert',
         summary: 'Send a test message now (extension)',
+        description: 'At most one a minute per alert: another within the minute is 429 with Retry-After.',
         params: AlertParams,
         body: EmptyBody,
         response: responses({ 202: AlertMessage }),

@@ -23,7 +23,8 @@ const Channel = Type.Object(
     webhookUrl: Type.String({
       minLength: 1,
       maxLength: 2048,
-      description: "A Slack incoming webhook's URL: https:// (and not a private address) as for webhook subscriptions",
+      description:
+        "A Slack incoming webhook's URL: https:// (and not a private address) as for webhook subscriptions. A secret: stored encrypted and returned masked, `https://hooks.slack.com/services/T…/…/` and its last 4 characters; sent back masked, the stored URL is kept",
     }),
   },
   { additionalProperties: false },

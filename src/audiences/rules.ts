@@ -195,9 +195,13 @@ export function compileRules(rules: Rules): CompiledRules {
   };
 }
 
-/** Whether a visit matches: `fact` answers a field's value (read lazily, so unused facts cost nothing). */
-export function matches(rules: CompiledRules, fact: (field: string) => FieldValue): boolean {
-  return rules.all ? rules.conditions.every((c) => c.test(fact(c.field))) : rules.conditions.some((c) => c.test(fact(c.field)));
+/**
+ * Whether a visit matches: `fact` answers a field's value (read lazily, so unused facts cost
+ * nothing); a condition on a field the visitor `withheld` (Sec-GPC) never matches.
+ */
+export function matches(rules: CompiledRules, fact: (field: string) => FieldValue, withheld?: (field: string) => boolean): boolean {
+  const holds = (c: Compiled) => !withheld?.(c.field) && c.test(fact(c.field));
+  return rules.all ? rules.conditions.every(holds) : rules.conditions.some(holds);
 }
 
 const FIELD_WORDS: Record<string, string> = {

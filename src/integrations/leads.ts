@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
+import { mayLeave, mayLeaveWhere } from '../events/may-leave.js';
 
 /**
  * The leads an integration has yet to send (a read model, src/db/owners.ts): the tenant's leads,
@@ -47,9 +48,11 @@ export async function leadsToPush(db: Kysely<Database>, tenantId: string, integr
       'pg.name as page_name',
       'au.effective_name as audience_name',
       'ac.name as account_name',
+      'l.gpc',
     ])
     .where('l.tenant_id', '=', tenantId)
-    .where('l.gpc', '=', 0)
+    // The one exit rule (events/may-leave.ts), read in SQL so a kept lead never blocks the batch.
+    .where((eb) => mayLeaveWhere(eb, 'l.gpc'))
     .where((eb) => eb.or([eb('l.submitted_email', '!=', ''), eb('per.email', 'is not', null)]))
     .where(({ not, exists, selectFrom }) =>
       not(
@@ -68,7 +71,7 @@ export async function leadsToPush(db: Kysely<Database>, tenantId: string, integr
   // One account per lead even when several share the domain: the first seen.
   const seen = new Map<string, LeadToPush>();
   for (const row of rows) {
-    if (seen.has(row.id)) continue;
+    if (seen.has(row.id) || !mayLeave({ exit: 'crm.push', gpc: row.gpc })) continue;
     const name = row.submitted_name || row.person_name;
     seen.set(row.id, {
       leadId: row.id,

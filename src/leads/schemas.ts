@@ -104,7 +104,7 @@ export const FormEnrichedData = Type.Object(
 );
 export type FormEnrichedData = Static<typeof FormEnrichedData>;
 
-export const ENRICHMENT_FAILURES = ['free_email_domain', 'provider_unknown', 'provider_error', 'no_provider'] as const;
+export const ENRICHMENT_FAILURES = ['free_email_domain', 'provider_unknown', 'provider_error', 'no_provider', 'not_shared'] as const;
 
 /** `form.enrichment_failed`'s `data`. */
 export const FormEnrichmentFailedData = Type.Object(

@@ -8,6 +8,12 @@ export interface SendResult {
   /** The response status; undefined when no response came (refused, unreachable, timed out). */
   status?: number;
   error?: string;
+  /**
+   * Why no response came, without the message's details (which may name the addresses a name
+   * resolved to): `REFUSED` (an address not allowed), `TIMEOUT`, `INVALID_URL`, or the system's
+   * error code (ECONNREFUSED, ENOTFOUND, CERT_HAS_EXPIRED...).
+   */
+  code?: string;
   /** From a Retry-After header, in milliseconds. */
   retryAfterMs?: number;
 }
@@ -57,10 +63,10 @@ export function send(url: string, body: string, headers: Record<string, string>,
     try {
       target = new URL(url);
     } catch {
-      return resolve({ error: 'invalid URL' });
+      return resolve({ error: 'invalid URL', code: 'INVALID_URL' });
     }
     const refused = allowPrivate ? undefined : literalRefusal(target);
-    if (refused !== undefined) return resolve({ error: `refused: ${refused} (WEBHOOK_ALLOW_PRIVATE)` });
+    if (refused !== undefined) return resolve({ error: `refused: ${refused} (WEBHOOK_ALLOW_PRIVATE)`, code: 'REFUSED' });
     const transport = target.protocol === 'https:' ? https : http;
     let settled = false;
     const finish = (result: SendResult) => {
@@ -80,13 +86,20 @@ export function send(url: string, body: string, headers: Record<string, string>,
       (response) => {
         response.on('data', () => {}); // the body is not needed, only drained
         response.on('end', () => finish({ status: response.statusCode ?? 0, ...retryAfter(response.headers['retry-after']) }));
-        response.on('error', (err) => finish({ error: err.message }));
+        response.on('error', (err: NodeJS.ErrnoException) =>
+          finish({ error: err.message, code: timedOut ? 'TIMEOUT' : (err.code ?? 'ERROR') }),
+        );
       },
     );
+    let timedOut = false;
     const timer = setTimeout(() => {
+      timedOut = true;
       request.destroy(new Error(`no answer within ${timeoutMs} ms`));
     }, timeoutMs);
-    request.on('error', (err) => finish({ error: err instanceof Refused ? `refused: ${err.message}` : err.message }));
+    request.on('error', (err: NodeJS.ErrnoException) => {
+      const code = err instanceof Refused ? 'REFUSED' : timedOut ? 'TIMEOUT' : (err.code ?? 'ERROR');
+      finish({ error: err instanceof Refused ? `refused: ${err.message}` : err.message, code });
+    });
     request.end(body);
   });
 }

@@ -6,6 +6,7 @@ import { type Json, ok, startApp, type TestApp } from '../helpers.js';
 import { events, fakeCrm, type FakeCrm, postLead, type Seen, syncNow } from '../integrations/helpers.js';
 import { audienceOf, fallbackHost, link, publishedPage, unique, visit } from '../site/serve-helpers.js';
 import { slack } from './slack.js';
+import { fakeProvider, PROVIDER_TOKEN } from '../enrichment/fake-provider.js';
 
 // Issue 40, Sec-GPC: a visit or a lead sent with `Sec-GPC: 1` is recorded here (the events, the
 // analytics) and never leaves: no Slack alert, nothing to the CRM. Slack and HubSpot are played by
@@ -17,6 +18,7 @@ let t: TestApp;
 let host: string;
 let hooks: Awaited<ReturnType<typeof slack>>;
 let crm: FakeCrm;
+let provider: Awaited<ReturnType<typeof fakeProvider>>;
 
 /** HubSpot as documented, for what a sync asks: the contact properties, which emails it has (none), the upsert, no deals. */
 function hubspot(seen: Seen) {
@@ -44,8 +46,12 @@ before(async () => {
   crm = await fakeCrm();
   crm.handle = hubspot;
   hooks = await slack();
+  // The enrichment provider too (issue 45): a third party that must hear nothing of a Sec-GPC lead.
+  provider = await fakeProvider(() => ({ status: 200, body: { company: null } }));
   t = await startApp(
     {
+      ENRICHMENT_URL: provider.url,
+      ENRICHMENT_TOKEN: PROVIDER_TOKEN,
       WEBHOOK_ALLOW_HTTP: 'true',
       WEBHOOK_ALLOW_PRIVATE: 'true',
       COLLECT_RATE_PER_MINUTE: '1000',
@@ -60,6 +66,7 @@ after(async () => {
   await t.close();
   await hooks.close();
   await crm.close();
+  await provider.close();
 });
 
 let n = 0;
@@ -136,7 +143,7 @@ test('a visit with Sec-GPC: 1 wakes no alert and is not counted in one; the same
   );
 });
 
-test('a lead with Sec-GPC: 1 wakes no form.submitted alert and reaches no CRM; the same lead without it does', async () => {
+test('a lead with Sec-GPC: 1 wakes no form.submitted alert and reaches no CRM or enrichment provider; the same lead without it does', async () => {
   const domain = `${unique('leads').slice(1)}.example`;
   ok(await t.req('POST', '/v0/accounts', { name: 'Lead Co', domain }), 201);
   const alert = await alertOn('leads', { event: 'form.submitted' });
@@ -157,6 +164,16 @@ test('a lead with Sec-GPC: 1 wakes no form.submitted alert and reaches no CRM; t
   assert.ok(!crm.seen.some((s) => s.text.includes('private@') || s.text.includes('Private')), 'the Sec-GPC lead never left');
   // Nothing about any visit is sent to a CRM (leads only), the Sec-GPC ones least of all.
   assert.ok(!crm.seen.some((s) => s.text.includes('Jane') || s.text.includes('session_')));
+  // Nor the enrichment provider (issue 45): the plain lead was asked about, the Sec-GPC one not,
+  // and it says why.
+  assert.ok(provider.asked.some((a) => a.email === `plain@${domain}`));
+  assert.ok(!provider.asked.some((a) => a.email === `private@${domain}`), JSON.stringify(provider.asked));
+  const submitted = (await events(t, 'form.submitted')).map((e) => e.payload.data).find((d) => d.email === `private@${domain}`);
+  const failed = (await events(t, 'form.enrichment_failed')).map((e) => e.payload.data);
+  assert.deepEqual(
+    failed.filter((d) => d.formSubmissionId === submitted.formSubmissionId).map((d) => d.reason),
+    ['not_shared'],
+  );
   // The lead itself is recorded here.
   const leads = ok(await t.req('GET', '/v0/leads?limit=100')).items as Json[];
   assert.ok(leads.some((l) => JSON.stringify(l).includes(`private@${domain}`)));

@@ -798,6 +798,7 @@ const FRESH: RegExp[] = [
   /^(PATCH|POST) .*\/versions\/\{version_id\}(\/cancel)?$/, // the state machine moves only forward
   /\/retry$/, // a retried delivery is pending until sent again
   /\/experiments\/\{experiment_id\}\/(start|conclude)$/, // an experiment starts once and concludes once
+  /^POST \/v0\/alerts\/\{alert_id\}\/test$/, // one test message a minute per alert (issue 45)
 ];
 
 /** The fixture a fresh parameter of these operations is made from, where it differs from the parameter's own. */

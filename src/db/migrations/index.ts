@@ -43,6 +43,7 @@ import * as enrichment from './2026_12_01_0041_enrichment.js';
 import * as visitGpc from './2026_12_02_0043_visit_gpc.js';
 import * as bulkWriteTriggers from './2026_12_03_0044_bulk_write_triggers.js';
 import * as channelGroups from './2026_12_04_0045_channel_groups.js';
+import * as alertWebhookSecrets from './2026_12_04_0046_alert_webhook_secrets.js';
 import * as integrationDeals from './2026_12_04_0047_integration_deals.js';
 import * as pageItselfSessions from './2026_12_04_0051_page_itself_sessions.js';
 import * as experimentLookMinima from './2026_12_04_0052_experiment_look_minima.js';
@@ -93,6 +94,7 @@ export const migrations: Record<string, Migration> = {
   '2026_12_02_0043_visit_gpc': visitGpc,
   '2026_12_03_0044_bulk_write_triggers': bulkWriteTriggers,
   '2026_12_04_0045_channel_groups': channelGroups,
+  '2026_12_04_0046_alert_webhook_secrets': alertWebhookSecrets,
   '2026_12_04_0047_integration_deals': integrationDeals,
   '2026_12_04_0051_page_itself_sessions': pageItselfSessions,
   '2026_12_04_0052_experiment_look_minima': experimentLookMinima,

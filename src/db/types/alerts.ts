@@ -5,7 +5,14 @@ export interface AlertsTable {
   id: string;
   tenant_id: string;
   name: string;
+  /** A URL stored before issue 45, until the service seals it at start; '' afterwards. */
   webhook_url: string;
+  /** The URL sealed (integrations/secrets.ts), the alert's id as additional data. */
+  webhook_url_sealed: string | null;
+  /** The URL as the API shows it (alerts/webhook-url.ts). */
+  webhook_url_shown: string;
+  /** When the last test message was asked for: one a minute. */
+  test_sent_at: string | null;
   event: string;
   /** JSON arrays of ids; null matches any. */
   account_ids: string | null;

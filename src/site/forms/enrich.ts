@@ -4,6 +4,7 @@ import type { Database } from '../../db/types.js';
 import { isFreeMailDomain } from '../../enrichment/free-mail.js';
 import type { Provider } from '../../enrichment/provider.js';
 import type { Company } from '../../enrichment/visit.js';
+import { mayLeave } from '../../events/may-leave.js';
 import { emit } from '../../events/outbox.js';
 import type { FormEnrichedData, FormEnrichmentFailedData } from '../../leads/schemas.js';
 import { emailDomain } from '../../persons/repository.js';
@@ -23,16 +24,20 @@ export type LeadEnrichment =
 
 /**
  * Asks the provider about a lead's email and its domain, within ENRICHMENT_TIMEOUT_MS: the
- * visitor's thank-you waits that long at most. A free-mail domain is never sent.
+ * visitor's thank-you waits that long at most. A free-mail domain is never sent, nor anything of a
+ * lead posted with `Sec-GPC: 1` (`not_shared`, asked of the one exit rule, events/may-leave.ts):
+ * its domain names no account either, since naming one would be enriching it.
  */
 export async function enrichmentOfLead(
   db: Kysely<Database>,
   provider: Provider | undefined,
   tenantId: string,
   email: string,
+  gpc = false,
 ): Promise<LeadEnrichment> {
   const domain = emailDomain(email)?.toLowerCase();
   if (domain === undefined) return { kind: 'off' };
+  if (!mayLeave({ exit: 'enrichment.lead', gpc })) return { kind: 'failed', reason: 'not_shared' };
   // Turned off by the tenant: no provider of theirs, nor the domain alone, names a company. Said
   // all the same, so that every lead with an email is followed by exactly one enrichment event.
   if (!(await enrichmentOn(db, tenantId))) return { kind: 'failed', reason: 'no_provider' };

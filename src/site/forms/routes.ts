@@ -7,6 +7,7 @@ import { documentAt, type Documents, keptQuery, sendDocument } from '../serve/do
 import { confirmationId } from '../../render/document.js';
 import { visitFacts } from '../serve/visit.js';
 import { defaultCountryOf } from '../../site-settings/repository.js';
+import { sentGpc } from '../../events/may-leave.js';
 import { enrichmentOfLead } from './enrich.js';
 import { checkLeadFields, formTarget, parseLeadPost, recordLead } from './leads.js';
 
@@ -77,7 +78,13 @@ export function formRoutes(site: FastifyInstance, context: SiteContext, document
       // A repeat of this token within the window gets the same thank-you, and writes nothing.
       if (!('fields' in checked)) return badRequest(reply);
       // Asked before the lead's transaction, within the provider's timeout: the thank-you waits that long at most.
-      const enrichment = await enrichmentOfLead(context.db, context.enrichment, claims.tenantId, checked.fields.email);
+      const enrichment = await enrichmentOfLead(
+        context.db,
+        context.enrichment,
+        claims.tenantId,
+        checked.fields.email,
+        sentGpc(request.headers),
+      );
       await recordLead(
         context.db,
         claims,
@@ -85,7 +92,7 @@ export function formRoutes(site: FastifyInstance, context: SiteContext, document
         checked.fields,
         { pageUrl: `${origin}${served ? path : ''}`, pageTitle: served?.rendered.title ?? target.page.title },
         enrichment,
-        request.headers['sec-gpc'] === '1',
+        sentGpc(request.headers),
       );
       return thanks();
     },

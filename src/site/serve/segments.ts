@@ -13,8 +13,9 @@ export interface PageSegment {
 
 /**
  * A page's live segments in the order a visitor is matched (priority, highest first; ties, the
- * oldest), the fields they read, and whether any segment of the tenant reads a company (only then
- * is the enrichment provider asked, for the rules and for `{{company.*}}` tokens alike).
+ * oldest), the fields they read, and whether any live segment of a published page of the tenant
+ * reads a company (only then is the enrichment provider asked, for the rules and for
+ * `{{company.*}}` tokens alike).
  */
 export interface PageSegments {
   segments: PageSegment[];
@@ -37,6 +38,18 @@ const compiledRules = databaseCache<Compiled>(CACHES.segmentRules);
 const compiledKey = (id: string, updatedAt: string) => `${id} ${updatedAt}`;
 
 /**
+ * Whether a live segment (not archived) of a published, undeleted page of the tenant reads
+ * `company.*`: only then is a visitor's address a reason to ask the enrichment provider (issue 45).
+ * A segment on a draft, archived or deleted page is no reason: no visitor can be matched by it.
+ */
+const liveSegmentReadsCompany = (tenantId: string) => sql<number>`(
+  select 1 from audiences c
+  join pages cp on cp.id = c.page_id and cp.tenant_id = c.tenant_id
+  where c.tenant_id = ${tenantId} and c.archived_at is null and c.rules is not null and c.rules like '%"company.%'
+    and cp.status = 'published' and cp.deleted_at is null
+  limit 1)`;
+
+/**
  * One statement, read when a path to the page is resolved (kept in the outcome memo with the path's
  * resolution, so under the same `data_version` or change sequence it is not read again). The row
  * of `here` answers the tenant's flag when the page has no segment. The rules themselves are not
@@ -46,8 +59,7 @@ const segmentsOfPage = prepared((db, p: { tenantId: string; pageId: string }) =>
   compile: () =>
     sql<SegmentRow>`
       select
-        (select 1 from audiences c where c.tenant_id = ${p.tenantId} and c.archived_at is null and c.rules is not null
-           and c.rules like '%"company.%' limit 1) as tenant_company,
+        ${liveSegmentReadsCompany(p.tenantId)} as tenant_company,
         a.id, a.updated_at
       from (select 1 as one) as here
       left join audiences a on a.page_id = ${p.pageId} and a.tenant_id = ${p.tenantId}
@@ -109,5 +121,5 @@ async function compileNow(db: Kysely<Database>, tenantId: string, id: string): P
 export async function matchSegment(page: PageSegments, facts: VisitFacts, preferred?: string): Promise<string | undefined> {
   if (preferred !== undefined && page.segments.some((s) => s.audienceId === preferred)) return preferred;
   await facts.prepare(page.fields, page.tenantReadsCompany);
-  return page.segments.find((s) => matches(s.rules, facts.value))?.audienceId;
+  return page.segments.find((s) => matches(s.rules, facts.value, facts.withheld))?.audienceId;
 }

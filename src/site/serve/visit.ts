@@ -3,6 +3,7 @@ import type { FieldValue } from '../../audiences/rules.js';
 import { prepared } from '../../db/prepared.js';
 import { dayOf } from '../../db/daily-secrets.js';
 import { type Company, companyForVisit } from '../../enrichment/visit.js';
+import { mayLeave, sentGpc } from '../../events/may-leave.js';
 import type { SiteContext } from '../context.js';
 import type { SiteHost } from '../hosts.js';
 import { clientAddress } from '../limits.js';
@@ -23,6 +24,11 @@ export interface VisitFacts {
   prepare(fields: Iterable<string>, company: boolean): Promise<void>;
   /** A field's value (rules): null when the visit does not say. */
   value(field: string): FieldValue;
+  /**
+   * Whether a field was withheld by the visitor (`Sec-GPC: 1` withholds `company.*`): a condition
+   * on it never matches, whatever its operator.
+   */
+  withheld(field: string): boolean;
   /** A token's value, held to the value rule; null: its fallback. */
   token(name: string): string | null;
 }
@@ -82,6 +88,7 @@ export function visitFacts(context: SiteContext, request: FastifyRequest, host: 
   let country = '';
   let returning: boolean | null = null;
   let company: Company | null = null;
+  const gpc = sentGpc(request.headers);
   const started = new Map<string, Promise<void>>();
   const lookUp = async (job: string): Promise<void> => {
     if (job === 'visitor.country') {
@@ -125,7 +132,12 @@ export function visitFacts(context: SiteContext, request: FastifyRequest, host: 
       const jobs: Promise<void>[] = [];
       for (const field of fields) {
         // Each costly fact is looked up once per request, whoever asks first.
-        const job = field.startsWith('company.') ? (withCompany ? 'company' : undefined) : field;
+        // The address goes to the provider only by the one exit rule (events/may-leave.ts).
+        const job = field.startsWith('company.')
+          ? mayLeave({ exit: 'enrichment.visit', gpc, needed: withCompany })
+            ? 'company'
+            : undefined
+          : field;
         if (job === undefined || !COSTLY.has(job) || started.has(job)) continue;
         const running = lookUp(job);
         started.set(job, running);
@@ -134,6 +146,7 @@ export function visitFacts(context: SiteContext, request: FastifyRequest, host: 
       await Promise.all(jobs);
     },
     value,
+    withheld: (field) => gpc && field.startsWith('company.'),
     token(name) {
       const raw = name === 'visitor.country' ? countryName(country) : value(name);
       if (typeof raw !== 'string') return null;
