@@ -23,7 +23,10 @@ const shape: LoadShape = { domain: 'load.example', persons: 1000, deals: 1000, s
 const range = dealRange(shape);
 const ask = (query: Record<string, string | number>) => t.req('GET', `/v0/analytics/pipeline${qs({ ...range, ...query })}`);
 
-/** The request's answer, how long it took, the event loop's longest delay meanwhile, and the peak memory growth. */
+/**
+ * The request's answer, how long it took, the event loop's longest delay meanwhile, the slowest
+ * `/healthz` asked meanwhile, and the peak memory growth.
+ */
 async function measured(query: Record<string, string | number>) {
   const delay = monitorEventLoopDelay({ resolution: 10 });
   const rss = process.memoryUsage().rss;
@@ -31,13 +34,26 @@ async function measured(query: Record<string, string | number>) {
   const sample = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage().rss);
   }, 5);
+  const healthz: number[] = [];
+  let running = true;
+  const probe = (async () => {
+    while (running) {
+      const at = performance.now();
+      assert.equal((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
+      healthz.push(performance.now() - at);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  })();
   delay.enable();
   const started = performance.now();
   const res = await ask(query);
   const ms = performance.now() - started;
   delay.disable();
+  running = false;
+  await probe;
   clearInterval(sample);
-  return { res, ms, maxDelayMs: delay.max / 1e6, grownMb: (peak - rss) / 1024 / 1024 };
+  const healthzMs = Math.max(0, ...healthz);
+  return { res, ms, maxDelayMs: delay.max / 1e6, healthzMs, grownMb: (peak - rss) / 1024 / 1024 };
 }
 
 let fresh = 0;
@@ -53,8 +69,9 @@ async function coldBest(query: Record<string, string | number>) {
     const run = await measured({ ...query, endDate: new Date(Date.parse(range.endDate) + fresh).toISOString() });
     const same = (r: typeof run) => (r.res.status === 200 ? { ...r.res.body, endDate: null } : [r.res.status, r.res.body.detail]);
     if (best !== undefined) assert.deepEqual(same(run), same(best));
-    if (best === undefined || run.maxDelayMs + run.ms / 10 < best.maxDelayMs + best.ms / 10) best = run;
-    if (best.ms < 1000 && best.maxDelayMs < 100) break;
+    const cost = (r: typeof run) => Math.max(r.maxDelayMs, r.healthzMs / 2.5) + r.ms / 10;
+    if (best === undefined || cost(run) < cost(best)) best = run;
+    if (best.ms < 1000 && best.maxDelayMs < 100 && best.healthzMs < 250) break;
   }
   return best as Awaited<ReturnType<typeof measured>>;
 }
@@ -66,23 +83,11 @@ describe('the worst case of 1,000 sessions and 1,000 deals', () => {
   });
 
   test('a range that misses the cache answers in under 1 s, never blocking the loop 100 ms, /healthz answering meanwhile', async () => {
-    const healthz: number[] = [];
-    let running = true;
-    const probe = (async () => {
-      while (running) {
-        const at = performance.now();
-        assert.equal((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
-        healthz.push(performance.now() - at);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    })();
-    const { res, ms, maxDelayMs, grownMb } = await coldBest({ model: 'any' });
-    running = false;
-    await probe;
+    const { res, ms, maxDelayMs, healthzMs, grownMb } = await coldBest({ model: 'any' });
     const answer = ok(res) as Json;
     assert.ok(ms < 1000, `answered in ${ms.toFixed(0)} ms`);
     assert.ok(maxDelayMs < 100, `the event loop was blocked ${maxDelayMs.toFixed(0)} ms`);
-    assert.ok(Math.max(...healthz) < 250, `/healthz took up to ${Math.max(...healthz).toFixed(0)} ms`);
+    assert.ok(healthzMs < 250, `/healthz took up to ${healthzMs.toFixed(0)} ms`);
     // Issue 45 saw 1.17 GB: what is read grows with the deals plus the sessions, not their product.
     assert.ok(grownMb < 150, `memory grew ${grownMb.toFixed(0)} MB`);
     assert.equal(answer.totals.deals, 1000);
