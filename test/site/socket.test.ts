@@ -50,7 +50,10 @@ describe('over HTTP', () => {
     fields.set('email', 'sam@example.com');
     const posted = await request('POST', form[1] ?? '', { 'content-type': 'application/x-www-form-urlencoded' }, fields.toString());
     assert.equal(posted.status, 303);
-    const thanks = await request('GET', String(posted.headers.location));
+    // The confirmation's fragment is the browser's to scroll to: a request target never carries it.
+    const back = new URL(String(posted.headers.location), `http://${host}`);
+    assert.match(back.hash, /^#pam-thanks-action_/);
+    const thanks = await request('GET', `${back.pathname}${back.search}`);
     assert.equal(thanks.status, 200);
     assert.match(thanks.body, /Thank you/);
     const sessions = (await t.req('GET', `/v0/pages/${page.pageId}/audience_sessions`)).body.items as Json[];
