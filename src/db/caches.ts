@@ -102,7 +102,7 @@ export const CACHES = {
   pipeline: declare<{ groups: readonly unknown[] }>({
     name: 'Influenced pipeline',
     file: 'src/deals/pipeline.ts',
-    key: 'tenant, its sessions, site and deals counters, range, model, window, grouping, experiment',
+    key: 'tenant, its sessions, site and deals counters, range, model, window, half-life, grouping, experiment',
     max: 256,
     maxBytes: 16 * MB,
     ttlMs: 10_000,
@@ -170,7 +170,7 @@ export const CACHES = {
   }),
   knownVisits: declare({
     name: 'Visits with a session',
-    file: 'src/site/measure/report-once.ts',
+    file: 'src/visits/postgres-store.ts',
     key: "the view token's visit id",
     max: 50_000,
     // A visit id is 22 characters (16 random bytes); tokens with longer ones are still counted fairly.
@@ -225,7 +225,7 @@ export const CACHES = {
   }),
   rollupStatements: declare<{ update: string; upsert: string }>({
     name: 'Rollup statements',
-    file: 'src/analytics/rollups.ts',
+    file: 'src/visits/rollups.ts',
     key: 'rollup table, number of rows, dialect',
     max: 256,
     maxBytes: 4 * MB,
@@ -273,6 +273,17 @@ export const CACHES = {
     holds: 'database',
     invalidatedBy: ['new key'],
   }),
+  pageSegments: declare<{ segments: readonly unknown[] }>({
+    name: "A page's segments",
+    file: 'src/site/serve/segments.ts',
+    key: 'tenant id, its change sequence, page id',
+    max: 4000,
+    maxBytes: 8 * MB,
+    // Ids and a reference to each compiled rule set, which `segmentRules` weighs (while it keeps it too).
+    size: (kept, key) => 2 * key.length + 256 + kept.segments.length * 160,
+    holds: 'database',
+    invalidatedBy: ['site:<tenant>', 'data_version'],
+  }),
   keyLastUsed: declare({
     name: 'API key last-used stamps',
     file: 'src/http/auth.ts',
@@ -292,10 +303,50 @@ interface Built<V extends {}, FC> {
   fetchMethod?: LRUCache.Fetcher<string, V, FC>;
 }
 
+/** What `/metrics` reads of a cache: its entries and their bytes as its declaration sizes them. */
+interface Weighed {
+  readonly size: number;
+  readonly calculatedSize: number;
+}
+
+/**
+ * Every cache built from a declaration, by the declaration's name in CACHES, held weakly: a cache
+ * lives as long as what holds it (an app, an open database), and a test process opens hundreds.
+ */
+const instances = new Map<string, Set<WeakRef<Weighed>>>();
+
+function track(d: { name: string }, cache: Weighed): void {
+  const name = Object.entries(CACHES).find(([, declared]) => declared === d)?.[0] ?? d.name;
+  const refs = instances.get(name) ?? new Set<WeakRef<Weighed>>();
+  instances.set(name, refs);
+  // Forgotten caches are dropped as new ones arrive, so the set stays as small as the live ones.
+  if (refs.size >= 16 && (refs.size & (refs.size - 1)) === 0) for (const ref of refs) if (!ref.deref()) refs.delete(ref);
+  refs.add(new WeakRef(cache));
+}
+
+/**
+ * Each declared cache's entries and bytes, summed over its live instances in this process (one per
+ * app or open database; a service process has one of each): what `/metrics` shows as
+ * `pam_cache_bytes` and `pam_cache_entries` (issue 50: memory bounded by the declared caches).
+ */
+export function cacheSizes(): { cache: keyof typeof CACHES; entries: number; bytes: number }[] {
+  return (Object.keys(CACHES) as (keyof typeof CACHES)[]).map((cache) => {
+    let entries = 0;
+    let bytes = 0;
+    for (const ref of instances.get(cache) ?? []) {
+      const live = ref.deref();
+      if (!live) continue;
+      entries += live.size;
+      bytes += live.calculatedSize;
+    }
+    return { cache, entries, bytes };
+  });
+}
+
 /** Builds a declared cache: its bounds, its sizes and its time to live as the declaration says. */
 export function newCache<V extends {}, FC = unknown>(d: CacheDeclaration<V>, built: Built<V, FC> = {}): LRUCache<string, V, FC> {
   const maxBytes = built.maxBytes ?? d.maxBytes;
-  return new LRUCache<string, V, FC>({
+  const cache = new LRUCache<string, V, FC>({
     max: built.max ?? d.max,
     maxSize: maxBytes,
     sizeCalculation: d.size,
@@ -303,6 +354,8 @@ export function newCache<V extends {}, FC = unknown>(d: CacheDeclaration<V>, bui
     ...(d.ttlMs === undefined ? {} : { ttl: d.ttlMs }),
     ...(built.fetchMethod === undefined ? {} : { fetchMethod: built.fetchMethod }),
   });
+  track(d, cache);
+  return cache;
 }
 
 /** A declared cache per open database (`perDatabase`), made at its first use. */

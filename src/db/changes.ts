@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { type Expression, type RawBuilder, sql, type Kysely } from 'kysely';
 import { perDatabase } from './per-database.js';
 import { prepared } from './prepared.js';
 import type { Database } from './types.js';
@@ -32,7 +32,23 @@ const startCounter = prepared((db, p: { scope: string }) =>
     .values({ scope: p.scope, value: 1 })
     .onConflict((oc) => oc.column('scope').doUpdateSet({ value: sql<number>`change_counters.value + 1` })),
 );
-const readCounter = prepared((db, p: { scope: string }) => db.selectFrom('change_counters').select('value').where('scope', '=', p.scope));
+const SHARD_SUFFIXES = ['#1', '#2', '#3', '#4', '#5', '#6', '#7'];
+
+/**
+ * The rows a counter is kept in, as SQL over `scope` (a text expression naming it). On PostgreSQL
+ * each connection moves a tenant's change sequence in the row of its own shard, `<scope>` or
+ * `<scope>#1` … `#7` (migration 0063), so that concurrent writers of one tenant do not commit one
+ * after another on one row's lock; the counter is the sum of its rows, read in one statement.
+ * Every other counter, and every counter on SQLite, has its first row only: its sum is its value.
+ */
+export const counterRows = (scope: Expression<string> | RawBuilder<string>) =>
+  sql.join([scope, ...SHARD_SUFFIXES.map((suffix) => sql`${scope} || ${sql.lit(suffix)}`)]);
+
+const readCounter = prepared((db, p: { scope: string }) => ({
+  compile: () =>
+    sql<{ value: number | string | null }>`
+      select sum(c.value) as value from change_counters c where c.scope in (${counterRows(sql<string>`${p.scope}`)})`.compile(db),
+}));
 
 /**
  * When this process last moved a counter of each kind (`domains`, `sessions`) of a database
@@ -78,3 +94,27 @@ export async function noteSiteChange(trx: Kysely<Database>, tenantId: string): P
 
 /** The tenant's change sequence as committed: 0 before its first change. */
 export const siteSequence = (db: Kysely<Database>, tenantId: string): Promise<number> => changeCount(db, `site:${tenantId}`);
+
+/**
+ * The tenant's change sequence at SQLite's `dataVersion`, read once per tenant for each committed
+ * state: after a commit anywhere, a tenant's first segmented page reads it (site/serve/choose.ts),
+ * and the requests that arrive meanwhile wait for that read. Dropped whole when the state moves,
+ * and at most TENANTS_AT_ONCE tenants are held.
+ */
+const sequencesAt = perDatabase(() => ({ at: -1, byTenant: new Map<string, Promise<number>>() }));
+const TENANTS_AT_ONCE = 1000;
+export function siteSequenceAt(db: Kysely<Database>, tenantId: string, dataVersion: number): Promise<number> {
+  const held = sequencesAt(db);
+  if (held.at !== dataVersion || held.byTenant.size >= TENANTS_AT_ONCE) {
+    held.at = dataVersion;
+    held.byTenant.clear();
+  }
+  let sequence = held.byTenant.get(tenantId);
+  if (!sequence) {
+    // Read in this turn's snapshot, the one `dataVersion` names.
+    sequence = changeCount(db, `site:${tenantId}`);
+    held.byTenant.set(tenantId, sequence);
+    sequence.catch(() => held.byTenant.delete(tenantId));
+  }
+  return sequence;
+}

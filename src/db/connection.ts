@@ -26,6 +26,8 @@ export interface Db {
   dialect: Dialect;
   /** SQLite with a reader only: the committed state's version (src/db/sqlite.ts); changes with every commit. */
   dataVersion?: () => number;
+  /** SQLite: called as each request arrives, so that its reads see what was committed before it (src/db/sqlite.ts). */
+  requestArrived?: () => void;
   close(): Promise<void>;
   /** PostgreSQL's connection pool, now (for the metrics). */
   poolStats?: () => { total: number; idle: number; waiting: number };
@@ -284,7 +286,7 @@ function currentSchemaIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
 
 function openSqlite(file: string, log: LogConfig | undefined, observer: DbObserver): Db {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const { dialect, dataVersion } = groupCommitSqlite(file, observer);
+  const { dialect, dataVersion, requestArrived } = groupCommitSqlite(file, observer);
   const kysely = new Kysely<Database>({ dialect, log });
-  return { kysely, dialect: 'sqlite', ...(dataVersion ? { dataVersion } : {}), close: () => kysely.destroy() };
+  return { kysely, dialect: 'sqlite', ...(dataVersion ? { dataVersion } : {}), requestArrived, close: () => kysely.destroy() };
 }

@@ -33,18 +33,33 @@ export const EXPERIMENT_ALLOCATIONS = ['fixed', 'bandit'] as const;
 export const EXPERIMENT_STATUSES = ['draft', 'running', 'concluded'] as const;
 export const EXPERIMENT_DECISIONS = ['collecting', 'winner', 'no_difference'] as const;
 
-/** What a goal or a funnel step counts (src/goals/): a lead form, a page action's click, a link path's visit, a `pam.track` event. */
-export const GOAL_KINDS = ['form', 'action', 'path', 'event'] as const;
+/**
+ * What a goal or a funnel step counts (src/goals/): a lead form, a page action's click, a link path's
+ * visit, a `pam.track` event, a scroll at least so deep on a path (goals only, issue 49).
+ */
+export const GOAL_KINDS = ['form', 'action', 'path', 'event', 'scroll'] as const;
 export type GoalKind = (typeof GOAL_KINDS)[number];
 /** A served page's font: each a system font stack (src/render/brand.ts), so no font is downloaded. */
-export const SITE_FONTS = ['system', 'serif', 'rounded', 'mono'] as const;
+/** System stacks (nothing downloaded), then the self-hosted families (src/render/fonts.ts), served by the tenant's domain. */
+export const SITE_FONTS = [
+  'system',
+  'serif',
+  'rounded',
+  'mono',
+  'inter',
+  'source-sans-3',
+  'ibm-plex-sans',
+  'lora',
+  'merriweather',
+  'playfair-display',
+] as const;
 
 /** Where a visit came from (issue 28): the classes the collector keeps of `document.referrer` (src/site/measure/source.ts). */
 export const CHANNELS = ['direct', 'search', 'social', 'email', 'paid', 'referral'] as const;
 export type Channel = (typeof CHANNELS)[number];
 /**
  * Google Analytics 4's default channel groups, spelled as GA4 spells them (issue 45), in the order
- * GA4 evaluates its rules (src/sessions/traffic.ts), `Unassigned` last.
+ * GA4 evaluates its rules (src/visits/traffic.ts), `Unassigned` last.
  */
 export const CHANNEL_GROUPS = [
   'Direct',
@@ -80,3 +95,9 @@ export const INTEGRATION_PROVIDERS = ['hubspot', 'salesforce'] as const;
 export type IntegrationProvider = (typeof INTEGRATION_PROVIDERS)[number];
 export const INTEGRATION_STATUSES = ['active', 'paused'] as const;
 export type IntegrationStatus = (typeof INTEGRATION_STATUSES)[number];
+
+/** On-site experiences (src/onsite/, issue 48): where one stands, and how its page is matched. */
+export const EXPERIENCE_STATUSES = ['draft', 'live', 'paused'] as const;
+export type ExperienceStatus = (typeof EXPERIENCE_STATUSES)[number];
+export const URL_MATCH_TYPES = ['exact', 'prefix', 'glob'] as const;
+export type UrlMatchType = (typeof URL_MATCH_TYPES)[number];

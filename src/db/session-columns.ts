@@ -38,7 +38,7 @@ export const SESSION_COLUMNS = {
   classes: CLASSES,
   /** 1 when the session was its visitor's first of its UTC day on its page, or on the site (migration 0022). */
   firsts: ['first_of_day_page', 'first_of_day_site'],
-  /** Where `session.ended` stands: claimed and announced once (sessions/announce.ts). */
+  /** Where `session.ended` stands: claimed and announced once (visits/announce.ts). */
   announcing: ['end_due_at', 'end_due_follows', 'start_announced', 'end_announced'],
   /** Every grouping the site answer offers, each a column of the rollups (migration 0027), in their order. */
   dimensions: ['utm_source', 'utm_medium', 'utm_campaign', ...CLASSES],

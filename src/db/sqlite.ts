@@ -17,8 +17,9 @@ import type { DbObserver } from './observer.js';
  * The reads of one turn of the event loop share one read transaction on it: each read transaction
  * costs two file-lock system calls, as much as the point read itself. The snapshot ends before
  * every group commit (so what a caller reads after its commit resolved includes its write, and
- * the checkpoint at commit is never held back by it) and at the end of the turn (so a change made
- * by another process is seen from the next turn on).
+ * the checkpoint at commit is never held back by it), at the end of the turn, and when a request
+ * arrives after a snapshot that began before it (so a change made by another process is seen by
+ * every request that arrives after it was committed).
  */
 type Statement = SQLite.Statement<unknown[]>;
 
@@ -69,6 +70,8 @@ export interface GroupCommitSqlite {
    * an in-memory database, which has no reader.
    */
   dataVersion: (() => number) | undefined;
+  /** Called as each request arrives: its reads then see every commit made before it, in any process. */
+  requestArrived: () => void;
 }
 
 export function groupCommitSqlite(file: string, observer: DbObserver = {}): GroupCommitSqlite {
@@ -111,6 +114,14 @@ export function groupCommitSqlite(file: string, observer: DbObserver = {}): Grou
   let snapshot = false;
   /** `data_version` as the open snapshot sees it: it cannot change before the snapshot ends. */
   let snapshotVersion: number | undefined;
+  // A snapshot begun before a request arrived may predate a commit its client already knows of
+  // (another instance answered it): a timer's read earlier in the same turn, or a read of the turn
+  // before. So a request ends any snapshot not begun after a request of its own turn (`requestTurn`
+  // moves at each turn's end), and the requests that arrive together still share one.
+  let requestTurn = 0;
+  let requestsThisTurn = false;
+  /** `requestTurn` when the open snapshot began after a request of that turn; else -1. */
+  let snapshotTurn = -1;
   const endSnapshot = () => {
     if (!snapshot) return;
     snapshot = false;
@@ -121,9 +132,19 @@ export function groupCommitSqlite(file: string, observer: DbObserver = {}): Grou
     if (!snapshot && read) {
       read('begin').run();
       snapshot = true;
+      snapshotTurn = requestsThisTurn ? requestTurn : -1;
       setImmediate(endSnapshot);
     }
     return exec(statement, parameters, sql);
+  };
+  const requestArrived = () => {
+    if (snapshot && snapshotTurn !== requestTurn) endSnapshot();
+    if (requestsThisTurn) return;
+    requestsThisTurn = true;
+    setImmediate(() => {
+      requestsThisTurn = false;
+      requestTurn++;
+    });
   };
   const lock = fifoLock();
   let group: Group | undefined;
@@ -292,5 +313,5 @@ export function groupCommitSqlite(file: string, observer: DbObserver = {}): Grou
     (() =>
       (snapshotVersion ??= (runRead(read('pragma data_version'), [], 'pragma data_version').rows[0] as { data_version: number })
         .data_version));
-  return { dialect, dataVersion };
+  return { dialect, dataVersion, requestArrived };
 }

@@ -12,7 +12,14 @@ import type { PersonsTable, AccountsTable, LogsTable } from './types/people.js';
 import type { PagesTable, AudiencesTable, AudienceVersionsTable, TopicsTable, TopicEntriesTable } from './types/pages.js';
 import type { TenantDomainsTable, PageLinksTable } from './types/domains.js';
 import type { FilesTable, FileBlobsTable, AssetsTable } from './types/files.js';
-import type { WebhookSubscriptionsTable, EventsTable, WebhookDeliveriesTable } from './types/webhooks.js';
+import type {
+  EventSequenceTable,
+  EventsTable,
+  OutboxConsumedAheadTable,
+  OutboxConsumersTable,
+  WebhookDeliveriesTable,
+  WebhookSubscriptionsTable,
+} from './types/webhooks.js';
 import type { AlertMessagesTable, AlertsTable, AlertWindowsTable } from './types/alerts.js';
 import type {
   AudienceSessionsTable,
@@ -33,9 +40,13 @@ import type {
   ExperimentUnitsTable,
 } from './types/experiments.js';
 import type { FunnelsTable, GoalsTable, VisitEventsTable } from './types/goals.js';
+import type { HeatmapCellsTable, HeatmapDepthsTable, HeatmapSectionsTable, VisitMapsTable, WebVitalDaysTable } from './types/maps.js';
 import type { TemplatesTable } from './types/templates.js';
 import type { DealsTable } from './types/deals.js';
 import type { IntegrationDealsTable, IntegrationLeadsTable, IntegrationsTable } from './types/integrations.js';
+import type { OnsiteToolTokensTable } from './types/onsite-tools.js';
+import type { ExperiencesTable, SitesTable } from './types/onsite.js';
+import type { ExperienceDaysTable, ExperienceUnitsTable, ExperienceViewsTable } from './types/onsite-measures.js';
 
 // The table types live by area in ./types/; importers take every one of them from here.
 export type * from './types/tenants.js';
@@ -49,9 +60,13 @@ export type * from './types/visits.js';
 export type * from './types/search.js';
 export type * from './types/experiments.js';
 export type * from './types/goals.js';
+export type * from './types/maps.js';
 export type * from './types/templates.js';
 export type * from './types/deals.js';
 export type * from './types/integrations.js';
+export type * from './types/onsite-tools.js';
+export type * from './types/onsite.js';
+export type * from './types/onsite-measures.js';
 
 /**
  * One table type per table, gathered in `Database`. Timestamps are ISO 8601 strings in UTC with
@@ -81,6 +96,9 @@ export interface Database {
   page_links: PageLinksTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   events: EventsTable;
+  outbox_consumers: OutboxConsumersTable;
+  outbox_consumed_ahead: OutboxConsumedAheadTable;
+  event_sequence: EventSequenceTable;
   webhook_deliveries: WebhookDeliveriesTable;
   alerts: AlertsTable;
   alert_windows: AlertWindowsTable;
@@ -105,6 +123,11 @@ export interface Database {
   goals: GoalsTable;
   funnels: FunnelsTable;
   visit_events: VisitEventsTable;
+  visit_maps: VisitMapsTable;
+  heatmap_cells: HeatmapCellsTable;
+  heatmap_sections: HeatmapSectionsTable;
+  heatmap_depths: HeatmapDepthsTable;
+  web_vital_days: WebVitalDaysTable;
   site_settings: SiteSettingsTable;
   leads: LeadsTable;
   templates: TemplatesTable;
@@ -112,4 +135,10 @@ export interface Database {
   integrations: IntegrationsTable;
   integration_leads: IntegrationLeadsTable;
   integration_deals: IntegrationDealsTable;
+  onsite_tool_tokens: OnsiteToolTokensTable;
+  sites: SitesTable;
+  experiences: ExperiencesTable;
+  experience_days: ExperienceDaysTable;
+  experience_units: ExperienceUnitsTable;
+  experience_views: ExperienceViewsTable;
 }

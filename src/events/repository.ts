@@ -32,3 +32,18 @@ export async function listEvents(db: Kysely<Database>, tenantId: string, query: 
   const rows = matching.select(['id', 'type', 'created_at', 'payload']);
   return eventsList.read({ query, filters, rows, count: matching, map: toEvent });
 }
+
+/** The stored payloads of these events (any tenant: the consumers' batches span tenants). */
+export function eventPayloads(db: Kysely<Database>, ids: readonly string[]): Promise<Pick<EventsTable, 'id' | 'payload'>[]> {
+  return ids.length === 0 ? Promise.resolve([]) : db.selectFrom('events').select(['id', 'payload']).where('id', 'in', ids).execute();
+}
+
+/** The stored payload of one event, if it is still kept. */
+export async function eventPayload(db: Kysely<Database>, id: string): Promise<string | undefined> {
+  return (await db.selectFrom('events').select('payload').where('id', '=', id).executeTakeFirst())?.payload;
+}
+
+/** The ids of the events made before `cutoff`, as a subquery (a consumer's rows of those events go first). */
+export function eventIdsBefore(db: Kysely<Database>, cutoff: string) {
+  return db.selectFrom('events').select('id').where('created_at', '<', cutoff);
+}

@@ -47,6 +47,15 @@ import * as alertWebhookSecrets from './2026_12_04_0046_alert_webhook_secrets.js
 import * as integrationDeals from './2026_12_04_0047_integration_deals.js';
 import * as pageItselfSessions from './2026_12_04_0051_page_itself_sessions.js';
 import * as experimentLookMinima from './2026_12_04_0052_experiment_look_minima.js';
+import * as fileRenditions from './2026_12_05_0054_file_renditions.js';
+import * as companySegmentsIndex from './2026_12_05_0062_company_segments_index.js';
+import * as shardedSiteSequence from './2026_12_05_0063_sharded_site_sequence.js';
+import * as onsite from './2026_12_06_0064_onsite.js';
+import * as onsiteToolTokens from './2026_12_06_0065_onsite_tool_tokens.js';
+import * as clickScrollMaps from './2026_12_06_0067_click_scroll_maps.js';
+import * as pageNameOnce from './2026_12_06_0068_page_name_once.js';
+import * as outboxConsumers from './2026_12_07_0069_outbox_consumers.js';
+import * as experienceMeasures from './2026_12_06_0066_experience_measures.js';
 
 /** Every migration, by name; names sort in the order they must run. Add new files here. */
 export const migrations: Record<string, Migration> = {
@@ -98,4 +107,13 @@ export const migrations: Record<string, Migration> = {
   '2026_12_04_0047_integration_deals': integrationDeals,
   '2026_12_04_0051_page_itself_sessions': pageItselfSessions,
   '2026_12_04_0052_experiment_look_minima': experimentLookMinima,
+  '2026_12_05_0054_file_renditions': fileRenditions,
+  '2026_12_05_0062_company_segments_index': companySegmentsIndex,
+  '2026_12_05_0063_sharded_site_sequence': shardedSiteSequence,
+  '2026_12_06_0064_onsite': onsite,
+  '2026_12_06_0065_onsite_tool_tokens': onsiteToolTokens,
+  '2026_12_06_0067_click_scroll_maps': clickScrollMaps,
+  '2026_12_06_0068_page_name_once': pageNameOnce,
+  '2026_12_06_0066_experience_measures': experienceMeasures,
+  '2026_12_07_0069_outbox_consumers': outboxConsumers,
 };

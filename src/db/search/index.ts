@@ -4,14 +4,18 @@ import type { Database } from '../types.js';
 import { postgresSearch } from './postgres.js';
 import { prefixFirst } from './prefix-first.js';
 import { sqliteSearch } from './sqlite.js';
-import type { Found, ListSearch, RankedSearch, SearchDialect, SearchedTable } from './types.js';
+import type { Found, IndexedTable, ListSearch, RankedSearch, SearchDialect, SearchedTable } from './types.js';
 
-export { contains, containsAsciiFolded } from './like.js';
+export { contains, containsAsciiFolded, startsWith } from './like.js';
 export type { ListSearch, RankedSearch, Rows, SearchedTable } from './types.js';
 
 /** Each database's own implementation, side by side: what differs by dialect is chosen here, once. */
 const byDialect = <I>(db: Kysely<Database>, implementations: { sqlite: I; postgres: I }): I =>
   isPostgres(db) ? implementations.postgres : implementations.sqlite;
+
+/** `table.column` contains `text` (lowercased), through the column's own substring index where it can serve. */
+export const containsIndexed = (db: Kysely<Database>, table: IndexedTable, column: string, text: string) =>
+  byDialect<SearchDialect>(db, { sqlite: sqliteSearch, postgres: postgresSearch }).contains(table, column, text);
 
 /**
  * Substring search, declared once by what it searches: `table`'s rows in `scope` whose `columns`

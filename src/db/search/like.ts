@@ -29,9 +29,9 @@ export const anyContains = (table: string, columns: readonly string[], text: str
     sql` or `,
   )})`;
 
-/** `column LIKE 'text%'` with the text taken literally: what ranks prefix matches first. */
-export function startsWith(db: Kysely<Database>, column: string, text: string): RawBuilder<boolean> {
-  return sql<boolean>`${sql.ref(column)} like ${planOnce(db, `${likeLiteral(text)}%`)} escape '\\'`;
+/** `column LIKE 'text%'` (a column, or an expression) with the text taken literally: what ranks prefix matches first. */
+export function startsWith(db: Kysely<Database>, column: string | RawBuilder<unknown>, text: string): RawBuilder<boolean> {
+  return sql<boolean>`${typeof column === 'string' ? sql.ref(column) : column} like ${planOnce(db, `${likeLiteral(text)}%`)} escape '\\'`;
 }
 
 /** A text of fewer than three characters has no trigram: no substring index can serve it. */

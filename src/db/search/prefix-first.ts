@@ -1,16 +1,31 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { planOnce } from '../plan-once.js';
 import type { Database } from '../types.js';
 import { startsWith } from './like.js';
-import { applyTo, selected, type AnyRows, type Found, type RankedSearch, type SearchDialect, type SearchedTable } from './types.js';
+import {
+  applyTo,
+  selected,
+  type AnyRows,
+  type Found,
+  type RankedSearch,
+  type SearchDialect,
+  type SearchedTable,
+  type Shape,
+} from './types.js';
 
 /** Up to this many prefix matches, they are read by name (the live rows' name indexes) and sorted. */
 const FEW_PREFIX_MATCHES = 500;
+/**
+ * Beyond this many rows matching through another row, a page of them is found by walking the
+ * rows newest first: about √(page × rows) of the scope's, where sorting and walking cost alike.
+ */
+const WALK_FROM = 1500;
 
 /**
  * Prefix matches first, then the others, each newest first: read as two pages, each stopping at
  * the limit (the prefix matches, then the others when they do not fill it), so no match beyond the
- * page is read; `dialect` reads them in its index's order. The count stops at `countUpTo`.
+ * page is read; `dialect` reads them in its index's order. The count stops at `countUpTo`. Rows
+ * that match `through` another table are read the same way from it and merged in.
  */
 export async function prefixFirst<T extends SearchedTable, Row>(
   db: Kysely<Database>,
@@ -18,22 +33,81 @@ export async function prefixFirst<T extends SearchedTable, Row>(
   dialect: SearchDialect,
 ): Promise<Found<Row, number | null>> {
   const { table, columns, text } = search;
+  const through = text === '' ? undefined : search.through;
   const { limit } = search.page;
   const { countUpTo } = search.order.prefixFirst;
   const matches = await dialect.matches(db, search);
   const prefix = sql<boolean>`(${sql.join(
-    columns.map((c) => startsWith(db, `${table}.${c}`, text)),
+    [...columns.map((c) => startsWith(db, `${table}.${c}`, text)), ...(through ? [through.startsWith] : [])],
     sql` or `,
   )})`;
+  const select: Shape<Row> = (q) =>
+    through
+      ? (selected(q, search.select).select([
+          sql.ref(`${table}.created_at`).as('search_created_at'),
+          sql.ref(`${table}.id`).as('search_id'),
+        ]) as unknown as SelectQueryBuilder<Database, SearchedTable, Row>)
+      : selected(q, search.select);
   const page = (atStart: boolean, take: number) =>
-    matches.read(atStart, take, (q) => selected(q, search.select).where(atStart ? prefix : sql<boolean>`not ${prefix}`));
-  const countMatches = async () => (await matches.read(false, countUpTo + 1, (q) => q.select(`${table}.id`), true)).length;
-  const readPage = async () => {
-    const first = (await fewPrefixMatches(db, search, dialect, limit + 1)) ?? (await page(true, limit + 1));
-    return first.length > limit || text === '' ? first : [...first, ...(await page(false, limit + 1 - first.length))];
+    matches.read(atStart, take, (q) => select(q).where(atStart ? prefix : sql<boolean>`not ${prefix}`));
+  const matchIds = async () =>
+    (await matches.read(false, countUpTo + 1, (q) => q.select(`${table}.id`), true)) as unknown as { id: string }[];
+  const readPage = async (): Promise<Ranked<Row>> => {
+    const first = (await fewPrefixMatches(db, search, dialect, limit + 1, select)) ?? (await page(true, limit + 1));
+    return first.length > limit || text === '' ? { first, rest: [] } : { first, rest: await page(false, limit + 1 - first.length) };
   };
-  const [rows, counted] = await Promise.all([readPage(), countMatches()]);
+  if (!through) {
+    const [{ first, rest }, counted] = await Promise.all([readPage(), matchIds()]);
+    return { rows: [...first, ...rest], totalCount: counted.length > countUpTo ? null : counted.length };
+  }
+  // The prefix matches through the other row are those of `starting`: the rows whose own text
+  // starts with the search's are among `readPage`'s already. The others are read from the other
+  // rows when they are few, else by a walk that soon fills the page: each reads at most about
+  // WALK_FROM rows.
+  const other = async (atStart: boolean, take: number) => {
+    const walk = !atStart && (await countAtMost(db, through.rows(false) as unknown as AnyRows, WALK_FROM)) > WALK_FROM;
+    return (
+      atStart
+        ? select(through.starting as unknown as AnyRows)
+        : select(through.rows(walk) as unknown as AnyRows).where(sql<boolean>`not ${prefix}`)
+    )
+      .orderBy(sql.ref(`${table}.created_at`), 'desc')
+      .orderBy(sql.ref(`${table}.id`), 'desc')
+      .limit(take)
+      .execute();
+  };
+  const readOther = async (): Promise<Ranked<Row>> => {
+    const first = await other(true, limit + 1);
+    return first.length > limit ? { first, rest: [] } : { first, rest: await other(false, limit + 1 - first.length) };
+  };
+  const otherIds = async () =>
+    (await (through.rows(false) as unknown as AnyRows)
+      .select(`${table}.id`)
+      .limit(countUpTo + 1)
+      .execute()) as unknown as { id: string }[];
+  const [own, theirs, ownIds, theirIds] = await Promise.all([readPage(), readOther(), matchIds(), otherIds()]);
+  const counted = new Set([...ownIds, ...theirIds].map((r) => r.id)).size;
+  const rows = [...newestFirst([...own.first, ...theirs.first]), ...newestFirst([...own.rest, ...theirs.rest])].slice(0, limit + 1);
   return { rows, totalCount: counted > countUpTo ? null : counted };
+}
+
+/** A ranked page read in two parts: the prefix matches, then the others. */
+interface Ranked<Row> {
+  first: Row[];
+  rest: Row[];
+}
+
+/** Rows read with their key (`search_created_at`, `search_id`), once each, newest first. */
+function newestFirst<Row>(rows: Row[]): Row[] {
+  type Keyed = { search_created_at: string; search_id: string };
+  const once = new Map<string, Row>();
+  for (const row of rows) once.set((row as Keyed).search_id, row);
+  const key = (row: Row) => row as Keyed;
+  return [...once.values()].sort((a, b) => {
+    const [x, y] = [key(a), key(b)];
+    if (x.search_created_at !== y.search_created_at) return x.search_created_at < y.search_created_at ? 1 : -1;
+    return x.search_id < y.search_id ? 1 : -1;
+  });
 }
 
 /**
@@ -46,6 +120,7 @@ async function fewPrefixMatches<T extends SearchedTable, Row>(
   search: RankedSearch<T, Row>,
   dialect: SearchDialect,
   take: number,
+  select: Shape<Row>,
 ): Promise<Row[] | undefined> {
   const { table, scope } = search;
   const ranges = prefixRanges(db, dialect, search);
@@ -67,10 +142,7 @@ async function fewPrefixMatches<T extends SearchedTable, Row>(
   const found = new Map<string, Keyed>();
   // A row in a name's range starts with the text (code-point order): it is a prefix match.
   for (const range of nonEmpty) {
-    const rows = (await selected(inRange(range), search.select)
-      .select(`${table}.created_at`)
-      .$call(dialect.byName(table, take))
-      .execute()) as Keyed[];
+    const rows = (await select(inRange(range)).select(`${table}.created_at`).$call(dialect.byName(table, take)).execute()) as Keyed[];
     for (const row of rows) found.set(row.id, row);
   }
   return [...found.values()]

@@ -145,6 +145,11 @@ const counted = (table: SearchedTable): CountedTable => {
 };
 
 export const sqliteSearch: SearchDialect = {
+  contains: (table, column, text) =>
+    indexable(text)
+      ? sql<boolean>`${sql.ref(`${table}.rowid`)} in (select rowid from ${sql.table(`${table}_fts`)} where ${sql.table(`${table}_fts`)} match ${ftsPhrase(text)})`
+      : anyContains(table, [column], text),
+
   async newestFirst<T extends SearchedTable, Row>(db: Kysely<Database>, search: ListSearch<T, Row>): Promise<Found<Row>> {
     const { table, scope, text, counted: facets } = search;
     const [ordered, known] = await Promise.all([

@@ -50,6 +50,24 @@ export interface RankedSearch<T extends SearchedTable, Row> extends SearchSpec<T
   order: { prefixFirst: { countUpTo: number } };
   page: { limit: number };
   select: (qb: Rows<T>) => SelectQueryBuilder<Database, T, Row>;
+  /**
+   * Rows that match through another row's text, kept once in that row with its own substring index
+   * (an audience through its page's name). They rank as if the text were one of `columns`.
+   */
+  through?: Through<T>;
+}
+
+/** How rows matching through another row are read (`RankedSearch.through`). */
+export interface Through<T extends SearchedTable> {
+  /**
+   * The scope's live rows it matches: `walk`, read by walking `T`'s rows newest first (when
+   * many match, a page fills soon), else from the other rows (when few do, sorting them is cheaper).
+   */
+  rows: (walk: boolean) => Rows<T>;
+  /** Whether the other row's text starts with the search's: a condition on `T`'s rows. */
+  startsWith: RawBuilder<boolean>;
+  /** The rows whose other text starts with the search's, read from the other rows (few do). */
+  starting: Rows<T>;
 }
 
 /** A page of a search: one row more than the limit when more match; the count, or null beyond `countUpTo`. */
@@ -70,8 +88,13 @@ export interface MatchReader {
   read<Row>(atStart: boolean, take: number, shape: Shape<Row>, unordered?: boolean): Promise<Row[]>;
 }
 
+/** Tables with a substring index of their own that no search lists: matched through by another's (`RankedSearch.through`). */
+export type IndexedTable = SearchedTable | 'pages';
+
 /** One database's implementation of substring search, side by side with the other's. */
 export interface SearchDialect {
+  /** `table.column` contains `text`, asked of the column's substring index when the text has a trigram. */
+  contains(table: IndexedTable, column: string, text: string): RawBuilder<boolean>;
   newestFirst<T extends SearchedTable, Row>(db: Kysely<Database>, search: ListSearch<T, Row>): Promise<Found<Row>>;
   /** The reader of a prefix-first search's matches. */
   matches<T extends SearchedTable>(db: Kysely<Database>, search: SearchSpec<T>): Promise<MatchReader>;

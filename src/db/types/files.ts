@@ -17,6 +17,10 @@ export interface FilesTable {
   created_at: string;
   /** Set when the last asset using the file was deleted and its bytes removed. */
   deleted_at: string | null;
+  /** JSON of assets/renditions.ts's `Renditions`: the widths made by sharp; null until they are made. */
+  renditions: string | null;
+  /** Held by the instance making its renditions until then (assets/backfill.ts, db/lease.ts). */
+  renditions_lease_until: string | null;
 }
 
 export interface FileBlobsTable {

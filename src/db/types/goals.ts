@@ -12,6 +12,10 @@ export interface GoalsTable {
   currency: string | null;
   /** What one visit's value adds to the goal at most (migration 0033). */
   max_value: number;
+  /** A scroll goal's depth, 1 to 100; null for the other kinds (migration 0067). */
+  threshold: number | null;
+  /** A scroll goal's path glob as a LIKE pattern on the lowercased path; null for the other kinds. */
+  path_like: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -6,6 +6,8 @@ export interface PagesTable {
   id: string;
   tenant_id: string;
   name: string;
+  /** `name` lowercased (by JavaScript): what audience search compares, with its own substring index. */
+  name_lc: string;
   title: string;
   page_context: string;
   page_type: OneOf<typeof PAGE_TYPES>;
@@ -39,9 +41,7 @@ export interface AudiencesTable {
   computed_name: string;
   effective_name: string;
   effective_name_lc: string;
-  /** The page's name (and lowercased copy) and whether it is deleted, kept current by the page: audience search reads one table. */
-  page_name: string;
-  page_name_lc: string;
+  /** Whether the page is deleted, kept current by the page. Its name is read from the page (issue 50). */
   page_deleted: number;
   person_id: string | null;
   person_route_key: string | null;

@@ -34,7 +34,7 @@ export interface AudienceSessionsTable {
   /** Classes the collector reduced a visit to (migration 0021); '' or the defaults for sessions it did not collect. */
   referrer_host: string;
   channel: string;
-  /** GA4's default channel group (migration 0045, src/sessions/traffic.ts). */
+  /** GA4's default channel group (migration 0045, src/visits/traffic.ts). */
   channel_group: string;
   device_type: string;
   browser: string;

@@ -1,3 +1,4 @@
+import type { Generated } from 'kysely';
 import type { DELIVERY_STATUSES } from '../enums.js';
 import type { OneOf } from './one-of.js';
 
@@ -24,8 +25,32 @@ export interface EventsTable {
   /** The webhook body, exactly as sent: `{type, timestamp, data}` (+ `previousStatus`). */
   payload: string;
   created_at: string;
+  /** Unused since migration 0069 (each consumer keeps a cursor); still named by PostgreSQL's collector function. */
   fanned_out: number;
   fan_lease_until: string | null;
+  /** Its place in the outbox (migration 0069): set by the database, the order consumers read in. */
+  position: Generated<number>;
+}
+
+/** One consumer of the outbox (events/consumers.ts): the last event it has consumed. */
+export interface OutboxConsumersTable {
+  name: string;
+  position: number;
+  event_id: string;
+  updated_at: string;
+}
+
+/** PostgreSQL: an event a consumer has read above its cursor, while an older transaction still ran (consumers.ts). */
+export interface OutboxConsumedAheadTable {
+  consumer: string;
+  position: number;
+  event_id: string;
+}
+
+/** SQLite only: the last position given to an event (migration 0069's trigger). */
+export interface EventSequenceTable {
+  name: string;
+  last: number;
 }
 
 export interface WebhookDeliveriesTable {
