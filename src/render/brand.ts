@@ -1,5 +1,6 @@
 import type { SITE_FONTS } from '../db/enums.js';
 import { renderMarkdown } from './content.js';
+import { fontFaces, fontPreload, fontStack, isSelfHosted } from './fonts.js';
 import { attr, text, url } from './html.js';
 
 /** The tenant's brand as a document shows it: settings already validated, assets resolved to files. */
@@ -24,7 +25,7 @@ export interface Picture {
 }
 
 /** System font stacks: every one is on the visitor's device, so a page never fetches a font. */
-const FONT_STACKS: Record<Brand['font'], string> = {
+const FONT_STACKS: Record<string, string> = {
   system: 'system-ui,-apple-system,"Segoe UI",Roboto,sans-serif',
   serif: 'Charter,"Bitstream Charter","Sitka Text",Cambria,Georgia,serif',
   rounded: 'ui-rounded,"Hiragino Maru Gothic ProN",Quicksand,Comfortaa,Manjari,"Arial Rounded MT Bold",Calibri,sans-serif',
@@ -48,14 +49,52 @@ export function brandCss(brand: Brand): string {
   const b = color(brand.brandColor, '#0b57d0');
   const t = color(brand.textColor, '#1f2328');
   const bg = color(brand.backgroundColor, '#ffffff');
-  const font = FONT_STACKS[brand.font] ?? FONT_STACKS.system;
+  const font = isSelfHosted(brand.font) ? fontStack(brand.font) : (FONT_STACKS[brand.font] ?? FONT_STACKS.system);
+  const onBrand = readableOn(b);
+  // The muted band: the background leaning a little towards the text, unless that costs the text its contrast.
+  const muted = mix(bg, t, 0.06);
   return [
+    isSelfHosted(brand.font) ? fontFaces(brand.font) : '',
     `body{color:${t};background:${bg};font-family:${font}}`,
+    `.b-muted{background:${contrast(muted, t) >= 4.5 ? muted : bg}}.b-brand{background:${b};color:${onBrand}}`,
+    `.b-brand .button,.b-brand button{background:${onBrand};color:${b}}.b-brand .lead button{background:${b};color:#fff}.steps li::before{background:${b};color:${readableOn(b)}}`,
+    `.b-muted :is(.card,.plan){background:${bg}}.plan.hi{border-color:${b}}.quote{border-left-color:${b}}`,
     `a{color:${b}}a:focus-visible,button:focus-visible,input:focus-visible{outline-color:${b}}`,
     `.button,button{background:${b};color:#fff}.sub,footer{color:${t}}`,
     `.logo{margin-right:auto}.logo img{display:block;height:${LOGO_HEIGHT}px;width:auto}`,
     'header.top .wrap{align-items:center;gap:1rem}.brand-foot{display:block}.brand-foot p{margin:0 0 .5rem}',
   ].join('');
+}
+
+/** A self-hosted brand font's headline weight, preloaded; '' for a system stack. */
+export const brandFontPreload = (brand: Brand | undefined) => (brand && isSelfHosted(brand.font) ? fontPreload(brand.font) : '');
+const channels = (hex: string) => [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16));
+/** WCAG 2 relative luminance of a `#rrggbb` colour. */
+function luminance(hex: string): number {
+  const [r = 0, g = 0, b = 0] = channels(hex).map((c) => {
+    const v = c / 255;
+    return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+/** WCAG 2 contrast ratio of two `#rrggbb` colours (1 to 21). */
+export function contrast(a: string, b: string): number {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
+  return (hi + 0.05) / (lo + 0.05);
+}
+/** White or near-black, whichever reads better on `background`. */
+export const readableOn = (background: string): string =>
+  contrast(background, '#ffffff') >= contrast(background, '#111827') ? '#ffffff' : '#111827';
+/** `a` moved `share` of the way towards `b`, as `#rrggbb`. */
+function mix(a: string, b: string, share: number): string {
+  const [x, y] = [channels(a), channels(b)];
+  return `#${x
+    .map((c, i) =>
+      Math.round(c + ((y[i] ?? c) - c) * share)
+        .toString(16)
+        .padStart(2, '0'),
+    )
+    .join('')}`;
 }
 
 /** The width, in CSS pixels, the logo takes at `LOGO_HEIGHT`. */

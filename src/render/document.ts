@@ -1,12 +1,11 @@
 import type { Static } from '@sinclair/typebox';
-import type { Action, Content, Metadata, Page } from '../pages/schemas.js';
+import type { Action, Content, Metadata, Page } from '../pages/index.js';
 import { fillTokens, type TokenValues } from './content.js';
-import { type Brand, brandCss, brandFooter, faviconOf, logoImg } from './brand.js';
+import { type Brand, brandCss, brandFontPreload, brandFooter, faviconOf, logoImg } from './brand.js';
 import { attr, scriptJson, text, url } from './html.js';
 import { STYLE } from './style.js';
-import { frameOrigins, renderSections, VIDEO_SCRIPT } from './sections.js';
-import type { FileVariant } from '../assets/files.js';
-import type { ShownImage } from '../assets/repository.js';
+import { frameOrigins, heroCarriesHeadline, renderSections, VIDEO_SCRIPT } from './sections.js';
+import type { FileVariant, ShownImage } from '../assets/index.js';
 
 /** The lead form's fields, as submitted (kept when the form is shown again with its errors). */
 export interface LeadFields {
@@ -114,6 +113,7 @@ function head(view: View): string {
     meta('twitter:site', m?.twitterSite),
     meta('twitter:creator', m?.twitterCreator),
     faviconOf(view.brand, title),
+    brandFontPreload(view.brand),
     ...documentStyles(view).map((css) => `<style>${css}</style>`),
     // The slot is filled with base64url and a dot: nothing in it needs escaping in JSON.
     view.measured ? `<script type="application/json" id="pam-view">{"token":"${TOKEN_SLOT}"}</script>` : '',
@@ -207,15 +207,22 @@ function body(view: View): string {
     formsShown.add(a.actionId);
     return leadForm(view, a);
   };
+  const subheadline = fillTokens(content.subheadline, values);
+  const headline = `<h1>${text(fillTokens(content.headline, values))}</h1>${subheadline ? `<p class="sub">${text(subheadline)}</p>` : ''}`;
   const sections = renderSections(
     {
       values,
       images: view.images ?? new Map(),
       fileSrc: view.fileSrc,
       headerButton: header ? linkButton(view, header) : '',
+      headline,
       action: (actionId) => {
         const a = page.actions.find((x) => x.actionId === actionId);
         return a ? `<div class="actions">${actionHtml(a)}</div>` : '';
+      },
+      button: (actionId) => {
+        const a = page.actions.find((x) => x.actionId === actionId);
+        return a ? linkButton(view, a) : '';
       },
     },
     content,
@@ -242,15 +249,15 @@ function body(view: View): string {
         })
         .join('')}</ul></nav>`,
   );
-  const subheadline = fillTokens(content.subheadline, values);
   const logo = view.brand?.logo;
   const brandFoot = view.brand ? brandFooter(view.brand) : '';
   return [
     header || logo
       ? `<header class="top"><div class="wrap">${logo ? logoImg(logo) : ''}${header ? linkButton(view, header) : ''}</div></header>`
       : '',
-    '<main class="wrap">',
-    `<div class="hero"><h1>${text(fillTokens(content.headline, values))}</h1>${subheadline ? `<p class="sub">${text(subheadline)}</p>` : ''}</div>`,
+    '<main>',
+    // The page's one h1: in the first hero when that hero has no heading of its own, else above the sections.
+    heroCarriesHeadline(content) ? '' : `<div class="hero">${headline}</div>`,
     sections,
     actions.length > 0 ? `<div class="actions">${actions.join('')}</div>` : '',
     ...widgets,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FileVariant } from '../assets/files.js';
+import { type FileVariant, variantSuffix } from '../assets/index.js';
 import { QUERY_SLOT, renderDocument, robotsOf, TOKEN_SLOT, type View } from './document.js';
 import { frameOrigins } from './sections.js';
 
@@ -70,4 +70,4 @@ export function render(view: View): Rendered {
 
 /** Where a tenant's files are served on its domains (the visitor plane's file route answers there). */
 export const fileSrc = (fileId: string, variant: FileVariant = 'original') =>
-  `/_pam/files/${encodeURIComponent(fileId)}${variant === 'preview' ? '/preview' : ''}`;
+  `/_pam/files/${encodeURIComponent(fileId)}${variantSuffix(variant)}`;

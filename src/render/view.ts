@@ -1,88 +1,93 @@
-import type { Kysely } from 'kysely';
-import { findAudience, findVersion } from '../audiences/repository.js';
-import type { AudiencesTable, Database, PagesTable } from '../db/types.js';
-import { fullMetadata, parseMetadata } from '../pages/metadata.js';
-import { findPage, toPage } from '../pages/repository.js';
-import type { Content } from '../pages/schemas.js';
-import { getPerson } from '../persons/repository.js';
-import { findShownImage, findSiteSettings } from '../site-settings/repository.js';
+import type { AudiencesTable, PagesTable, SiteSettingsTable } from '../db/types.js';
+import { fullMetadata, parseMetadata, type Content, type Page } from '../pages/index.js';
+import type { ShownImage } from '../assets/index.js';
 import type { Brand, Picture } from './brand.js';
-import { findShownImages } from '../assets/repository.js';
-import { sectionImageIds } from './sections.js';
 import type { View } from './document.js';
 import type { TokenValues } from './content.js';
 
-/** What a view needs beyond the stored data: how this document is served. */
+/** An image file of the tenant as its site settings show it (logo, favicon). */
+export interface BrandImage {
+  fileId: string;
+  contentType: string;
+  width: number;
+  height: number;
+  name: string;
+}
+
+/**
+ * Every stored value one document shows, read beforehand in one place (site/serve/load.ts): the
+ * rendering itself reads nothing, so what it shows is exactly what was loaded.
+ */
+export interface ShownRows {
+  /** The page's row (its `updated_at` says whether a rendering may be cached), and the page as shown. */
+  row: PagesTable;
+  page: Page;
+  /** The audience the document is served for: its visit, leads and indexing. */
+  audience: AudiencesTable | undefined;
+  /** The audience whose texts are shown: `audience`, or under a holdout's control another one or none. */
+  shown: AudiencesTable | undefined;
+  content: Content;
+  personName: string | undefined;
+  accountName: string | undefined;
+  settings: SiteSettingsTable | undefined;
+  logo: BrandImage | undefined;
+  favicon: BrandImage | undefined;
+  images: ReadonlyMap<string, ShownImage>;
+}
+
+/** What a view needs beyond the stored rows: how this document is served. */
 export type ViewOptions = Pick<View, 'path' | 'measured' | 'fileSrc' | 'fileUrl' | 'form'> & {
   preview?: boolean;
-  /** Unsaved content shown instead of the audience's version or the page's (a live preview). */
-  draft?: Content;
-  /** An experiment's arm: this version of the audience instead of its published one. */
-  versionId?: string;
-  /** A holdout's control: what a visitor with no audience sees (the page's content, each token's fallback). */
-  asControl?: boolean;
-  /** A segment's control: the audience everyone sees instead (the page's home audience). */
-  controlShows?: AudiencesTable;
   /** The visit's own token values, and where the tokens used are collected (render/content.ts). */
   visitTokens?: Pick<TokenValues, 'visit' | 'used'>;
 };
 
-/** The page as rendered for an audience of it (or none): every stored value the document shows. */
-export async function loadView(
-  db: Kysely<Database>,
-  page: PagesTable,
-  audience: AudiencesTable | undefined,
-  options: ViewOptions,
-): Promise<View> {
-  const { preview, draft, versionId, asControl, controlShows, visitTokens, ...served } = options;
-  // Control keeps the audience only for what is not shown: its visit is measured, its link not indexed.
-  const shownFor = asControl ? controlShows : audience;
-  const [version, person] = await Promise.all([
-    shownFor ? findVersion(db, shownFor, versionId ?? shownFor.published_version_id) : undefined,
-    shownFor?.person_id ? getPerson(db, page.tenant_id, shownFor.person_id) : undefined,
-  ]);
-  const account = person?.domain ? await accountOfDomain(db, page.tenant_id, person.domain) : undefined;
-  const brand = await loadBrand(db, page.tenant_id, served.fileSrc);
-  const pageMetadata = parseMetadata(page.metadata);
-  const override = shownFor ? parseMetadata(shownFor.metadata_override) : null;
-  const shown = toPage({ ...page, audiences_count: 0 });
-  // The draft, else the audience's published version's content, else the page's.
-  const content = draft ?? (version?.content ? (JSON.parse(version.content) as Content) : shown.content);
-  const images = await findShownImages(db, page.tenant_id, sectionImageIds(content));
+/** The page as rendered for an audience of it (or none), from its loaded rows. */
+export function viewOf(rows: ShownRows, options: ViewOptions): View {
+  const { preview, visitTokens, ...served } = options;
+  const { audience, shown } = rows;
+  const pageMetadata = parseMetadata(rows.row.metadata);
+  const override = shown ? parseMetadata(shown.metadata_override) : null;
+  const brand = rows.settings && brandOf(rows, served.fileSrc);
   return {
     ...served,
-    page: shown,
-    images,
+    page: rows.page,
+    images: rows.images,
     // Control keeps a lead form (its visit is recorded, and its leads are control's conversions),
     // with the page's own texts and links, not the audience's.
     ...(audience
       ? {
           audience: {
-            name: shownFor ? shownFor.effective_name : '',
-            formInstructionsOverride: shownFor ? shownFor.action_form_instructions_override : null,
-            urlOverride: shownFor ? shownFor.action_url_override : null,
+            name: shown ? shown.effective_name : '',
+            formInstructionsOverride: shown ? shown.action_form_instructions_override : null,
+            urlOverride: shown ? shown.action_url_override : null,
           },
         }
       : {}),
     metadata: pageMetadata !== null || override !== null ? fullMetadata(pageMetadata, override) : undefined,
-    content,
-    values: { personName: person?.name, accountName: account?.name, audienceName: shownFor?.effective_name, ...visitTokens },
+    content: rows.content,
+    values: { personName: rows.personName, accountName: rows.accountName, audienceName: shown?.effective_name, ...visitTokens },
     noindex: preview === true || (audience?.person_id ?? null) !== null,
     ...(brand ? { brand } : {}),
   };
 }
 
-/** The tenant's site settings with their images' files; undefined for a tenant that never set them. */
-async function loadBrand(db: Kysely<Database>, tenantId: string, fileSrc: (fileId: string) => string): Promise<Brand | undefined> {
-  const settings = await findSiteSettings(db, tenantId);
+/** The title a document of these rows bears: its metadata's, else the page's. */
+export function titleOf(row: PagesTable, shown: AudiencesTable | undefined): string {
+  const pageMetadata = parseMetadata(row.metadata);
+  const override = shown ? parseMetadata(shown.metadata_override) : null;
+  const metadata = pageMetadata !== null || override !== null ? fullMetadata(pageMetadata, override) : undefined;
+  return metadata?.title || row.title;
+}
+
+/** The tenant's site settings with their images' files. */
+function brandOf(rows: ShownRows, fileSrc: (fileId: string) => string): Brand | undefined {
+  const { settings } = rows;
   if (!settings) return undefined;
-  const picture = async (assetId: string | null): Promise<Picture | undefined> => {
-    const image = assetId === null ? undefined : await findShownImage(db, tenantId, assetId);
-    return (
-      image && { src: fileSrc(image.fileId), contentType: image.contentType, width: image.width, height: image.height, alt: image.name }
-    );
-  };
-  const [logo, favicon] = await Promise.all([picture(settings.logo_asset_id), picture(settings.favicon_asset_id)]);
+  const picture = (image: BrandImage | undefined): Picture | undefined =>
+    image && { src: fileSrc(image.fileId), contentType: image.contentType, width: image.width, height: image.height, alt: image.name };
+  const logo = picture(rows.logo);
+  const favicon = picture(rows.favicon);
   return {
     brandColor: settings.brand_color,
     textColor: settings.text_color,
@@ -93,20 +98,4 @@ async function loadBrand(db: Kysely<Database>, tenantId: string, fileSrc: (fileI
     ...(logo ? { logo } : {}),
     ...(favicon ? { favicon } : {}),
   };
-}
-
-async function accountOfDomain(db: Kysely<Database>, tenantId: string, domain: string) {
-  return db
-    .selectFrom('accounts')
-    .select('name')
-    .where('tenant_id', '=', tenantId)
-    .where('domain_lc', '=', domain.toLowerCase())
-    .executeTakeFirst();
-}
-
-/** The rows a view is made of, read by the ids a stamp or a preview names. */
-export async function rowsOf(db: Kysely<Database>, tenantId: string, pageId: string, audienceId: string | null) {
-  const page = await findPage(db, tenantId, pageId);
-  const audience = page && audienceId !== null ? await findAudience(db, tenantId, pageId, audienceId) : undefined;
-  return { page, audience };
 }

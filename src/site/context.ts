@@ -3,14 +3,14 @@ import type { IncomingMessage } from 'node:http';
 import type { BlockList } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { FileStores } from '../assets/store.js';
+import type { FileStores } from '../assets/index.js';
 import type { Config } from '../config.js';
 import type { PublicOrigin } from '../http/public-origin.js';
 import type { Database } from '../db/types.js';
-import type { Provider } from '../enrichment/provider.js';
-import type { CompanyLookup } from '../enrichment/visit.js';
-import { visitorKey } from '../experiments/assign.js';
+import type { Provider, CompanyLookup } from '../enrichment/index.js';
+import { visitorKey } from '../experiments/index.js';
 import type { SiteHost } from './hosts.js';
+import type { MoreServedTexts } from './serve/served-files.js';
 import { clientAddress } from './limits.js';
 import type { ViewTokens } from './token.js';
 
@@ -32,6 +32,8 @@ export interface SiteDeps {
   companyLookup: CompanyLookup;
   /** The enrichment provider a lead's email domain is asked of; undefined when ENRICHMENT_URL is unset. */
   enrichment: Provider | undefined;
+  /** Other planes' stored texts that name files a tenant's domains serve (serve/served-files.ts). */
+  moreServedTexts: MoreServedTexts;
 }
 
 /** What the metrics learn from the visitor plane. */

@@ -18,8 +18,9 @@ type Listener = (req: IncomingMessage, res: ServerResponse) => void;
  * its own HTML; every other host gets the API. A Host already known costs a Map lookup and no
  * promise; the first request of a host waits for one indexed read (site/hosts.ts).
  */
-export function door(hosts: SiteHosts, api: Listener, site: Site, log: FastifyBaseLogger): Listener {
+export function door(hosts: SiteHosts, api: Listener, site: Site, log: FastifyBaseLogger, arrived?: () => void): Listener {
   return (req, res) => {
+    arrived?.();
     const known = hosts.peek(req.headers.host);
     if (known === null) return api(req, res);
     if (known !== undefined) return site.enter(req, res, known);
@@ -51,11 +52,17 @@ function unplaced(res: ServerResponse, err: unknown, log: FastifyBaseLogger): vo
 
 /**
  * Opens the door on the API app's server, and has the app's `inject` come in by it too, so an
- * injected request (every test) meets the planes exactly as one from a socket. Either plane's
+ * injected request (every test) meets the planes exactly as one from a socket. `arrived` is told
+ * of each request first (SQLite: its reads then see every commit made before it). Either plane's
  * refusal of a body still arriving closes the connection lingering (http/linger.ts).
  */
-export function openDoor(app: FastifyInstance, hosts: SiteHosts, site: Site, linger?: LingerBounds): void {
-  const listener = lingering(door(hosts, app.routing, site, app.log), linger);
+export function openDoor(
+  app: FastifyInstance,
+  hosts: SiteHosts,
+  site: Site,
+  options: { linger?: LingerBounds; arrived?: () => void } = {},
+): void {
+  const listener = lingering(door(hosts, app.routing, site, app.log, options.arrived), options.linger);
   app.server.on('request', listener);
   app.inject = injectThrough(listener);
 }

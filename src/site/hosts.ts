@@ -1,8 +1,8 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { CACHES, newCache } from '../db/caches.js';
 import { changeCount, movedHereAt } from '../db/changes.js';
 import type { Database } from '../db/types.js';
-import type { HostnameRules } from '../domains/hostnames.js';
+import { type HostnameRules, verifiedDomainNamed } from '../domains/index.js';
 
 /** A tenant domain a visitor request came to. */
 export interface SiteHost {
@@ -44,7 +44,7 @@ interface Kept {
  * was committed (`data_version`, which moves with any commit of any process), so every instance
  * serves a change at once. Elsewhere it is read at most every 5 s, and on every look-up for 5 s
  * after a change of this process; there a host found is checked again by each served path's first
- * statement (serve/resolve.ts) and the counter is read again for a host not found, so every instance
+ * statement (serve/run.ts) and the counter is read again for a host not found, so every instance
  * serves a domain's change at once there too (issue 31). Only verified
  * domains are tenant hosts. The API's own hosts (PUBLIC_BASE_URL's, any IP literal, localhost)
  * never are, whatever the table holds: a row that slipped past the rules cannot take the API, the
@@ -91,17 +91,11 @@ export function siteHosts(db: Kysely<Database>, rules: HostnameRules, dataVersio
       const kept = answers.get(hostname);
       // Without `data_version`, "no tenant domain" is kept only while the counter, read again now,
       // stands still: a domain verified through another instance is served here at once (a kept
-      // domain is checked again by each served path's first statement, serve/resolve.ts). Such
+      // domain is checked again by each served path's first statement, serve/run.ts). Such
       // hosts are rare: the API's own never come here.
       const changes = await current(kept?.host === null && !dataVersion);
       if (kept && kept.changes === changes) return kept.host ?? undefined;
-      const row = await db
-        .selectFrom('tenant_domains')
-        .select(['id', 'tenant_id', 'hostname', 'is_fallback'])
-        .where('hostname', '=', hostname)
-        // Literal, so the partial unique index of verified names answers it.
-        .where(sql<boolean>`status = 'verified'`)
-        .executeTakeFirst();
+      const row = await verifiedDomainNamed(db, hostname);
       const host = row && { domainId: row.id, tenantId: row.tenant_id, hostname: row.hostname, isFallback: row.is_fallback === 1 };
       answers.set(hostname, { host: host ?? null, changes });
       return host;

@@ -25,6 +25,8 @@ export interface ViewClaims {
   experimentId?: string;
   arm?: string;
   unit?: string;
+  /** The audience version the document showed (issue 49: maps per version). Optional, as `path`. */
+  versionId?: string;
   /** A random id of this visit: the session's `analyticsSessionId`. */
   visitId: string;
   /** When the document was served, in milliseconds since the epoch. */
@@ -135,7 +137,7 @@ function isClaims(value: unknown): value is ViewClaims {
   return (
     ['tenantId', 'pageId', 'audienceId', 'linkId', 'visitId'].every((k) => typeof v[k] === 'string') &&
     (v.path === undefined || typeof v.path === 'string') &&
-    ['experimentId', 'arm', 'unit'].every((k) => v[k] === undefined || typeof v[k] === 'string') &&
+    ['experimentId', 'arm', 'unit', 'versionId'].every((k) => v[k] === undefined || typeof v[k] === 'string') &&
     typeof v.issuedAt === 'number' &&
     Number.isSafeInteger(v.issuedAt)
   );

@@ -1,30 +1,26 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Kysely, Transaction } from 'kysely';
-import { findAudience } from '../../audiences/repository.js';
+import { findAudience } from '../../audiences/index.js';
 import type { AudienceSessionsTable, Database } from '../../db/types.js';
-import { emit } from '../../events/outbox.js';
 import { validatorCompiler } from '../../http/validation.js';
 import { newId } from '../../ids.js';
 import { normalisePhone, PHONE_INPUT_MAX } from '../../phone.js';
-import { createLog, toPersonLog } from '../../logs/repository.js';
-import type { StoredAction } from '../../pages/actions.js';
-import { findPage } from '../../pages/repository.js';
-import { type Occurrence, recordOccurrences } from '../../goals/occurrences.js';
-import { type LeadEnrichment, recordEnrichment } from './enrich.js';
-import { leadPerson } from './lead-person.js';
+import { type StoredAction, findPage } from '../../pages/index.js';
+import { linkPathOf } from '../../page-links/index.js';
 import {
   experimentOf,
   findVisit,
   lockVisit,
   NOT_COLLECTED,
+  type Occurrence,
   occurrenceVisit,
+  recordOccurrences,
   recordVisit,
   type VisitFields,
-} from '../../sessions/repository.js';
-import { insertLead } from '../../leads/repository.js';
-import type { FormSubmittedData } from '../../leads/schemas.js';
+} from '../../visits/index.js';
+import { type LeadEnrichment, recordTakenLead } from '../../leads/index.js';
 import { now } from '../../time.js';
-import { HONEYPOT, type LeadErrors, type LeadFields } from '../../render/document.js';
+import { HONEYPOT, type LeadErrors, type LeadFields } from '../../render/index.js';
 import type { ViewClaims } from '../token.js';
 
 /** The lead form's rules: the same email format as a person's; the phone as a person's, typed (src/phone.ts). */
@@ -176,15 +172,7 @@ export async function pruneFormClaims(db: Kysely<Database>): Promise<void> {
 }
 
 /** The path of the link a visit came through (a deleted link's too: the visit keeps it), as the collector records it. */
-async function pathOfLink(db: Kysely<Database>, tenantId: string, linkId: string): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('page_links')
-    .select('path')
-    .where('id', '=', linkId)
-    .where('tenant_id', '=', tenantId)
-    .executeTakeFirst();
-  return row?.path;
-}
+const pathOfLink = linkPathOf;
 
 /**
  * A valid lead: on the visit's session (created if the visit has not reported yet), as a lead of
@@ -237,56 +225,20 @@ export async function recordLead(
     const linkPath = existing ? undefined : await pathOfLink(trx, claims.tenantId, claims.linkId);
     if (linkPath !== undefined) occurrences.push({ kind: 'path', name: linkPath, value: 0, total: 1 });
     await recordOccurrences(trx, occurrenceVisit(claims.tenantId, session), occurrences, at);
-    const lead = { name: fields.name, email: fields.email, phone: fields.phone };
-    // Who filled the form, never changed by it (lead-person.ts); the session stays on the audience served.
-    const owner = await leadPerson(trx, claims.tenantId, fields, linkPerson);
-    const { personId, viaPersonId } = owner;
-    const log = await createLog(trx, 'person', claims.tenantId, personId, {
-      source: 'pages',
-      type: 'form-submitted',
-      payload: {
-        pageId: page.id,
-        audienceId,
-        actionId: action.actionId,
-        formSubmissionId: submission.id,
-        ...lead,
-        // What a visitor typed is their claim: nobody confirmed that this person typed it.
-        verified: false,
-        matchedBy: owner.matchedBy,
-        viaPersonId,
-      },
-    });
-    await emit(trx, claims.tenantId, 'person_log.created', toPersonLog(log));
-    await insertLead(trx, {
-      id: submission.id,
-      tenant_id: claims.tenantId,
-      page_id: page.id,
-      audience_id: audienceId,
-      session_id: session.audienceSessionId,
-      person_id: personId,
-      action_id: action.actionId,
-      created_at: at,
-      submitted_name: lead.name,
-      submitted_email: lead.email,
-      submitted_phone: lead.phone,
-      via_person_id: viaPersonId,
-      gpc: gpc ? 1 : 0,
-    });
-    const submitted: FormSubmittedData = {
+    await recordTakenLead(trx, {
+      tenantId: claims.tenantId,
       formSubmissionId: submission.id,
       formSubmissionIdentifier: submission.identifier,
       pageId: page.id,
       audienceId,
       actionId: action.actionId,
-      audienceSessionId: session.audienceSessionId,
-      analyticsSessionId: session.analyticsSessionId,
-      ...lead,
-      personId,
-      viaPersonId,
-      submittedAt: at,
-    };
-    await emit(trx, claims.tenantId, 'form.submitted', submitted);
-    await recordEnrichment(trx, claims.tenantId, enrichment, { formSubmissionId: submission.id, personId });
+      linkPersonId: linkPerson,
+      session,
+      typed: fields,
+      at,
+      gpc,
+      enrichment,
+    });
     return session;
   });
   return recorded;

@@ -3,13 +3,15 @@ import { type SiteContext, siteHostOf, visitorKeyOf } from '../context.js';
 import { addressLimiter, takeFor } from '../limits.js';
 import { locationOnHost, staysOnHost } from '../location.js';
 import { formRateLimitedPage, notFoundPage, siteErrorPage } from '../pages.js';
-import { documentAt, type Documents, keptQuery, sendDocument } from '../serve/documents.js';
-import { confirmationId } from '../../render/document.js';
+import { documentAt, type Documents } from '../serve/documents.js';
+import { keptQuery, sendDocument } from '../serve/send.js';
+import { confirmationId, titleOf } from '../../render/index.js';
 import { visitFacts } from '../serve/visit.js';
-import { defaultCountryOf } from '../../site-settings/repository.js';
-import { sentGpc } from '../../events/may-leave.js';
-import { enrichmentOfLead } from './enrich.js';
+import { defaultCountryOf } from '../../site-settings/index.js';
+import { sentGpc } from '../../events/index.js';
+import { enrichmentOfLead } from '../../leads/index.js';
 import { checkLeadFields, formTarget, parseLeadPost, recordLead } from './leads.js';
+import { stillShown } from './shown.js';
 
 const notFound = (reply: FastifyReply) => reply.code(404).type('text/html; charset=utf-8').send(notFoundPage());
 const badRequest = (reply: FastifyReply) => reply.code(400).type('text/html; charset=utf-8').send(siteErrorPage(400));
@@ -47,27 +49,30 @@ export function formRoutes(site: FastifyInstance, context: SiteContext, document
       const { path, query } = splitFormPath(post.path);
       const checked = checkLeadFields(post.fields, await defaultCountryOf(context.db, claims.tenantId));
       const errors = 'errors' in checked ? checked.errors : undefined;
-      const outcome = staysOnHost(path)
-        ? await documentAt(context, documents, host, path, {
-            submitted: false,
-            origin,
-            visitorKey: () => visitorKeyOf(context, request, host.hostname),
-            facts: visitFacts(context, request, host),
-            preferredSegment: claims.audienceId,
-            ...(errors ? { form: { submitted: false, actionId: post.actionId, errors, fields: post.fields } } : {}),
-          })
-        : undefined;
+      // Shown again with its errors, the document is rendered; else resolving the path tells whether it still shows.
+      const outcome =
+        errors && staysOnHost(path)
+          ? await documentAt(context, documents, host, path, {
+              submitted: false,
+              origin,
+              visitorKey: () => visitorKeyOf(context, request, host.hostname),
+              facts: visitFacts(context, request, host),
+              preferredSegment: claims.audienceId,
+              form: { submitted: false, actionId: post.actionId, errors, fields: post.fields },
+            })
+          : undefined;
       const served =
         outcome?.kind === 'document' && outcome.visit.pageId === claims.pageId && outcome.visit.audienceId === claims.audienceId
           ? outcome
           : undefined;
+      const shown = errors ? served !== undefined : await stillShown(context.db, host, path, claims, target);
       // 303 to the same URL, marked submitted, at the confirmation (document.ts): in view at once.
       const thanks = () =>
         reply
           .code(303)
           .header(
             'location',
-            served && staysOnHost(path)
+            shown && staysOnHost(path)
               ? `${locationOnHost(path)}${query === '' ? '?' : `${query}&`}submitted=1#${encodeURIComponent(confirmationId(post.actionId))}`
               : '/?submitted=1',
           )
@@ -90,7 +95,7 @@ export function formRoutes(site: FastifyInstance, context: SiteContext, document
         claims,
         target,
         checked.fields,
-        { pageUrl: `${origin}${served ? path : ''}`, pageTitle: served?.rendered.title ?? target.page.title },
+        { pageUrl: `${origin}${shown ? path : ''}`, pageTitle: shown ? titleOf(target.page, target.audience) : target.page.title },
         enrichment,
         sentGpc(request.headers),
       );

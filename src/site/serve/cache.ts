@@ -1,4 +1,4 @@
-import type { Rendered } from '../../render/rendered.js';
+import type { Rendered } from '../../render/index.js';
 import { CACHES, newCache } from '../../db/caches.js';
 
 export interface DocumentCache {

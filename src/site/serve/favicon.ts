@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { findFile } from '../../assets/repository.js';
-import { findPage } from '../../pages/repository.js';
-import { initialIcon } from '../../render/brand.js';
-import { findShownImage, findSiteSettings } from '../../site-settings/repository.js';
+import { findFile } from '../../assets/index.js';
+import { findPage } from '../../pages/index.js';
+import { initialIcon } from '../../render/index.js';
+import { findShownImage, findSiteSettings } from '../../site-settings/index.js';
 import { notModified, type SiteContext, siteHostOf } from '../context.js';
-import { resolvePath } from './resolve.js';
+import { resolve } from './resolve.js';
 
 /**
  * Browsers ask for it whatever a page's `<link rel="icon">` says, and an answer is shown in tabs,
@@ -34,7 +34,7 @@ export async function sendFavicon(context: SiteContext, request: FastifyRequest,
     const bytes = await context.stores.byName[file.store].get(file.id);
     if (bytes) return reply.type(file.content_type).send(bytes);
   }
-  const home = await resolvePath(context.db, host, '/');
+  const home = await resolve(context.db, host, '/');
   const page = home?.kind === 'page' ? await findPage(context.db, host.tenantId, home.pageId) : undefined;
   // A draft's title is not shown anywhere yet, not even its first letter.
   const svg = initialIcon(settings?.brand_color, page?.status === 'published' ? page.title : '');

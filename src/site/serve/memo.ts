@@ -9,7 +9,7 @@ import { CACHES, newCache } from '../../db/caches.js';
  * for a path is still the answer, and the reads can be skipped. Any commit (a visit recorded
  * included) drops the whole memo: coarse, but never stale. PostgreSQL has no such number; there the
  * version is a constant and each key starts with the tenant and its change sequence (db/changes.ts,
- * `site:<tenantId>`), read with the path's link in one statement (serve/resolve.ts): a change of
+ * `site:<tenantId>`), read with the path's link in one statement (serve/run.ts): a change of
  * the tenant moves the sequence, and the old keys are never asked for again (they fall out, LRU).
  */
 export interface OutcomeMemo<T> {

@@ -1,13 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { findFile } from '../../assets/repository.js';
-import type { FileVariant } from '../../assets/files.js';
+import { findFile, type FileVariant, typeOfVariant, variantKey, isRenditionName } from '../../assets/index.js';
 import { isIdShaped } from '../../ids.js';
 import { notModified, type SiteContext, siteHostOf, visitorKeyOf } from '../context.js';
 import { staysOnHost } from '../location.js';
 import { gonePage, notFoundPage, siteErrorPage } from '../pages.js';
-import { documentAt, type Documents, keptQuery, pathOf, searchOf, sendDocument } from './documents.js';
+import { documentAt, type Documents } from './documents.js';
+import { keptQuery, pathOf, searchOf, sendDocument } from './send.js';
 import { isServedFile } from './served-files.js';
 import { sendFavicon } from './favicon.js';
+import { sendFont } from './fonts.js';
 import { visitFacts } from './visit.js';
 
 const notFound = (reply: FastifyReply) => reply.code(404).type('text/html; charset=utf-8').send(notFoundPage());
@@ -52,6 +53,7 @@ export function serveRoutes(site: FastifyInstance, context: SiteContext, documen
   });
 
   site.get('/favicon.ico', (request, reply) => sendFavicon(context, request, reply));
+  site.get<{ Params: { name: string } }>('/_pam/fonts/:name', sendFont);
 
   for (const variant of ['original', 'preview'] as const) {
     site.get<{ Params: { fileId: string } }>(
@@ -59,6 +61,11 @@ export function serveRoutes(site: FastifyInstance, context: SiteContext, documen
       (request, reply) => sendFile(context, request, reply, variant),
     );
   }
+  // The image at another width, or in WebP (issue 46): a name the route knows, of a file that has it.
+  site.get<{ Params: { fileId: string; rendition: string } }>('/_pam/files/:fileId/:rendition', (request, reply) => {
+    const { rendition } = request.params;
+    return isRenditionName(rendition) ? sendFile(context, request, reply, rendition) : notFound(reply);
+  });
 
   site.route({
     method: [...OTHER_METHODS],
@@ -85,16 +92,16 @@ async function sendFile(
   const host = siteHostOf(request);
   const { fileId } = request.params;
   const file = isIdShaped(fileId) ? await findFile(context.db, fileId) : undefined;
-  const contentType = variant === 'original' ? file?.content_type : file?.preview_content_type;
+  const contentType = file && typeOfVariant(file, variant);
   if (!file || file.tenant_id !== host.tenantId || !contentType) return notFound(reply);
-  if (!(await isServedFile(context.db, host.tenantId, file.id))) return notFound(reply);
-  const etag = `"${file.sha256}${variant === 'preview' ? '-preview' : ''}"`;
+  if (!(await isServedFile(context.db, context.moreServedTexts, host.tenantId, file.id))) return notFound(reply);
+  const etag = `"${file.sha256}${variant === 'original' ? '' : `-${variant}`}"`;
   reply
     .header('cache-control', 'public, max-age=31536000, immutable')
     .header('etag', etag)
     .header('content-security-policy', "default-src 'none'");
   if (notModified(request, etag)) return reply.code(304).send();
-  const bytes = await context.stores.byName[file.store].get(variant === 'original' ? file.id : `${file.id}.preview`);
+  const bytes = await context.stores.byName[file.store].get(variantKey(file.id, variant));
   if (!bytes) return notFound(reply);
   return reply.type(contentType).send(bytes);
 }

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { type CompiledRules, compileRules, matches, type Rules } from '../../audiences/rules.js';
+import { type CompiledRules, compileRules, matches, type Rules, audienceRulesOf, liveAudienceRules } from '../../audiences/index.js';
 import { CACHES, databaseCache } from '../../db/caches.js';
 import { prepared } from '../../db/prepared.js';
 import type { Database } from '../../db/types.js';
@@ -67,6 +67,26 @@ const segmentsOfPage = prepared((db, p: { tenantId: string; pageId: string }) =>
       order by a.priority desc, a.created_at asc, a.id asc`.compile(db),
 }));
 
+const keptSegments = databaseCache<PageSegments>(CACHES.pageSegments);
+
+/**
+ * A page's segments, kept under the tenant's change sequence (issue 50): every write that changes a
+ * page's segments (an audience's rules, archive, the page's status) moves it, and a visit recorded
+ * does not. So a commit of visits, which empties SQLite's outcome memo, costs a segmented path one
+ * read of the sequence per tenant instead of its page's segments. `sequence`: as the caller read it
+ * before this read (PostgreSQL, with the link; SQLite, db/changes.ts `siteSequenceAt`).
+ */
+export async function pageSegments(db: Kysely<Database>, tenantId: string, pageId: string, sequence: number): Promise<PageSegments> {
+  const key = `${tenantId} ${sequence} ${pageId}`;
+  const kept = keptSegments(db);
+  const found = kept.get(key);
+  if (found) return found;
+  // Read after the sequence: never older than the state it is kept under.
+  const read = await readPageSegments(db, tenantId, pageId);
+  kept.set(key, read);
+  return read;
+}
+
 export async function readPageSegments(db: Kysely<Database>, tenantId: string, pageId: string): Promise<PageSegments> {
   const rows = await segmentsOfPage(db, { tenantId, pageId });
   const kept = compiledRules(db);
@@ -93,24 +113,13 @@ const compile = (text: string): Compiled => ({ rules: compileRules(JSON.parse(te
 /** Reads and compiles the rules of the segments not kept (new, or changed since), each kept under its id and time as read. */
 async function compileChanged(db: Kysely<Database>, tenantId: string, ids: string[]): Promise<void> {
   const kept = compiledRules(db);
-  const rows = await db
-    .selectFrom('audiences')
-    .select(['id', 'updated_at', 'rules'])
-    .where('tenant_id', '=', tenantId)
-    .where('id', 'in', ids)
-    .execute();
+  const rows = await audienceRulesOf(db, tenantId, ids);
   for (const row of rows) if (row.rules !== null) kept.set(compiledKey(row.id, row.updated_at), compile(row.rules));
 }
 
 async function compileNow(db: Kysely<Database>, tenantId: string, id: string): Promise<Compiled | undefined> {
-  const row = await db
-    .selectFrom('audiences')
-    .select('rules')
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .where('archived_at', 'is', null)
-    .executeTakeFirst();
-  return row?.rules ? compile(row.rules) : undefined;
+  const rules = await liveAudienceRules(db, tenantId, id);
+  return rules ? compile(rules) : undefined;
 }
 
 /**

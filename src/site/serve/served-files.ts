@@ -2,6 +2,12 @@ import type { Kysely } from 'kysely';
 import { CACHES, countedCache } from '../../db/caches.js';
 import type { Database } from '../../db/types.js';
 
+/**
+ * Stored texts of other planes that may name files the tenant's domains serve: an experience's
+ * changes (onsite/), handed in by app.ts so the visitor plane does not import the area above it.
+ */
+export type MoreServedTexts = (db: Kysely<Database>, tenantId: string) => Promise<string[]>;
+
 /** How a file id looks inside stored JSON (src/ids.ts): its prefix and 26 base32 characters. */
 const FILE_ID = /file_[0-9a-z]{26}/g;
 /** How an asset id looks there: a section's image is named by its asset, not its file. */
@@ -15,12 +21,12 @@ const ASSETS_PER_READ = 500;
  * content, actions, widgets, links), or of an active image asset named there with its variants
  * (a section's image and its srcset: the asset's own file and its children's), in an audience of it that is not archived (its metadata
  * override) or a version of one that is neither archived nor cancelled (its content, the
- * generator's included), and the files of the brand's logo and favicon while their assets are
- * active. Every other file of the tenant (a trashed asset's, one nothing uses) needs the API's
+ * generator's included), in an experience's changes (a section it inserts in the customer's site,
+ * issue 48), and the files of the brand's logo and favicon while their assets are active. Every other file of the tenant (a trashed asset's, one nothing uses) needs the API's
  * signed link.
  */
-async function referencedFiles(db: Kysely<Database>, tenantId: string): Promise<Set<string>> {
-  const [pages, audiences, versions, brand] = await Promise.all([
+async function referencedFiles(db: Kysely<Database>, tenantId: string, moreTexts: MoreServedTexts): Promise<Set<string>> {
+  const [pages, audiences, versions, brand, experiences] = await Promise.all([
     db
       .selectFrom('pages')
       .select(['metadata', 'content', 'actions', 'action_card_widgets', 'footer_links', 'flags', 'scripts'])
@@ -62,12 +68,14 @@ async function referencedFiles(db: Kysely<Database>, tenantId: string): Promise<
       .where('assets.tenant_id', '=', tenantId)
       .where('assets.lifecycle_state', '=', 'active')
       .execute(),
+    moreTexts(db, tenantId),
   ]);
   const ids = new Set<string>(brand.map((b) => b.file_id));
   const texts = [
     ...pages.flatMap((p) => Object.values(p)),
     ...audiences.map((a) => a.metadata_override),
     ...versions.map((v) => v.content),
+    ...experiences,
   ];
   const assetIds = new Set<string>();
   for (const text of texts) {
@@ -98,14 +106,15 @@ async function filesOfAssets(db: Kysely<Database>, tenantId: string, assetIds: s
 
 /**
  * The referenced set, kept per tenant while its change sequence (`site:<tenant>`, moved by triggers
- * on pages, audiences, versions and site settings, and by an asset's change of state) stands still,
+ * on pages, audiences, versions, site settings and experiences, and by an asset's change of state) stands still,
  * so a served page's images cost one counter read.
  */
-const kept = countedCache(CACHES.servedFiles, async ({ db, tenantId }: { db: Kysely<Database>; tenantId: string }) => ({
-  ids: await referencedFiles(db, tenantId),
+type Loading = { db: Kysely<Database>; tenantId: string; moreTexts: MoreServedTexts };
+const kept = countedCache(CACHES.servedFiles, async ({ db, tenantId, moreTexts }: Loading) => ({
+  ids: await referencedFiles(db, tenantId, moreTexts),
 }));
 
 /** Whether the tenant's domains serve `fileId`. */
-export async function isServedFile(db: Kysely<Database>, tenantId: string, fileId: string): Promise<boolean> {
-  return (await kept(db, tenantId, '', { db, tenantId })).ids.has(fileId);
+export async function isServedFile(db: Kysely<Database>, moreTexts: MoreServedTexts, tenantId: string, fileId: string): Promise<boolean> {
+  return (await kept(db, tenantId, '', { db, tenantId, moreTexts })).ids.has(fileId);
 }

@@ -1,13 +1,14 @@
 import { sql, type Kysely } from 'kysely';
-import { erasedRouteKey } from '../../audiences/erasure.js';
+import { erasedRouteKey } from '../../audiences/index.js';
 import { prepared } from '../../db/prepared.js';
 import type { Database } from '../../db/types.js';
 import type { AudienceChoice } from './resolve.js';
 
 /**
  * Everything a served document depends on, read by id and `updated_at` in one indexed query per
- * request: the document cache is keyed by it, so a change acknowledged by the API on any instance
- * (each change moves one of these values) is never answered from an older rendering.
+ * request: the document cache is keyed by it, whole, with the variant (choose.ts, `variantKey`), so a
+ * change acknowledged by the API on any instance (each change moves one of these values) is never
+ * answered from an older rendering.
  */
 export interface Stamp {
   pageId: string;
@@ -201,25 +202,3 @@ export async function readStamp(
   // SQLite answers 0 or 1, PostgreSQL a boolean.
   return row && { ...row, gone: row.gone === true || row.gone === 1 };
 }
-
-/** The cache key: every value of the stamp, in a fixed order. */
-export const stampKey = (stamp: Stamp): string =>
-  [
-    stamp.pageId,
-    stamp.pageUpdatedAt,
-    stamp.audienceId,
-    stamp.audienceUpdatedAt,
-    stamp.versionId,
-    stamp.versionStatus,
-    stamp.personId,
-    stamp.personUpdatedAt,
-    stamp.accountId,
-    stamp.accountUpdatedAt,
-    stamp.experimentId,
-    stamp.experimentUpdatedAt,
-    stamp.controlSince,
-    stamp.settingsUpdatedAt,
-    stamp.homeAudienceId,
-    stamp.homeUpdatedAt,
-    stamp.homeVersionId,
-  ].join('|');

@@ -1,9 +1,10 @@
 import type { FastifyRequest } from 'fastify';
-import type { FieldValue } from '../../audiences/rules.js';
-import { prepared } from '../../db/prepared.js';
+import type { FieldValue } from '../../audiences/index.js';
+import type { PreviewVisit } from '../../pages/index.js';
 import { dayOf } from '../../db/daily-secrets.js';
-import { type Company, companyForVisit } from '../../enrichment/visit.js';
-import { mayLeave, sentGpc } from '../../events/may-leave.js';
+import { type Company, companyForVisit } from '../../enrichment/index.js';
+import { mayLeave, sentGpc } from '../../events/index.js';
+import { sessionSeenSince } from '../../visits/index.js';
 import type { SiteContext } from '../context.js';
 import type { SiteHost } from '../hosts.js';
 import { clientAddress } from '../limits.js';
@@ -51,22 +52,22 @@ export function countryName(code: string): string | null {
 }
 
 /** Whether a visitor key had a session on the tenant's site today (UTC) before this visit. */
-const seenToday = prepared((db, p: { tenantId: string; visitor: string; since: string }) =>
-  db
-    .selectFrom('audience_sessions')
-    .select('page_id')
-    .where('tenant_id', '=', p.tenantId)
-    .where('visitor_hash', '=', p.visitor)
-    .where('session_started_at', '>=', p.since)
-    .limit(1),
-);
+const seenToday = sessionSeenSince;
 
 const first = (value: unknown): string => {
   const one = Array.isArray(value) ? value[0] : value;
   return typeof one === 'string' ? one : '';
 };
 
-export function visitFacts(context: SiteContext, request: FastifyRequest, host: SiteHost): VisitFacts {
+/**
+ * Narrowed to what it reads, so that the site script's decision (src/onsite/snippet/) classes its
+ * visit by the same rules, from the page's URL and referrer as it reports them.
+ */
+export function visitFacts(
+  context: Pick<SiteContext, 'trusted' | 'secrets' | 'db' | 'companyLookup'>,
+  request: Pick<FastifyRequest, 'query' | 'headers' | 'raw'>,
+  host: Pick<SiteHost, 'hostname' | 'tenantId'>,
+): VisitFacts {
   const query = (request.query ?? {}) as Record<string, unknown>;
   const param = (name: string) => first(query[name]).trim();
   let address: string | undefined;
@@ -147,12 +148,48 @@ export function visitFacts(context: SiteContext, request: FastifyRequest, host: 
     },
     value,
     withheld: (field) => gpc && field.startsWith('company.'),
-    token(name) {
-      const raw = name === 'visitor.country' ? countryName(country) : value(name);
-      if (typeof raw !== 'string') return null;
-      const trimmed = raw.trim();
-      return FILLABLE.test(trimmed) ? trimmed : null;
-    },
+    token: (name) => tokenOf(name, value, country),
+  };
+}
+
+/** A visit token's value held to the value rule (`{{visitor.country}}` shows the country's name); null: its fallback. */
+function tokenOf(name: string, value: (field: string) => FieldValue, country: string): string | null {
+  const raw = name === 'visitor.country' ? countryName(country) : value(name);
+  if (typeof raw !== 'string') return null;
+  const trimmed = raw.trim();
+  return FILLABLE.test(trimmed) ? trimmed : null;
+}
+
+/**
+ * The facts of a visit described rather than made (a preview as a visitor, issue 46), matched and
+ * filled by the same rules as a request's: what it leaves out, it does not say (its referrer,
+ * language and return among them); nothing is looked up and nothing is withheld.
+ */
+export function describedVisit(visit: PreviewVisit): VisitFacts {
+  const said = (got: string | number | undefined): FieldValue => (typeof got === 'string' ? got.trim() || null : (got ?? null));
+  const value = (field: string): FieldValue => {
+    const [group = '', name = ''] = splitField(field);
+    const own = <T extends object>(of: T | undefined) => (of && Object.hasOwn(of, name) ? of[name as keyof T] : undefined);
+    switch (group) {
+      case 'utm':
+        return said(own(visit.utm));
+      case 'query':
+        return said(own(visit.query));
+      case 'visitor':
+        if (name === 'country') return visit.country ?? null;
+        if (name === 'device') return visit.device ?? null;
+        return null;
+      case 'company':
+        return said(own(visit.company));
+      default:
+        return null;
+    }
+  };
+  return {
+    prepare: async () => {},
+    value,
+    withheld: () => false,
+    token: (name) => tokenOf(name, value, visit.country ?? ''),
   };
 }
 

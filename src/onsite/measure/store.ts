@@ -1,0 +1,166 @@
+import { createHash } from 'node:crypto';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database } from '../../db/types.js';
+import type { DecisionClaims } from '../decision-token.js';
+
+/**
+ * How a report of the site script is kept (issue 48 §4). A report carries totals so far for its
+ * page view (the decision token names the view): a view counts once, its clicks by what they grew
+ * since the view's last report, so a repeated or reordered report adds nothing. Visitors are the
+ * distinct daily visitor keys of a day (`experience_units`); a conversion counts once per key and
+ * day, and only for the experiences that key viewed that day (docs/decisions.md, issue 48).
+ */
+export interface ExperienceReport {
+  claims: DecisionClaims;
+  /** The decision token, whose hash names the page view. */
+  token: string;
+  /** Clicks so far on each experience's changed elements, by experience id. */
+  clicks: Record<string, number>;
+  /** `pam.conversion()` calls so far on this page: any converts the visitor. */
+  conversions: number;
+  /** The account domain of the person `pam.identify()` named, when the tenant knows them. */
+  accountDomain: string | undefined;
+  at: string;
+}
+
+type Sums = { views: number; visitors: number; clicks: number; conversions: number };
+const ZERO: Sums = { views: 0, visitors: 0, clicks: 0, conversions: 0 };
+
+export const viewKeyOf = (token: string): string => createHash('sha256').update(token).digest('base64url');
+
+export async function recordReport(db: Kysely<Database>, report: ExperienceReport): Promise<void> {
+  const { claims } = report;
+  const viewKey = viewKeyOf(report.token);
+  await db.transaction().execute(async (trx) => {
+    const sums = new Map<string, Sums & { experienceId: string; arm: string }>();
+    const add = (experienceId: string, arm: string, more: Partial<Sums>) => {
+      const key = `${experienceId}\n${arm}`;
+      const s = sums.get(key) ?? { ...ZERO, experienceId, arm };
+      for (const [k, v] of Object.entries(more) as [keyof Sums, number][]) s[k] += v;
+      sums.set(key, s);
+    };
+    for (const { experienceId, arm } of claims.experiences) {
+      const given = arm === 'personalised' ? (report.clicks[experienceId] ?? 0) : 0;
+      const grown = await viewClicks(trx, viewKey, experienceId, claims.day, given);
+      if (grown.first) {
+        const unit = await trx
+          .insertInto('experience_units')
+          .values({
+            tenant_id: claims.tenantId,
+            experience_id: experienceId,
+            day: claims.day,
+            unit: claims.unit,
+            arm,
+            viewed_at: report.at,
+            converted: 0,
+            account_domain: null,
+          })
+          .onConflict((oc) => oc.columns(['experience_id', 'day', 'unit']).doNothing())
+          .returning('arm')
+          .executeTakeFirst();
+        add(experienceId, arm, { views: 1, visitors: unit ? 1 : 0 });
+      }
+      if (grown.clicks > 0) add(experienceId, arm, { clicks: grown.clicks });
+    }
+    // pam.conversion() names no experience: it converts every one the visitor viewed that day.
+    const converting = report.conversions > 0 ? undefined : claims.converting;
+    if (converting === undefined || converting.length > 0) {
+      const converted = await trx
+        .updateTable('experience_units')
+        .set({ converted: 1 })
+        .where('tenant_id', '=', claims.tenantId)
+        .where('day', '=', claims.day)
+        .where('unit', '=', claims.unit)
+        .where('converted', '=', 0)
+        .$call((q) => (converting === undefined ? q : q.where('experience_id', 'in', converting)))
+        .returning(['experience_id', 'arm'])
+        .execute();
+      for (const row of converted) add(row.experience_id, row.arm, { conversions: 1 });
+    }
+    if (report.accountDomain !== undefined) {
+      await trx
+        .updateTable('experience_units')
+        .set({ account_domain: report.accountDomain })
+        .where('tenant_id', '=', claims.tenantId)
+        .where('day', '=', claims.day)
+        .where('unit', '=', claims.unit)
+        .where((eb) => eb.or([eb('account_domain', 'is', null), eb('account_domain', '!=', report.accountDomain as string)]))
+        .execute();
+    }
+    for (const s of sums.values()) await addToDay(trx, claims, s);
+  });
+}
+
+/**
+ * The view's clicks on one experience set to `given` when that is more than kept: what they grew
+ * by, and whether this is the view's first report. A compare-and-set, so that two reports of one
+ * view at once never both add the same clicks (the loser adds nothing; the next report carries it).
+ */
+async function viewClicks(
+  trx: Transaction<Database>,
+  viewKey: string,
+  experienceId: string,
+  day: string,
+  given: number,
+): Promise<{ first: boolean; clicks: number }> {
+  const made = await trx
+    .insertInto('experience_views')
+    .values({ view_key: viewKey, experience_id: experienceId, day, clicks: given })
+    .onConflict((oc) => oc.columns(['view_key', 'experience_id']).doNothing())
+    .returning('clicks')
+    .executeTakeFirst();
+  if (made) return { first: true, clicks: given };
+  const kept = await trx
+    .selectFrom('experience_views')
+    .select('clicks')
+    .where('view_key', '=', viewKey)
+    .where('experience_id', '=', experienceId)
+    .executeTakeFirst();
+  const before = Number(kept?.clicks ?? given);
+  if (given <= before) return { first: false, clicks: 0 };
+  const set = await trx
+    .updateTable('experience_views')
+    .set({ clicks: given })
+    .where('view_key', '=', viewKey)
+    .where('experience_id', '=', experienceId)
+    .where('clicks', '=', before)
+    .executeTakeFirst();
+  return { first: false, clicks: Number(set.numUpdatedRows) === 1 ? given - before : 0 };
+}
+
+async function addToDay(trx: Transaction<Database>, claims: DecisionClaims, s: Sums & { experienceId: string; arm: string }) {
+  const plus = (column: keyof Sums) => sql<number>`${sql.ref(`experience_days.${column}`)} + ${sql.ref(`excluded.${column}`)}`;
+  await trx
+    .insertInto('experience_days')
+    .values({
+      tenant_id: claims.tenantId,
+      experience_id: s.experienceId,
+      arm: s.arm,
+      day: claims.day,
+      views: s.views,
+      visitors: s.visitors,
+      clicks: s.clicks,
+      conversions: s.conversions,
+    })
+    .onConflict((oc) =>
+      oc.columns(['experience_id', 'day', 'arm']).doUpdateSet({
+        views: plus('views'),
+        visitors: plus('visitors'),
+        clicks: plus('clicks'),
+        conversions: plus('conversions'),
+      }),
+    )
+    .execute();
+}
+
+/**
+ * Page views older than yesterday can no longer report (their token is at most a day old), nor can
+ * their units convert: both go, their counts being in the rollups. An identified unit stays, as a
+ * pipeline touch, with its key, which once the day's secret is gone names no one.
+ */
+export async function pruneExperienceViews(db: Kysely<Database>, at = Date.now()): Promise<number> {
+  const before = new Date(at - 2 * 86_400_000).toISOString().slice(0, 10);
+  const views = await db.deleteFrom('experience_views').where('day', '<', before).executeTakeFirst();
+  const units = await db.deleteFrom('experience_units').where('day', '<', before).where('account_domain', 'is', null).executeTakeFirst();
+  return Number(views.numDeletedRows) + Number(units.numDeletedRows);
+}
