@@ -2,38 +2,34 @@ import path from 'node:path';
 import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { accountRoutes } from './accounts/routes.js';
-import { markKeyUsed } from './admin/repository.js';
-import { adminRoutes } from './admin/routes.js';
-import { analyticsRoutes } from './analytics/routes.js';
-import { apiKeyRoutes } from './api-keys/routes.js';
-import { generatorFor } from './agent/generators.js';
-import { agentRoutes } from './agent/routes.js';
-import { createAgent, type AgentTuning } from './agent/worker.js';
-import { fileUrlSecret, keptKey, urlSigner } from './assets/files.js';
-import { assetRoutes } from './assets/routes.js';
-import { fileStores } from './assets/store.js';
-import { pageCopies } from './audiences/page-copies.js';
-import { audienceRoutes } from './audiences/routes.js';
+import { accountRoutes } from './accounts/index.js';
+import { markKeyUsed, adminRoutes } from './admin/index.js';
+import { heatmapRoutes, analyticsRoutes } from './analytics/index.js';
+import { apiKeyRoutes } from './api-keys/index.js';
+import { generatorFor, agentRoutes, createAgent, type AgentTuning } from './agent/index.js';
+import {
+  fileUrlSecret,
+  keptKey,
+  urlSigner,
+  assetRoutes,
+  fileStores,
+  type BackfillTuning,
+  createRenditionsBackfill,
+} from './assets/index.js';
+import { pageCopies, audienceRoutes } from './audiences/index.js';
 import type { Config } from './config.js';
-import { consoleRoutes } from './console-host/routes.js';
+import { consoleRoutes } from './console-host/index.js';
+import { experienceChangesOfTenant, snippetRoutes, toolRoutes, onsiteRoutes, onsiteMeasureRoutes } from './onsite/index.js';
 import { openDatabase, type Db } from './db/connection.js';
 import { migrateDatabase } from './db/migrate.js';
-import { serviceMetrics } from './metrics/service.js';
-import { companiesByNetwork } from './enrichment/lookup.js';
-import { httpProvider } from './enrichment/provider.js';
-import { createDomainChecks } from './domains/checks.js';
-import { txtLookup } from './domains/dns.js';
-import { hostnameRules } from './domains/hostnames.js';
-import { domainRoutes } from './domains/routes.js';
-import { releaseRefusedDomains } from './domains/sweep.js';
-import { tlsAskRoutes } from './domains/tls.js';
-import { eventRoutes } from './events/routes.js';
-import { experimentRoutes } from './experiments/routes.js';
-import { funnelRoutes } from './funnels/routes.js';
-import { goalRoutes } from './goals/routes.js';
-import { dealRoutes } from './deals/routes.js';
-import { createReweighing } from './experiments/reweigh.js';
+import { serviceMetrics } from './metrics/index.js';
+import { companiesByNetwork, httpProvider, type CompanyLookup } from './enrichment/index.js';
+import { createDomainChecks, txtLookup, hostnameRules, domainRoutes, releaseRefusedDomains, tlsAskRoutes } from './domains/index.js';
+import { ensureConsumers, eventRoutes, systemResolve, type Resolve } from './events/index.js';
+import { experimentRoutes, createReweighing } from './experiments/index.js';
+import { funnelRoutes } from './funnels/index.js';
+import { goalRoutes } from './goals/index.js';
+import { dealRoutes } from './deals/index.js';
 import { apiKeyAuth } from './http/auth.js';
 import './http/context.js';
 import { registerErrorHandling } from './http/error-handling.js';
@@ -47,40 +43,21 @@ import { refuseUnknownQueryParameters, requireApiKey, wakeAfterWrites } from './
 import { serverOptions } from './http/server-options.js';
 import { validatorCompiler } from './http/validation.js';
 import { HOUSEKEEPING } from './housekeeping.js';
-import { createMaintenance } from './jobs/maintenance.js';
-import type { BackgroundJob } from './jobs/loop.js';
-import { integrationRoutes } from './integrations/routes.js';
-import { sealer } from './integrations/secrets.js';
-import { createCrmSync, type CrmSyncOptions } from './integrations/sync.js';
-import { leadRoutes } from './leads/routes.js';
-import { createSessionEnds } from './sessions/announce.js';
-import { deleteLogsOf } from './logs/repository.js';
-import { logRoutes } from './logs/routes.js';
-import { routeCatalogue } from './mcp/catalogue.js';
-import { mcpRoutes } from './mcp/routes.js';
-import { deleteDomainLinks } from './page-links/repository.js';
-import { pageLinkRoutes } from './page-links/routes.js';
-import { previewLinks } from './pages/preview-links.js';
-import { pageRoutes } from './pages/routes.js';
-import { templateStart } from './templates/repository.js';
-import { templateRoutes } from './templates/routes.js';
-import { personRoutes } from './persons/routes.js';
-import { previewRenderer } from './render/preview.js';
-import { sessionRoutes } from './sessions/routes.js';
-import { siteSettingsRoutes } from './site-settings/routes.js';
-import { buildSite } from './site/app.js';
-import type { CompanyLookup } from './enrichment/visit.js';
-import { openDoor } from './site/door.js';
-import { siteHosts } from './site/hosts.js';
-import { topicRoutes } from './topics/routes.js';
-import { createDispatcher } from './webhooks/dispatcher.js';
-import { systemResolve } from './webhooks/send.js';
-import { createAlertSender } from './alerts/dispatcher.js';
-import { sealStoredWebhookUrls } from './alerts/repository.js';
-import { alertOnEvents } from './alerts/fan-out.js';
-import { alertRoutes } from './alerts/routes.js';
-import { webhookRoutes } from './webhooks/routes.js';
-import type { Resolve } from './webhooks/send.js';
+import { createMaintenance, type BackgroundJob } from './jobs/index.js';
+import { integrationRoutes, sealer, createCrmSync, type CrmSyncOptions } from './integrations/index.js';
+import { leadRoutes, forgetLeadsOf } from './leads/index.js';
+import { applyCollectFunction, createSessionEnds, sessionRoutes } from './visits/index.js';
+import { deleteLogsOf, logRoutes } from './logs/index.js';
+import { routeCatalogue, mcpRoutes } from './mcp/index.js';
+import { deleteDomainLinks, pageLinkRoutes } from './page-links/index.js';
+import { previewLinks, pageRoutes } from './pages/index.js';
+import { templateStart, templateRoutes } from './templates/index.js';
+import { personRoutes } from './persons/index.js';
+import { previewRenderer, chooseForVisit, buildSite, openDoor, siteHosts } from './site/index.js';
+import { siteSettingsRoutes } from './site-settings/index.js';
+import { topicRoutes } from './topics/index.js';
+import { createDispatcher, webhookRoutes } from './webhooks/index.js';
+import { createAlertSender, sealStoredWebhookUrls, alertRoutes } from './alerts/index.js';
 
 export interface AppOptions {
   config: Config;
@@ -102,6 +79,8 @@ export interface AppOptions {
   crmSync?: Pick<CrmSyncOptions, 'pollMs' | 'sleep'>;
   /** The company behind a visitor's address, for segments (src/enrichment/visit.ts); the provider's by default (ENRICHMENT_URL). */
   companyLookup?: CompanyLookup;
+  /** The image widths backfill's poll and lease (a minute, five minutes by default); tests shorten them. */
+  renditions?: BackfillTuning;
 }
 
 /**
@@ -119,6 +98,7 @@ export async function buildApp({
   linger,
   crmSync: crmSyncTuning,
   companyLookup,
+  renditions: renditionsTuning,
 }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify(serverOptions(config)).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -126,6 +106,10 @@ export async function buildApp({
   const metrics = serviceMetrics(config.metrics);
   await migrateDatabase(config.database);
   const db: Db = openDatabase(config.database, undefined, metrics?.database);
+  // The collector's PostgreSQL function is no migration's: it follows src/visits/collect.sql.ts.
+  await applyCollectFunction(db.kysely);
+  // Each consumer of the outbox has its cursor (events/consumers.ts), one added since included.
+  await ensureConsumers(db.kysely);
   metrics?.watchDatabase(db);
   app.addHook('onClose', () => db.close());
   app.decorate('db', db.kysely);
@@ -165,6 +149,8 @@ export async function buildApp({
   });
   // The enrichment provider (ENRICHMENT_URL), asked about a visit's address and a lead's email domain.
   const enrichment = config.enrichment && httpProvider(config.enrichment, metrics?.enrichmentAnswer);
+  // A test's own look-up (AppOptions), else the provider's (ENRICHMENT_URL), else none.
+  const companies = companyLookup ?? companiesByNetwork(app.db, enrichment);
   const site = await buildSite({
     db: app.db,
     dataVersion: db.dataVersion,
@@ -174,9 +160,10 @@ export async function buildApp({
     stores,
     origin,
     observe,
-    // A test's own look-up (AppOptions), else the provider's (ENRICHMENT_URL), else none.
-    companyLookup: companyLookup ?? companiesByNetwork(app.db, enrichment),
+    companyLookup: companies,
     enrichment,
+    // A section an experience inserts in a customer's site shows tenant files too (issue 48).
+    moreServedTexts: experienceChangesOfTenant,
   });
   metrics?.instrument(app, 'api');
   app.addHook('onClose', () => site.close());
@@ -208,8 +195,9 @@ export async function buildApp({
 
   // Background work: webhook delivery and the agent where enabled, the rest in every process.
   // Each starts once the app is ready and stops before it closes, in one list.
-  // Alerts ride on the webhook fan-out (one transaction, once per event) and are sent beside it.
-  const dispatcher = createDispatcher(db.kysely, config.webhooks, app.log, metrics?.webhookDelivery, webhookResolve, [alertOnEvents]);
+  // Webhooks and alerts each read the outbox from a cursor of their own (events/consumers.ts);
+  // alerts run wherever ALERT_SENDER is on (every process by default), whether it delivers webhooks or not.
+  const dispatcher = createDispatcher(db.kysely, config.webhooks, app.log, metrics?.webhookDelivery, webhookResolve);
   const alertSender = createAlertSender(
     db.kysely,
     config.webhooks,
@@ -225,13 +213,15 @@ export async function buildApp({
     ...(metrics ? { onOutcome: metrics.integrationSync } : {}),
   });
   const jobs: BackgroundJob[] = [
-    ...(config.webhooks.enabled ? [dispatcher, alertSender] : []),
+    ...(config.webhooks.enabled ? [dispatcher] : []),
+    ...(config.webhooks.alerts ? [alertSender] : []),
     ...(config.agent.enabled ? [agent] : []),
     createDomainChecks(db.kysely, domains, lookup, app.log, domainChecksEveryMs),
     createReweighing(db.kysely, app.log, reweighEveryMs),
     createSessionEnds(db.kysely, app.log, config.sessionIdleSeconds, sessionEndsEveryMs),
     createMaintenance(db.kysely, app.log, HOUSEKEEPING, maintenanceEveryMs),
     crmSync,
+    createRenditionsBackfill(db.kysely, stores, app.log, renditionsTuning),
   ];
   for (const job of jobs) {
     app.addHook('onReady', async () => job.start());
@@ -242,6 +232,7 @@ export async function buildApp({
   app.addHook('onRoute', requireApiKey(keys.hook));
   app.addHook('onRoute', refuseUnknownQueryParameters);
   if (config.webhooks.enabled) app.addHook('onRoute', wakeAfterWrites(dispatcher));
+  if (config.webhooks.alerts) app.addHook('onRoute', wakeAfterWrites(alertSender));
   // A write may have queued versions: the agent of this process looks at once (the others at their next poll).
   if (config.agent.enabled) app.addHook('onRoute', wakeAfterWrites(agent));
   // The MCP tools take their schemas from the routes as declared (src/mcp/catalogue.ts).
@@ -256,12 +247,12 @@ export async function buildApp({
   if (config.adminToken !== undefined) await app.register(adminRoutes, { adminToken: config.adminToken, domains });
   const signer = urlSigner(config.publicBaseUrl, secret);
   await app.register(assetRoutes, { signer, stores });
-  await app.register(personRoutes);
+  await app.register(personRoutes, { forgetLeads: forgetLeadsOf });
   // An account's logs go with it: the logs area's function, handed to the accounts area.
   await app.register(accountRoutes, { dropLogs: (trx, tenantId, accountId) => deleteLogsOf(trx, 'account', tenantId, accountId) });
   await app.register(logRoutes);
   await app.register(pageRoutes, {
-    previews: previewRenderer(signer),
+    previews: previewRenderer(signer, chooseForVisit),
     links: previewLinks(config.publicBaseUrl, secret),
     origin,
     // The audiences' copies of a page's name and deletion: the audiences area's writes, handed to pages.
@@ -278,11 +269,13 @@ export async function buildApp({
   await app.register(leadRoutes);
   await app.register(integrationRoutes, { ...integrations, wake: crmSync.wake });
   await app.register(analyticsRoutes);
+  await app.register(heatmapRoutes);
   await app.register(experimentRoutes);
   await app.register(goalRoutes);
   await app.register(funnelRoutes);
   await app.register(templateRoutes);
   await app.register(dealRoutes);
+  await app.register(onsiteMeasureRoutes, { secret });
   await app.register(domainRoutes, { rules, lookup, wiring: domains });
   await app.register(tlsAskRoutes, { rules });
   await app.register(topicRoutes);
@@ -291,12 +284,17 @@ export async function buildApp({
   await app.register(alertRoutes, { wake: alertSender.wake, sealer: integrations.sealer });
   await app.register(eventRoutes);
   await app.register(apiKeyRoutes);
-  await app.register(consoleRoutes, { publicBaseUrl: config.publicBaseUrl });
+  await app.register(onsiteRoutes, { publicBaseUrl: config.publicBaseUrl });
+  await app.register(consoleRoutes, { publicBaseUrl: config.publicBaseUrl, fallbackDomainSuffix: config.fallbackDomainSuffix });
+  // The site script of issue 48 and what it asks, on the API host (src/onsite/snippet/).
+  await app.register(snippetRoutes, { secret, companyLookup: companies, origin });
+  await app.register(toolRoutes);
   // After every area: the tools read their operations from the catalogue.
   await app.register(mcpRoutes, { catalogue, keys, origin });
 
   await app.ready();
   // Every request, from a socket or injected, comes in by one door that picks its plane by Host.
-  openDoor(app, hosts, site, linger);
+  // SQLite's reads of a turn share a snapshot: a request's must not predate it (src/db/sqlite.ts).
+  openDoor(app, hosts, site, { linger, arrived: db.requestArrived });
   return app;
 }

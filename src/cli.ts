@@ -7,14 +7,15 @@ import {
   listTenants,
   revokeApiKey,
   type KeyOptions,
-} from './admin/repository.js';
-import { isScope } from './admin/schemas.js';
+  isScope,
+} from './admin/index.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/connection.js';
 import { migrateDatabase } from './db/migrate.js';
-import { attestDomain } from './domains/verification.js';
-import { deleteDomainLinks } from './page-links/repository.js';
-import { erasePerson } from './persons/erasure.js';
+import { attestDomain } from './domains/index.js';
+import { deleteDomainLinks } from './page-links/index.js';
+import { forgetLeadsOf } from './leads/index.js';
+import { erasePerson, tenantOfPerson } from './persons/index.js';
 
 const USAGE = `Usage: npm run admin -- <command>
   migrate                    apply pending migrations
@@ -90,8 +91,8 @@ async function main(args: string[]): Promise<unknown> {
       case 'persons erase': {
         if (!arg) throw new UsageError('persons erase needs a PERSON_ID');
         const erased = await db.kysely.transaction().execute(async (trx) => {
-          const owner = await trx.selectFrom('persons').select('tenant_id').where('id', '=', arg).executeTakeFirst();
-          return owner !== undefined && (await erasePerson(trx, owner.tenant_id, arg));
+          const tenantId = await tenantOfPerson(trx, arg);
+          return tenantId !== undefined && (await erasePerson(trx, tenantId, arg, forgetLeadsOf));
         });
         if (!erased) throw new Error(`No person ${arg}`);
         return { personId: arg, erased: true };

@@ -69,6 +69,9 @@ export interface Config {
   collectRatePerMinute: number;
   /** Lead forms a visitor's address may post a minute (its token bucket). */
   formRatePerMinute: number;
+  /** Site script decisions (`GET /_pam/decide`) a visitor's address, and a site, may ask a minute (issue 48). */
+  decideRatePerMinute: number;
+  decideSiteRatePerMinute: number;
   /** Seconds after a visit's last report that its `session.ended` falls due (a minute once the page is left). */
   sessionIdleSeconds: number;
   agent: AgentConfig;
@@ -121,6 +124,8 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: readTrustProxy(env),
     collectRatePerMinute: readInteger(env, 'COLLECT_RATE_PER_MINUTE', 60, 1, 1_000_000),
     formRatePerMinute: readInteger(env, 'FORM_RATE_PER_MINUTE', 10, 1, 1_000_000),
+    decideRatePerMinute: readInteger(env, 'DECIDE_RATE_PER_MINUTE', 120, 1, 10_000_000),
+    decideSiteRatePerMinute: readInteger(env, 'DECIDE_SITE_RATE_PER_MINUTE', 60_000, 1, 100_000_000),
     sessionIdleSeconds: readInteger(env, 'SESSION_IDLE_SECONDS', 1800, 1, 86_400),
     agent: readAgent(env),
     metrics: readMetrics(env, port),

@@ -1,8 +1,9 @@
 import { forgetPastSecrets } from './db/daily-secrets.js';
 import { pruneIdempotencyKeys } from './http/idempotency.js';
-import type { MaintenanceTasks } from './jobs/maintenance.js';
-import { pruneFormClaims } from './site/forms/leads.js';
-import { pruneEvents } from './webhooks/deliveries.js';
+import type { MaintenanceTasks } from './jobs/index.js';
+import { pruneExperienceViews } from './onsite/index.js';
+import { pruneFormClaims } from './site/index.js';
+import { pruneEvents } from './webhooks/index.js';
 
 /**
  * What housekeeping (jobs/maintenance.ts) does each round, in order: each task is the pruning
@@ -15,4 +16,6 @@ export const HOUSEKEEPING: MaintenanceTasks = {
   'prune form claims': pruneFormClaims,
   // Yesterday's visitor keys can no longer be recomputed, so never linked to today's (db/daily-secrets.ts).
   'forget past daily secrets': forgetPastSecrets,
+  // The customer's site's page views and units of two days ago (src/onsite/measure/store.ts).
+  'prune experience views': pruneExperienceViews,
 };

@@ -34,6 +34,8 @@ export const ID_PREFIXES = [
   'template',
   'deal',
   'integration',
+  'site',
+  'experience',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

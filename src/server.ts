@@ -1,4 +1,4 @@
-import { bootstrap } from './admin/bootstrap.js';
+import { bootstrap } from './admin/index.js';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { holdRequests } from './http/hold.js';

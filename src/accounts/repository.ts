@@ -1,6 +1,6 @@
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import { textSearch } from '../db/search/index.js';
-import { emit } from '../events/outbox.js';
+import { emit } from '../events/index.js';
 import type { AccountsTable, Database } from '../db/types.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { conflictIfTaken } from '../http/errors.js';
@@ -209,4 +209,54 @@ export async function accountOfPerson(db: Kysely<Database>, tenantId: string, pe
     .limit(1)
     .executeTakeFirst();
   return row?.id ?? null;
+}
+
+/** The accounts of these tenants whose domain is one of `domains` (a person's account is the one of its domain). */
+export async function accountRowsOfDomains(
+  db: Kysely<Database>,
+  tenantIds: readonly string[],
+  domains: readonly string[],
+): Promise<AccountsTable[]> {
+  if (tenantIds.length === 0 || domains.length === 0) return [];
+  return db.selectFrom('accounts').selectAll().where('tenant_id', 'in', tenantIds).where('domain_lc', 'in', domains).execute();
+}
+
+/** Which of `ids` are accounts of the tenant. */
+export async function accountIdsAmong(db: Kysely<Database>, tenantId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('accounts').select('id').where('tenant_id', '=', tenantId).where('id', 'in', ids).execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+/** The name of the tenant's account of this domain (any case), if any: a person's company as a page shows it. */
+export async function accountNameOfDomain(db: Kysely<Database>, tenantId: string, domain: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('accounts')
+    .select('name')
+    .where('tenant_id', '=', tenantId)
+    .where('domain_lc', '=', domain.toLowerCase())
+    .executeTakeFirst();
+  return row?.name;
+}
+
+/** The id of the tenant's account with this lowercased domain, if any. */
+export async function accountIdOfDomain(db: Kysely<Database>, tenantId: string, domainLc: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('accounts')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('domain_lc', '=', domainLc)
+    .executeTakeFirst();
+  return row?.id;
+}
+
+/** The name of the tenant's account, if it is there. */
+export async function accountNameOf(db: Kysely<Database>, tenantId: string, accountId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('accounts')
+    .select('name')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', accountId)
+    .executeTakeFirst();
+  return row?.name;
 }

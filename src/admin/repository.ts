@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import { allocateSlug, slugify } from '../db/slugs.js';
-import { createFallbackDomain, hostnameHeld } from '../domains/repository.js';
+import { createFallbackDomain, hostnameHeld } from '../domains/index.js';
 import type { ApiKeysTable, Database, TenantsTable } from '../db/types.js';
 import { hashApiKey } from '../http/auth.js';
 import { keysetList, NEWEST_FIRST, type ListQueryParams } from '../http/pagination.js';
@@ -133,4 +133,9 @@ export async function listTenants(db: Kysely<Database>, query: ListQueryParams) 
 /** A key's last use (http/auth.ts stamps it at most once a minute a key, off the request's path). */
 export async function markKeyUsed(db: Kysely<Database>, keyId: string, at: string): Promise<void> {
   await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', keyId).execute();
+}
+
+/** The tenant's key of this id, revoked or not. */
+export function findApiKey(db: Kysely<Database>, tenantId: string, apiKeyId: string): Promise<ApiKeysTable | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('id', '=', apiKeyId).where('tenant_id', '=', tenantId).executeTakeFirst();
 }

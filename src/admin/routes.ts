@@ -1,7 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { TenantDomain, TenantDomainParams } from '../domains/schemas.js';
-import type { DomainWiring } from '../domains/repository.js';
-import { attestDomain } from '../domains/verification.js';
+import { TenantDomain, TenantDomainParams, type DomainWiring, attestDomain } from '../domains/index.js';
 import { adminAuth } from '../http/auth.js';
 import { notFound } from '../http/errors.js';
 import { ListEnvelope, ListQuery, NoContent, responses } from '../http/schemas.js';

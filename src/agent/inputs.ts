@@ -1,10 +1,11 @@
-import { sql, type Kysely } from 'kysely';
-import { toVersion } from '../audiences/versions.js';
-import { parseRules, rulesInWords } from '../audiences/rules.js';
-import type { AudienceVersionsTable, Database, LogsTable, TopicEntriesTable, TopicsTable } from '../db/types.js';
-import { pageContent } from '../pages/repository.js';
-import { toPerson } from '../persons/repository.js';
-import { toTopic } from '../topics/repository.js';
+import type { Kysely } from 'kysely';
+import { accountRowsOfDomains } from '../accounts/index.js';
+import { audienceRowsByIds, toVersion, parseRules, rulesInWords } from '../audiences/index.js';
+import type { AudienceVersionsTable, Database } from '../db/types.js';
+import { latestLogsOf, type LogOwner } from '../logs/index.js';
+import { pageContent, pageRowsByIds } from '../pages/index.js';
+import { personRowsByIds, toPerson } from '../persons/index.js';
+import { firstTopicsOf, type Topic } from '../topics/index.js';
 import type { AgentLog, GeneratorInput } from './types.js';
 
 const LOGS_EACH = 20;
@@ -24,40 +25,24 @@ export async function gatherInputs(
 ): Promise<Map<string, GeneratorInput>> {
   const inputs = new Map<string, GeneratorInput>();
   if (versions.length === 0) return inputs;
-  const audiences = await db
-    .selectFrom('audiences')
-    .selectAll()
-    .where('id', 'in', unique(versions.map((v) => v.audience_id)))
-    .execute();
-  const pages = await db
-    .selectFrom('pages')
-    .selectAll()
-    .where('id', 'in', unique(audiences.map((a) => a.page_id)))
-    .execute();
+  const audiences = await audienceRowsByIds(db, unique(versions.map((v) => v.audience_id)));
+  const pages = await pageRowsByIds(db, unique(audiences.map((a) => a.page_id)));
   const personIds = unique(audiences.flatMap((a) => (a.person_id === null ? [] : [a.person_id])));
-  const persons = personIds.length === 0 ? [] : await db.selectFrom('persons').selectAll().where('id', 'in', personIds).execute();
+  const persons = await personRowsByIds(db, personIds);
   const domains = unique(persons.flatMap((p) => (p.domain_lc === null ? [] : [p.domain_lc])));
-  const accounts =
-    domains.length === 0
-      ? []
-      : await db
-          .selectFrom('accounts')
-          .selectAll()
-          .where('tenant_id', 'in', unique(persons.map((p) => p.tenant_id)))
-          .where('domain_lc', 'in', domains)
-          .execute();
+  const accounts = await accountRowsOfDomains(db, unique(persons.map((p) => p.tenant_id)), domains);
   const tenants = unique(versions.map((v) => v.tenant_id));
   const [personLogs, accountLogs, topics] = readsHistory
     ? await Promise.all([
-        latestLogs(db, 'person_logs', personIds),
-        latestLogs(
+        agentLogs(db, 'person', personIds),
+        agentLogs(
           db,
-          'account_logs',
+          'account',
           accounts.map((a) => a.id),
         ),
-        topicsOf(db, tenants),
+        firstTopicsOf(db, tenants, TOPICS, ENTRIES_EACH),
       ])
-    : [new Map<string, AgentLog[]>(), new Map<string, AgentLog[]>(), new Map<string, ReturnType<typeof toTopic>[]>()];
+    : [new Map<string, AgentLog[]>(), new Map<string, AgentLog[]>(), new Map<string, Topic[]>()];
 
   const audienceById = new Map(audiences.map((a) => [a.id, a]));
   const pageById = new Map(pages.map((p) => [p.id, p]));
@@ -97,81 +82,21 @@ export async function gatherInputs(
 
 const unique = <T>(values: T[]): T[] => [...new Set(values)];
 
-/** The newest logs of each owner (deleted ones left out), newest first. */
-async function latestLogs(db: Kysely<Database>, table: 'person_logs' | 'account_logs', ownerIds: string[]) {
+/** The newest logs of each owner, in the agent's shape. */
+async function agentLogs(db: Kysely<Database>, owner: LogOwner, ownerIds: string[]): Promise<Map<string, AgentLog[]>> {
   const byOwner = new Map<string, AgentLog[]>();
-  if (ownerIds.length === 0) return byOwner;
-  const ranked = db
-    .selectFrom(table)
-    .selectAll()
-    .select(sql<number>`row_number() over (partition by owner_id order by created_at desc, id desc)`.as('rn'))
-    .where('owner_id', 'in', ownerIds)
-    .where('deleted_at', 'is', null);
-  const rows: LogsTable[] = await db
-    .selectFrom(ranked.as('r'))
-    .selectAll()
-    .where('rn', '<=', LOGS_EACH)
-    .orderBy('owner_id')
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .execute();
-  for (const row of rows) {
-    const logs = byOwner.get(row.owner_id) ?? [];
-    logs.push({
-      source: row.source,
-      type: row.type,
-      payload: JSON.parse(row.payload) as Record<string, unknown>,
-      createdAt: row.created_at,
-    });
-    byOwner.set(row.owner_id, logs);
+  for (const [ownerId, rows] of await latestLogsOf(db, owner, ownerIds, LOGS_EACH)) {
+    byOwner.set(
+      ownerId,
+      rows.map((row) => ({
+        source: row.source,
+        type: row.type,
+        payload: JSON.parse(row.payload) as Record<string, unknown>,
+        createdAt: row.created_at,
+      })),
+    );
   }
   return byOwner;
-}
-
-/** Each tenant's first topics in sortOrder, each with its first entries. */
-async function topicsOf(db: Kysely<Database>, tenantIds: string[]) {
-  const rankedTopics = db
-    .selectFrom('topics')
-    .selectAll()
-    .select(sql<number>`row_number() over (partition by tenant_id order by sort_order, id)`.as('rn'))
-    .where('tenant_id', 'in', tenantIds);
-  const topics: TopicsTable[] = await db
-    .selectFrom(rankedTopics.as('t'))
-    .selectAll()
-    .where('rn', '<=', TOPICS)
-    .orderBy('tenant_id')
-    .orderBy('sort_order')
-    .orderBy('id')
-    .execute();
-  const entries: TopicEntriesTable[] =
-    topics.length === 0
-      ? []
-      : await db
-          .selectFrom(
-            db
-              .selectFrom('topic_entries')
-              .selectAll()
-              .select(sql<number>`row_number() over (partition by topic_id order by sort_order, id)`.as('rn'))
-              .where(
-                'topic_id',
-                'in',
-                topics.map((t) => t.id),
-              )
-              .as('e'),
-          )
-          .selectAll()
-          .where('rn', '<=', ENTRIES_EACH)
-          .orderBy('topic_id')
-          .orderBy('sort_order')
-          .orderBy('id')
-          .execute();
-  const entriesOf = new Map<string, TopicEntriesTable[]>();
-  for (const entry of entries) entriesOf.set(entry.topic_id, [...(entriesOf.get(entry.topic_id) ?? []), entry]);
-  const byTenant = new Map<string, ReturnType<typeof toTopic>[]>();
-  for (const topic of topics) {
-    byTenant.set(topic.tenant_id, [...(byTenant.get(topic.tenant_id) ?? []), toTopic(topic, entriesOf.get(topic.id) ?? [])]);
-  }
-  return byTenant;
 }
 
 /** A segment's rules in words, for the prompt and the template (issue 39); nothing for other audiences. */

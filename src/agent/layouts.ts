@@ -1,6 +1,8 @@
-import { ITEM_FIELDS, LAYOUTS, type Section } from '../pages/section-schema.js';
-import { layoutOf } from '../pages/sections.js';
-import type { Content } from '../pages/schemas.js';
+import { hasItems, ITEM_FIELDS, LAYOUTS, type Section, type SectionItem, layoutOf, type Content } from '../pages/index.js';
+
+/** The texts of an item the model writes; an item's image, action and highlight stay the page's. */
+const ITEM_TEXTS = ['title', 'body', 'value', 'author', 'role', 'price', 'period'] as const;
+type ItemText = (typeof ITEM_TEXTS)[number];
 
 /**
  * The answer's JSON schema for a model's structured output. Strict mode wants every property
@@ -33,8 +35,8 @@ export const ANSWER_JSON_SCHEMA = {
             items: {
               type: 'object',
               additionalProperties: false,
-              required: ['title', 'body'],
-              properties: { title: { type: 'string' }, body: { type: 'string' } },
+              required: [...ITEM_TEXTS],
+              properties: Object.fromEntries(ITEM_TEXTS.map((k) => [k, { type: 'string' }])) as Record<ItemText, { type: 'string' }>,
             },
           },
         },
@@ -79,14 +81,19 @@ function merged(answer: AnswerSection, original: Section | undefined): Section {
   if (original.imageAlt !== undefined) out.imageAlt = str(answer.imageAlt);
   if (original.author !== undefined) out.author = str(answer.author);
   if (original.role !== undefined) out.role = str(answer.role);
-  if (original.items && (layout === 'features' || layout === 'faq' || layout === 'logos')) {
-    const written = Array.isArray(answer.items) ? (answer.items as { title?: unknown; body?: unknown }[]) : [];
-    const hasBody = (ITEM_FIELDS[layout] as readonly string[]).includes('body');
+  if (original.items && hasItems(layout)) {
+    const written = Array.isArray(answer.items) ? (answer.items as Partial<Record<ItemText, unknown>>[]) : [];
+    const fields = (ITEM_FIELDS[layout] as readonly string[]).map((f) => f.replace('?', ''));
     // As many items as the page's: their images stay with them, and the counts stay within the layout's bounds.
+    // A text the layout takes is the answer's; one the model left out keeps the page's.
     out.items = original.items.map((item, j) => {
       const w = written[j];
-      const title = w ? str(w.title) : item.title;
-      return hasBody ? { ...item, title, body: w ? str(w.body) : (item.body ?? '') } : { ...item, title };
+      const next: SectionItem = { ...item };
+      for (const key of ITEM_TEXTS) {
+        const value = w?.[key];
+        if (fields.includes(key) && typeof value === 'string' && (value !== '' || item[key] !== undefined)) next[key] = value;
+      }
+      return next;
     });
   }
   return out;

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { AudiencesTable, Database, PagesTable } from '../db/types.js';
 import { invalidField } from '../http/errors.js';
-import { forgetRegenerations, liveAudiencesAfter, liveAudiencesAmong, queueNewVersions, writtenAmong } from '../audiences/regeneration.js';
+import { forgetRegenerations, liveAudiencesAfter, liveAudiencesAmong, queueNewVersions, writtenAmong } from '../audiences/index.js';
 import type { RegenerateBody, Regenerated } from './schemas.js';
 
 /** Audiences queued per transaction: the writer is never held by a whole page's worth. */

@@ -1,9 +1,8 @@
 import type { Transaction } from 'kysely';
-import { audienceOf, finishGeneration, giveBackVersion, retryVersionAt } from '../audiences/generation.js';
-import { moveVersion } from '../audiences/versions.js';
+import { audienceOf, finishGeneration, giveBackVersion, retryVersionAt, moveVersion } from '../audiences/index.js';
 import type { AudienceVersionsTable, Database } from '../db/types.js';
 import { AppError } from '../http/errors.js';
-import type { Content } from '../pages/schemas.js';
+import type { Content } from '../pages/index.js';
 
 /** What became of one claimed version's generation. */
 export type Outcome =

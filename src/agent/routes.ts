@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createOnce, fromHeader, IdempotencyHeaders, replayIfKnown, sendOnce, workKey } from '../http/idempotency.js';
 import { responses } from '../http/schemas.js';
-import { livePage } from '../pages/live-page.js';
-import { PageParams } from '../pages/schemas.js';
-import { countRegenerated } from '../audiences/regeneration.js';
+import { livePage, PageParams } from '../pages/index.js';
+import { countRegenerated } from '../audiences/index.js';
 import { regenerate } from './regenerate.js';
 import { AgentInfo, RegenerateBody, Regenerated } from './schemas.js';
 

@@ -1,4 +1,4 @@
-import type { Content } from '../pages/schemas.js';
+import type { Content } from '../pages/index.js';
 import type { Generator, GeneratorInput } from './types.js';
 
 const MAX_SECTIONS = 50;

@@ -1,7 +1,7 @@
-import type { AudienceVersion } from '../audiences/schemas.js';
-import type { Content, Page } from '../pages/schemas.js';
-import type { Person } from '../persons/schemas.js';
-import type { Topic } from '../topics/schemas.js';
+import type { AudienceVersion } from '../audiences/index.js';
+import type { Content, Page } from '../pages/index.js';
+import type { Person } from '../persons/index.js';
+import type { Topic } from '../topics/index.js';
 
 /** The page as a generator sees it: what it is about and what it shows. */
 export type AgentPage = Pick<Page, 'pageId' | 'name' | 'title' | 'pageContext' | 'pageType'> & { content: Content };

@@ -1,13 +1,12 @@
-import { roundLoop } from '../jobs/loop.js';
+import { roundLoop } from '../jobs/index.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { AgentConfig } from '../config.js';
 import type { AudienceVersionsTable, Database } from '../db/types.js';
 import { compileJsonCheck } from '../http/validation.js';
-import { Content } from '../pages/schemas.js';
-import { layoutErrors, MAX_CONTENT_BYTES } from '../pages/sections.js';
+import { Content, layoutErrors, MAX_CONTENT_BYTES } from '../pages/index.js';
 import { gatherInputs } from './inputs.js';
-import { claimVersions } from '../audiences/generation.js';
+import { claimVersions } from '../audiences/index.js';
 import { type Outcome, startProcessing, writeOutcomes } from './repository.js';
 import { retryIn } from './retry-policy.js';
 import { GenerationError, type Generator, type GeneratorInput } from './types.js';
@@ -77,7 +76,10 @@ function answerError(content: unknown, page: GeneratorInput['page']): string | u
   // Bounded as every written content is (issue 45), so a generated version lists and serves as any other.
   const bytes = Buffer.byteLength(JSON.stringify(content), 'utf8');
   if (bytes > MAX_CONTENT_BYTES) return `/ is ${bytes} bytes as JSON; a content is at most 512 KB (${MAX_CONTENT_BYTES} bytes)`;
-  const actionIds = page.content.sections.flatMap((s) => (s.actionId === undefined ? [] : [s.actionId]));
+  const actionIds = page.content.sections.flatMap((s) => [
+    ...(s.actionId === undefined ? [] : [s.actionId]),
+    ...(s.items ?? []).flatMap((item) => (item.actionId === undefined ? [] : [item.actionId])),
+  ]);
   const first = layoutErrors(content as Content, actionIds, '').at(0);
   return first && `${first.path} ${first.message}`;
 }

@@ -1,4 +1,4 @@
-import type { SendResult } from '../webhooks/send.js';
+import type { SendResult } from '../events/index.js';
 
 const TLS = /^(CERT_|ERR_TLS_|ERR_SSL_|DEPTH_ZERO_|SELF_SIGNED_|UNABLE_TO_)/;
 

@@ -1,16 +1,11 @@
-import { accountOfPerson } from '../accounts/repository.js';
+import { accountOfPerson } from '../accounts/index.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { AlertMessagesTable, Database } from '../db/types.js';
-import { mayLeave } from '../events/may-leave.js';
+import { type EventHandler, eventPayloads, mayLeave } from '../events/index.js';
+import { leadsSentWithGpc } from '../leads/index.js';
+import { sessionsSentWithGpc } from '../visits/index.js';
 import { newMessage } from './repository.js';
 import { ALERT_EVENTS } from './schemas.js';
-
-/** An event as the webhook fan-out claims it. */
-export interface FannedEvent {
-  id: string;
-  tenant_id: string;
-  type: string;
-}
 
 /** What a message says, taken from the event when it is fanned out; names are read at sending. */
 export interface Facts {
@@ -29,13 +24,13 @@ const isAlertEvent = (type: string) => (ALERT_EVENTS as readonly string[]).inclu
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 /**
- * Runs in the webhook fan-out's transaction (webhooks/deliveries.ts), so an event wakes its alerts
- * exactly when it gets its deliveries: once, whichever instance fans it out, and never again after
- * a crash. Matching events of an (alert, account) within the same hour only count towards the next
+ * The outbox's `alerts` consumer (events/consumers.ts), run by the alerts' loop (dispatcher.ts) in
+ * the transaction that moves its cursor, so an event wakes its alerts exactly once, whichever
+ * instance reads it, and never again after a crash. Matching events of an (alert, account) within the same hour only count towards the next
  * message; the window's UPDATE reads and turns the hour in one statement, so two instances fanning
  * out at once cannot both send for one hour.
  */
-export async function alertOnEvents(trx: Transaction<Database>, events: readonly FannedEvent[]): Promise<void> {
+export const alertOnEvents: EventHandler = async (trx, events) => {
   const relevant = events.filter((e) => isAlertEvent(e.type));
   if (relevant.length === 0) return;
   const tenants = [...new Set(relevant.map((e) => e.tenant_id))];
@@ -53,15 +48,10 @@ export async function alertOnEvents(trx: Transaction<Database>, events: readonly
   if (alerts.length === 0) return;
   // Each alert's lists parsed once per batch, not once per event.
   const watching = alerts.map((alert) => ({ alert, lists: [alert.account_ids, alert.segment_ids, alert.page_ids].map(idSet) }));
-  const payloads = await trx
-    .selectFrom('events')
-    .select(['id', 'payload'])
-    .where(
-      'id',
-      'in',
-      relevant.map((e) => e.id),
-    )
-    .execute();
+  const payloads = await eventPayloads(
+    trx,
+    relevant.map((e) => e.id),
+  );
   const bodies = payloads.map(({ id, payload }) => ({ id, body: JSON.parse(payload) as EventBody }));
   const flagged = await sentWithGpc(trx, bodies);
   const messages: AlertMessagesTable[] = [];
@@ -79,7 +69,7 @@ export async function alertOnEvents(trx: Transaction<Database>, events: readonly
     }
   }
   if (messages.length > 0) await trx.insertInto('alert_messages').values(messages).execute();
-}
+};
 
 type EventBody = { type: string; timestamp: string; data: Record<string, unknown> };
 
@@ -99,22 +89,10 @@ async function sentWithGpc(db: Kysely<Database>, bodies: { id: string; body: Eve
   }
   const flagged = new Set<string>();
   if (sessionOf.size > 0) {
-    const rows = await db
-      .selectFrom('audience_sessions')
-      .select('id')
-      .where('id', 'in', [...new Set(sessionOf.values())])
-      .where('gpc', '=', 1)
-      .execute();
-    for (const row of rows) flagged.add(row.id);
+    for (const id of await sessionsSentWithGpc(db, [...new Set(sessionOf.values())])) flagged.add(id);
   }
   if (leadOf.size > 0) {
-    const rows = await db
-      .selectFrom('leads')
-      .select('id')
-      .where('id', 'in', [...new Set(leadOf.values())])
-      .where('gpc', '=', 1)
-      .execute();
-    for (const row of rows) flagged.add(row.id);
+    for (const id of await leadsSentWithGpc(db, [...new Set(leadOf.values())])) flagged.add(id);
   }
   const withheld = new Set<string>();
   for (const [event, id] of [...sessionOf, ...leadOf]) if (flagged.has(id)) withheld.add(event);

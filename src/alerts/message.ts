@@ -1,6 +1,9 @@
 import type { Kysely } from 'kysely';
 import MarkdownIt from 'markdown-it';
+import { accountNameOf } from '../accounts/index.js';
 import type { Database } from '../db/types.js';
+import { pageNameOf } from '../pages/index.js';
+import { personNameOf } from '../persons/index.js';
 import type { Facts } from './fan-out.js';
 
 /** Slack's mrkdwn gives `&`, `<` and `>` meaning: a stored name is text, never a link or a mention. */
@@ -39,17 +42,11 @@ interface Names {
 /** The names the tenant holds for the message's ids, read when it is sent (an erased person is gone). */
 async function namesOf(db: Kysely<Database>, tenantId: string, facts: Facts): Promise<Names> {
   const [person, account, page] = await Promise.all([
-    facts.personId
-      ? db.selectFrom('persons').select('name').where('tenant_id', '=', tenantId).where('id', '=', facts.personId).executeTakeFirst()
-      : undefined,
-    facts.accountId
-      ? db.selectFrom('accounts').select('name').where('tenant_id', '=', tenantId).where('id', '=', facts.accountId).executeTakeFirst()
-      : undefined,
-    facts.pageId
-      ? db.selectFrom('pages').select('name').where('tenant_id', '=', tenantId).where('id', '=', facts.pageId).executeTakeFirst()
-      : undefined,
+    facts.personId ? personNameOf(db, tenantId, facts.personId) : undefined,
+    facts.accountId ? accountNameOf(db, tenantId, facts.accountId) : undefined,
+    facts.pageId ? pageNameOf(db, tenantId, facts.pageId) : undefined,
   ]);
-  return { person: person?.name ?? null, account: account?.name ?? null, page: page?.name ?? null };
+  return { person: person ?? null, account: account ?? null, page: page ?? null };
 }
 
 /** Where the console shows the visit (its audience's sessions) or the lead. */

@@ -1,12 +1,15 @@
 import type { Kysely, Transaction } from 'kysely';
+import { accountIdsAmong } from '../accounts/index.js';
+import { audienceIdsAmong } from '../audiences/index.js';
 import type { AlertMessagesTable, AlertsTable, Database } from '../db/types.js';
+import { pageIdsAmong } from '../pages/index.js';
 import { AppError, type FieldError } from '../http/errors.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { settle } from '../http/round-trip.js';
+import { firstAttempt, checkUrl, type UrlRules } from '../events/index.js';
 import { newId } from '../ids.js';
 import { after, now } from '../time.js';
-import { checkUrl, type UrlRules } from '../webhooks/repository.js';
-import { type Sealer, secretNotConfigured } from '../integrations/secrets.js';
+import { type Sealer, secretNotConfigured } from '../integrations/index.js';
 import { maskedWebhookUrl } from './webhook-url.js';
 import {
   type Alert,
@@ -52,22 +55,23 @@ export const toAlertMessage = (row: AlertMessagesTable): AlertMessage => ({
 
 type When = AlertCreate['when'];
 
+/** Which of the ids are the tenant's rows of one owner's table (that owner's function). */
+type IdsAmong = (db: Kysely<Database>, tenantId: string, ids: readonly string[]) => Promise<Set<string>>;
+
 /** Every id an alert names must be the tenant's: 400 at each one that is not, all at once. */
 async function checkIds(db: Kysely<Database>, tenantId: string, when: When): Promise<void> {
   const errors: FieldError[] = [];
-  const check = async (field: 'accountIds' | 'segmentIds' | 'pageIds', table: 'accounts' | 'audiences' | 'pages', what: string) => {
+  const check = async (field: 'accountIds' | 'segmentIds' | 'pageIds', among: IdsAmong, what: string) => {
     const wanted = when[field];
     if (!wanted || wanted.length === 0) return;
-    const found = new Set(
-      (await db.selectFrom(table).select('id').where('tenant_id', '=', tenantId).where('id', 'in', wanted).execute()).map((r) => r.id),
-    );
+    const found = await among(db, tenantId, wanted);
     wanted.forEach((id, i) => {
       if (!found.has(id)) errors.push({ path: `/when/${field}/${i}`, message: `is not one of this tenant's ${what}` });
     });
   };
-  await check('accountIds', 'accounts', 'accounts');
-  await check('segmentIds', 'audiences', 'audiences');
-  await check('pageIds', 'pages', 'pages');
+  await check('accountIds', accountIdsAmong, 'accounts');
+  await check('segmentIds', audienceIdsAmong, 'audiences');
+  await check('pageIds', pageIdsAmong, 'pages');
   if (errors.length > 0) throw new AppError('validation_failed', errors.map((e) => `${e.path} ${e.message}`).join('; '), errors);
 }
 
@@ -176,14 +180,7 @@ export function newMessage(alert: AlertsTable, eventType: string, facts: object,
     event_type: eventType,
     facts: JSON.stringify(facts),
     more,
-    status: 'pending',
-    attempts: 0,
-    next_attempt_at: at,
-    last_attempt_at: null,
-    last_response_status: null,
-    last_error: null,
-    lease_until: null,
-    created_at: at,
+    ...firstAttempt(at),
   };
 }
 

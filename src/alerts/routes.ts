@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Sealer } from '../integrations/secrets.js';
+import type { Sealer } from '../integrations/index.js';
 import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
 import { notFound } from '../http/errors.js';
 import { EmptyBody, ListEnvelope, NoContent, responses } from '../http/schemas.js';

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database, GoalsTable } from '../db/types.js';
-import { GOAL_REACHED, VISITOR } from '../goals/sql.js';
+import { GOAL_REACHED, VISITOR } from '../goals/index.js';
 import type { GoalMetrics } from './schemas.js';
 
 /** The visits goals are counted over: a tenant's (the site), maybe one page or some pages, maybe one audience. */

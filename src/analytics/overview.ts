@@ -3,10 +3,11 @@ import { CACHES, countedCache } from '../db/caches.js';
 import type { Database, RollupSums } from '../db/types.js';
 import { keysetList } from '../http/pagination.js';
 import type { ListPage } from '../http/schemas.js';
-import { addInto, SESSION_SUMS, SUM_COLUMNS, toMetrics, zeroSums } from './metrics.js';
+import { addInto, SESSION_SUMS, SUM_COLUMNS, zeroSums } from '../visits/index.js';
+import { toMetrics } from './metrics.js';
 import { goalMetricsByPage } from './goals.js';
 import { DAY_MS, HOUR_MS, resolveRange, splitSpan, type Span } from './ranges.js';
-import { labelGroups, topGroups } from '../audiences/groups.js';
+import { labelGroups, topGroups } from '../audiences/index.js';
 import type { PagesAnalyticsQuery, PageTotals } from './schemas.js';
 import { changeOf, GROUP_COLUMN, previousOf } from './repository.js';
 

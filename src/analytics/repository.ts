@@ -1,10 +1,11 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database, PagesTable, RollupSums } from '../db/types.js';
-import { labelGroups, topGroups } from '../audiences/groups.js';
+import { labelGroups, topGroups } from '../audiences/index.js';
 import { invalidField } from '../http/errors.js';
 import { SESSION_COLUMNS } from '../db/session-columns.js';
 import { bucketBounds, defaultEnd, isTimeZone } from './buckets.js';
-import { addInto, addSession, SUM_COLUMNS, toMetrics, zeroSums } from './metrics.js';
+import { addInto, addSession, SUM_COLUMNS, zeroSums } from '../visits/index.js';
+import { toMetrics } from './metrics.js';
 import { DAY_MS, HOUR_MS, joinSpans, resolveRange, splitSpan, type Span } from './ranges.js';
 import { isSiteDimension, readSiteHours, siteGroups } from './site.js';
 import {
@@ -120,12 +121,15 @@ export async function getPageAnalytics(
   db: Kysely<Database>,
   page: PagesTable,
   query: PageAnalyticsQuery,
-): Promise<Omit<PageAnalytics, 'goals'>> {
+): Promise<Omit<PageAnalytics, Extras>> {
   return { pageId: page.id, ...(await analyze(db, { tenantId: page.tenant_id, pageId: page.id }, query)) };
 }
 
+/** What the routes add to an answer: its goals, scroll depth and web vitals. */
+type Extras = 'goals' | 'averageScrollDepth' | 'webVitals';
+
 /** The same answer over every live page of the tenant: the site-wide dashboard. */
-export function getSiteAnalytics(db: Kysely<Database>, tenantId: string, query: SiteAnalyticsQuery): Promise<Omit<SiteAnalytics, 'goals'>> {
+export function getSiteAnalytics(db: Kysely<Database>, tenantId: string, query: SiteAnalyticsQuery): Promise<Omit<SiteAnalytics, Extras>> {
   return analyze(db, { tenantId, pageId: undefined }, query);
 }
 
@@ -140,7 +144,7 @@ async function analyze(
   db: Kysely<Database>,
   target: { tenantId: string; pageId: string | undefined },
   query: AnyQuery,
-): Promise<Omit<SiteAnalytics, 'goals'>> {
+): Promise<Omit<SiteAnalytics, Extras>> {
   const zone = query.timeZone ?? 'UTC';
   if (!isTimeZone(zone)) throw invalidField('/timeZone', 'is not an IANA time-zone name');
   const interval = query.interval ?? 'day';
@@ -161,7 +165,7 @@ async function aggregate(
   query: AnyQuery,
   range: Span,
   zone: string,
-): Promise<Omit<SiteAnalytics, 'goals'>> {
+): Promise<Omit<SiteAnalytics, Extras>> {
   const interval = query.interval ?? 'day';
   const bounds = bucketBounds(range.start, range.end, interval, zone, MAX_BUCKETS);
   if (bounds === undefined) throw invalidField('/interval', `makes more than ${MAX_BUCKETS} buckets of the range`);

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { findAudience } from '../audiences/repository.js';
+import { findAudience } from '../audiences/index.js';
 import { notFound } from '../http/errors.js';
 import { ListEnvelope, responses } from '../http/schemas.js';
-import { livePage } from '../pages/live-page.js';
-import { PageParams } from '../pages/schemas.js';
+import { livePage, PageParams } from '../pages/index.js';
 import { goalMetrics } from './goals.js';
+import { scrollAndVitals } from './vitals.js';
 import { listPagesAnalytics } from './overview.js';
 import { realtime } from './realtime.js';
 import { getPageAnalytics, getSiteAnalytics } from './repository.js';
@@ -48,7 +48,11 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         start: answer.startDate,
         end: answer.endDate,
       };
-      return { ...answer, goals: await goalMetrics(app.db, scope, answer.totals.visits) };
+      return {
+        ...answer,
+        goals: await goalMetrics(app.db, scope, answer.totals.visits),
+        ...(await scrollAndVitals(app.db, page.tenant_id, page.id, answer)),
+      };
     },
   );
 
@@ -82,7 +86,11 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const answer = await getSiteAnalytics(app.db, request.tenantId, request.query);
       const scope = { tenantId: request.tenantId, start: answer.startDate, end: answer.endDate };
-      return { ...answer, goals: await goalMetrics(app.db, scope, answer.totals.visits) };
+      return {
+        ...answer,
+        goals: await goalMetrics(app.db, scope, answer.totals.visits),
+        ...(await scrollAndVitals(app.db, request.tenantId, undefined, answer)),
+      };
     },
   );
 

@@ -1,7 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ListQuery, MAX_SAFE_INTEGER, Nullable, StringEnum, Timestamp } from '../http/schemas.js';
-import { MAX_GROUPS } from '../audiences/groups.js';
-import { AUDIENCE_KINDS } from '../audiences/schemas.js';
+import { MAX_GROUPS, AUDIENCE_KINDS } from '../audiences/index.js';
 import { CHANNEL_GROUPS, CHANNELS } from '../db/enums.js';
 
 export const INTERVALS = ['hour', 'day', 'week'] as const;
@@ -147,6 +146,33 @@ export const Group = Type.Object(
   { $id: 'AnalyticsGroup' },
 );
 
+const Share = Nullable(Type.Number({ minimum: 0, maximum: 1, description: 'Null without visits' }));
+const VitalSummary = (name: string, unit: string, good: string, poor: string) =>
+  Type.Object(
+    {
+      p75: Nullable(
+        Type.Number({ minimum: 0, description: `${unit}; the upper bound of the histogram bucket holding it (docs/analytics.md)` }),
+      ),
+      visits: Type.Integer({ minimum: 0, maximum: MAX_SAFE_INTEGER, description: 'Visits that reported it' }),
+      good: Share,
+      needsImprovement: Share,
+      poor: Share,
+    },
+    { description: `${name}: good at most ${good}, poor over ${poor} (Google's thresholds)` },
+  );
+/** Field web vitals of the visits (issue 49), by UTC day: the range's UTC days. */
+export const WebVitals = Type.Object(
+  {
+    lcp: VitalSummary('Largest Contentful Paint', 'milliseconds', '2,500 ms', '4,000 ms'),
+    inp: VitalSummary('Interaction to Next Paint', 'milliseconds', '200 ms', '500 ms'),
+    cls: VitalSummary('Cumulative Layout Shift', 'unitless', '0.1', '0.25'),
+    fcp: VitalSummary('First Contentful Paint', 'milliseconds', '1,800 ms', '3,000 ms'),
+    ttfb: VitalSummary('Time to First Byte', 'milliseconds', '800 ms', '1,800 ms'),
+  },
+  { $id: 'WebVitals', description: "The visits' field web vitals, kept per page and UTC day: the UTC days the range touches" },
+);
+export type WebVitals = Static<typeof WebVitals>;
+
 const AnalyticsProperties = {
   startDate: Timestamp,
   endDate: Timestamp,
@@ -158,6 +184,10 @@ const AnalyticsProperties = {
   previous: Type.Optional(Previous),
   change: Type.Optional(MetricsChange),
   goals: Goals,
+  averageScrollDepth: Nullable(
+    Type.Number({ minimum: 0, maximum: 100, description: "The mean of each visit's deepest scroll, in percent; null without visits" }),
+  ),
+  webVitals: WebVitals,
 };
 
 export const PageAnalytics = Type.Object({ pageId: Type.String(), ...AnalyticsProperties }, { $id: 'PageAnalytics' });

@@ -1,8 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database, RollupSums } from '../db/types.js';
-import { addInto, SESSION_SUMS, SUM_COLUMNS, zeroSums } from './metrics.js';
+import { addInto, SESSION_SUMS, SUM_COLUMNS, zeroSums, SITE_DIMENSIONS, type SiteDimension, truncated } from '../visits/index.js';
 import { DAY_MS, HOUR_MS, splitSpan, type Span } from './ranges.js';
-import { SITE_DIMENSIONS, type SiteDimension, truncated } from './rollups.js';
 
 /**
  * The site answer's reads (every live page of a tenant), from the site's own rollups (migration

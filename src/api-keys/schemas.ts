@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ApiKey } from '../admin/schemas.js';
+import { ApiKey } from '../admin/index.js';
 
 /** The key a request was made with, as its holder may see it: what it may do, and until when. */
 export const CallerKey = Type.Object(

@@ -5,6 +5,8 @@ import type { Kysely } from 'kysely';
 import type { ImageType } from '../db/enums.js';
 import type { Database } from '../db/types.js';
 import { now } from '../time.js';
+import type { FilesTable } from '../db/types.js';
+import { type MadeRenditions, makeRenditions, type RenditionName, renditionNames, renditionsOf, renditionType } from './renditions.js';
 
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 const PREVIEW_WIDTH = 320;
@@ -25,6 +27,8 @@ export interface InspectedImage {
   sha256: string;
   /** A WebP at most 320 px wide; undefined when none could be made. */
   preview?: Buffer;
+  /** The image at every width (issue 46 §5); undefined for bytes that decode only partly. */
+  renditions?: MadeRenditions;
 }
 
 /**
@@ -45,7 +49,9 @@ export async function inspectImage(bytes: Buffer): Promise<InspectedImage | unde
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   try {
     const preview = await sharp(bytes).resize({ width: PREVIEW_WIDTH, withoutEnlargement: true }).webp().toBuffer();
-    return { width, height, sha256, preview };
+    const type = sniffImageType(bytes);
+    const renditions = type && (await makeRenditions(bytes, type, width));
+    return { width, height, sha256, preview, ...(renditions ? { renditions } : {}) };
   } catch {
     // A header can be intact over a broken body: only a full decode tells a bad image from one
     // that is merely impossible to preview.
@@ -63,8 +69,20 @@ export async function inspectImage(bytes: Buffer): Promise<InspectedImage | unde
  * valid one hour, served without an API key. The key is FILE_URL_SECRET, or a secret generated
  * once and kept in the database, so that every instance signs and verifies alike.
  */
-/** A file as stored, or the 320 px preview made of it with sharp. */
-export type FileVariant = 'original' | 'preview';
+/** A file as stored, the 320 px preview made of it with sharp, or one of its renditions (renditions.ts). */
+export type FileVariant = 'original' | 'preview' | RenditionName;
+
+/** The path after the file's: nothing for the original, else the variant's name. */
+export const variantSuffix = (variant: FileVariant) => (variant === 'original' ? '' : `/${variant}`);
+/** The variant's key in a file store: the file id, with the variant's name after a dot. */
+export const variantKey = (fileId: string, variant: FileVariant) => (variant === 'original' ? fileId : `${fileId}.${variant}`);
+
+/** The type a file's variant is served with; undefined when the file has no such variant. */
+export function typeOfVariant(file: FilesTable, variant: FileVariant): string | undefined {
+  if (variant === 'original') return file.content_type;
+  if (variant === 'preview') return file.preview_content_type ?? undefined;
+  return renditionNames(renditionsOf(file)).includes(variant) ? renditionType(variant, file.content_type) : undefined;
+}
 
 export interface UrlSigner {
   url(fileId: string, variant: FileVariant): string;
@@ -79,8 +97,7 @@ export function urlSigner(baseUrl: string, secret: string): UrlSigner {
   return {
     url(fileId, variant) {
       const expires = Math.floor(Date.now() / 1000) + VALID_SECONDS;
-      const suffix = variant === 'preview' ? '/preview' : '';
-      return `${baseUrl}/files/${fileId}${suffix}?expires=${expires}&signature=${sign(fileId, variant, expires)}`;
+      return `${baseUrl}/files/${fileId}${variantSuffix(variant)}?expires=${expires}&signature=${sign(fileId, variant, expires)}`;
     },
     verify(fileId, variant, expires, signature) {
       if (!expires || !signature || !/^\d{1,12}$/.test(expires)) return false;

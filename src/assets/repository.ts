@@ -5,10 +5,11 @@ import type { AssetsTable, Database, FilesTable } from '../db/types.js';
 import { conflict, invalidField } from '../http/errors.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
-import { emit } from '../events/outbox.js';
+import { emit } from '../events/index.js';
 import { after, now } from '../time.js';
 import { IMAGE_TYPES, type ImageType } from '../db/enums.js';
-import type { InspectedImage, UrlSigner } from './files.js';
+import { type InspectedImage, type UrlSigner, variantKey } from './files.js';
+import { type Renditions, renditionsOf } from './renditions.js';
 import { settle } from '../http/round-trip.js';
 import type { Asset, AssetCreate, AssetListQuery, FileInfo } from './schemas.js';
 import { AssetUpdate } from './schemas.js';
@@ -57,6 +58,7 @@ export async function storeFileBytes(stores: FileStores, bytes: Buffer, image: I
   const store = stores.byName[stores.current];
   await store.put(id, bytes);
   if (image.preview) await store.put(`${id}.preview`, image.preview);
+  for (const [name, made] of image.renditions?.files ?? []) await store.put(variantKey(id, name), made);
   return id;
 }
 
@@ -81,6 +83,9 @@ export async function insertFile(
     store: stores.current,
     created_at: now(),
     deleted_at: null,
+    // Bytes that decode only partly have none, and are not tried again by the backfill.
+    renditions: JSON.stringify(image.renditions?.made ?? { widths: [], webp: false }),
+    renditions_lease_until: null,
   };
   await db.insertInto('files').values(row).execute();
   return toFileInfo(row);
@@ -264,6 +269,8 @@ export interface ShownImage {
   height: number;
   /** The 320 px WebP made on upload, when there is one. */
   hasPreview: boolean;
+  /** The widths made by sharp (issue 46); undefined until the backfill has made them. */
+  renditions: Renditions | undefined;
   variants: { fileId: string; width: number; height: number }[];
 }
 
@@ -292,6 +299,7 @@ export async function findShownImages(db: Kysely<Database>, tenantId: string, as
       'files.width',
       'files.height',
       'files.preview_content_type',
+      'files.renditions',
     ])
     .where('assets.id', 'in', ids)
     .execute();
@@ -304,6 +312,7 @@ export async function findShownImages(db: Kysely<Database>, tenantId: string, as
       width: Number(r.width),
       height: Number(r.height),
       hasPreview: r.preview_content_type !== null,
+      renditions: renditionsOf(r),
       variants: [],
     });
   }
@@ -317,4 +326,17 @@ export async function findShownImages(db: Kysely<Database>, tenantId: string, as
       found.get(c.parent_asset_id)?.variants.push({ fileId: c.fileId, width: Number(c.width), height: Number(c.height) });
   }
   return found;
+}
+
+/** An active image asset's file, as a served page shows it (logo, favicon); undefined once trashed or gone. */
+export function findShownImage(db: Kysely<Database>, tenantId: string, assetId: string) {
+  return db
+    .selectFrom('assets')
+    .innerJoin('files', 'files.id', 'assets.file_id')
+    .select(['files.id as fileId', 'files.content_type as contentType', 'files.width', 'files.height', 'assets.name'])
+    .where('assets.id', '=', assetId)
+    .where('assets.tenant_id', '=', tenantId)
+    .where('assets.lifecycle_state', '=', 'active')
+    .where('files.deleted_at', 'is', null)
+    .executeTakeFirst();
 }

@@ -1,11 +1,23 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { AppError, notFound } from '../http/errors.js';
 import { createOnce, fromBodyOrHeader, fromHeader, IdempotencyHeaders, replayIfKnown, sendOnce } from '../http/idempotency.js';
 import { bytesResponses, ListEnvelope, NoContent, responses } from '../http/schemas.js';
 import { IMAGE_TYPES } from '../db/enums.js';
-import { MAX_FILE_BYTES, inspectImage, sniffImageType, type UrlSigner } from './files.js';
+import { type FileVariant, MAX_FILE_BYTES, inspectImage, sniffImageType, typeOfVariant, type UrlSigner, variantKey } from './files.js';
+import { isRenditionName, renditionNames, renditionsOf } from './renditions.js';
 import { createAsset, deleteAsset, findFile, getAsset, insertFile, listAssets, storeFileBytes, updateAsset } from './repository.js';
-import { Asset, AssetCreate, AssetListQuery, AssetParams, AssetUpdate, DownloadQuery, FileInfo, FileParams } from './schemas.js';
+import {
+  Asset,
+  AssetCreate,
+  AssetListQuery,
+  AssetParams,
+  AssetUpdate,
+  DownloadQuery,
+  FileInfo,
+  FileParams,
+  RenditionParams,
+} from './schemas.js';
 import type { FileStores } from './store.js';
 
 export interface AssetContext {
@@ -78,6 +90,23 @@ const fileUploadRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (app, { 
 
 /** Signed download links, served without an API key: the signature is the credential. */
 const downloadRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (app, { signer, stores }) => {
+  const send = async (fileId: string, variant: FileVariant, query: DownloadQuery, reply: FastifyReply) => {
+    const { expires, signature } = query;
+    if (!signer.verify(fileId, variant, expires, signature))
+      throw new AppError('forbidden', 'The link is invalid or has expired; get a fresh one from the asset');
+    const file = await findFile(app.db, fileId);
+    const contentType = file && typeOfVariant(file, variant);
+    const bytes = file && contentType ? await stores.byName[file.store].get(variantKey(file.id, variant)) : undefined;
+    if (!bytes || !contentType) throw notFound('File');
+    const maxAge = Math.max(0, Number(expires) - Math.floor(Date.now() / 1000));
+    return reply
+      .header('content-type', contentType)
+      .header('cache-control', `private, max-age=${maxAge}`)
+      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', "default-src 'none'")
+      .header('content-disposition', 'inline')
+      .send(bytes);
+  };
   for (const variant of ['original', 'preview'] as const) {
     app.get(
       variant === 'original' ? '/files/:fileId' : '/files/:fileId/preview',
@@ -92,27 +121,28 @@ const downloadRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (app, { si
           response: bytesResponses('The image, with its Content-Type', IMAGE_TYPES),
         },
       },
-      async (request, reply) => {
-        const { fileId } = request.params;
-        const { expires, signature } = request.query;
-        if (!signer.verify(fileId, variant, expires, signature))
-          throw new AppError('forbidden', 'The link is invalid or has expired; get a fresh one from the asset');
-        const file = await findFile(app.db, fileId);
-        const contentType = variant === 'original' ? file?.content_type : file?.preview_content_type;
-        const bytes =
-          file && contentType ? await stores.byName[file.store].get(variant === 'original' ? file.id : `${file.id}.preview`) : undefined;
-        if (!bytes || !contentType) throw notFound('File');
-        const maxAge = Math.max(0, Number(expires) - Math.floor(Date.now() / 1000));
-        return reply
-          .header('content-type', contentType)
-          .header('cache-control', `private, max-age=${maxAge}`)
-          .header('x-content-type-options', 'nosniff')
-          .header('content-security-policy', "default-src 'none'")
-          .header('content-disposition', 'inline')
-          .send(bytes);
-      },
+      (request, reply) => send(request.params.fileId, variant, request.query, reply),
     );
   }
+  app.get(
+    '/files/:fileId/:rendition',
+    {
+      schema: {
+        tags: ['assets'],
+        operationId: 'downloadFileRendition',
+        summary: 'Download a file at another width or in WebP (signed link)',
+        security: [],
+        params: RenditionParams,
+        querystring: DownloadQuery,
+        response: bytesResponses('The image, with its Content-Type', IMAGE_TYPES),
+      },
+    },
+    (request, reply) => {
+      const { fileId, rendition } = request.params;
+      if (!isRenditionName(rendition)) throw notFound('File');
+      return send(fileId, rendition, request.query, reply);
+    },
+  );
 };
 
 const assetResourceRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (app, { signer, stores }) => {
@@ -206,8 +236,9 @@ const assetResourceRoutes: FastifyPluginAsyncTypebox<AssetContext> = async (app,
       if (result.removeFile) {
         // After the commit: a crash in between leaves unreferenced bytes, never a live file without them.
         const store = stores.byName[result.removeFile.store];
-        await store.delete(result.removeFile.id);
-        await store.delete(`${result.removeFile.id}.preview`);
+        const file = result.removeFile;
+        for (const variant of ['original', 'preview', ...renditionNames(renditionsOf(file))] as const)
+          await store.delete(variantKey(file.id, variant));
       }
       return reply.code(204).send(null);
     },

@@ -83,4 +83,12 @@ export const AssetListQuery = ListQuery({
 });
 export type AssetListQuery = Static<typeof AssetListQuery>;
 export const FileParams = Type.Object({ fileId: Type.String() });
+export const RenditionParams = Type.Object({
+  fileId: Type.String(),
+  rendition: Type.String({
+    description:
+      '`w<width>` (the original format at 320, 640, 960, 1280 or 1920 px, under the original width), `w<width>.webp`, or `webp` (WebP at the original width)',
+  }),
+});
 export const DownloadQuery = Type.Object({ expires: Type.Optional(Type.String()), signature: Type.Optional(Type.String()) });
+export type DownloadQuery = Static<typeof DownloadQuery>;

@@ -65,9 +65,9 @@ export function databaseStore(db: Kysely<Database>): FileStore {
   };
 }
 
-/** Keys are file ids (with a `.preview` suffix); anything else must never reach the file system. */
+/** Keys are file ids (with a `.preview` or rendition suffix); anything else must never reach the file system. */
 function safe(key: string): string {
-  if (!isIdShaped(key.replace(/\.preview$/, ''))) throw new Error(`Invalid file store key: ${key}`);
+  if (!isIdShaped(key.replace(/\.(?:preview|w\d{1,4}(?:\.webp)?|webp)$/, ''))) throw new Error(`Invalid file store key: ${key}`);
   return key;
 }
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { AudiencesTable, Database } from '../db/types.js';
+import { pageRowById } from '../pages/index.js';
 import { after, now } from '../time.js';
 import { computedName } from './names.js';
 import { archiveAudience } from './repository.js';
@@ -71,7 +72,7 @@ export async function eraseAudiencesOf(trx: Transaction<Database>, tenantId: str
 export async function archiveErased(trx: Transaction<Database>, audiences: readonly AudiencesTable[]): Promise<void> {
   for (const audience of audiences) {
     if (audience.archived_at !== null) continue;
-    const page = await trx.selectFrom('pages').selectAll().where('id', '=', audience.page_id).executeTakeFirstOrThrow();
+    const page = await pageRowById(trx, audience.page_id);
     await archiveAudience(trx, page, audience);
   }
 }

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { claimLeases } from '../db/lease.js';
 import type { AudienceVersionsTable, Database } from '../db/types.js';
-import type { Content } from '../pages/schemas.js';
+import type { Content } from '../pages/index.js';
 import { moveVersion } from './versions.js';
 
 // The page agent's writes of versions (src/agent/): its claims, its lease and what it made of each.

@@ -1,11 +1,11 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/types.js';
-import type { PageCopies } from '../pages/repository.js';
+import type { PageCopies } from '../pages/index.js';
 
 /**
  * Audiences a statement rewrites at most: a page may have tens of thousands, and on PostgreSQL each
- * rewritten name also rewrites its search trigrams, so one statement for all would outlast the
- * query timeout. Chunks keep each under it; the caller's transaction still makes them one change.
+ * rewritten row also moves its search postings, so one statement for all would outlast the query
+ * timeout. Chunks keep each under it; the caller's transaction still makes them one change.
  */
 export const COPY_BATCH = 1000;
 
@@ -14,17 +14,12 @@ async function inChunks(chunk: () => Promise<{ numUpdatedRows: bigint }>): Promi
   while (Number((await chunk()).numUpdatedRows) === COPY_BATCH);
 }
 
-/** What an audience keeps of its page, kept in step as the page changes (pages/repository.ts calls these). */
+/**
+ * What an audience keeps of its page, kept in step as the page changes (pages/repository.ts calls
+ * it): whether the page is deleted. Its name is not copied: audience search reads it from the page
+ * (audiences/search.ts), so a rename writes one row (issue 50).
+ */
 export const pageCopies: PageCopies = {
-  async renamed(trx, pageId, name) {
-    await inChunks(() =>
-      trx
-        .updateTable('audiences')
-        .set({ page_name: name, page_name_lc: name.toLowerCase() })
-        .where('id', 'in', ofPage(trx, pageId).where('page_name', '<>', name))
-        .executeTakeFirst(),
-    );
-  },
   async deleted(trx, pageId) {
     await inChunks(() =>
       trx

@@ -3,7 +3,7 @@ import { timesOfMove } from './lifecycle.js';
 import { draftRow, toVersion } from './versions.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { AudiencesTable, AudienceVersionsTable, Database, PagesTable } from '../db/types.js';
-import { emit } from '../events/outbox.js';
+import { emit } from '../events/index.js';
 import { AppError } from '../http/errors.js';
 import { newId } from '../ids.js';
 import { now } from '../time.js';

@@ -1,12 +1,11 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { AudiencesTable, AudienceVersionsTable, Database, PagesTable } from '../db/types.js';
-import { emit } from '../events/outbox.js';
+import { emit } from '../events/index.js';
 import { conflict, type FieldError } from '../http/errors.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { settle, throwIfAny } from '../http/round-trip.js';
 import { newId } from '../ids.js';
-import { fullMetadata, mergeMetadata, parseMetadata } from '../pages/metadata.js';
-import { nextAudienceNumber } from '../pages/repository.js';
+import { fullMetadata, mergeMetadata, parseMetadata, nextAudienceNumber } from '../pages/index.js';
 import { after, now } from '../time.js';
 import { computedName } from './names.js';
 import type { Audience, AudienceCreate, AudienceListQuery } from './schemas.js';
@@ -18,6 +17,8 @@ import type { OriginOf } from '../http/public-origin.js';
 
 // The visitor plane reads a version by this path (src/site/); versions.ts is where it lives.
 export { findVersion } from './versions.js';
+// Other areas' small questions about audiences, answered in lookups.ts and asked by this path.
+export { audienceIdsAmong, audienceRowsByIds, audienceRulesOf, isAudienceOfPage, liveAudienceRules } from './lookups.js';
 
 /** The audience's own fields, its two versions, and the page's metadata under its override. */
 function toAudience(
@@ -78,6 +79,19 @@ export function findAudience(db: Kysely<Database>, tenantId: string, pageId: str
     .executeTakeFirst();
 }
 
+/** The page's live home audience (what a visit no segment matches gets), if it has one. */
+export function findHomeAudience(db: Kysely<Database>, tenantId: string, pageId: string) {
+  return db
+    .selectFrom('audiences')
+    .selectAll()
+    .where('page_id', '=', pageId)
+    .where('tenant_id', '=', tenantId)
+    .where('home_page', '=', 1)
+    .where('archived_at', 'is', null)
+    .where('person_id', 'is', null)
+    .executeTakeFirst();
+}
+
 export async function getAudience(db: Kysely<Database>, page: PagesTable, audienceId: string): Promise<Audience | undefined> {
   const row = await findAudience(db, page.tenant_id, page.id, audienceId);
   return row && (await withVersions(db, [row], page.metadata))[0];
@@ -122,8 +136,6 @@ export async function createAudience(
     computed_name: computed,
     effective_name: effective,
     effective_name_lc: effective.toLowerCase(),
-    page_name: page.name,
-    page_name_lc: page.name.toLowerCase(),
     page_deleted: 0,
     person_id: input.personId ?? null,
     person_route_key: routeKey,

@@ -6,7 +6,7 @@ import type { Database } from '../db/types.js';
 import { conflict, notFound } from '../http/errors.js';
 import type { PublicOrigin } from '../http/public-origin.js';
 import { EmptyBody, ListEnvelope, responses } from '../http/schemas.js';
-import { livePage } from '../pages/live-page.js';
+import { livePage, PageParams } from '../pages/index.js';
 import {
   archiveAudience,
   createAudience,
@@ -32,7 +32,6 @@ import {
   VersionParams,
   VersionUpdate,
 } from './schemas.js';
-import { PageParams } from '../pages/schemas.js';
 
 const tags = ['audiences'];
 const extension = { tags, 'x-extension': true };

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { VERSION_ORIGINS, VERSION_STATUSES } from '../db/enums.js';
 import { HttpUrl, LimitParam, ListQuery, MAX_SAFE_INTEGER, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.js';
-import { Flags, Metadata, MetadataOverridePatch, MetadataPartial, NullableContent } from '../pages/schemas.js';
+import { Flags, Metadata, MetadataOverridePatch, MetadataPartial, NullableContent } from '../pages/index.js';
 import { RoundTrip } from '../http/round-trip.js';
 import { Rules, RulesInput } from './rules.js';
 

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
-import { textSearch } from '../db/search/index.js';
+import { containsIndexed, type Rows, startsWith, textSearch } from '../db/search/index.js';
+import { isPostgres } from '../db/adapter.js';
 import type { Database } from '../db/types.js';
 import type { AudienceSearchQuery } from './schemas.js';
 
@@ -7,21 +8,67 @@ import type { AudienceSearchQuery } from './schemas.js';
 export const AUDIENCE_COUNT_UP_TO = 100;
 
 /**
+ * A column no index may serve: its rows are walked in another index's order instead. SQLite's
+ * `+` (a no-op on the value); PostgreSQL plans by its statistics and has no such hint.
+ */
+const unindexed = (db: Kysely<Database>, column: string) => (isPostgres(db) ? sql.ref(column) : sql`+${sql.ref(column)}`);
+
+/** The audience's page's name (lowercased, for matching), read from the page's own row. */
+const pageNameLc = sql.raw('(select p.name_lc from pages p where p.id = audiences.page_id)');
+
+/**
  * Substring search over the audiences' effective names and their pages' names: prefix matches
  * first, then newest. Archived audiences and audiences of deleted pages never match (the live
- * audiences' partial indexes say it with these literals, so SQLite can use them).
+ * audiences' partial indexes say it with these literals, so SQLite can use them). A page's name is
+ * kept in the page's row only, with its own substring index: the audiences of the tenant's live
+ * pages whose name matches are merged in (issue 50: a rename writes one row).
  */
 export async function searchAudiences(db: Kysely<Database>, tenantId: string, query: AudienceSearchQuery) {
   const limit = query.limit ?? 20;
+  const text = (query.query ?? '').toLowerCase();
+  const live = sql<boolean>`audiences.archived_at is null and audiences.page_deleted = 0`;
+  const pages = db
+    .selectFrom('pages')
+    .where('pages.tenant_id', '=', tenantId)
+    .where('pages.deleted_at', 'is', null)
+    .where(containsIndexed(db, 'pages', 'name_lc', text));
+  // The live audiences of `matched` pages, read from the pages: a cross join, as SQLite then keeps
+  // the tables in their written order (with an order by, it would rather walk the audiences).
+  const ofPages = (matched: typeof pages) =>
+    matched
+      .crossJoin('audiences')
+      .whereRef('audiences.page_id', '=', 'pages.id')
+      .where('audiences.tenant_id', '=', tenantId)
+      .where(live) as unknown as Rows<'audiences'>;
   const { rows, totalCount } = await textSearch(db, {
     table: 'audiences',
     scope: { column: 'tenant_id', id: tenantId },
-    columns: ['effective_name_lc', 'page_name_lc'],
-    text: (query.query ?? '').toLowerCase(),
+    columns: ['effective_name_lc'],
+    text,
     order: { prefixFirst: { countUpTo: AUDIENCE_COUNT_UP_TO } },
     page: { limit },
-    where: (q) => q.where(sql<boolean>`audiences.archived_at is null and audiences.page_deleted = 0`),
-    select: (q) => q.select(['audiences.id', 'audiences.effective_name', 'audiences.page_id', 'audiences.page_name']),
+    where: (q) => q.where(live),
+    through: {
+      rows: (walk) =>
+        walk
+          ? db
+              .selectFrom('audiences')
+              .where('audiences.tenant_id', '=', tenantId)
+              .where(live)
+              .where(sql<boolean>`${unindexed(db, 'audiences.page_id')} in (${pages.select('pages.id')})`)
+          : ofPages(pages),
+      startsWith: startsWith(db, pageNameLc, text),
+      // From the pages: a walk of the tenant's audiences newest first would read them all when
+      // no page's name starts with the text (the usual case).
+      starting: ofPages(pages.where(startsWith(db, 'pages.name_lc', text))),
+    },
+    select: (q) =>
+      q.select([
+        'audiences.id',
+        'audiences.effective_name',
+        'audiences.page_id',
+        sql<string>`(select p.name from pages p where p.id = audiences.page_id)`.as('page_name'),
+      ]),
   });
   return {
     items: rows

@@ -1,14 +1,12 @@
 import { type Kysely, type Transaction, sql } from 'kysely';
 import type { VersionStatus } from '../db/enums.js';
 import type { AudiencesTable, AudienceVersionsTable, Database } from '../db/types.js';
-import { emit } from '../events/outbox.js';
+import { emit } from '../events/index.js';
 import { AppError, conflict, type FieldError, invalidField } from '../http/errors.js';
 import { keysetList, type ListQueryParams } from '../http/pagination.js';
 import { settle } from '../http/round-trip.js';
 import { newId } from '../ids.js';
-import type { Content } from '../pages/schemas.js';
-import { checkContent } from '../pages/sections.js';
-import { findPage } from '../pages/repository.js';
+import { type Content, checkContent, findPage } from '../pages/index.js';
 import { now } from '../time.js';
 import { canMove, timesOfMove } from './lifecycle.js';
 import type { AudienceVersion, VersionCreate } from './schemas.js';
@@ -347,4 +345,16 @@ async function checkVersionContent(trx: Transaction<Database>, audience: Audienc
     content,
     actions.map((a) => a.actionId),
   );
+}
+
+/** A version of any audience of the page (the heatmap's `versionId`), or undefined. */
+export function findPageVersion(db: Kysely<Database>, tenantId: string, pageId: string, versionId: string) {
+  return db
+    .selectFrom('audience_versions as v')
+    .innerJoin('audiences as a', (join) => join.onRef('a.id', '=', 'v.audience_id').onRef('a.tenant_id', '=', 'v.tenant_id'))
+    .select(['v.id', 'v.content'])
+    .where('v.id', '=', versionId)
+    .where('v.tenant_id', '=', tenantId)
+    .where('a.page_id', '=', pageId)
+    .executeTakeFirst();
 }

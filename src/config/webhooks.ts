@@ -3,6 +3,8 @@ import { ConfigError, type Env, readBoolean, readInteger, readString } from './r
 export interface WebhookDelivery {
   /** Run the dispatcher in this process. */
   enabled: boolean;
+  /** Run the Slack alerts' loop in this process (it reads the outbox with a cursor of its own). */
+  alerts: boolean;
   /** Deliver to loopback, private, link-local and multicast addresses too. */
   allowPrivate: boolean;
   /** Delays before each retry, in milliseconds. */
@@ -17,6 +19,7 @@ const DEFAULT_RETRY_SCHEDULE_S = [5, 300, 1800, 7200, 18000, 36000, 36000];
 export function readWebhooks(env: Env): WebhookDelivery {
   return {
     enabled: readBoolean(env, 'WEBHOOK_DISPATCHER', true),
+    alerts: readBoolean(env, 'ALERT_SENDER', true),
     allowPrivate: readBoolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     retryScheduleMs: readSchedule(env),
     timeoutMs: readInteger(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 600_000),

@@ -20,10 +20,14 @@ const ASSET = /^[a-z0-9-]+\.(js|css)$/;
  * preview is an iframe of a preview link on this origin (`frame-src 'self'`), a document with a
  * policy of its own (src/pages/preview.ts), into which the unsaved content is posted
  * (`form-action 'self'`); images come from the tenant's domains over https or the
- * public base URL (signed download links).
+ * public base URL (signed download links). A service on plain http (a local or test set-up)
+ * serves its fallback domains' files over http too: the page maps draw a preview copy in the
+ * console's own document (console/src/views/map-frame.tsx), whose images come from there.
  */
-export function consolePolicy(publicBaseUrl: string): string {
-  const images = new Set(["'self'", 'data:', 'https:', new URL(publicBaseUrl).origin]);
+export function consolePolicy(publicBaseUrl: string, fallbackDomainSuffix: string): string {
+  const base = new URL(publicBaseUrl);
+  const images = new Set(["'self'", 'data:', 'https:', base.origin]);
+  if (base.protocol === 'http:') images.add(`http://*.${fallbackDomainSuffix}:*`);
   return [
     "default-src 'self'",
     "script-src 'self'",
@@ -45,8 +49,8 @@ export function consolePolicy(publicBaseUrl: string): string {
  * the key its user pastes. Only the API host gets here: the door (site/door.ts) sends requests on
  * tenant domains to the visitor plane. `GET /` on the API host redirects here (302).
  */
-export const consoleRoutes: FastifyPluginAsync<{ publicBaseUrl: string }> = async (app, options) => {
-  const policy = consolePolicy(options.publicBaseUrl);
+export const consoleRoutes: FastifyPluginAsync<{ publicBaseUrl: string; fallbackDomainSuffix: string }> = async (app, options) => {
+  const policy = consolePolicy(options.publicBaseUrl, options.fallbackDomainSuffix);
 
   const send = async (reply: FastifyReply, name: string, extension: string) => {
     let body: Buffer;
@@ -56,14 +60,18 @@ export const consoleRoutes: FastifyPluginAsync<{ publicBaseUrl: string }> = asyn
       if (name === 'index.html') throw new AppError('unavailable', 'The console is not built: run `npm run build`');
       throw new AppError('not_found', `No console file ${name}`);
     }
-    return reply
-      .type(TYPES[extension] ?? 'application/octet-stream')
-      .header('content-security-policy', policy)
-      .header('cache-control', 'no-cache')
-      .header('referrer-policy', 'no-referrer')
-      .header('x-frame-options', 'DENY')
-      .header('cross-origin-opener-policy', 'same-origin')
-      .send(body);
+    return (
+      reply
+        .type(TYPES[extension] ?? 'application/octet-stream')
+        .header('content-security-policy', policy)
+        .header('cache-control', 'no-cache')
+        .header('referrer-policy', 'no-referrer')
+        .header('x-frame-options', 'DENY')
+        // Popups keep their opener (issue 48): "Pick an element" opens the customer's site, whose
+        // script answers by window.opener.postMessage; same-origin would cut that tie.
+        .header('cross-origin-opener-policy', 'same-origin-allow-popups')
+        .send(body)
+    );
   };
 
   // The API host's root is where a first visitor lands (the start-up line prints the host): send

@@ -5,18 +5,18 @@ import type { Touches } from './touches.js';
 
 /**
  * The walk over each deal's touches: a deal's window is a slice [lo, hi) of its account's touches
- * (sorted by instant, then key), found by binary search, and a model credits groups from that
- * slice, each with a weight. `any`, `first` and `last` give a weight of 1; a model that spreads
- * credit over the touches (linear, time decay, position) gives each touch's share the same way.
+ * (sorted by instant, then session id), found by binary search, and a model credits groups from
+ * that slice, each with a weight. The walk adds a deal's weights up per group and divides them by
+ * their sum, so every deal hands out exactly 1 (docs/decisions.md, issue 49).
  */
 
-/** Credits one deal: `give(key, weight)` once per group the deal is credited to. */
+/** Credits one deal: `give(key, weight)` once or more per group the deal is credited to. */
 export type Credit = (deal: number, lo: number, hi: number, give: (key: number, weight: number) => void) => void;
 
 interface Model {
   /** Whether the model reads every touch of a window (its cost grows with the slice), or only its ends. */
   walks: boolean;
-  make(touches: Touches): Credit;
+  make(touches: Touches, halfLifeMs: number): Credit;
 }
 
 /** Lowest index in [lo, hi) whose instant is at least `ms` (hi when none). */
@@ -43,6 +43,21 @@ function firstAfter(at: Float64Array, lo: number, hi: number, ms: number): numbe
   return a;
 }
 
+/** The smallest key among the touches of [from, hi) at the instant of `from`: first and last break ties by key. */
+function smallestKeyAt(touches: Touches, from: number, hi: number): number {
+  const ms = touches.at[from] as number;
+  let best = touches.key[from] as number;
+  for (let j = from + 1; j < hi && touches.at[j] === ms; j++) best = Math.min(best, touches.key[j] as number);
+  return best;
+}
+
+/** Each touch's share of a U: the ends 0.4 each and the middle 0.2 together; 1 touch 1, 2 touches 0.5 each. */
+function positionShare(j: number, lo: number, hi: number): number {
+  const n = hi - lo;
+  if (n <= 2) return 1 / n;
+  return j === lo || j === hi - 1 ? 0.4 : 0.2 / (n - 2);
+}
+
 export const MODELS: Record<PipelineModel, Model> = {
   // Every group touched in the window, once: a stamp per group says whether this deal gave it already.
   any: {
@@ -59,13 +74,35 @@ export const MODELS: Record<PipelineModel, Model> = {
       };
     },
   },
-  // The earliest touch; among touches at that instant, the smallest key comes first.
-  first: { walks: false, make: (touches) => (_deal, lo, _hi, give) => give(touches.key[lo] as number, 1) },
-  // The latest touch; among touches at that instant, the smallest key (the first of that instant's run).
+  // The earliest touch; among touches at that instant, the smallest key.
+  first: { walks: false, make: (touches) => (_deal, lo, hi, give) => give(smallestKeyAt(touches, lo, hi), 1) },
+  // The latest touch; among touches at that instant, the smallest key.
   last: {
     walks: false,
     make: (touches) => (_deal, lo, hi, give) =>
-      give(touches.key[firstAtOrAfter(touches.at, lo, hi, touches.at[hi - 1] as number)] as number, 1),
+      give(smallestKeyAt(touches, firstAtOrAfter(touches.at, lo, hi, touches.at[hi - 1] as number), hi), 1),
+  },
+  linear: {
+    walks: true,
+    make: (touches) => (_deal, lo, hi, give) => {
+      for (let j = lo; j < hi; j++) give(touches.key[j] as number, 1);
+    },
+  },
+  // 2^(−(createdAt − t)/halfLife); the walk normalises. Measured from the latest touch, an equal
+  // factor for every touch of the deal, so that no weight is too small for a double.
+  time_decay: {
+    walks: true,
+    make: (touches, halfLifeMs) => (_deal, lo, hi, give) => {
+      const latest = touches.at[hi - 1] as number;
+      for (let j = lo; j < hi; j++) give(touches.key[j] as number, 2 ** (-(latest - (touches.at[j] as number)) / halfLifeMs));
+    },
+  },
+  // The first and last in the slice's order: by instant, ties by session id.
+  position: {
+    walks: true,
+    make: (touches) => (_deal, lo, hi, give) => {
+      for (let j = lo; j < hi; j++) give(touches.key[j] as number, positionShare(j, lo, hi));
+    },
   },
 };
 
@@ -115,24 +152,40 @@ export function checkWalk(model: PipelineModel, windows: Windows): void {
 }
 
 /**
- * Walks every deal that has a touch in its window: `touched(deal)` once for it, `give(deal, key,
- * weight)` for each group the model credits. The loop is given back every few milliseconds.
+ * Walks every deal that has a touch in its window: `touched(deal)` once for it, then `credit(deal,
+ * key, share)` once per group the model credits, `share` being the group's part of the deal (a
+ * deal's shares add up to 1). The loop is given back every few milliseconds.
  */
 export async function walk(
   model: PipelineModel,
+  halfLifeMs: number,
   touches: Touches,
   windows: Windows,
   touched: (deal: number) => void,
-  give: (deal: number, key: number, weight: number) => void,
+  credit: (deal: number, key: number, share: number) => void,
 ): Promise<void> {
-  const credit = MODELS[model].make(touches);
+  const give = MODELS[model].make(touches, halfLifeMs);
+  const weight = new Float64Array(touches.keys.length);
+  const stamp = new Int32Array(touches.keys.length).fill(-1);
+  const given: number[] = [];
   const pause = slicer();
   for (let d = 0; d < touches.created.length; d++) {
     const lo = windows.lo[d] as number;
     const hi = windows.hi[d] as number;
     if (hi > lo) {
       touched(d);
-      credit(d, lo, hi, (key, weight) => give(d, key, weight));
+      let sum = 0;
+      given.length = 0;
+      give(d, lo, hi, (key, w) => {
+        if (stamp[key] !== d) {
+          stamp[key] = d;
+          weight[key] = 0;
+          given.push(key);
+        }
+        weight[key] = (weight[key] as number) + w;
+        sum += w;
+      });
+      for (const key of given) credit(d, key, (weight[key] as number) / sum);
     }
     await pause();
   }

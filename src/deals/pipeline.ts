@@ -1,12 +1,14 @@
 import type { Kysely } from 'kysely';
-import { resolveRange, DAY_MS } from '../analytics/ranges.js';
-import { MAX_GROUPS } from '../audiences/groups.js';
+import { resolveRange, DAY_MS } from '../analytics/index.js';
+import { MAX_GROUPS } from '../audiences/index.js';
 import { CACHES, countedCache } from '../db/caches.js';
 import type { Database } from '../db/types.js';
 import { invalidField } from '../http/errors.js';
+import { experienceNames } from '../onsite/index.js';
 import {
   type CurrencySums,
   DEFAULT_WINDOW_DAYS,
+  type GroupCurrencySums,
   type Pipeline,
   type PipelineGroup,
   type PipelineGroupBy,
@@ -15,6 +17,7 @@ import {
   type PipelineTotals,
 } from './pipeline-schemas.js';
 import { checkWalk, walk, windowsOf } from './attribution.js';
+import { largestRemainder } from './shares.js';
 import { type Touches, touchesOf } from './touches.js';
 
 /**
@@ -23,7 +26,8 @@ import { type Touches, touchesOf } from './touches.js';
  * audience, or of a lead sent in that session; a person belongs to the account of its domain) and
  * the session started in [createdAt − windowDays, createdAt]. The touches of a range are read once
  * for every window (touches.ts); a model and a window are a walk over each deal's slice of them
- * (attribution.ts), which makes the sums per currency here.
+ * (attribution.ts), which makes the sums per currency here; the shares of the weighted models are
+ * rounded at the end so that they keep their sums (shares.ts).
  */
 
 interface Ask {
@@ -33,6 +37,8 @@ interface Ask {
   end: string;
   model: PipelineModel;
   windowDays: number;
+  /** time_decay's half-life; null with any other model. */
+  halfLifeDays: number | null;
   groupBy: PipelineGroupBy;
   experimentId: string | null;
 }
@@ -53,17 +59,22 @@ export async function pipelineReport(db: Kysely<Database>, tenantId: string, que
       .executeTakeFirst();
     if (!found) throw invalidField('/experimentId', 'is not an experiment of this tenant');
   }
+  const model = query.model ?? 'any';
+  const windowDays = query.windowDays ?? DEFAULT_WINDOW_DAYS;
+  if (model !== 'time_decay' && query.halfLifeDays !== undefined)
+    throw invalidField('/halfLifeDays', 'is only taken with model=time_decay');
   const ask: Ask = {
     db,
     tenantId,
     start: new Date(range.start).toISOString(),
     end: new Date(range.end).toISOString(),
-    model: query.model ?? 'any',
-    windowDays: query.windowDays ?? DEFAULT_WINDOW_DAYS,
+    model,
+    windowDays,
+    halfLifeDays: model === 'time_decay' ? (query.halfLifeDays ?? windowDays / 4) : null,
     groupBy,
     experimentId,
   };
-  const key = [ask.start, ask.end, ask.model, ask.windowDays, groupBy, experimentId ?? ''].join(' ');
+  const key = [ask.start, ask.end, model, windowDays, ask.halfLifeDays ?? '', groupBy, experimentId ?? ''].join(' ');
   return answers(db, tenantId, key, ask);
 }
 
@@ -74,31 +85,78 @@ export async function pipelineReport(db: Kysely<Database>, tenantId: string, que
  */
 const answers = countedCache(CACHES.pipeline, compute);
 
-/** Sums of deals in one currency. */
+/**
+ * Sums of deals in one currency; `share…` add up each deal's share of a group (1 for the totals)
+ * and hold, once rounded, the shares in ten-thousandths of a deal and in cents.
+ */
 interface Acc {
   deals: number;
   cents: number;
   wonDeals: number;
   wonCents: number;
+  share: number;
+  shareCents: number;
+  shareWonCents: number;
 }
 
 /** Per currency (by index into the touches' currencies), the sums kept lazily. */
 type BySums = (Acc | undefined)[];
 
-function add(sums: BySums, touches: Touches, deal: number, weight: number): void {
+/** Counts a deal once in `sums`, with `share` of it. */
+function add(sums: BySums, touches: Touches, deal: number, share: number): void {
   const c = touches.currency[deal] as number;
   let acc = sums[c];
   if (!acc) {
-    acc = { deals: 0, cents: 0, wonDeals: 0, wonCents: 0 };
+    acc = { deals: 0, cents: 0, wonDeals: 0, wonCents: 0, share: 0, shareCents: 0, shareWonCents: 0 };
     sums[c] = acc;
   }
   const cents = touches.cents[deal] as number;
-  acc.deals += weight;
-  acc.cents += cents * weight;
+  acc.deals += 1;
+  acc.cents += cents;
+  acc.share += share;
+  acc.shareCents += cents * share;
   if (touches.won[deal] === 1) {
-    acc.wonDeals += weight;
-    acc.wonCents += cents * weight;
+    acc.wonDeals += 1;
+    acc.wonCents += cents;
+    acc.shareWonCents += cents * share;
   }
+}
+
+const UNITS = 10_000;
+
+/**
+ * Rounds every group's shares, per currency, to ten-thousandths of a deal and to cents, keeping
+ * the totals' sums (every touched deal hands out exactly 1); and returns each group's share of
+ * deals across currencies, in ten-thousandths, by key. Groups go in key order, so that a tie
+ * always goes the same way.
+ */
+function roundShares(byKey: BySums[], total: BySums): number[] {
+  const held = [...byKey.keys()].filter((k) => byKey[k] !== undefined);
+  const exact = (k: number) => (byKey[k] ?? []).reduce((sum, a) => sum + (a ? a.share : 0), 0) * UNITS;
+  const touched = total.reduce((sum, a) => sum + (a ? a.deals : 0), 0);
+  const across: number[] = [];
+  const rounded = largestRemainder(held.map(exact), touched * UNITS);
+  held.forEach((k, i) => {
+    across[k] = rounded[i] as number;
+  });
+  total.forEach((whole, c) => {
+    if (!whole) return;
+    const accs = held.flatMap((k) => byKey[k]?.[c] ?? []);
+    const deals = largestRemainder(
+      accs.map((a) => a.share * UNITS),
+      whole.deals * UNITS,
+    );
+    const cents = largestRemainder(
+      accs.map((a) => a.shareCents),
+      whole.cents,
+    );
+    const won = largestRemainder(
+      accs.map((a) => a.shareWonCents),
+      whole.wonCents,
+    );
+    for (const [i, a] of accs.entries()) Object.assign(a, { share: deals[i], shareCents: cents[i], shareWonCents: won[i] });
+  });
+  return across;
 }
 
 function totalsOf(sums: BySums, touches: Touches): PipelineTotals {
@@ -124,6 +182,32 @@ function totalsOf(sums: BySums, touches: Touches): PipelineTotals {
   };
 }
 
+/** A group's sums, its shares rounded (roundShares): `units` its share of deals across currencies. */
+function groupOf(key: string, sums: BySums, touches: Touches, units: number): Omit<PipelineGroup, 'label'> {
+  const plain = totalsOf(sums, touches);
+  const byCurrency: GroupCurrencySums[] = plain.byCurrency.map((c) => {
+    const acc = sums[touches.currencies.indexOf(c.currency)] as Acc;
+    return {
+      ...c,
+      attributedDeals: acc.share / UNITS,
+      attributedAmount: acc.shareCents / 100,
+      attributedWonAmount: acc.shareWonCents / 100,
+    };
+  });
+  const one = byCurrency.length === 1 ? byCurrency[0] : undefined;
+  return {
+    key,
+    ...plain,
+    attributedDeals: units / UNITS,
+    attributedAmount: one ? one.attributedAmount : null,
+    attributedWonAmount: one ? one.attributedWonAmount : null,
+    byCurrency,
+  };
+}
+
+/** linear, time_decay and position rank groups by their shares; any, first and last by deals, as before them. */
+const SHARED = new Set<PipelineModel>(['linear', 'time_decay', 'position']);
+
 async function compute(ask: Ask): Promise<Pipeline> {
   const touches = await touchesOf(ask);
   const windows = await windowsOf(touches, ask.windowDays * DAY_MS);
@@ -132,31 +216,36 @@ async function compute(ask: Ask): Promise<Pipeline> {
   const byKey: BySums[] = [];
   await walk(
     ask.model,
+    (ask.halfLifeDays ?? 1) * DAY_MS,
     touches,
     windows,
     (deal) => add(total, touches, deal, 1),
-    (deal, key, weight) => {
+    (deal, key, share) => {
       let sums = byKey[key];
       if (!sums) {
         sums = [];
         byKey[key] = sums;
       }
-      add(sums, touches, deal, weight);
+      add(sums, touches, deal, share);
     },
   );
+  const units = roundShares(byKey, total);
   const ranked: Omit<PipelineGroup, 'label'>[] = [];
   byKey.forEach((sums, k) => {
-    if (sums) ranked.push({ key: touches.keys[k] as string, ...totalsOf(sums, touches) });
+    if (sums) ranked.push(groupOf(touches.keys[k] as string, sums, touches, units[k] as number));
   });
+  const first = SHARED.has(ask.model)
+    ? (a: Omit<PipelineGroup, 'label'>, b: Omit<PipelineGroup, 'label'>) => b.attributedDeals - a.attributedDeals
+    : (a: Omit<PipelineGroup, 'label'>, b: Omit<PipelineGroup, 'label'>) => b.deals - a.deals;
   // As every grouped answer of analytics: the top groups; the totals count every deal.
-  const top = ranked.sort((a, b) => b.deals - a.deals || b.wonDeals - a.wonDeals || (a.key < b.key ? -1 : 1)).slice(0, MAX_GROUPS);
+  const top = ranked.sort((a, b) => first(a, b) || b.wonDeals - a.wonDeals || (a.key < b.key ? -1 : 1)).slice(0, MAX_GROUPS);
   const named = await labelsOf(
     ask.db,
     ask.tenantId,
     ask.groupBy,
     top.map((g) => g.key),
   );
-  const groups: PipelineGroup[] = top.map(({ key, ...sums }) => ({ key, label: named.get(key) ?? key, ...sums }));
+  const groups: PipelineGroup[] = top.map((g) => ({ ...g, label: named.get(g.key) ?? g.key }));
   const totals = totalsOf(total, touches);
   const only = totals.byCurrency.length === 1 ? (totals.byCurrency[0]?.currency ?? null) : null;
   return {
@@ -164,6 +253,7 @@ async function compute(ask: Ask): Promise<Pipeline> {
     endDate: ask.end,
     model: ask.model,
     windowDays: ask.windowDays,
+    halfLifeDays: ask.halfLifeDays,
     groupBy: ask.groupBy,
     experimentId: ask.experimentId,
     currency: only,
@@ -172,14 +262,20 @@ async function compute(ask: Ask): Promise<Pipeline> {
   };
 }
 
-/** The labels of some groups: a page's or an audience's name, an arm's key. */
+/** The labels of some groups: a page's or an audience's name; otherwise the key, and '(not set)' for none. */
 export async function labelsOf(
   db: Kysely<Database>,
   tenantId: string,
   groupBy: PipelineGroupBy,
   keys: string[],
 ): Promise<Map<string, string>> {
-  if (keys.length === 0 || groupBy === 'arm') return new Map(keys.map((k) => [k, k]));
+  if (groupBy === 'experience' && keys.length > 0) {
+    const names = await experienceNames(db, tenantId, keys);
+    return new Map(keys.map((k) => [k, names.get(k) ?? k]));
+  }
+  if (keys.length === 0 || (groupBy !== 'page' && groupBy !== 'audience' && groupBy !== 'segment')) {
+    return new Map(keys.map((k) => [k, k === '' ? '(not set)' : k]));
+  }
   const rows =
     groupBy === 'page'
       ? await db.selectFrom('pages').select(['id', 'name as label']).where('tenant_id', '=', tenantId).where('id', 'in', keys).execute()

@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
+import { accountExists, accountIdOfDomain } from '../accounts/index.js';
 import { noteChange } from '../db/changes.js';
-import { isDnsName } from '../domains/hostnames.js';
+import { isDnsName } from '../domains/index.js';
 import type { Database, DealsTable } from '../db/types.js';
-import { emit } from '../events/outbox.js';
+import { emit } from '../events/index.js';
 import { AppError, type FieldError, invalidField } from '../http/errors.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
@@ -67,23 +68,11 @@ function checkDomain(domain: string | null | undefined, rules: DealRules): strin
 /** The account a deal is matched to: the one given (it must be the tenant's), else the one with its domain, else none. */
 async function matchAccount(db: Kysely<Database>, tenantId: string, input: DealInput, domain: string | null): Promise<string | null> {
   if (input.accountId !== undefined && input.accountId !== null) {
-    const found = await db
-      .selectFrom('accounts')
-      .select('id')
-      .where('tenant_id', '=', tenantId)
-      .where('id', '=', input.accountId)
-      .executeTakeFirst();
-    if (!found) throw invalidField('/accountId', 'is not an account of this tenant');
-    return found.id;
+    if (!(await accountExists(db, tenantId, input.accountId))) throw invalidField('/accountId', 'is not an account of this tenant');
+    return input.accountId;
   }
   if (domain === null) return null;
-  const found = await db
-    .selectFrom('accounts')
-    .select('id')
-    .where('tenant_id', '=', tenantId)
-    .where('domain_lc', '=', domain.toLowerCase())
-    .executeTakeFirst();
-  return found?.id ?? null;
+  return (await accountIdOfDomain(db, tenantId, domain.toLowerCase())) ?? null;
 }
 
 /** The stored values a deal input stands for; every bad field is named in one 400, each at its pointer. */

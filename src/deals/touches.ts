@@ -1,22 +1,33 @@
-import { sql, type Kysely } from 'kysely';
-import { isPostgres } from '../db/adapter.js';
+import { sql } from 'kysely';
 import { CACHES, countedCache } from '../db/caches.js';
-import type { Database } from '../db/types.js';
-import { AppError } from '../http/errors.js';
+import { experienceTouches } from './experience-touches.js';
+import {
+  type Deals,
+  FIRST_INSTANT,
+  iso,
+  MAX_PIPELINE_DEALS,
+  MAX_PIPELINE_SESSIONS,
+  sizes,
+  type TouchAsk,
+  tooLarge,
+} from './touch-reads.js';
 import { MAX_WINDOW_DAYS, type PipelineGroupBy } from './pipeline-schemas.js';
 import { breathe, sortSliced } from './sliced-sort.js';
 
 /**
- * What the deals of a range could be credited from, read once for every model and window: the
- * deals, by account, and each account's touches (the sessions that started at most
- * MAX_WINDOW_DAYS before one of its deals, through its persons' audiences or their leads), each
- * account's sorted by instant. A deal's window is then a slice of its account's touches
- * (attribution.ts), so what is read grows with deals plus sessions, never with their product.
+ * What the deals of a range could be credited from, read once for every model and window: the deals, by account, and each
+ * account's touches (the sessions that started at most MAX_WINDOW_DAYS before one of its deals, through its persons' audiences
+ * or their leads; with groupBy=experience, its identified experience views), each account's sorted by instant, then session id.
+ * A deal's window is then a slice of its account's touches (attribution.ts), so what is read grows with deals plus sessions.
  *
- * Every statement reads a bounded chunk (keyset over deals and persons, a few hundred ids at a
- * time) and the loop is given back between them: SQLite answers synchronously, so one large
- * statement would stall every request of the process (issue 45).
+ * Every statement reads a bounded chunk (keyset over deals and persons, a few hundred ids at a time) and the loop is given
+ * back between them: SQLite answers synchronously, so one large statement would stall every request of the process (issue 45).
  */
+const DAY_MS = 86_400_000;
+
+export { FIRST_INSTANT, iso, MAX_PIPELINE_DEALS, MAX_PIPELINE_SESSIONS, sizes, tooLarge };
+export type { Deals, TouchAsk };
+
 export interface Touches {
   /** Account a's deals are [dealStart[a], dealStart[a + 1]), oldest first. */
   dealStart: Int32Array;
@@ -26,7 +37,7 @@ export interface Touches {
   currency: Int32Array;
   won: Uint8Array;
   currencies: string[];
-  /** Account a's touches are [touchStart[a], touchStart[a + 1]), by instant, then by key. */
+  /** Account a's touches are [touchStart[a], touchStart[a + 1]), by instant, then by session id. */
   touchStart: Int32Array;
   at: Float64Array;
   /** Index into `keys`, which are sorted: indexes order as the keys do. */
@@ -35,37 +46,6 @@ export interface Touches {
   /** What the entry keeps, for the cache's bound. */
   bytes: number;
 }
-
-export interface TouchAsk {
-  db: Kysely<Database>;
-  tenantId: string;
-  start: string;
-  end: string;
-  groupBy: PipelineGroupBy;
-  experimentId: string | null;
-}
-
-/** Deals created in the range, at most: beyond, the range is refused (docs/analytics.md). */
-export const MAX_PIPELINE_DEALS = 25_000;
-/** Persons of the deals' accounts, and sessions read through them, at most each. */
-export const MAX_PIPELINE_SESSIONS = 1_000_000;
-
-const DAY_MS = 86_400_000;
-/**
- * Rows a statement reads at most (deals, persons), and ids it names (persons, for their sessions).
- * SQLite holds the loop for a whole statement; PostgreSQL's rows are parsed as they arrive, where
- * round trips cost more than rows, so its statements are larger.
- */
-const sizes = (db: Kysely<Database>) => (isPostgres(db) ? { rows: 5000, ids: 1000 } : { rows: 500, ids: 200 });
-
-/** PostgreSQL has no year 0: a window never reaches before the first instant it takes. */
-const FIRST_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
-
-const tooLarge = (what: string) =>
-  new AppError('validation_failed', `${what}: narrow startDate and endDate`, [
-    { path: '/startDate', message: what },
-    { path: '/endDate', message: what },
-  ]);
 
 /**
  * Kept per tenant, range, grouping and experiment under the three counters a touch depends on:
@@ -79,26 +59,15 @@ export function touchesOf(ask: TouchAsk): Promise<Touches> {
   return kept(ask.db, ask.tenantId, key, ask);
 }
 
-const GROUP_COLUMN: Record<PipelineGroupBy, 's.page_id' | 's.audience_id' | 's.experiment_arm'> = {
+const GROUP_COLUMN = {
   page: 's.page_id',
   audience: 's.audience_id',
   arm: 's.experiment_arm',
   segment: 's.audience_id',
-};
-
-/** The deals read, in createdAt order, each with its account's index. */
-interface Deals {
-  account: number[];
-  created: number[];
-  cents: number[];
-  currency: number[];
-  won: number[];
-  currencies: string[];
-  /** Account (by its domain, which links its persons) → index, and each account's first and last deal. */
-  accounts: Map<string, number>;
-  first: number[];
-  last: number[];
-}
+  channelGroup: 's.channel_group',
+  utmSource: 's.utm_source',
+  utmCampaign: 's.utm_campaign',
+} as const satisfies Record<Exclude<PipelineGroupBy, 'experience'>, `s.${string}`>;
 
 async function readDeals(ask: TouchAsk): Promise<Deals> {
   const { db, tenantId } = ask;
@@ -220,7 +189,7 @@ interface SessionRow {
  * that order (persons' audiences or leads by index, then sessions by audience and start, or by id).
  */
 function sessionsOf(ask: TouchAsk, path: 'audience' | 'lead', persons: string[], from: string, to: string, limit: number) {
-  const column = sql<string | null>`${sql.ref(GROUP_COLUMN[ask.groupBy])}`.as('key');
+  const column = sql<string | null>`${sql.ref(GROUP_COLUMN[ask.groupBy as keyof typeof GROUP_COLUMN])}`.as('key');
   const base =
     path === 'audience'
       ? ask.db
@@ -255,15 +224,14 @@ function sessionsOf(ask: TouchAsk, path: 'audience' | 'lead', persons: string[],
     .execute() as Promise<SessionRow[]>;
 }
 
-const iso = (ms: number) => new Date(Math.max(ms, FIRST_INSTANT)).toISOString();
-
 async function readTouches(ask: TouchAsk): Promise<Touches> {
   const deals = await readDeals(ask);
   const persons = await readPersons(ask, deals.accounts);
   // A person's own audience has no rules: by segment, only sessions a lead was sent in can touch.
   // Leads first: an audience's sessions reach one account each, so only the sessions leads
-  // reached need remembering, for the audiences' path to leave out (one session is one touch).
-  const paths = ask.groupBy === 'segment' ? (['lead'] as const) : (['lead', 'audience'] as const);
+  // reached need remembering, for the audiences' path to leave out (one session is one touch). An
+  // experience's touches are its identified views (experience-touches.ts), never sessions.
+  const paths = ask.groupBy === 'experience' ? [] : ask.groupBy === 'segment' ? (['lead'] as const) : (['lead', 'audience'] as const);
   const windowMs = MAX_WINDOW_DAYS * DAY_MS;
   const ids = [...persons.keys()];
   const { ids: idsPer } = sizes(ask.db);
@@ -273,6 +241,14 @@ async function readTouches(ask: TouchAsk): Promise<Touches> {
   const account: number[] = [];
   const at: number[] = [];
   const key: number[] = [];
+  const session: string[] = [];
+  const touch = (a: number, started: number, value: string, id: string) => {
+    const k = keyIndex.get(value) ?? (keyIndex.set(value, keys.push(value) - 1).get(value) as number);
+    account.push(a);
+    at.push(started);
+    key.push(k);
+    session.push(id);
+  };
   let read = 0;
   for (const path of paths) {
     for (let i = 0; i < ids.length; i += idsPer) {
@@ -301,22 +277,20 @@ async function readTouches(ask: TouchAsk): Promise<Touches> {
           if (viaLeads.has(once)) continue;
           viaLeads.add(once);
         } else if (viaLeads.has(once)) continue;
-        let k = keyIndex.get(r.key);
-        if (k === undefined) {
-          k = keys.push(r.key) - 1;
-          keyIndex.set(r.key, k);
-        }
-        account.push(a);
-        at.push(started);
-        key.push(k);
+        touch(a, started, r.key, r.id);
       }
     }
   }
-  return arrange(deals, keys, account, at, key);
+  if (ask.groupBy === 'experience') await experienceTouches(ask, deals, windowMs, touch);
+  return arrange(deals, keys, { account, at, key, session });
 }
 
-/** Each account's deals and touches together, its touches by instant, then by key. */
-async function arrange(deals: Deals, keys: string[], account: number[], at: number[], key: number[]): Promise<Touches> {
+/** Each account's deals and touches together, its touches by instant, then by session id. */
+async function arrange(
+  deals: Deals,
+  keys: string[],
+  { account, at, key, session }: { account: number[]; at: number[]; key: number[]; session: string[] },
+): Promise<Touches> {
   const accounts = deals.first.length;
   // Keys sorted, so that comparing indexes compares keys (ties go to the smallest key).
   const order = await sortSliced(
@@ -353,10 +327,11 @@ async function arrange(deals: Deals, keys: string[], account: number[], at: numb
   const m = account.length;
   const placed = await sortSliced(
     Int32Array.from(account, (_, i) => i),
+    // A session is one touch of an account: ties in time are ordered by session id (issue 49).
     (x, y) =>
       (account[x] as number) - (account[y] as number) ||
       (at[x] as number) - (at[y] as number) ||
-      (rank[key[x] as number] as number) - (rank[key[y] as number] as number),
+      ((session[x] as string) < (session[y] as string) ? -1 : 1),
   );
   const touchAt = new Float64Array(m);
   const touchKey = new Int32Array(m);

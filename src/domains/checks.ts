@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
-import { roundLoop, type RoundLoop } from '../jobs/loop.js';
+import { roundLoop, type RoundLoop } from '../jobs/index.js';
 import { now } from '../time.js';
 import type { TxtLookup } from './dns.js';
 import { type DomainWiring, verificationName } from './repository.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { CACHES, databaseCache } from '../db/caches.js';
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { noteChange } from '../db/changes.js';
 import type { Database, TenantDomainsTable } from '../db/types.js';
 import { AppError, conflict, conflictIfTaken, invalidField } from '../http/errors.js';
@@ -163,4 +163,17 @@ export async function deleteDomain(trx: Transaction<Database>, dropLinks: DropDo
   await noteChange(trx, 'domains');
   await dropLinks(trx, domain.tenant_id, domain.id);
   await trx.deleteFrom('tenant_domains').where('id', '=', domain.id).execute();
+}
+
+/** The verified domain of this (normalised) hostname, any tenant's: what a visitor's Host names. */
+export function verifiedDomainNamed(db: Kysely<Database>, hostname: string) {
+  return (
+    db
+      .selectFrom('tenant_domains')
+      .select(['id', 'tenant_id', 'hostname', 'is_fallback'])
+      .where('hostname', '=', hostname)
+      // Literal, so the partial unique index of verified names answers it.
+      .where(sql<boolean>`status = 'verified'`)
+      .executeTakeFirst()
+  );
 }

@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { noteChange } from '../db/changes.js';
 import type { Database, TenantDomainsTable } from '../db/types.js';
-import { emit } from '../events/outbox.js';
+import { emit } from '../events/index.js';
 import { AppError, conflictIfTaken, notFound } from '../http/errors.js';
 import { now } from '../time.js';
 import type { TxtLookup } from './dns.js';

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import type { Kysely } from 'kysely';
 import { CACHES, newCache } from '../db/caches.js';
 import type { Database } from '../db/types.js';
-import { enrichmentOn } from '../site-settings/repository.js';
+import { enrichmentOn } from '../site-settings/index.js';
 import type { Provider } from './provider.js';
 import { type Company, type CompanyLookup, noCompanies } from './visit.js';
 

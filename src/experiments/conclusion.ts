@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
-import { publishWinner } from '../audiences/versions.js';
+import { publishWinner } from '../audiences/index.js';
 import type { Database, ExperimentsTable, PagesTable } from '../db/types.js';
-import { emit } from '../events/outbox.js';
+import { emit } from '../events/index.js';
 import { conflict, invalidField } from '../http/errors.js';
 import { after, now } from '../time.js';
 import { armsOf, toExperiment } from './repository.js';

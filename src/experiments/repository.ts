@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { lockExclusive } from '../db/locks.js';
 import type { Database, ExperimentPeriodsTable, ExperimentsTable, PagesTable } from '../db/types.js';
-import { emit } from '../events/outbox.js';
+import { emit } from '../events/index.js';
 import { AppError, conflict, invalidField, notFound } from '../http/errors.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database, ExperimentPeriodsTable, ExperimentsTable } from '../db/types.js';
-import type { Target } from '../goals/rules.js';
-import { occurrenceOf } from '../goals/sql.js';
+import { type Target, occurrenceOf } from '../goals/index.js';
 import { baselineFirst, periodsOf } from './repository.js';
 import type { ExperimentResults } from './schemas.js';
 import { type Analysis, type ArmCounts, analyse, type EarlierLooks } from './statistics.js';

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { notFound } from '../http/errors.js';
 import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
 import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
-import { livePage } from '../pages/live-page.js';
+import { livePage } from '../pages/index.js';
 import { concludeExperiment } from './conclusion.js';
 import {
   createExperiment,
@@ -14,7 +14,7 @@ import {
   updateExperiment,
 } from './repository.js';
 import { experimentResults } from './results.js';
-import { findGoal } from '../goals/repository.js';
+import { findGoal } from '../goals/index.js';
 import {
   Experiment,
   ExperimentConclude,

@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, PagesTable } from '../db/types.js';
-import { findAudience } from '../audiences/repository.js';
-import { versionStatuses } from '../audiences/versions.js';
+import { findAudience, versionStatuses } from '../audiences/index.js';
 import { AppError, invalidField } from '../http/errors.js';
 import type { ExperimentCreate } from './schemas.js';
 

@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, FunnelsTable } from '../db/types.js';
-import { checkTargetPage } from '../goals/repository.js';
-import { resolveTarget, type Target, targetFields } from '../goals/rules.js';
+import { checkTargetPage, resolveTarget, type Target, targetFields } from '../goals/index.js';
+import { invalidField } from '../http/errors.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { settle } from '../http/round-trip.js';
 import { newId } from '../ids.js';
@@ -42,11 +42,15 @@ function describe(t: Target): string {
       return `Visited ${t.target}`;
     case 'event':
       return t.target;
+    case 'scroll':
+      return `Scrolled ${t.threshold}% on ${t.target}`;
   }
 }
 
 async function resolveSteps(db: Kysely<Database>, tenantId: string, steps: FunnelStepInput[]): Promise<StoredStep[]> {
   const resolved = steps.map((step, i) => {
+    // A scroll goal has a depth besides its path: a goal of its own, not a step (issue 49).
+    if (step.kind === 'scroll') throw invalidField(`/steps/${i}/kind`, 'scroll is for goals, not funnel steps');
     const target = resolveTarget(step, `/steps/${i}`);
     return { name: step.name ?? describe(target), ...target };
   });

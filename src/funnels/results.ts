@@ -2,10 +2,9 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { CACHES, countedCache } from '../db/caches.js';
 import { isPostgres } from '../db/adapter.js';
 import type { Database, FunnelsTable } from '../db/types.js';
-import { occurrenceOf, VISITOR } from '../goals/sql.js';
-import { resolveRange } from '../analytics/ranges.js';
-import { GROUP_COLUMN as ANALYTICS_GROUP_COLUMN } from '../analytics/repository.js';
-import { labelGroups, topGroups } from '../audiences/groups.js';
+import { occurrenceOf, VISITOR } from '../goals/index.js';
+import { resolveRange, GROUP_COLUMN as ANALYTICS_GROUP_COLUMN } from '../analytics/index.js';
+import { labelGroups, topGroups } from '../audiences/index.js';
 import type { FunnelGroupBy, FunnelResults, FunnelResultsQuery, FunnelStepResult } from './schemas.js';
 import { type StoredStep, stepsOf } from './repository.js';
 

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { SITE_GROUP_BYS } from '../analytics/schemas.js';
-import { MAX_GROUPS } from '../audiences/groups.js';
-import { TargetFields, TargetInput } from '../goals/schemas.js';
+import { SITE_GROUP_BYS } from '../analytics/index.js';
+import { MAX_GROUPS } from '../audiences/index.js';
+import { TargetFields, TargetInput } from '../goals/index.js';
 import { RoundTrip } from '../http/round-trip.js';
 import { ListQuery, MAX_SAFE_INTEGER, Nullable, StringEnum, Timestamp } from '../http/schemas.js';
 import { idPattern } from '../ids.js';

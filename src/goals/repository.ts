@@ -4,20 +4,26 @@ import { invalidField } from '../http/errors.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { settle } from '../http/round-trip.js';
 import { newId } from '../ids.js';
-import { findPage } from '../pages/repository.js';
+import { findPage } from '../pages/index.js';
 import { after, now } from '../time.js';
-import { checkCurrency, KIND_FIELD, resolveTarget, type Target, type TargetValues, targetFields } from './rules.js';
+import { checkCurrency, KIND_FIELD, likeOfGlob, resolveTarget, type Target, type TargetValues, targetFields } from './rules.js';
 import { DEFAULT_MAX_VALUE, type Goal, type GoalCreate, type GoalListQuery, GoalUpdate } from './schemas.js';
 
 export const toGoal = (row: GoalsTable): Goal => ({
   goalId: row.id,
   name: row.name,
   ...targetFields({ kind: row.kind, target: row.target, pageId: row.page_id }),
+  pathPattern: row.kind === 'scroll' ? row.target : null,
+  threshold: row.kind === 'scroll' ? row.threshold : null,
   currency: row.currency,
   maxValue: row.max_value,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
+
+/** A scroll goal's depth and its glob as LIKE (goals/sql.ts matches them); null for the other kinds. */
+const scrollColumns = (t: Target): Pick<GoalsTable, 'threshold' | 'path_like'> =>
+  t.kind === 'scroll' ? { threshold: t.threshold ?? null, path_like: likeOfGlob(t.target) } : { threshold: null, path_like: null };
 
 /** A form's page must be a live page of the tenant (400 at `<at>/pageId` otherwise). */
 export async function checkTargetPage(db: Kysely<Database>, tenantId: string, target: Target, at = ''): Promise<void> {
@@ -40,6 +46,7 @@ export async function createGoal(trx: Transaction<Database>, tenantId: string, i
     page_id: target.pageId,
     currency,
     max_value: input.maxValue ?? DEFAULT_MAX_VALUE,
+    ...scrollColumns(target),
     created_at: at,
     updated_at: at,
   };
@@ -64,8 +71,10 @@ export async function updateGoal(trx: Transaction<Database>, current: GoalsTable
     const given = patch[field];
     values[field] = given !== undefined ? given : kind === current.kind || field === KIND_FIELD[kind] ? shown[field] : null;
   }
+  values.threshold = patch.threshold !== undefined ? patch.threshold : kind === current.kind ? shown.threshold : null;
   // A field equal to its stored value is left out of the patch; it is still the body's, as sent.
   for (const field of Object.values(KIND_FIELD)) if (body[field] !== undefined) values[field] = body[field];
+  if (body.threshold !== undefined) values.threshold = body.threshold;
   const target = resolveTarget(values);
   if (target.pageId !== current.page_id) await checkTargetPage(trx, current.tenant_id, target);
   const changes: Partial<GoalsTable> = {};
@@ -75,6 +84,8 @@ export async function updateGoal(trx: Transaction<Database>, current: GoalsTable
   if (target.kind !== current.kind) changes.kind = target.kind;
   if (target.target !== current.target) changes.target = target.target;
   if (target.pageId !== current.page_id) changes.page_id = target.pageId;
+  const scroll = scrollColumns(target);
+  if (scroll.threshold !== current.threshold || scroll.path_like !== current.path_like) Object.assign(changes, scroll);
   if (Object.keys(changes).length === 0) return shown;
   changes.updated_at = after(current.updated_at);
   const row = await trx.updateTable('goals').set(changes).where('id', '=', current.id).returningAll().executeTakeFirstOrThrow();

@@ -7,13 +7,15 @@ export interface Target {
   kind: GoalKind;
   target: string;
   pageId: string | null;
+  /** A scroll goal's depth (1 to 100); its `target` is the path glob. */
+  threshold?: number | null;
 }
 
 /** The field each kind takes; a form's `pageId` is optional, every other kind's field is required. */
-export const KIND_FIELD = { form: 'pageId', action: 'actionPurpose', path: 'path', event: 'eventName' } as const;
+export const KIND_FIELD = { form: 'pageId', action: 'actionPurpose', path: 'path', event: 'eventName', scroll: 'pathPattern' } as const;
 type KindField = (typeof KIND_FIELD)[GoalKind];
 
-export type TargetValues = { kind: GoalKind } & Partial<Record<KindField, string | null>>;
+export type TargetValues = { kind: GoalKind; threshold?: number | null } & Partial<Record<KindField, string | null>>;
 
 /**
  * The stored target of a goal or step (`at`: the JSON pointer of the object, '' for a body): the
@@ -31,8 +33,14 @@ export function resolveTarget(values: TargetValues, at = ''): Target {
       errors.push({ path: `${at}/${field}`, message: `is only for kind ${kindOf(field)}` });
     }
   }
+  if (values.kind === 'scroll' && (values.threshold === undefined || values.threshold === null)) {
+    errors.push({ path: `${at}/threshold`, message: 'is required for kind scroll' });
+  } else if (values.kind !== 'scroll' && values.threshold !== undefined && values.threshold !== null) {
+    errors.push({ path: `${at}/threshold`, message: 'is only for kind scroll' });
+  }
   throwIfAny(errors);
   const value = values[own] ?? null;
+  if (values.kind === 'scroll') return { kind: 'scroll', target: value ?? '', pageId: null, threshold: values.threshold ?? null };
   return values.kind === 'form' ? { kind: 'form', target: '', pageId: value } : { kind: values.kind, target: value ?? '', pageId: null };
 }
 
@@ -47,6 +55,18 @@ export function targetFields(t: Target) {
     path: t.kind === 'path' ? t.target : null,
     eventName: t.kind === 'event' ? t.target : null,
   };
+}
+
+/**
+ * A path glob as a LIKE pattern on the lowercased path: `*` any characters (`/` too), `?` one,
+ * everything else itself, matched without regard to ASCII case on both databases.
+ */
+export function likeOfGlob(glob: string): string {
+  return glob
+    .toLowerCase()
+    .replace(/[\\%_]/g, (c) => `\\${c}`)
+    .replace(/\*/g, '%')
+    .replace(/\?/g, '_');
 }
 
 /** ISO 4217 codes as the platform's ICU data knows them (current currencies). */

@@ -13,7 +13,8 @@ export const MAX_EVENT_NAME_LENGTH = 100;
 
 const Name = Type.String({ minLength: 1, maxLength: MAX_NAME_LENGTH });
 const Kind = StringEnum(GOAL_KINDS, {
-  description: 'What counts: a lead form sent, an action clicked, a link path visited, a pam.track event',
+  description:
+    'What counts: a lead form sent, an action clicked, a link path visited, a pam.track event, a scroll at least `threshold` percent deep on a path matching `pathPattern` (goals only)',
 });
 const PageIdField = Type.String({ minLength: 1, maxLength: 64, description: 'kind form: only forms of this page (optional)' });
 const ActionPurpose = Type.String({
@@ -32,6 +33,21 @@ const EventName = Type.String({
   maxLength: MAX_EVENT_NAME_LENGTH,
   description: "kind event: pam.track(eventName, { value }) from the page's scripts",
 });
+const PathPattern = Type.String({
+  minLength: 1,
+  maxLength: 2048,
+  pattern: '^[/*]\\S*$',
+  description: 'kind scroll: a glob on the path the visit was served at (`*` any characters, `?` one), without regard to ASCII case',
+});
+const Threshold = Type.Integer({
+  minimum: 1,
+  maximum: 100,
+  description: 'kind scroll: the depth in percent the visit scrolled at least (once per visit)',
+});
+/** A scroll goal's fields (issue 49): goals only, not funnel steps. */
+const ScrollFields = { pathPattern: Nullable(PathPattern), threshold: Nullable(Threshold) };
+const ScrollInput = { pathPattern: Type.Optional(Nullable(PathPattern)), threshold: Type.Optional(Nullable(Threshold)) };
+
 /** The bound a goal's value may be given, and what it is unless given. */
 export const MAX_VALUE_LIMIT = 1e15;
 export const DEFAULT_MAX_VALUE = 1_000_000;
@@ -64,6 +80,7 @@ export const Goal = Type.Object(
     goalId: GoalId,
     name: Type.String(),
     ...TargetFields,
+    ...ScrollFields,
     currency: Nullable(Type.String()),
     maxValue: Type.Number(),
     createdAt: Timestamp,
@@ -74,7 +91,7 @@ export const Goal = Type.Object(
 export type Goal = Static<typeof Goal>;
 
 export const GoalCreate = Type.Object(
-  { name: Name, ...TargetInput, currency: Type.Optional(Nullable(Currency)), maxValue: Type.Optional(MaxValue) },
+  { name: Name, ...TargetInput, ...ScrollInput, currency: Type.Optional(Nullable(Currency)), maxValue: Type.Optional(MaxValue) },
   { additionalProperties: false, $id: 'GoalCreate' },
 );
 export type GoalCreate = Static<typeof GoalCreate>;
@@ -90,6 +107,7 @@ export const GoalUpdate = RoundTrip(
       actionPurpose: Type.Optional(Nullable(ActionPurpose)),
       path: Type.Optional(Nullable(LinkPath)),
       eventName: Type.Optional(Nullable(EventName)),
+      ...ScrollInput,
       currency: Type.Optional(Nullable(Currency)),
       maxValue: Type.Optional(MaxValue),
     },

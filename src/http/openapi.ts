@@ -54,6 +54,11 @@ export function openApiOptions(): FastifyDynamicSwaggerOptions {
         { name: 'goals', description: 'What counts as a goal reached in a visit' },
         { name: 'funnels', description: 'Steps in order, and how many visitors reach each' },
         { name: 'templates', description: 'Page templates: the built-ins and those saved from pages (extension)' },
+        { name: 'sites', description: "The customer's own sites, personalised by a snippet in their head (extension)" },
+        {
+          name: 'experiences',
+          description: "Changes by selector on a site's pages, for the visitors whose URL and rules match (extension)",
+        },
         { name: 'api keys', description: 'The calling API key' },
         { name: 'admin', description: 'Tenants and API keys (only when ADMIN_TOKEN is set)' },
       ],

@@ -1,4 +1,4 @@
-import type { DealInput } from '../deals/schemas.js';
+import type { DealInput } from '../deals/index.js';
 import type { LeadToPush } from './leads.js';
 
 /** What a sync asks of a CRM, whichever it is (hubspot.ts, salesforce.ts). */

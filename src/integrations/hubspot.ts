@@ -1,4 +1,4 @@
-import type { DealInput } from '../deals/schemas.js';
+import type { DealInput } from '../deals/index.js';
 import { type CrmDriver, amountOf, bounded, currencyOf, hostOf, instantOf, type Keyset, keysetCursor, parseKeyset } from './driver.js';
 import { CrmError, crmCall, type Sleep } from './http.js';
 import { pushContacts } from './hubspot-contacts.js';

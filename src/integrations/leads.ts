@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
-import { mayLeave, mayLeaveWhere } from '../events/may-leave.js';
+import { mayLeave, mayLeaveWhere } from '../events/index.js';
 
 /**
  * The leads an integration has yet to send (a read model, src/db/owners.ts): the tenant's leads,

@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { IntegrationsConfig } from '../config.js';
 import type { Database, IntegrationsTable } from '../db/types.js';
-import { emit } from '../events/outbox.js';
+import { emit } from '../events/index.js';
 import { invalidField } from '../http/errors.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { settle, throwIfAny } from '../http/round-trip.js';

@@ -1,4 +1,4 @@
-import type { DealInput } from '../deals/schemas.js';
+import type { DealInput } from '../deals/index.js';
 import { type CrmDriver, amountOf, bounded, currencyOf, hostOf, instantOf, keysetCursor, parseKeyset } from './driver.js';
 import { CrmError, crmCall, type Sleep } from './http.js';
 import type { LeadToPush } from './leads.js';

@@ -33,7 +33,7 @@ async function* allLeads(db: Kysely<Database>, tenantId: string, filters: LeadFi
 const FORMULA_START = /^[=+\-@\t\r]/;
 const defuse = (value: string) => (FORMULA_START.test(value) ? `'${value}` : value);
 
-/** The leads as CSV, as the sessions' export writes it (src/sessions/export.ts): RFC 4180, no formula cells. */
+/** The leads as CSV, as the sessions' export writes it (src/visits/export.ts): RFC 4180, no formula cells. */
 export function leadsCsv(db: Kysely<Database>, tenantId: string, filters: LeadFilters): Readable {
   const csv = stringify({
     header: true,

@@ -152,3 +152,9 @@ export async function listLeads(db: Kysely<Database>, tenantId: string, query: L
   const matching = matchingLeads(db, tenantId, filters);
   return leadsList.read({ query, filters, rows: withDetails(matching), count: () => countRows(matching), map: toLead });
 }
+
+/** Which of these leads came with the visitor's Global Privacy Control. */
+export async function leadsSentWithGpc(db: Kysely<Database>, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  return (await db.selectFrom('leads').select('id').where('id', 'in', ids).where('gpc', '=', 1).execute()).map((r) => r.id);
+}

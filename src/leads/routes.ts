@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { invalidField } from '../http/errors.js';
 import { preferredType } from '../http/negotiate.js';
 import { ListEnvelope, responses } from '../http/schemas.js';
-import { livePage } from '../pages/live-page.js';
+import { livePage } from '../pages/index.js';
 import { CSV_COLUMNS, leadsCsv } from './export.js';
 import { leadFilters, listLeads } from './repository.js';
 import { Lead, LeadListQuery } from './schemas.js';

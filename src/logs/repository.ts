@@ -1,5 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
-import { noteAccountActivity } from '../accounts/repository.js';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { noteAccountActivity } from '../accounts/index.js';
 import type { Database, LogsTable } from '../db/types.js';
 import { newId } from '../ids.js';
 import { conflict, invalidField } from '../http/errors.js';
@@ -182,3 +182,30 @@ const common = (row: LogsTable) => ({
 
 export const toPersonLog = (row: LogsTable): PersonLog => ({ personId: row.owner_id, personLogId: row.id, ...common(row) });
 export const toAccountLog = (row: LogsTable): AccountLog => ({ accountId: row.owner_id, accountLogId: row.id, ...common(row) });
+
+/** The newest `each` logs of each owner (deleted ones left out), newest first; owners without logs are absent. */
+export async function latestLogsOf(
+  db: Kysely<Database>,
+  owner: LogOwner,
+  ownerIds: readonly string[],
+  each: number,
+): Promise<Map<string, LogsTable[]>> {
+  const byOwner = new Map<string, LogsTable[]>();
+  if (ownerIds.length === 0) return byOwner;
+  const ranked = db
+    .selectFrom(LOGS[owner])
+    .selectAll()
+    .select(sql<number>`row_number() over (partition by owner_id order by created_at desc, id desc)`.as('rn'))
+    .where('owner_id', 'in', ownerIds)
+    .where('deleted_at', 'is', null);
+  const rows: LogsTable[] = await db
+    .selectFrom(ranked.as('r'))
+    .selectAll()
+    .where('rn', '<=', each)
+    .orderBy('owner_id')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+  for (const row of rows) byOwner.set(row.owner_id, [...(byOwner.get(row.owner_id) ?? []), row]);
+  return byOwner;
+}

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { AccountId } from '../accounts/schemas.js';
+import { AccountId } from '../accounts/index.js';
 import { ListQuery, Nullable, NullableTimestamp, Timestamp } from '../http/schemas.js';
 import { RoundTrip } from '../http/round-trip.js';
 

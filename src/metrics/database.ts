@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../db/connection.js';
 import type { Database } from '../db/types.js';
+import { consumerBacklog } from '../events/index.js';
 import type { Series } from './accumulators.js';
 import type { MetricsRegistry } from './registry.js';
 
@@ -84,12 +85,7 @@ export function databaseMetrics(metrics: MetricsRegistry) {
  */
 export function webhookBacklogMetrics(metrics: MetricsRegistry, db: Kysely<Database>): void {
   metrics.gauge('webhook_events_pending', 'Events not yet fanned out to their subscriptions', [], async (g) => {
-    const row = await db
-      .selectFrom('events')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('fanned_out', '=', 0)
-      .executeTakeFirst();
-    g.set(Number(row?.n ?? 0));
+    g.set((await consumerBacklog(db, 'webhooks')).pending);
   });
   metrics.gauge('webhook_deliveries_pending', 'Deliveries waiting for an attempt (due now or retrying later)', [], async (g) => {
     const row = await db
@@ -106,11 +102,7 @@ export function webhookBacklogMetrics(metrics: MetricsRegistry, db: Kysely<Datab
     async (g) => {
       const now = new Date().toISOString();
       const [event, delivery] = await Promise.all([
-        db
-          .selectFrom('events')
-          .select((eb) => eb.fn.min('created_at').as('at'))
-          .where('fanned_out', '=', 0)
-          .executeTakeFirst(),
+        consumerBacklog(db, 'webhooks').then((backlog) => ({ at: backlog.oldestAt })),
         db
           .selectFrom('webhook_deliveries')
           .select((eb) => eb.fn.min('next_attempt_at').as('at'))

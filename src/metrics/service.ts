@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { MetricsConfig } from '../config.js';
-import type { CountAnswer } from '../enrichment/provider.js';
+import type { CountAnswer } from '../enrichment/index.js';
 import type { Db } from '../db/connection.js';
 import { agentGenerationMetrics, agentQueueMetrics, type GenerationOutcome } from './agent.js';
+import { cacheMetrics } from './caches.js';
 import { databaseMetrics, webhookBacklogMetrics } from './database.js';
 import { metricsRoute, metricsServer, requestMetrics, type Plane } from './http.js';
 import { createMetricsRegistry, type MetricsRegistry } from './registry.js';
@@ -41,6 +42,7 @@ export function serviceMetrics(config: MetricsConfig): ServiceMetrics | undefine
   if (config.token === undefined && config.port === undefined) return undefined;
   const registry = createMetricsRegistry();
   const database = databaseMetrics(registry);
+  cacheMetrics(registry);
   const deliveries = registry.counter('webhook_deliveries_total', 'Webhook delivery attempts by outcome', ['outcome']);
   const reports = registry.counter('collect_reports_total', 'Visit reports accepted, and refused by reason', ['outcome', 'reason']);
   const refusals = registry.counter('rate_limit_refusals_total', 'Requests refused by a rate limit (429)', ['plane']);

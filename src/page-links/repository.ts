@@ -1,12 +1,13 @@
 import type { Kysely, Transaction, UpdateQueryBuilder, UpdateResult } from 'kysely';
 import { TARGET_TYPES } from '../db/enums.js';
+import { prepared } from '../db/prepared.js';
 import { textSearch } from '../db/search/index.js';
 import type { Database, PageLinksTable } from '../db/types.js';
-import { fallbackDomainId, findDomain, findFallbackDomain } from '../domains/repository.js';
+import { fallbackDomainId, findDomain, findFallbackDomain } from '../domains/index.js';
 import { AppError, conflict, conflictIfTaken, notFound, type FieldError } from '../http/errors.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
-import { emit } from '../events/outbox.js';
+import { emit } from '../events/index.js';
 import { after, now } from '../time.js';
 import { settle } from '../http/round-trip.js';
 import type { PageLink, PageLinkCreate, PageLinkSearchQuery, PageLinkTarget } from './schemas.js';
@@ -236,3 +237,29 @@ export async function searchPageLinks(db: Kysely<Database>, tenantId: string, qu
   });
   return pageLinksList.toListPage({ request, rows, totalCount, map: toPageLink });
 }
+
+/** The path of the tenant's link, a deleted link's too (a visit keeps the link it came through). */
+export async function linkPathOf(db: Kysely<Database>, tenantId: string, linkId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('page_links')
+    .select('path')
+    .where('id', '=', linkId)
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+  return row?.path;
+}
+
+/** What a served path needs of its link. */
+export type Link = Pick<PageLinksTable, 'id' | 'path' | 'target_type' | 'target_audience_id' | 'page_id' | 'updated_at'>;
+
+const LINK_COLUMNS = ['id', 'path', 'target_type', 'target_audience_id', 'page_id', 'updated_at'] as const;
+
+/** The live link of a path on a domain; compiled once, since it runs on every visitor request. */
+export const liveLinkAt = prepared((db, p: { domainId: string; path: string }) =>
+  db
+    .selectFrom('page_links')
+    .select(LINK_COLUMNS)
+    .where('tenant_domain_id', '=', p.domainId)
+    .where('path', '=', p.path)
+    .where('deleted_at', 'is', null),
+);

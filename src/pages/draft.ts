@@ -5,9 +5,10 @@ import { findPage } from './repository.js';
 import type { Content, PagePreviewDraft } from './schemas.js';
 import { checkContent } from './sections.js';
 
-/** Content and actions not stored, shown in their place by a preview (src/render/preview.ts). */
+/** Content and actions not stored, shown in their place by a preview (src/site/preview.ts). */
 export interface PreviewDraft {
-  content: Content;
+  /** Absent: the stored content of the audience (or page) shown. */
+  content?: Content;
   actions: StoredAction[];
   headerActionId: string | null;
 }
@@ -27,12 +28,13 @@ export async function checkedDraft(
   const page = await findPage(db, tenantId, pageId);
   if (!page) return undefined;
   const { actions } = resolveActions(JSON.parse(page.actions) as StoredAction[], null, draft.actions, null);
-  await checkContent(
-    db,
-    tenantId,
-    draft.content,
-    actions.map((a) => a.actionId),
-  );
+  if (draft.content)
+    await checkContent(
+      db,
+      tenantId,
+      draft.content,
+      actions.map((a) => a.actionId),
+    );
   const kept = page.header_action_id !== null && actions.some((a) => a.actionId === page.header_action_id);
-  return { content: draft.content, actions, headerActionId: kept ? page.header_action_id : null };
+  return { ...(draft.content ? { content: draft.content } : {}), actions, headerActionId: kept ? page.header_action_id : null };
 }

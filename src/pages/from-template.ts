@@ -63,7 +63,15 @@ export async function beginning(db: Kysely<Database>, tenantId: string, input: P
   return {
     content: {
       ...start.content,
-      sections: start.content.sections.map((s) => (s.actionId === undefined ? s : { ...s, actionId: follow(s.actionId) })),
+      sections: start.content.sections.map((s) => {
+        const section = s.actionId === undefined ? s : { ...s, actionId: follow(s.actionId) };
+        // A pricing plan's button names an action too: it follows the action's new id.
+        if (!s.items?.some((item) => item.actionId !== undefined)) return section;
+        return {
+          ...section,
+          items: s.items.map((item) => (item.actionId === undefined ? item : { ...item, actionId: follow(item.actionId) })),
+        };
+      }),
     },
     known,
     // Sent as the page's own actions, so they pass the rules every action does.

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import { findLiveImageAsset } from '../assets/repository.js';
+import { findLiveImageAsset } from '../assets/index.js';
 import type { Database } from '../db/types.js';
-import { findFallbackDomain } from '../domains/repository.js';
+import { findFallbackDomain } from '../domains/index.js';
 import type { FieldError } from '../http/errors.js';
 import type { OriginOf } from '../http/public-origin.js';
 import type { MetadataPartial } from './schemas.js';

@@ -10,13 +10,14 @@ import { htmlResponses, responses } from '../http/schemas.js';
 import { IdempotencyHeaders } from '../http/idempotency.js';
 import { registerFormJsonBody } from '../http/json-body.js';
 import { checkedDraft, type PreviewDraft } from './draft.js';
+import type { PreviewVisit } from './preview-visit.js';
 import type { PreviewLinks, PreviewRefusal } from './preview-links.js';
 import { PageParams, PagePreviewBody, PagePreviewDraft, PagePreviewLink, PagePreviewQuery, PreviewLinkQuery } from './schemas.js';
 
 type Found<T> = Promise<{ audience: false } | ({ audience: true } & T) | undefined>;
 
 /**
- * The rendering of previews (src/render/preview.ts), handed in by app.ts rather than imported: it
+ * The rendering of previews (src/site/preview.ts), handed in by app.ts rather than imported: it
  * reads audiences and persons, areas above this one. Undefined: no such page; `audience: false`:
  * the audience is not one of the page's. `styles`: the texts of the document's `<style>` elements.
  */
@@ -29,7 +30,8 @@ export interface Previews {
     audienceId: string | undefined,
     origin: (hostname: string) => string,
     draft?: PreviewDraft,
-  ): Found<{ html: string; styles: string[]; origin: string }>;
+    visit?: PreviewVisit,
+  ): Found<{ html: string; styles: string[]; origin: string; shownAudienceId: string | null }>;
 }
 
 const REFUSED: Record<PreviewRefusal, string> = {
@@ -56,10 +58,20 @@ function previewPolicy(styles: string[], files: string): string {
   ].join('; ');
 }
 
+/** Names the audience a preview shows (the one a visit chose); absent: the page itself. */
+const SHOWN_HEADER = 'x-pam-audience-id';
+
+/** A visit chooses the audience, as a served page's visit does: naming one as well is a contradiction. */
+function oneChooser(audienceId: string | undefined, visit: PreviewVisit | undefined) {
+  if (audienceId !== undefined && visit !== undefined)
+    throw invalidField('/audienceId', 'must be left out with `visit`: the visit chooses the audience, as a served page does');
+}
+
 /** An API preview's document, never kept nor indexed, framed by the console only; or why there is none. */
 function sendDocument(reply: FastifyReply, preview: Awaited<ReturnType<Previews['document']>>) {
   if (!preview) throw notFound('Page');
   if (!preview.audience) throw invalidField('/audienceId', 'is not an audience of this page');
+  if (preview.shownAudienceId !== null) reply.header(SHOWN_HEADER, preview.shownAudienceId);
   return reply
     .type('text/html; charset=utf-8')
     .header('cache-control', 'no-store')
@@ -113,7 +125,7 @@ export const previewRoutes: FastifyPluginAsyncTypebox<{ previews: Previews; link
         operationId: 'previewPageDraft',
         summary: 'Preview unsaved content as a visitor would get it (extension)',
         description:
-          "The document `GET .../preview` answers, with the body's content (and actions, when sent) in place of the stored ones, for the audience (none without `audienceId`). The content is checked as `PATCH` checks it (400 at its pointer) and nothing is written: an `Idempotency-Key` is accepted and replays nothing.",
+          "The document `GET .../preview` answers, with the body's content (and actions, when sent) in place of the stored ones, for the audience (none without `audienceId`). The content is checked as `PATCH` checks it (400 at its pointer) and nothing is written: an `Idempotency-Key` is accepted and replays nothing. With `visit` (and no `audienceId`), the visit chooses: the first segment it matches, else the home audience, else the page, as a served page chooses, its `{{utm.*}}`, `{{query.*}}`, `{{visitor.country}}` and `{{company.*}}` tokens filled from it; the header `x-pam-audience-id` names the audience shown (absent: the page itself).",
         params: PageParams,
         body: PagePreviewBody,
         response: htmlResponses('The document, as a visitor would get it with this content'),
@@ -121,6 +133,7 @@ export const previewRoutes: FastifyPluginAsyncTypebox<{ previews: Previews; link
     },
     async (request, reply) => {
       const { audienceId, ...body } = request.body;
+      oneChooser(audienceId, body.visit);
       const draft = await checkedDraft(app.db, request.tenantId, request.params.page_id, body);
       if (!draft) throw notFound('Page');
       const preview = await previews.document(
@@ -130,6 +143,7 @@ export const previewRoutes: FastifyPluginAsyncTypebox<{ previews: Previews; link
         audienceId,
         (hostname) => origin(hostname, request.raw),
         draft,
+        body.visit,
       );
       return sendDocument(reply, preview);
     },
@@ -165,9 +179,11 @@ export const previewRoutes: FastifyPluginAsyncTypebox<{ previews: Previews; link
     const { tenantId, audienceId } = request.query;
     const refused = links.refusal({ ...request.query, pageId, audienceId });
     if (refused) throw new AppError('forbidden', REFUSED[refused]);
+    oneChooser(audienceId, draft?.visit);
     const checked = draft && (await checkedDraft(app.db, tenantId, pageId, draft));
     if (draft && !checked) throw notFound('Page');
-    const preview = await previews.document(app.db, tenantId, pageId, audienceId, (hostname) => origin(hostname, request.raw), checked);
+    const toOrigin = (hostname: string) => origin(hostname, request.raw);
+    const preview = await previews.document(app.db, tenantId, pageId, audienceId, toOrigin, checked, draft?.visit);
     if (!preview) throw notFound('Page');
     if (!preview.audience) throw notFound('Audience');
     return reply

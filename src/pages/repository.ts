@@ -4,9 +4,9 @@ import { noteChange } from '../db/changes.js';
 import type { Database, PagesTable } from '../db/types.js';
 import { contentListQuery, keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
-import { emit } from '../events/outbox.js';
+import { emit } from '../events/index.js';
 import { after, now } from '../time.js';
-import { deletePageLinksOf } from '../page-links/repository.js';
+import { deletePageLinksOf } from '../page-links/index.js';
 import { resolveActions, type StoredAction } from './actions.js';
 import { beginning, type TemplateStarts } from './from-template.js';
 import type { FieldError } from '../http/errors.js';
@@ -137,6 +137,7 @@ export async function createPage(
     id: newId('page'),
     tenant_id: tenantId,
     name: input.name,
+    name_lc: input.name.toLowerCase(),
     title: input.title,
     page_context: input.pageContext,
     page_type: input.pageType,
@@ -164,12 +165,11 @@ export async function createPage(
 }
 
 /**
- * What the audiences keep of their page: its name (audience search matches it) and whether it is
- * deleted. The audiences area's functions (audiences/page-copies.ts), handed in by app.ts: audiences
- * import pages, so pages import none of them.
+ * What the audiences keep of their page: whether it is deleted (its name is read from the page,
+ * issue 50). The audiences area's function (audiences/page-copies.ts), handed in by app.ts:
+ * audiences import pages, so pages import none of them.
  */
 export interface PageCopies {
-  renamed(trx: Transaction<Database>, pageId: string, name: string): Promise<void>;
   deleted(trx: Transaction<Database>, pageId: string): Promise<void>;
 }
 
@@ -183,7 +183,6 @@ export async function updatePage(
   pageId: string,
   body: PageUpdate,
   originOf: OriginOf,
-  copies: PageCopies,
 ): Promise<Page | undefined> {
   const current = await findPageCounted(trx, tenantId, pageId);
   if (!current) return undefined;
@@ -205,7 +204,10 @@ export async function updatePage(
     await checkContent(trx, tenantId, patch.content, actionIds(actions));
     const at = after(current.updated_at);
     const changes: Partial<PagesTable> = { updated_at: at, header_action_id: headerActionId, actions: JSON.stringify(actions) };
-    if (patch.name !== undefined) changes.name = patch.name;
+    if (patch.name !== undefined) {
+      changes.name = patch.name;
+      changes.name_lc = patch.name.toLowerCase();
+    }
     if (patch.pageContext !== undefined) changes.page_context = patch.pageContext;
     if (patch.pageType !== undefined) changes.page_type = patch.pageType;
     if (patch.brandId !== undefined) changes.brand_id = patch.brandId;
@@ -222,10 +224,6 @@ export async function updatePage(
     const changed = (Object.keys(changes) as (keyof PagesTable)[]).some((k) => k !== 'updated_at' && changes[k] !== current[k]);
     if (!changed) return shown;
     await trx.updateTable('pages').set(changes).where('id', '=', pageId).execute();
-    if (patch.name !== undefined && patch.name !== current.name) {
-      // Audience search matches and returns the page's name; the audiences carry a copy.
-      await copies.renamed(trx, pageId, patch.name);
-    }
     const page = await getPage(trx, tenantId, pageId);
     await emit(trx, tenantId, 'page.updated', page);
     return page;
@@ -278,4 +276,27 @@ export async function listPages(db: Kysely<Database>, tenantId: string, query: P
     return pagesList.read({ query: settled, rows: live.selectAll().select(audiencesCount), count, map: toPage });
   }
   return pagesList.read({ query: settled, rows: live.select(SUMMARY_COLUMNS).select(audiencesCount), count, map: toPageSummary });
+}
+
+/** The pages of these ids, any tenant (the agent's batch spans tenants). */
+export async function pageRowsByIds(db: Kysely<Database>, ids: readonly string[]): Promise<PagesTable[]> {
+  return ids.length === 0 ? [] : db.selectFrom('pages').selectAll().where('id', 'in', ids).execute();
+}
+
+/** Which of `ids` are pages of the tenant, deleted ones included. */
+export async function pageIdsAmong(db: Kysely<Database>, tenantId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('pages').select('id').where('tenant_id', '=', tenantId).where('id', 'in', ids).execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+/** The name of the tenant's page, deleted or not, if it is there. */
+export async function pageNameOf(db: Kysely<Database>, tenantId: string, pageId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('pages').select('name').where('tenant_id', '=', tenantId).where('id', '=', pageId).executeTakeFirst();
+  return row?.name;
+}
+
+/** The page of this id, deleted or not; it must be there. */
+export function pageRowById(db: Kysely<Database>, pageId: string): Promise<PagesTable> {
+  return db.selectFrom('pages').selectAll().where('id', '=', pageId).executeTakeFirstOrThrow();
 }

@@ -95,7 +95,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{
       const page = await app.db
         .transaction()
         .execute((trx) =>
-          updatePage(trx, request.tenantId, request.params.page_id, request.body, (hostname) => origin(hostname, request.raw), copies),
+          updatePage(trx, request.tenantId, request.params.page_id, request.body, (hostname) => origin(hostname, request.raw)),
         );
       if (!page) throw notFound('Page');
       return page;

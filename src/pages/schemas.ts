@@ -2,6 +2,7 @@ import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { PAGE_STATUSES, PAGE_TYPES } from '../db/enums.js';
 import { ContentListQuery, MAX_SAFE_INTEGER, Nullable, NullableTimestamp, StringEnum, Timestamp } from '../http/schemas.js';
 import { readOnly, RoundTrip } from '../http/round-trip.js';
+import { PreviewVisit } from './preview-visit.js';
 import { Section } from './section-schema.js';
 
 export const PageType = StringEnum(PAGE_TYPES);
@@ -321,13 +322,19 @@ export const PreviewLinkQuery = Type.Object(
 export type PageListQuery = Static<typeof PageListQuery>;
 
 const draftFields = {
-  content: Type.Object(Content.properties, { ...closed, description: 'The content to show, checked as PATCH checks it; never stored' }),
+  content: Type.Optional(
+    Type.Object(Content.properties, {
+      ...closed,
+      description: 'The content to show, checked as PATCH checks it; never stored. Absent: the stored content of what is shown',
+    }),
+  ),
   actions: Type.Optional(
     Type.Array(ActionPatch, {
       description:
         "The page's actions as PATCH takes them, for the buttons and call-to-action sections; absent: the stored ones. Never stored",
     }),
   ),
+  visit: Type.Optional(PreviewVisit),
 };
 /** Unsaved content (and actions) to preview: what the console's live preview posts into its frame. */
 export const PagePreviewDraft = Type.Object(draftFields, closed);

@@ -1,14 +1,13 @@
 import type { Kysely } from 'kysely';
-import { findShownImages } from '../assets/repository.js';
+import { findShownImages } from '../assets/index.js';
 import type { Database } from '../db/types.js';
 import { AppError, type FieldError } from '../http/errors.js';
 import { throwIfAny } from '../http/round-trip.js';
-import { ITEM_BOUNDS, ITEM_FIELDS, LAYOUT_FIELDS, type Layout, type Section } from './section-schema.js';
+import { hasItems, ITEM_BOUNDS, ITEM_FIELDS, ITEM_KEYS, LAYOUT_FIELDS, type Layout, type Section } from './section-schema.js';
 import type { Content } from './schemas.js';
 
 /** Every field a section may carry besides heading, body and layout. */
-const SECTION_FIELDS = ['imageAssetId', 'imageAlt', 'imageSide', 'items', 'author', 'role', 'actionId', 'videoUrl'] as const;
-const ITEM_KEYS = ['title', 'body', 'imageAssetId'] as const;
+const SECTION_FIELDS = ['variant', 'imageAssetId', 'imageAlt', 'imageSide', 'items', 'author', 'role', 'actionId', 'videoUrl'] as const;
 
 export const layoutOf = (section: Pick<Section, 'layout'>): Layout => section.layout ?? 'text';
 
@@ -86,7 +85,7 @@ export function layoutErrors(content: Content, actionIds: readonly string[], pat
         errors.push({ path: `${at}/${field}`, message: `is required in a ${layout} section` });
       }
     }
-    if (layout === 'features' || layout === 'faq' || layout === 'logos') {
+    if (hasItems(layout)) {
       const [min, max] = ITEM_BOUNDS[layout];
       const items = section.items ?? [];
       if (section.items !== undefined && (items.length < min || items.length > max)) {
@@ -103,7 +102,15 @@ export function layoutErrors(content: Content, actionIds: readonly string[], pat
             errors.push({ path: `${at}/items/${j}/${key}`, message: `is required in a ${layout} item` });
           }
         }
+        if (item.actionId !== undefined && !actionIds.includes(item.actionId)) {
+          errors.push({ path: `${at}/items/${j}/actionId`, message: "is not the actionId of one of the page's actions" });
+        }
       });
+      // One plan stands out, or none: a second highlighted one is named, not silently dropped.
+      const highlighted = items.flatMap((item, j) => (item.highlighted === true ? [j] : []));
+      for (const j of highlighted.slice(1)) {
+        errors.push({ path: `${at}/items/${j}/highlighted`, message: 'at most one plan of a pricing section is highlighted' });
+      }
     }
     if (layout === 'cta' && section.actionId !== undefined && !actionIds.includes(section.actionId)) {
       errors.push({ path: `${at}/actionId`, message: "is not the actionId of one of the page's actions" });

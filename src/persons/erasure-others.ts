@@ -1,9 +1,9 @@
 import type { Transaction } from 'kysely';
-import { refreshPersonAudiences } from '../audiences/names.js';
+import { refreshPersonAudiences } from '../audiences/index.js';
 import { mentionsOf } from '../db/mentions.js';
 import { allocateSlug, forgetSlugBasesWith, slugify } from '../db/slugs.js';
 import type { Database, PersonsTable } from '../db/types.js';
-import { emit } from '../events/outbox.js';
+import { emit } from '../events/index.js';
 import { after } from '../time.js';
 import { toPerson } from './repository.js';
 

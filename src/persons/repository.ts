@@ -1,11 +1,11 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { refreshPersonAudiences } from '../audiences/names.js';
+import { refreshPersonAudiences } from '../audiences/index.js';
 import { bump, counter } from '../db/counters.js';
 import { batchedReads } from '../db/batch.js';
 import { prepared } from '../db/prepared.js';
 import { containsAsciiFolded } from '../db/search/index.js';
 import { allocateSlug, slugify } from '../db/slugs.js';
-import { emit } from '../events/outbox.js';
+import { emit } from '../events/index.js';
 import type { Database, PersonsTable } from '../db/types.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
@@ -13,7 +13,7 @@ import { after, now } from '../time.js';
 import { settle } from '../http/round-trip.js';
 import { invalidField } from '../http/errors.js';
 import { E164, normalisePhone } from '../phone.js';
-import { defaultCountryOf } from '../site-settings/repository.js';
+import { defaultCountryOf } from '../site-settings/index.js';
 import type { Person, PersonCreate, PersonListQuery, PersonSearchQuery } from './schemas.js';
 import { PersonUpdate } from './schemas.js';
 
@@ -202,4 +202,21 @@ export async function searchPersons(db: Kysely<Database>, tenantId: string, quer
     );
   const count = text === '' ? () => counter(db, tenantId, 'persons') : rows.clearSelect();
   return personsList.read({ query, filters: { text: text.toLowerCase() }, rows, count, map: toPerson });
+}
+
+/** The persons of these ids, any tenant (the agent's batch spans tenants). */
+export async function personRowsByIds(db: Kysely<Database>, ids: readonly string[]): Promise<PersonsTable[]> {
+  return ids.length === 0 ? [] : db.selectFrom('persons').selectAll().where('id', 'in', ids).execute();
+}
+
+/** The name of the tenant's person, if it is there (an erased person is gone). */
+export async function personNameOf(db: Kysely<Database>, tenantId: string, personId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('persons').select('name').where('tenant_id', '=', tenantId).where('id', '=', personId).executeTakeFirst();
+  return row?.name;
+}
+
+/** The tenant a person belongs to, found by its id alone (the operator's CLI knows no tenant). */
+export async function tenantOfPerson(db: Kysely<Database>, personId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('persons').select('tenant_id').where('id', '=', personId).executeTakeFirst();
+  return row?.tenant_id;
 }

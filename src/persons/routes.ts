@@ -2,14 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
 import { notFound } from '../http/errors.js';
 import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
-import { erasePerson } from './erasure.js';
+import { erasePerson, type ForgetLeads } from './erasure.js';
 import { createPerson, getPerson, listPersons, searchPersons, updatePerson } from './repository.js';
 import { Person, PersonCreate, PersonListQuery, PersonParams, PersonSearchQuery, PersonUpdate } from './schemas.js';
 
 const tags = ['persons'];
 
 /** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
-export const personRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const personRoutes: FastifyPluginAsyncTypebox<{ forgetLeads: ForgetLeads }> = async (app, { forgetLeads }) => {
   app.post(
     '/v0/persons',
     {
@@ -74,7 +74,7 @@ export const personRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const erased = await app.db.transaction().execute((trx) => erasePerson(trx, request.tenantId, request.params.person_id));
+      const erased = await app.db.transaction().execute((trx) => erasePerson(trx, request.tenantId, request.params.person_id, forgetLeads));
       if (!erased) throw notFound('Person');
       return reply.code(204).send(null);
     },

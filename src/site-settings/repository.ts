@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import { findLiveImageAsset } from '../assets/repository.js';
+import { findLiveImageAsset } from '../assets/index.js';
 import { lockExclusive } from '../db/locks.js';
 import type { Database, SiteSettingsTable } from '../db/types.js';
 import type { FieldError } from '../http/errors.js';
@@ -121,15 +121,5 @@ export async function updateSiteSettings(trx: Transaction<Database>, tenantId: s
   return toSiteSettings(row);
 }
 
-/** An active image asset's file, as a served page shows it (logo, favicon); undefined once trashed or gone. */
-export function findShownImage(db: Kysely<Database>, tenantId: string, assetId: string) {
-  return db
-    .selectFrom('assets')
-    .innerJoin('files', 'files.id', 'assets.file_id')
-    .select(['files.id as fileId', 'files.content_type as contentType', 'files.width', 'files.height', 'assets.name'])
-    .where('assets.id', '=', assetId)
-    .where('assets.tenant_id', '=', tenantId)
-    .where('assets.lifecycle_state', '=', 'active')
-    .where('files.deleted_at', 'is', null)
-    .executeTakeFirst();
-}
+// The served page's logo and favicon read their image through the assets' own function.
+export { findShownImage } from '../assets/index.js';

@@ -21,7 +21,10 @@ const Enrichment = Type.Boolean({
   description:
     "true (the default): a lead's email domain names the tenant's account of that domain, and the enrichment provider, when the service has one, is asked about the company (docs/enrichment.md). false: neither, and each lead emits `form.enrichment_failed` with `no_provider`.",
 });
-const Font = StringEnum(SITE_FONTS, { description: 'A system font stack: nothing is downloaded' });
+const Font = StringEnum(SITE_FONTS, {
+  description:
+    "system, serif, rounded, mono: a system font stack, nothing is downloaded. inter, source-sans-3, ibm-plex-sans, lora, merriweather, playfair-display: served by the tenant's own domain (latin, regular and bold, woff2), with a fallback of the same size while it loads",
+});
 
 export const SiteSettings = Type.Object(
   {

@@ -1,15 +1,11 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, TemplatesTable } from '../db/types.js';
-import { emit } from '../events/outbox.js';
+import { emit } from '../events/index.js';
 import { conflict, invalidField } from '../http/errors.js';
 import { contentListQuery, keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { settle } from '../http/round-trip.js';
 import { newId } from '../ids.js';
-import type { StoredAction } from '../pages/actions.js';
-import type { PageStart } from '../pages/from-template.js';
-import { findPage, pageContent } from '../pages/repository.js';
-import type { Content } from '../pages/schemas.js';
-import { checkContentSize } from '../pages/sections.js';
+import { type StoredAction, type PageStart, findPage, pageContent, type Content, checkContentSize } from '../pages/index.js';
 import { after, now } from '../time.js';
 import { BUILT_INS, builtInById } from './built-ins/index.js';
 import { type Template, type TemplateCreate, type TemplateListQuery, type TemplateSummary, TemplateUpdate } from './schemas.js';

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { RoundTrip } from '../http/round-trip.js';
 import { ContentListQuery, Nullable } from '../http/schemas.js';
 import { idPattern } from '../ids.js';
-import { Action, Content } from '../pages/schemas.js';
+import { Action, Content } from '../pages/index.js';
 
 export const TemplateId = Type.String({ minLength: 1, pattern: idPattern('template') });
 

@@ -1,10 +1,10 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { lockExclusive } from '../db/locks.js';
 import type { Database, TopicEntriesTable, TopicsTable } from '../db/types.js';
 import { keysetList } from '../http/pagination.js';
 import { MAX_SAFE_INTEGER } from '../http/schemas.js';
 import { newId } from '../ids.js';
-import { emit } from '../events/outbox.js';
+import { emit } from '../events/index.js';
 import { after, now } from '../time.js';
 import { conflict, invalidField } from '../http/errors.js';
 import { settle } from '../http/round-trip.js';
@@ -226,4 +226,56 @@ export async function deleteEntry(trx: Transaction<Database>, topic: TopicsTable
 export async function listEntries(db: Kysely<Database>, topic: TopicsTable, query: TopicListQuery) {
   const ofTopic = db.selectFrom('topic_entries').where('topic_id', '=', topic.id);
   return entriesList.read({ query, within: topic.id, rows: ofTopic.selectAll(), count: ofTopic, map: toEntry });
+}
+
+/** Each tenant's first `topicsEach` topics in sortOrder, each with its first `entriesEach` entries. */
+export async function firstTopicsOf(
+  db: Kysely<Database>,
+  tenantIds: readonly string[],
+  topicsEach: number,
+  entriesEach: number,
+): Promise<Map<string, Topic[]>> {
+  const byTenant = new Map<string, Topic[]>();
+  if (tenantIds.length === 0) return byTenant;
+  const rankedTopics = db
+    .selectFrom('topics')
+    .selectAll()
+    .select(sql<number>`row_number() over (partition by tenant_id order by sort_order, id)`.as('rn'))
+    .where('tenant_id', 'in', tenantIds);
+  const topics: TopicsTable[] = await db
+    .selectFrom(rankedTopics.as('t'))
+    .selectAll()
+    .where('rn', '<=', topicsEach)
+    .orderBy('tenant_id')
+    .orderBy('sort_order')
+    .orderBy('id')
+    .execute();
+  const entries: TopicEntriesTable[] =
+    topics.length === 0
+      ? []
+      : await db
+          .selectFrom(
+            db
+              .selectFrom('topic_entries')
+              .selectAll()
+              .select(sql<number>`row_number() over (partition by topic_id order by sort_order, id)`.as('rn'))
+              .where(
+                'topic_id',
+                'in',
+                topics.map((t) => t.id),
+              )
+              .as('e'),
+          )
+          .selectAll()
+          .where('rn', '<=', entriesEach)
+          .orderBy('topic_id')
+          .orderBy('sort_order')
+          .orderBy('id')
+          .execute();
+  const entriesOf = new Map<string, TopicEntriesTable[]>();
+  for (const entry of entries) entriesOf.set(entry.topic_id, [...(entriesOf.get(entry.topic_id) ?? []), entry]);
+  for (const topic of topics) {
+    byTenant.set(topic.tenant_id, [...(byTenant.get(topic.tenant_id) ?? []), toTopic(topic, entriesOf.get(topic.id) ?? [])]);
+  }
+  return byTenant;
 }

@@ -1,9 +1,15 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, WebhookDeliveriesTable, WebhookSubscriptionsTable } from '../db/types.js';
-import { claimLeases, releaseLease } from '../db/lease.js';
 import { type Mentions, mentioning } from '../db/mentions.js';
-import { claimEventsToFanOut, keepFromFanOut, markFannedOut, pruneEventsBefore } from '../events/keeping.js';
-import { emit } from '../events/outbox.js';
+import {
+  claimDueAttempts,
+  emit,
+  type EventHandler,
+  eventIdsBefore,
+  eventPayload,
+  firstAttempt,
+  pruneEventsBefore,
+} from '../events/index.js';
 import { conflict } from '../http/errors.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { now } from '../time.js';
@@ -62,15 +68,14 @@ export async function sendTest(trx: Transaction<Database>, subscription: Webhook
     subscriptionId: subscription.id,
     message: 'This is a test event.',
   });
-  // Fanned out here, to this subscription only.
-  await keepFromFanOut(trx, eventId);
+  // Delivered here, to this subscription only: the fan-out passes test events by.
   const delivery = newDelivery(subscription.tenant_id, subscription.id, eventId, 'webhook.test', now());
   await trx.insertInto('webhook_deliveries').values(delivery).execute();
   return toDelivery(delivery);
 }
 
-// What the dispatcher (dispatcher.ts) reads and writes. Claims and outcomes go through db/lease.ts:
-// several instances may dispatch from one database.
+// What the dispatcher (dispatcher.ts) reads and writes. Claims and outcomes go through the delivery
+// queue (events/queue.ts): several instances may dispatch from one database.
 
 export function newDelivery(
   tenantId: string,
@@ -85,14 +90,7 @@ export function newDelivery(
     subscription_id: subscriptionId,
     event_id: eventId,
     event_type: eventType,
-    status: 'pending',
-    attempts: 0,
-    next_attempt_at: at,
-    last_attempt_at: null,
-    last_response_status: null,
-    last_error: null,
-    lease_until: null,
-    created_at: at,
+    ...firstAttempt(at),
   };
 }
 
@@ -100,90 +98,50 @@ export function newDelivery(
 const INSERT_CHUNK = 100;
 
 /**
- * Fan-out of up to `batch` new events: each gets one delivery per active subscription of its
- * tenant that wants its type (or `*`). The events are claimed with a lease first, so two
- * dispatchers never fan out the same event. Returns how many events were fanned out.
+ * The webhooks' consumer of the outbox (events/consumers.ts): each event gets one delivery per
+ * active subscription of its tenant that wants its type (or `*`), in the transaction that moves the
+ * consumer's cursor, so exactly once. A subscription's test event is not fanned out: `sendTest`
+ * made its one delivery.
  */
-/** Other work an event causes, done in the fan-out's transaction so it happens exactly once too (alerts). */
-export type FanOutListener = (
-  trx: Transaction<Database>,
-  events: readonly { id: string; tenant_id: string; type: string }[],
-) => Promise<void>;
-
-export async function fanOut(
-  db: Kysely<Database>,
-  batch: number,
-  until: string,
-  listeners: readonly FanOutListener[] = [],
-): Promise<number> {
-  const events = await claimEventsToFanOut(db, batch, until);
-  if (events.length === 0) return 0;
-  // One transaction for the whole batch: one read of the subscriptions, one insert, one update.
-  await db.transaction().execute(async (trx) => {
-    const tenants = [...new Set(events.map((e) => e.tenant_id))];
-    const rows = await trx
-      .selectFrom('webhook_subscriptions')
-      .select(['id', 'tenant_id', 'events'])
-      .where('tenant_id', 'in', tenants)
-      .where('active', '=', 1)
+export const fanOut: EventHandler = async (trx, batch) => {
+  const events = batch.filter((e) => e.type !== 'webhook.test');
+  if (events.length === 0) return;
+  // One read of the subscriptions and one insert per chunk for the whole batch.
+  const tenants = [...new Set(events.map((e) => e.tenant_id))];
+  const rows = await trx
+    .selectFrom('webhook_subscriptions')
+    .select(['id', 'tenant_id', 'events'])
+    .where('tenant_id', 'in', tenants)
+    .where('active', '=', 1)
+    .execute();
+  // Each subscription's event list is parsed once per batch, not once per event.
+  const subscriptions = rows.map((s) => ({ id: s.id, tenant_id: s.tenant_id, types: new Set(JSON.parse(s.events) as string[]) }));
+  const created = now();
+  const deliveries = events.flatMap((event) =>
+    subscriptions
+      .filter((s) => s.tenant_id === event.tenant_id && (s.types.has(event.type) || s.types.has('*')))
+      .map((s) => newDelivery(event.tenant_id, s.id, event.id, event.type, created)),
+  );
+  for (let i = 0; i < deliveries.length; i += INSERT_CHUNK) {
+    await trx
+      .insertInto('webhook_deliveries')
+      .values(deliveries.slice(i, i + INSERT_CHUNK))
       .execute();
-    // Each subscription's event list is parsed once per batch, not once per event.
-    const subscriptions = rows.map((s) => ({ id: s.id, tenant_id: s.tenant_id, types: new Set(JSON.parse(s.events) as string[]) }));
-    const created = now();
-    const deliveries = events.flatMap((event) =>
-      subscriptions
-        .filter((s) => s.tenant_id === event.tenant_id && (s.types.has(event.type) || s.types.has('*')))
-        .map((s) => newDelivery(event.tenant_id, s.id, event.id, event.type, created)),
-    );
-    for (let i = 0; i < deliveries.length; i += INSERT_CHUNK) {
-      await trx
-        .insertInto('webhook_deliveries')
-        .values(deliveries.slice(i, i + INSERT_CHUNK))
-        .execute();
-    }
-    for (const listener of listeners) await listener(trx, events);
-    await markFannedOut(
-      trx,
-      events.map((e) => e.id),
-    );
-  });
-  return events.length;
-}
+  }
+};
 
 /** Up to `limit` pending deliveries whose attempt is due, earliest first, leased until `until`. */
 export async function claimDueDeliveries(db: Kysely<Database>, limit: number, until: string): Promise<WebhookDeliveriesTable[]> {
-  const at = now();
-  return claimLeases(db, {
-    table: 'webhook_deliveries',
-    lease: 'lease_until',
-    due: (eb) => eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', at)]),
-    orderBy: 'next_attempt_at',
-    limit,
-    now: at,
-    until,
-  });
+  return claimDueAttempts(db, { table: 'webhook_deliveries', limit, until, now: now() });
 }
 
 /** What an attempt sends: the subscription (undefined when deleted) and the event's body. */
 export async function deliveryTarget(db: Kysely<Database>, delivery: WebhookDeliveriesTable) {
   const [subscription, event] = await Promise.all([
     db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', delivery.subscription_id).executeTakeFirst(),
-    db.selectFrom('events').select('payload').where('id', '=', delivery.event_id).executeTakeFirst(),
+    eventPayload(db, delivery.event_id),
   ]);
-  return { subscription, payload: event?.payload };
-}
-
-/**
- * Records the outcome of the attempt leased until `until`, and frees the delivery; false when the
- * lease was lost (the delivery was claimed again meanwhile), and nothing is written.
- */
-export function recordOutcome(
-  db: Kysely<Database>,
-  delivery: WebhookDeliveriesTable,
-  until: string,
-  changes: Partial<WebhookDeliveriesTable> = {},
-): Promise<boolean> {
-  return releaseLease(db, { table: 'webhook_deliveries', lease: 'lease_until', id: delivery.id, until }, changes);
+  return { subscription, payload: event };
 }
 
 /** How long events (and their deliveries) are kept: docs/webhooks.md says 30 days. */
@@ -192,10 +150,7 @@ const KEEP_EVENTS_MS = 30 * 24 * 60 * 60 * 1000;
 /** Housekeeping (jobs/maintenance.ts): events older than 30 days go, their deliveries first. */
 export async function pruneEvents(db: Kysely<Database>): Promise<void> {
   const cutoff = new Date(Date.now() - KEEP_EVENTS_MS).toISOString();
-  await db
-    .deleteFrom('webhook_deliveries')
-    .where('event_id', 'in', (eb) => eb.selectFrom('events').select('id').where('created_at', '<', cutoff))
-    .execute();
+  await db.deleteFrom('webhook_deliveries').where('event_id', 'in', eventIdsBefore(db, cutoff)).execute();
   await pruneEventsBefore(db, cutoff);
 }
 

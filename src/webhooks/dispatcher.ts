@@ -1,32 +1,42 @@
-import { roundLoop } from '../jobs/loop.js';
+import { roundLoop } from '../jobs/index.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { WebhookDelivery } from '../config.js';
 import type { Database, WebhookDeliveriesTable } from '../db/types.js';
 import { now } from '../time.js';
 import {
+  attemptOutcome,
+  consume,
+  givenUp,
+  type HeldAttempt,
+  heldAttempt,
+  releaseAttempt,
+  failingTooLong,
+  type Resolve,
+  send,
+  type SendResult,
+  systemResolve,
+} from '../events/index.js';
+import {
   claimDueDeliveries,
   deliveryTarget,
   disableSubscription,
   fanOut,
-  type FanOutListener,
   markSubscriptionFailing,
   markSubscriptionHealthy,
-  recordOutcome,
 } from './deliveries.js';
-import { failingTooLong, nextAttempt } from './retry-policy.js';
-import { type Resolve, send, type SendResult, systemResolve } from './send.js';
 import { signatureHeader } from './signing.js';
 
 /**
  * Delivers events to webhook subscribers, at least once. Safe to run in several processes on one
- * database: work is claimed with a lease (db/lease.ts), and an outcome is recorded only by the
+ * database: work is claimed with a lease (events/queue.ts), and an outcome is recorded only by the
  * holder of the lease. A crash leaves leases that simply expire; the work is then claimed again
  * (which is why delivery is at least once).
  *
- * 1. Fan-out: each new event gets one delivery per active subscription that wants its type.
+ * 1. Fan-out: each new event gets one delivery per active subscription that wants its type, as the
+ *    outbox's `webhooks` consumer (events/consumers.ts).
  * 2. Attempts: due deliveries are claimed and sent (at most `maxInFlight` at once in this process,
- *    `maxInFlightPerSubscription` per subscription); the outcome (retry-policy.ts) is recorded as
+ *    `maxInFlightPerSubscription` per subscription); the outcome (events/retry-policy.ts) is recorded as
  *    soon as it is known.
  *
  * Old events and deliveries are pruned by the maintenance job (jobs/maintenance.ts), which runs
@@ -53,7 +63,6 @@ export function createDispatcher(
   log: FastifyBaseLogger,
   onOutcome?: (outcome: AttemptOutcome) => void,
   resolve: Resolve = systemResolve,
-  listeners: readonly FanOutListener[] = [],
 ): Dispatcher {
   // A claim outlives the longest attempt, so a live holder never loses it mid-attempt.
   const leaseMs = options.timeoutMs + 5000;
@@ -62,16 +71,13 @@ export function createDispatcher(
 
   const later = (ms: number) => new Date(Date.now() + ms).toISOString();
 
-  async function attempt(delivery: WebhookDeliveriesTable, lease: string): Promise<void> {
+  type Held = HeldAttempt<'webhook_deliveries'>;
+
+  async function attempt(delivery: WebhookDeliveriesTable, held: Held): Promise<void> {
     const { subscription, payload } = await deliveryTarget(db, delivery);
     const at = now();
     if (!subscription || payload === undefined || subscription.active !== 1) {
-      await recordOutcome(db, delivery, lease, {
-        status: 'failed',
-        last_attempt_at: at,
-        last_error: 'the subscription is not active',
-        next_attempt_at: null,
-      });
+      await releaseAttempt(db, held, givenUp('the subscription is not active', at));
       onOutcome?.('skipped');
       return;
     }
@@ -92,30 +98,15 @@ export function createDispatcher(
       },
       { timeoutMs: options.timeoutMs, allowPrivate: options.allowPrivate, resolve },
     );
-    await settle(delivery, lease, result);
+    await settle(delivery, held, result);
   }
 
-  async function settle(delivery: WebhookDeliveriesTable, lease: string, result: SendResult): Promise<void> {
-    const nowMs = Date.now();
-    const at = new Date(nowMs).toISOString();
-    const outcome = nextAttempt({
-      attempts: delivery.attempts,
-      schedule: options.retryScheduleMs,
-      result,
-      now: nowMs,
-      random: Math.random(),
-    });
+  async function settle(delivery: WebhookDeliveriesTable, held: Held, result: SendResult): Promise<void> {
+    const { outcome, at, changes } = attemptOutcome({ attempts: delivery.attempts, schedule: options.retryScheduleMs, result });
     // A 410 disables the subscription before the delivery shows as finished: whoever sees the
     // failed delivery sees the subscription disabled too.
     if (outcome.subscription === 'gone') await disable(delivery.subscription_id, 'the endpoint answered 410 Gone');
-    const recorded = await recordOutcome(db, delivery, lease, {
-      status: outcome.status,
-      attempts: outcome.attempts,
-      last_attempt_at: at,
-      last_response_status: result.status ?? null,
-      last_error: outcome.lastError,
-      next_attempt_at: outcome.nextAttemptAt,
-    });
+    const recorded = await releaseAttempt(db, held, changes);
     onOutcome?.(outcome.status === 'pending' ? 'retrying' : outcome.status);
     // Sooner than the next poll: a timer, so the retry is not late.
     if (outcome.retryInMs !== null && outcome.retryInMs < POLL_MS) setTimeout(rounds.wake, outcome.retryInMs).unref();
@@ -135,17 +126,17 @@ export function createDispatcher(
   }
 
   function launch(delivery: WebhookDeliveriesTable): void {
-    // The claim just set it; a row without one was not claimed by this process.
-    const lease = delivery.lease_until;
-    if (lease === null) return;
+    // The claim just set its lease; a row without one was not claimed by this process.
+    const held = heldAttempt('webhook_deliveries', delivery);
+    if (held === undefined) return;
     const count = perSubscription.get(delivery.subscription_id) ?? 0;
     if (count >= options.maxInFlightPerSubscription) {
       // One slow endpoint must not hold every slot: give this one back for a later round.
-      void recordOutcome(db, delivery, lease);
+      void releaseAttempt(db, held);
       return;
     }
     perSubscription.set(delivery.subscription_id, count + 1);
-    const run = attempt(delivery, lease)
+    const run = attempt(delivery, held)
       .catch((err: unknown) => log.error({ err, deliveryId: delivery.id }, 'webhook attempt failed to record'))
       .finally(() => {
         inFlight.delete(delivery.id);
@@ -158,7 +149,7 @@ export function createDispatcher(
   }
 
   async function tick(): Promise<void> {
-    await fanOut(db, BATCH, later(leaseMs), listeners);
+    await consume(db, 'webhooks', fanOut, BATCH);
     const free = options.maxInFlight - inFlight.size;
     for (const delivery of await claimDueDeliveries(db, free, later(leaseMs))) launch(delivery);
   }

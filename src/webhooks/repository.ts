@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, WebhookSubscriptionsTable } from '../db/types.js';
-import { invalidField } from '../http/errors.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import { after, now } from '../time.js';
@@ -13,7 +12,7 @@ import type {
 } from './schemas.js';
 import { WebhookSubscriptionUpdate } from './schemas.js';
 import { settle } from '../http/round-trip.js';
-import { literalRefusal } from './addresses.js';
+import { checkUrl, type UrlRules } from '../events/index.js';
 
 const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
@@ -28,41 +27,6 @@ export const toSubscription = (row: WebhookSubscriptionsTable): WebhookSubscript
 
 /** Standard Webhooks secrets: `whsec_` + base64 of 32 random bytes. */
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
-
-/** What a subscription's URL may be: WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE. */
-export interface UrlRules {
-  allowHttp: boolean;
-  allowPrivate: boolean;
-}
-
-// Each refusal a setting lifts names it, so whoever reads it knows what the operator can change.
-const HTTPS_ONLY = 'must be an https:// URL (http:// is accepted only when the operator sets WEBHOOK_ALLOW_HTTP=true, for local receivers)';
-const HTTP_OR_HTTPS = 'must be an http:// or https:// URL';
-const NOT_PRIVATE = 'must not point at a private or reserved address (accepted only when the operator sets WEBHOOK_ALLOW_PRIVATE=true)';
-
-/** Also the rule for an alert's Slack webhook URL (alerts/repository.ts), at its own pointer. */
-export function checkUrl(url: string, { allowHttp, allowPrivate }: UrlRules, pointer = '/url'): void {
-  // Literally the scheme, then no whitespace or control character anywhere: what is stored is
-  // exactly where deliveries go, not what a lenient parser makes of it.
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what this refuses
-  const literal = allowHttp ? /^https?:\/\/[^\s\x00-\x1f\x7f]+$/i : /^https:\/\/[^\s\x00-\x1f\x7f]+$/i;
-  if (!literal.test(url)) throw invalidField(pointer, allowHttp ? HTTP_OR_HTTPS : HTTPS_ONLY);
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = undefined;
-  }
-  const schemes = allowHttp ? ['https:', 'http:'] : ['https:'];
-  if (!parsed || !schemes.includes(parsed.protocol) || parsed.hostname === '') {
-    throw invalidField(pointer, allowHttp ? HTTP_OR_HTTPS : HTTPS_ONLY);
-  }
-  if (parsed.username || parsed.password) throw invalidField(pointer, 'must not carry credentials');
-  // A literal address is judged now, as it will be at delivery (send.ts), so the client hears of
-  // it at once; a name is judged at delivery only, by the addresses it has then.
-  const refused = allowPrivate ? undefined : literalRefusal(parsed);
-  if (refused !== undefined) throw invalidField(pointer, `${NOT_PRIVATE}: ${refused}`);
-}
 
 export async function createSubscription(
   db: Kysely<Database>,

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DELIVERY_STATUSES } from '../db/enums.js';
-import { SUBSCRIBABLE_EVENTS } from '../events/catalogue.js';
+import { SUBSCRIBABLE_EVENTS } from '../events/index.js';
 import { ListEnvelope, ListQuery, Nullable, StringEnum, Timestamp } from '../http/schemas.js';
 import { RoundTrip } from '../http/round-trip.js';
 

@@ -22,7 +22,8 @@ export const accountOutreach: BuiltIn = {
         body: "Companies like {{account.name | yours}} tend to come to us at the same moment: the team is growing faster than the processes behind it, and the tools that worked at fifty people start to creak at five hundred.\n\nIf that sounds familiar, the rest of this page is for you. If it doesn't, reply to our email and tell us what does. We'd rather learn than guess.",
       },
       {
-        layout: 'features',
+        layout: 'steps',
+        background: 'muted',
         heading: "What we'd do together in the first 90 days",
         body: '',
         items: [
@@ -68,6 +69,7 @@ export const accountOutreach: BuiltIn = {
       },
       {
         layout: 'cta',
+        background: 'brand',
         heading: "Let's find 30 minutes, {{person.firstName | together}}",
         body: "Pick a time that suits you and we'll bring a first draft of the plan for {{account.name | your team}}. No slides, just your questions.",
         actionId: meeting,

@@ -1,5 +1,4 @@
-import type { StoredAction } from '../../pages/actions.js';
-import type { Content } from '../../pages/schemas.js';
+import type { StoredAction, Content } from '../../pages/index.js';
 
 /** A template of the service's own: every tenant lists it, nobody changes it. */
 export interface BuiltIn {

@@ -20,6 +20,7 @@ export const demoRequest: BuiltIn = {
       },
       {
         layout: 'features',
+        background: 'muted',
         heading: "What we'll cover",
         body: '',
         items: [
@@ -35,6 +36,16 @@ export const demoRequest: BuiltIn = {
             title: 'A price that fits',
             body: 'A clear price for the size of your team, and the plan that makes sense for where you are now.',
           },
+        ],
+      },
+      {
+        layout: 'steps',
+        heading: 'How it works',
+        body: '',
+        items: [
+          { title: 'Pick a time', body: 'Choose a 30-minute slot that suits you: the form takes a minute.' },
+          { title: 'Tell us about your team', body: 'A few questions by email, so the demo shows your workflow, not a script.' },
+          { title: 'See it live', body: 'A product expert walks you through [Product] and answers every question.' },
         ],
       },
       {
@@ -69,6 +80,7 @@ export const demoRequest: BuiltIn = {
       },
       {
         layout: 'cta',
+        background: 'brand',
         heading: 'Request your demo',
         body: "Leave your details and we'll reply within one business day with a few times that work.",
         actionId: demo,

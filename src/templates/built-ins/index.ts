@@ -1,6 +1,7 @@
 import type { TemplatesTable } from '../../db/types.js';
 import { accountOutreach } from './account-outreach.js';
 import { demoRequest } from './demo-request.js';
+import { pricingPage } from './pricing-page.js';
 import { productLaunch } from './product-launch.js';
 import type { BuiltIn } from './built-in.js';
 import { webinar } from './webinar.js';
@@ -11,7 +12,7 @@ import { webinar } from './webinar.js';
  */
 export const BUILT_IN_SORT_TIME = '9999-12-31T23:59:59.999Z';
 
-const ORDERED: BuiltIn[] = [productLaunch, accountOutreach, webinar, demoRequest];
+const ORDERED: BuiltIn[] = [productLaunch, accountOutreach, webinar, demoRequest, pricingPage];
 
 /** The built-ins as rows of the table, so one mapper (`toTemplate`) shows both. */
 export const BUILT_INS: readonly TemplatesTable[] = ORDERED.map((b) => ({

@@ -19,6 +19,7 @@ export const productLaunch: BuiltIn = {
       },
       {
         layout: 'features',
+        background: 'muted',
         heading: "What's inside",
         body: '',
         items: [
@@ -38,6 +39,27 @@ export const productLaunch: BuiltIn = {
             title: 'Security built in',
             body: 'Single sign-on, roles and an audit log come standard, on every plan.',
           },
+        ],
+      },
+      {
+        layout: 'stats',
+        heading: 'What early teams saw',
+        body: '',
+        items: [
+          { value: '[3×]', title: 'faster weekly reporting' },
+          { value: '[40%]', title: 'less time in status meetings' },
+          { value: '[1 day]', title: 'from sign-up to first project' },
+        ],
+      },
+      {
+        layout: 'steps',
+        background: 'muted',
+        heading: 'Up and running in three steps',
+        body: '',
+        items: [
+          { title: 'Connect your tools', body: 'Sign in with the tools you already use; your data comes across in minutes.' },
+          { title: 'Invite your team', body: 'Everyone sees the work that matters to them from the first day.' },
+          { title: 'Automate the busywork', body: 'Turn the steps you repeat every week into rules that run on their own.' },
         ],
       },
       {
@@ -72,6 +94,7 @@ export const productLaunch: BuiltIn = {
       },
       {
         layout: 'cta',
+        background: 'brand',
         heading: 'Be among the first to try it',
         body: 'Get early access and a personal walkthrough from our team.',
         actionId: access,

@@ -15,6 +15,7 @@ export const webinar: BuiltIn = {
     sections: [
       {
         layout: 'features',
+        background: 'muted',
         heading: "What you'll learn",
         body: '',
         items: [
@@ -42,7 +43,21 @@ export const webinar: BuiltIn = {
         body: '- Team leads who spend more time reporting on the work than doing it\n- Operations managers looking for a process that repeats\n- Anyone working out how to grow a team without adding headcount',
       },
       {
+        layout: 'steps',
+        heading: 'How the 45 minutes run',
+        body: '',
+        items: [
+          { title: 'The playbook (20 minutes)', body: 'The approach, step by step, with the examples behind it.' },
+          { title: 'A team that did it (10 minutes)', body: '[Guest name] from [Company] on what changed, and what it took.' },
+          {
+            title: 'Your questions (15 minutes)',
+            body: 'Live answers to the questions you send when you register, and to the ones you ask on the day.',
+          },
+        ],
+      },
+      {
         layout: 'quote',
+        background: 'muted',
         heading: 'Your host',
         body: "I've helped more than a hundred teams through this change. In this session I'll share what works, and what I wish someone had told me at the start.",
         author: '[Speaker name]',
@@ -70,6 +85,7 @@ export const webinar: BuiltIn = {
       },
       {
         layout: 'cta',
+        background: 'brand',
         heading: 'Save your seat',
         body: "Seats for the live session are limited. Register now and we'll send the link to your inbox.",
         actionId: register,
