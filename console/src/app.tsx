@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, forgetKey, must, storedKey, storeKey } from './api.js';
-import { messageOf, type Session, SessionContext } from './components.js';
+import { type Session, SessionContext, useBusy } from './components.js';
 import { href, type Route, useRoute } from './router.js';
 import { AudienceView } from './views/audience.js';
 import { ExperimentView } from './views/experiment.js';
@@ -17,6 +17,8 @@ import { AssetsView } from './views/assets.js';
 import { BrandView } from './views/brand.js';
 import { DomainsView } from './views/domains.js';
 import { TopicsView } from './views/topics.js';
+import { ExperiencesView, ExperienceView } from './views/experiences.js';
+import { SitesView } from './views/sites.js';
 
 /** What the key may do, asked of the API itself (GET /v0/api_key), so nothing is guessed from a failed write. */
 async function sessionOfKey(): Promise<Session> {
@@ -26,21 +28,18 @@ async function sessionOfKey(): Promise<Session> {
 
 function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
   const [key, setKey] = useState('');
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useBusy();
   const submit = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    storeKey(key.trim());
-    try {
-      onSignedIn(await sessionOfKey());
-    } catch (err) {
-      forgetKey();
-      setError(err instanceof ApiError && err.status === 401 ? 'That API key is unknown, revoked or expired.' : messageOf(err));
-    } finally {
-      setBusy(false);
-    }
+    await run(async () => {
+      storeKey(key.trim());
+      try {
+        onSignedIn(await sessionOfKey());
+      } catch (err) {
+        forgetKey();
+        throw err instanceof ApiError && err.status === 401 ? new Error('That API key is unknown, revoked or expired.') : err;
+      }
+    });
   };
   return (
     <main id="main" class="signin">
@@ -81,7 +80,7 @@ function View({ route }: { route: Route }) {
     case 'goals':
       return <GoalsView />;
     case 'page':
-      return <PageView pageId={route.pageId} />;
+      return <PageView pageId={route.pageId} tab={route.tab} />;
     case 'audience':
       return <AudienceView pageId={route.pageId} audienceId={route.audienceId} />;
     case 'experiment':
@@ -112,6 +111,12 @@ function View({ route }: { route: Route }) {
       return <AssetsView />;
     case 'topics':
       return <TopicsView />;
+    case 'sites':
+      return <SitesView />;
+    case 'experiences':
+      return <ExperiencesView siteId={route.siteId} />;
+    case 'experience':
+      return <ExperienceView experienceId={route.experienceId} />;
   }
 }
 
@@ -119,6 +124,8 @@ const NAV: [string, Route['view'][], string][] = [
   ['Pages', ['pages', 'page', 'audience', 'experiment'], href('pages')],
   ['Site', ['site'], href('site')],
   ['Goals', ['goals'], href('goals')],
+  ['Sites', ['sites'], href('sites')],
+  ['Experiences', ['experiences', 'experience'], href('experiences')],
   ['Leads', ['leads'], href('leads')],
   ['Persons', ['persons', 'person'], href('persons')],
   ['Accounts', ['accounts', 'account'], href('accounts')],

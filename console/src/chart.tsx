@@ -2,6 +2,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { timeDomain, valueDomain } from './chart-scale.js';
+import { plural } from './words.js';
 
 export interface Line {
   label: string;
@@ -62,7 +63,7 @@ export function TimeChart({ title, times, lines, unit = 'count' }: { title: stri
         ref={box}
         class="plot"
         role="img"
-        aria-label={`${title}: a chart of ${times.length} points; the same numbers are in the table below`}
+        aria-label={`${title}: a chart of ${plural('point', times.length)}; the same numbers are in the table below`}
       />
       <figcaption>{title}</figcaption>
       <details>

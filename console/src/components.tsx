@@ -66,6 +66,36 @@ export function Status({
   return <>{children}</>;
 }
 
+/** Why a control's request failed, announced beside it; nothing when it did not. */
+export function Failure({ text }: { text: string | undefined }) {
+  if (!text) return null;
+  return (
+    <span role="alert" class="error">
+      {text}
+    </span>
+  );
+}
+
+/** A request a control sends: busy while it runs, and its failure in words (cleared when it runs again). */
+export function useBusy() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const run = async (work: () => Promise<unknown>): Promise<boolean> => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await work();
+      return true;
+    } catch (err) {
+      setError(messageOf(err));
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, run };
+}
+
 export const READ_ONLY_REASON = 'This API key may only read';
 
 /** A button that writes: disabled for a read-only key, busy while its request runs, and it reports failure. */
@@ -87,19 +117,10 @@ export function WriteButton({
   name?: string;
 }) {
   const { readOnly } = useSession();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, run } = useBusy();
   const click = async () => {
     if (confirm !== undefined && !window.confirm(confirm)) return;
-    setBusy(true);
-    setError(undefined);
-    try {
-      done?.(await action());
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
+    await run(async () => done?.(await action()));
   };
   return (
     <span class="write">
@@ -115,11 +136,7 @@ export function WriteButton({
       >
         {label}
       </button>
-      {error && (
-        <span role="alert" class="error">
-          {error}
-        </span>
-      )}
+      <Failure text={error} />
     </span>
   );
 }
@@ -146,21 +163,20 @@ export function useCursorList<T>(
   load: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor: string | null }>,
   deps: unknown[],
 ) {
-  const [items, setItems] = useState<T[]>([]);
-  const [next, setNext] = useState<string | null>(null);
-  const first = useLoad(async () => {
-    const page = await load(undefined);
-    setItems(page.items);
-    setNext(page.nextCursor);
-    return page;
-  }, deps);
+  // The first page is useLoad's answer, so a slower, older load never overwrites a newer list; the
+  // pages loaded after it count only while that first page is the one they followed.
+  const first = useLoad(() => load(undefined), deps);
+  const [later, setLater] = useState<{ after: unknown; items: T[]; next: string | null }>();
+  const grown = later && later.after === first.data ? later : undefined;
+  const items = grown ? [...(first.data?.items ?? []), ...grown.items] : (first.data?.items ?? []);
+  const next = grown ? grown.next : (first.data?.nextCursor ?? null);
   const [more, setMore] = useState<string>();
   const loadMore = async () => {
     if (!next) return;
+    const after = first.data;
     try {
       const page = await load(next);
-      setItems((prev) => [...prev, ...page.items]);
-      setNext(page.nextCursor);
+      setLater({ after, items: [...(grown?.items ?? []), ...page.items], next: page.nextCursor });
     } catch (err) {
       setMore(messageOf(err));
     }

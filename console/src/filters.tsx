@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { saveBlob, storedKey } from './api.js';
-import { messageOf } from './components.js';
+import { Failure, useBusy } from './components.js';
 
 // The filter bar the lists of visits share (an audience's sessions, the leads): a time range in the
 // viewer's time, applied on submit, and the same list as a CSV file.
@@ -43,25 +43,14 @@ export function RangeFields({ state }: { state: ReturnType<typeof useRange> }) {
 
 /** A button that asks the API for the list as CSV (`fetch` does, with the filters applied) and saves it. */
 export function CsvButton({ label, name, fetch }: { label: string; name: string; fetch: () => Promise<Blob> }) {
-  const [error, setError] = useState<string>();
-  const download = async () => {
-    setError(undefined);
-    try {
-      saveBlob(await fetch(), name);
-    } catch (err) {
-      setError(messageOf(err));
-    }
-  };
+  const { error, run } = useBusy();
+  const download = () => run(async () => saveBlob(await fetch(), name));
   return (
     <>
       <button type="button" class="secondary" onClick={download} disabled={!storedKey()}>
         {label}
       </button>
-      {error && (
-        <span role="alert" class="error">
-          {error}
-        </span>
-      )}
+      <Failure text={error} />
     </>
   );
 }

@@ -1,7 +1,7 @@
 import { type ComponentChildren, createContext } from 'preact';
 import { useContext, useId, useState } from 'preact/hooks';
 import { ApiError, type FieldProblem } from './api.js';
-import { messageOf, READ_ONLY_REASON, useSession } from './components.js';
+import { Failure, READ_ONLY_REASON, useBusy, useSession } from './components.js';
 
 // The one form of the console: every write form is an ApiForm, so the API's problem details
 // appear once, the same way everywhere: each field shows the errors at its own JSON Pointer
@@ -44,28 +44,26 @@ export function ApiForm({
 }) {
   const { readOnly } = useSession();
   const [problems, setProblems] = useState<FieldProblem[]>([]);
-  const [error, setError] = useState<string>();
   const [done, setDone] = useState('');
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useBusy();
   const reasonId = useId();
   const submit = async (e: Event) => {
     e.preventDefault();
     if (readOnly) return;
     const second = also !== undefined && (e as SubmitEvent).submitter?.hasAttribute('data-also') === true;
     if (second && also.confirm !== undefined && !window.confirm(also.confirm)) return;
-    setBusy(true);
-    setError(undefined);
     setProblems([]);
     setDone('');
-    try {
-      await (second ? also.onSubmit() : onSubmit());
-      setDone(second ? also.notice : (notice ?? 'Saved.'));
-    } catch (err) {
-      setProblems(err instanceof ApiError ? err.errors : []);
-      setError(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
+    const sent = await run(async () => {
+      try {
+        await (second ? also.onSubmit() : onSubmit());
+      } catch (err) {
+        // The fields the API named, beside the form's one failure line (useBusy's).
+        setProblems(err instanceof ApiError ? err.errors : []);
+        throw err;
+      }
+    });
+    if (sent) setDone(second ? also.notice : (notice ?? 'Saved.'));
   };
   return (
     <Problems.Provider value={problems}>
@@ -177,6 +175,15 @@ export function Field(props: FieldProps) {
     <div class="field">
       <label for={id}>{label}</label>
       {control}
+      <FieldNotes id={id} hint={hint} messages={messages} />
+    </div>
+  );
+}
+
+/** Below a field: its hint (`<id>-hint`) and the API's errors at its pointer (`<id>-error`), which `aria-describedby` names. */
+export function FieldNotes({ id, hint, messages }: { id: string; hint: string | undefined; messages: string[] }) {
+  return (
+    <>
       {hint && (
         <span id={`${id}-hint`} class="muted small">
           {hint}
@@ -187,7 +194,7 @@ export function Field(props: FieldProps) {
           {messages.join('; ')}
         </span>
       )}
-    </div>
+    </>
   );
 }
 
@@ -205,20 +212,10 @@ export function TypedConfirm({
 }) {
   const { readOnly } = useSession();
   const [typed, setTyped] = useState('');
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useBusy();
   const id = useId();
   const click = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await action();
-      done();
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
+    if (await run(action)) done();
   };
   return (
     <div class="typed-confirm">
@@ -234,11 +231,7 @@ export function TypedConfirm({
       >
         {label}
       </button>
-      {error && (
-        <span role="alert" class="error">
-          {error}
-        </span>
-      )}
+      <Failure text={error} />
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import { api, must } from './api.js';
 import { LoadMore, Section, Status, useCursorList, When } from './components.js';
+import { isNamedId, Named } from './names.js';
 
 /** Whose logs: a person's and an account's have the same shape under their own paths and ids. */
 export type LogOwner = { personId: string } | { accountId: string };
@@ -41,14 +42,14 @@ function valueText(value: unknown): string {
   return String(value);
 }
 
-/** Nested objects become "Deal › Stage", so every line is one fact; at most 30 are shown. */
-function facts(payload: Record<string, unknown>, prefix = '', out: [string, string][] = []): [string, string][] {
+/** Nested objects become "Deal › Stage", so every line is one fact; at most 30 are shown. An id stays raw: it is shown by its name. */
+function facts(payload: Record<string, unknown>, prefix = '', out: [string, unknown][] = []): [string, unknown][] {
   for (const [key, value] of Object.entries(payload)) {
     if (out.length >= 30) break;
     const label = prefix ? `${prefix} › ${words(key)}` : words(key);
     if (value !== null && typeof value === 'object' && !Array.isArray(value) && prefix.split(' › ').length < 3)
       facts(value as Record<string, unknown>, label, out);
-    else out.push([label, valueText(value)]);
+    else out.push([label, isNamedId(value) ? value : valueText(value)]);
   }
   return out;
 }
@@ -63,7 +64,7 @@ function Details({ payload }: { payload: Record<string, unknown> }) {
         // A payload's keys are unique per level, but two flattened labels may still meet.
         <div key={`${i}-${label}`}>
           <dt>{label}</dt>
-          <dd>{value}</dd>
+          <dd>{isNamedId(value) ? <Named id={value} /> : String(value)}</dd>
         </div>
       ))}
     </dl>

@@ -1,31 +1,29 @@
 import { useState } from 'preact/hooks';
 import { api, must, once, succeeded } from '../api.js';
 import { ListTable, Badge, Section, useCursorList, WriteButton } from '../components.js';
+import { accountSearch, pageSearch, useSearch } from '../choices.js';
 import { ApiForm, Field, OpenButton } from '../form.js';
+import { Picker } from '../picker.js';
+import { plural } from '../words.js';
 
 // Sales alerts in Slack: who is on the site or filled a form, at most one message per alert,
 // account and hour. Made, paused, tested and deleted here; the accounts and pages an alert watches
-// are given by id (the API's), or left empty for any.
+// are picked by name (their ids are in the hint), or left empty for any.
 
 const EVENTS: [string, string][] = [
   ['visit.started', 'Someone opens their own link'],
   ['form.submitted', 'Someone fills a form'],
 ];
 const said = (event: string) => EVENTS.find(([e]) => e === event)?.[1] ?? event;
-const idList = (text: string): string[] | null => {
-  const ids = text
-    .split(/[\s,]+/)
-    .map((s) => s.trim())
-    .filter(Boolean);
-  return ids.length > 0 ? ids : null;
-};
+const idList = (ids: string[]): string[] | null => (ids.length > 0 ? ids : null);
 
 function NewAlert({ created }: { created: () => void }) {
   const [name, setName] = useState('');
   const [webhookUrl, setWebhookUrl] = useState('');
   const [event, setEvent] = useState('visit.started');
-  const [accounts, setAccounts] = useState('');
-  const [pages, setPages] = useState('');
+  const [accounts, setAccounts] = useState<string[]>([]);
+  const [pages, setPages] = useState<string[]>([]);
+  const pagesNamed = useSearch(pageSearch);
   const submit = async () => {
     must(
       await api.POST('/v0/alerts', {
@@ -55,21 +53,25 @@ function NewAlert({ created }: { created: () => void }) {
           required
         />
         <Field kind="select" name="event" pointer="/when/event" label="Tell me when" options={EVENTS} value={event} onInput={setEvent} />
-        <Field
+        <Picker
+          multiple
           name="accountIds"
           pointer="/when/accountIds"
           label="Only these accounts"
-          hint="Account ids, separated by commas; empty for any account"
+          empty="Any account"
           value={accounts}
-          onInput={setAccounts}
+          onChange={setAccounts}
+          search={accountSearch}
         />
-        <Field
+        <Picker
+          multiple
           name="pageIds"
           pointer="/when/pageIds"
           label="Only these pages"
-          hint="Page ids, separated by commas; empty for any page"
+          empty="Any page"
           value={pages}
-          onInput={setPages}
+          onChange={setPages}
+          search={pagesNamed}
         />
       </ApiForm>
     </Section>
@@ -108,8 +110,8 @@ export function AlertsView() {
               <td>{a.name}</td>
               <td>
                 {said(a.when.event)}
-                {a.when.accountIds && <span class="muted small"> · {a.when.accountIds.length} accounts</span>}
-                {a.when.pageIds && <span class="muted small"> · {a.when.pageIds.length} pages</span>}
+                {a.when.accountIds && <span class="muted small"> · {plural('account', a.when.accountIds.length)}</span>}
+                {a.when.pageIds && <span class="muted small"> · {plural('page', a.when.pageIds.length)}</span>}
               </td>
               <td>
                 <Badge value={a.active ? 'active' : 'paused'} />

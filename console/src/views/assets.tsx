@@ -1,30 +1,20 @@
 import { useState } from 'preact/hooks';
-import { type Asset, api, must, once, succeeded } from '../api.js';
+import { type Asset, api, succeeded } from '../api.js';
+import { readImagePage, uploadImage } from '../choices.js';
 import { LoadMore, Section, Status, useCursorList, When, WriteButton } from '../components.js';
 import { ApiForm, Field, useProblems } from '../form.js';
+import { ImageField, ImageFileInput } from '../image-field.js';
 
-// Assets: upload an image (POST /v0/files with its bytes, then POST /v0/assets) and see each
+// Assets: upload an image (uploadImage: its bytes, then the asset) and see each
 // asset's variants: its original, its preview, and the assets made from it (its children).
 
-const IMAGE_TYPES = 'image/png,image/jpeg,image/gif,image/webp';
-
+/** Inside the form: the API's refusal of the file (at /fileId) is said beside it. */
 function FileInput({ onFile }: { onFile: (file: File | undefined) => void }) {
-  const messages = useProblems('/fileId');
-  return (
-    <div class="field">
-      <label for="asset-file">file</label>
-      <input id="asset-file" name="file" type="file" accept={IMAGE_TYPES} onChange={(e) => onFile(e.currentTarget.files?.[0])} />
-      {messages.length > 0 && <span class="error field-error">{messages.join('; ')}</span>}
-    </div>
-  );
+  return <ImageFileInput label="file" name="file" onFile={onFile} errors={useProblems('/fileId')} />;
 }
 
 function Variants({ asset }: { asset: Asset }) {
-  const children = useCursorList(
-    async (cursor) =>
-      must(await api.GET('/v0/assets', { params: { query: { parentAssetId: asset.assetId, limit: 20, ...(cursor ? { cursor } : {}) } } })),
-    [asset.assetId],
-  );
+  const children = useCursorList((cursor) => readImagePage({ parentAssetId: asset.assetId, limit: 20 }, cursor), [asset.assetId]);
   return (
     <ul class="variants" aria-label={`Variants of ${asset.name}`}>
       {asset.downloadUrl && (
@@ -45,30 +35,14 @@ function Variants({ asset }: { asset: Asset }) {
 }
 
 export function AssetsView() {
-  const assets = useCursorList(
-    async (cursor) => must(await api.GET('/v0/assets', { params: { query: { limit: 50, ...(cursor ? { cursor } : {}) } } })),
-    [],
-  );
+  const assets = useCursorList((cursor) => readImagePage({ limit: 50 }, cursor), []);
   const [name, setName] = useState('');
   const [purpose, setPurpose] = useState('');
   const [parentAssetId, setParent] = useState('');
   const [file, setFile] = useState<File>();
   const upload = async () => {
     if (!file) throw new Error('Choose an image file first');
-    const stored = must(
-      await api.POST('/v0/files', {
-        params: { header: once() },
-        body: file as never,
-        bodySerializer: (body: unknown) => body as Blob,
-        headers: { 'content-type': file.type },
-      }),
-    );
-    must(
-      await api.POST('/v0/assets', {
-        params: { header: once() },
-        body: { assetType: 'image', name: name || file.name, purpose, fileId: stored.fileId, ...(parentAssetId ? { parentAssetId } : {}) },
-      }),
-    );
+    await uploadImage(file, { name, purpose, parentAssetId });
     assets.reload();
   };
   return (
@@ -84,13 +58,13 @@ export function AssetsView() {
           maxLength={255}
           hint="Optional, like hero or logo"
         />
-        <Field
-          kind="select"
+        <ImageField
           name="parentAssetId"
           label="A variant of"
           value={parentAssetId}
           onInput={setParent}
-          options={[['', 'Nothing: an original'] as [string, string], ...assets.items.map((a): [string, string] => [a.assetId, a.name])]}
+          images={assets.items}
+          empty="Nothing: an original"
         />
       </ApiForm>
       <Status loaded={assets}>

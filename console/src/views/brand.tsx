@@ -1,6 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api, type Asset, must, type Schema } from '../api.js';
+import { useImages } from '../choices.js';
 import { Section, Status, useLoad, When } from '../components.js';
+import { ImageField } from '../image-field.js';
 import { ApiForm, Field } from '../form.js';
 
 // The tenant's brand (GET/PATCH /v0/site_settings): logo and favicon picked from the assets,
@@ -9,40 +11,20 @@ import { ApiForm, Field } from '../form.js';
 
 type SiteSettings = Schema<'SiteSettings'>;
 type Font = SiteSettings['font'];
-const FONTS: readonly Font[] = ['system', 'serif', 'rounded', 'mono'];
+const FONTS: readonly Font[] = [
+  'system',
+  'serif',
+  'rounded',
+  'mono',
+  'inter',
+  'source-sans-3',
+  'ibm-plex-sans',
+  'lora',
+  'merriweather',
+  'playfair-display',
+];
 
 const orNull = (value: string) => (value.trim() === '' ? null : value);
-
-/** An image picker over the tenant's assets; an id not among the first 100 stays choosable as itself. */
-function AssetPicker({
-  name,
-  label,
-  value,
-  onInput,
-  assets,
-  hint,
-}: {
-  name: string;
-  label: string;
-  value: string;
-  onInput: (v: string) => void;
-  assets: Asset[] | undefined;
-  hint: string;
-}) {
-  const listed = (assets ?? []).map((a): [string, string] => [a.assetId, a.name]);
-  const kept: [string, string][] = value && !listed.some(([id]) => id === value) ? [[value, value]] : [];
-  return (
-    <Field
-      kind="select"
-      name={name}
-      label={label}
-      value={value}
-      onInput={onInput}
-      options={[['', '(none)'], ...kept, ...listed]}
-      hint={hint}
-    />
-  );
-}
 
 /** A colour as `#rrggbb`, typed (so the API's refusal of a wrong one is seen), with a swatch of it. */
 function Colour({
@@ -96,12 +78,12 @@ function BrandForm({ settings, assets, saved }: { settings: SiteSettings; assets
   };
   return (
     <ApiForm label="Brand" onSubmit={submit} notice="Saved: served pages show it from the next request.">
-      <AssetPicker
+      <ImageField
         name="logoAssetId"
         label="Logo"
         value={logoAssetId}
         onInput={setLogo}
-        assets={assets}
+        images={assets}
         hint="Shown 40 px high in each page's header"
       />
       <Colour
@@ -126,7 +108,7 @@ function BrandForm({ settings, assets, saved }: { settings: SiteSettings; assets
         value={font}
         onInput={(v) => setFont(v as Font)}
         options={FONTS}
-        hint="System fonts: nothing is downloaded"
+        hint="system, serif, rounded and mono are the visitor's own fonts; the others are served by your domain"
       />
       <Field
         kind="textarea"
@@ -146,12 +128,12 @@ function BrandForm({ settings, assets, saved }: { settings: SiteSettings; assets
         onInput={setPrivacyUrl}
         hint='Shown in the footer as "Privacy policy"'
       />
-      <AssetPicker
+      <ImageField
         name="faviconAssetId"
         label="Tab icon"
         value={faviconAssetId}
         onInput={setFavicon}
-        assets={assets}
+        images={assets}
         hint="The browser tab's icon"
       />
       <Field
@@ -168,7 +150,7 @@ function BrandForm({ settings, assets, saved }: { settings: SiteSettings; assets
 
 export function BrandView() {
   const settings = useLoad(async () => must(await api.GET('/v0/site_settings')), []);
-  const assets = useLoad(async () => must(await api.GET('/v0/assets', { params: { query: { limit: 100 } } })).items, []);
+  const assets = useImages();
   return (
     <Section title="Brand">
       <p>Every served page wears these: a header with the logo, buttons and links in the brand colour, the footer and the favicon.</p>

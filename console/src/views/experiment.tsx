@@ -19,6 +19,7 @@ import { PipelinePanel } from './pipeline.js';
 import { href } from '../router.js';
 import { NewExperiment } from './experiment-forms.js';
 import { CHART_DAYS, CHART_SESSIONS, loadRates } from './experiment-rates.js';
+import { plural } from '../words.js';
 
 type Arm = ExperimentResults['arms'][number];
 
@@ -145,8 +146,8 @@ function Chart({ pageId, experiment }: { pageId: string; experiment: Experiment 
             <>
               <TimeChart title="Cumulative conversion rate per arm, by day (%)" times={rates.data.times} lines={lines} unit="%" />
               <p class="muted small" data-chart-note="">
-                Counted by visit from {rates.data.counted} sessions (the table counts units, so the last point may differ from its rate),
-                over at most the last {CHART_DAYS} days of the experiment.
+                Counted by visit from {plural('session', rates.data.counted)} (the table counts units, so the last point may differ from its
+                rate), over at most the last {CHART_DAYS} days of the experiment.
                 {rates.data.cappedFrom && (
                   <>
                     {' '}
@@ -200,7 +201,7 @@ function Actions({ experiment, results, done }: { experiment: Experiment; result
           confirm={`Delete the draft “${experiment.name}”? Nothing was served from it yet.`}
           action={async () => succeeded(await api.DELETE('/v0/pages/{page_id}/experiments/{experiment_id}', { params: { path } }))}
           done={() => {
-            location.hash = href('pages', experiment.pageId);
+            location.hash = href('pages', experiment.pageId, 'experiments');
           }}
         />
       )}

@@ -1,7 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api, type components, must, once } from '../api.js';
-import { Section, useLoad } from '../components.js';
+import { pageSearch, purposeSearch, useSearch } from '../choices.js';
+import { Section } from '../components.js';
 import { ApiForm, Field } from '../form.js';
+import { Picker } from '../picker.js';
 
 // Making goals and funnels: what counts (a form sent, a button clicked, a path visited, an event
 // tracked), in words, with the one detail each kind needs. The same fields make a funnel's steps.
@@ -35,25 +37,21 @@ export function targetBody(t: Target): Pick<GoalCreate, 'kind' | 'pageId' | 'act
 }
 
 /** The pages a form goal may be limited to (the first 100). */
-export function usePages() {
-  return useLoad(async () => must(await api.GET('/v0/pages', { params: { query: { limit: 100 } } })).items, []);
-}
-
 /** "What counts" and its detail; `prefix` is the target's pointer (`` for a goal, `/steps/0` for a step). */
 export function TargetFields({
   target,
   onChange,
   prefix,
-  pages,
   label = 'What counts',
 }: {
   target: Target;
   onChange: (next: Target) => void;
   prefix: string;
-  pages: { pageId: string; name: string }[];
   label?: string;
 }) {
   const set = (patch: Partial<Target>) => onChange({ ...target, ...patch });
+  const pagesNamed = useSearch(pageSearch);
+  const purposes = useSearch(purposeSearch);
   return (
     <>
       <Field
@@ -66,25 +64,26 @@ export function TargetFields({
         options={KIND_WORDS}
       />
       {target.kind === 'form' && (
-        <Field
-          kind="select"
+        <Picker
           name="pageId"
           label="On which page"
           pointer={`${prefix}/pageId`}
-          value={target.pageId}
-          onInput={(v) => set({ pageId: v })}
-          options={[['', 'Any page'], ...pages.map((p): [string, string] => [p.pageId, p.name])]}
+          empty="Any page"
+          value={target.pageId ? [target.pageId] : []}
+          onChange={(ids) => set({ pageId: ids[0] ?? '' })}
+          search={pagesNamed}
         />
       )}
       {target.kind === 'action' && (
-        <Field
+        <Picker
           name="actionPurpose"
           label="Button purpose"
           pointer={`${prefix}/actionPurpose`}
-          value={target.actionPurpose}
-          onInput={(v) => set({ actionPurpose: v })}
-          maxLength={100}
-          hint="The purpose given to the page's button, like demo"
+          value={target.actionPurpose ? [target.actionPurpose] : []}
+          onChange={(ids) => set({ actionPurpose: ids[0] ?? '' })}
+          search={purposes}
+          typed
+          hint="The purpose given to your pages' buttons, like demo"
         />
       )}
       {target.kind === 'path' && (
@@ -114,7 +113,6 @@ export function TargetFields({
 }
 
 export function NewGoal({ onClose, created }: { onClose: () => void; created: () => void }) {
-  const pages = usePages();
   const [name, setName] = useState('');
   const [target, setTarget] = useState(emptyTarget);
   const [currency, setCurrency] = useState('');
@@ -133,7 +131,7 @@ export function NewGoal({ onClose, created }: { onClose: () => void; created: ()
     <Section title="New goal">
       <ApiForm label="New goal" submitLabel="Create goal" onSubmit={submit} notice="Goal created.">
         <Field name="name" label="Goal name" value={name} onInput={setName} required maxLength={255} hint="Like Demo requested" />
-        <TargetFields target={target} onChange={setTarget} prefix="" pages={pages.data ?? []} />
+        <TargetFields target={target} onChange={setTarget} prefix="" />
         <Field
           name="currency"
           label="Currency of its value"
@@ -163,7 +161,6 @@ interface Step extends Target {
 }
 
 export function NewFunnel({ onClose, created }: { onClose: () => void; created: () => void }) {
-  const pages = usePages();
   const [name, setName] = useState('');
   const [steps, setSteps] = useState<Step[]>(() => [
     { ...emptyTarget(), name: '', kind: 'path', path: '/' },
@@ -202,13 +199,7 @@ export function NewFunnel({ onClose, created }: { onClose: () => void; created: 
                 maxLength={255}
                 hint="Optional: what it counts, in words, unless given"
               />
-              <TargetFields
-                target={s}
-                onChange={(t) => set(i, { ...s, ...t })}
-                prefix={`/steps/${i}`}
-                pages={pages.data ?? []}
-                label={`Step ${i + 1} counts`}
-              />
+              <TargetFields target={s} onChange={(t) => set(i, { ...s, ...t })} prefix={`/steps/${i}`} label={`Step ${i + 1} counts`} />
               {steps.length > 2 && (
                 <button type="button" class="secondary" onClick={() => setSteps(steps.filter((_, j) => j !== i))}>
                   Remove step {i + 1}

@@ -3,6 +3,7 @@ import { api, type components, must, succeeded } from '../api.js';
 import { ListTable, LoadMore, Section, Status, useCursorList, When, WriteButton } from '../components.js';
 import { OpenButton } from '../form.js';
 import { KIND_WORDS, NewFunnel, NewGoal } from './goal-forms.js';
+import { plural } from '../words.js';
 
 // Goals and funnels: what the site counts as success, made and removed here (their numbers are
 // on the Site view). Deleting either is confirmed first.
@@ -95,7 +96,7 @@ function Funnels() {
           <ul class="funnels">
             {funnels.items.map((f: Funnel) => (
               <li key={f.funnelId} data-funnel={f.funnelId}>
-                <strong>{f.name}</strong> <span class="muted small">within {f.windowHours} hours</span>
+                <strong>{f.name}</strong> <span class="muted small">within {plural('hour', f.windowHours)}</span>
                 <ol>
                   {f.steps.map((s, i) => (
                     // Steps have no id; their order is what they are.

@@ -1,16 +1,13 @@
 import { useState } from 'preact/hooks';
 import { api, must } from '../api.js';
-import { LoadMore, Section, Status, useCursorList, useLoad, When } from '../components.js';
+import { LoadMore, Section, Status, useCursorList, When } from '../components.js';
+import { pageSearch, useSearch } from '../choices.js';
 import { CsvButton, type Range, RangeFields, useRange } from '../filters.js';
+import { Picker } from '../picker.js';
 import { href } from '../router.js';
 
 interface Filters extends Range {
   pageId?: string;
-}
-
-/** The pages to filter by: the first 100, newest first (the filter is a page id, so any page can still be typed in the URL of the API). */
-async function pageChoices() {
-  return must(await api.GET('/v0/pages', { params: { query: { limit: 100 } } })).items;
 }
 
 /** Where a lead came from: the visit's channel (and referrer), then its UTM values, as its session recorded them. */
@@ -29,7 +26,7 @@ export function LeadsView() {
   const [pageId, setPageId] = useState('');
   const range = useRange();
   const [applied, setApplied] = useState<Filters>({});
-  const pages = useLoad(pageChoices, []);
+  const pagesNamed = useSearch(pageSearch);
   const leads = useCursorList(
     async (cursor) => {
       const page = must(await api.GET('/v0/leads', { params: { query: { ...applied, limit: 50, ...(cursor ? { cursor } : {}) } } }));
@@ -48,17 +45,14 @@ export function LeadsView() {
   return (
     <Section title="Leads">
       <form class="controls" onSubmit={apply}>
-        <label>
-          Page{' '}
-          <select name="pageId" value={pageId} onChange={(e) => setPageId(e.currentTarget.value)}>
-            <option value="">All pages</option>
-            {(pages.data ?? []).map((p) => (
-              <option key={p.pageId} value={p.pageId}>
-                {p.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Picker
+          name="pageId"
+          label="Page"
+          empty="All pages"
+          value={pageId ? [pageId] : []}
+          onChange={(ids) => setPageId(ids[0] ?? '')}
+          search={pagesNamed}
+        />
         <RangeFields state={range} />
         <button type="submit" class="secondary">
           Filter

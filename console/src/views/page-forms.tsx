@@ -1,6 +1,8 @@
 import { useState } from 'preact/hooks';
 import { type Asset, api, must, once, type Page, type PageAction, succeeded } from '../api.js';
-import { Section, useLoad, WriteButton } from '../components.js';
+import { useImages } from '../choices.js';
+import { Section, WriteButton } from '../components.js';
+import { ImageField } from '../image-field.js';
 import { ApiForm, Field, useExactProblems } from '../form.js';
 import { href } from '../router.js';
 import { type Template, TemplateChoice } from './content-editor/templates.js';
@@ -19,22 +21,15 @@ const PAGE_TYPE_WORDS: [PageType, string][] = [
   ['custom', 'Something else'],
 ];
 
-/** The tenant's images (the first 100, newest first), for the link preview image picker. */
-function useAssets() {
-  return useLoad(async () => must(await api.GET('/v0/assets', { params: { query: { limit: 100 } } })).items, []);
-}
-
 function OgImage({ value, onInput, assets }: { value: string; onInput: (v: string) => void; assets: Asset[] | undefined }) {
-  const options: [string, string][] = [['', '(none)'], ...(assets ?? []).map((a): [string, string] => [a.assetId, a.name])];
   return (
-    <Field
-      kind="select"
+    <ImageField
       name="ogImageAssetId"
       label="Image in link previews"
       pointer="/metadata/ogImageAssetId"
       value={value}
       onInput={onInput}
-      options={options}
+      images={assets}
       hint="An image from Assets, shown when the link is shared (ogImageAssetId)"
     />
   );
@@ -133,7 +128,7 @@ export function NewPage({ onClose }: { onClose: () => void }) {
   const [metaDescription, setMetaDescription] = useState('');
   const [ogImage, setOgImage] = useState('');
   const [templateId, setTemplateId] = useState('');
-  const assets = useAssets();
+  const assets = useImages();
   // A template brings its content and buttons; its words fill what is still empty.
   const chooseTemplate = (template: Template | undefined) => {
     setTemplateId(template?.templateId ?? '');
@@ -235,7 +230,7 @@ export function PageSettings({ page, saved }: { page: Page; saved: () => void })
     page.actions.map(({ actionId, purpose, buttonTitle, actionType, url }) => ({ actionId, purpose, buttonTitle, actionType, url })),
   );
   const [ogImage, setOgImage] = useState(page.metadata?.ogImageAssetId ?? '');
-  const assets = useAssets();
+  const assets = useImages();
   const submit = async () => {
     must(
       await api.PATCH('/v0/pages/{page_id}', {
@@ -246,8 +241,8 @@ export function PageSettings({ page, saved }: { page: Page; saved: () => void })
     saved();
   };
   return (
-    <details class="editor">
-      <summary>Settings: name, type, what it is for, buttons, link previews</summary>
+    <Section title="Settings">
+      <p class="muted small">Name, type, what it is for, buttons, link previews</p>
       <ApiForm label="Page settings" onSubmit={submit}>
         <Field name="name" label="Page name" value={name} onInput={setName} required maxLength={255} />
         <TypeAndPurpose pageType={pageType} onType={setPageType} pageContext={pageContext} onContext={setPageContext} />
@@ -257,7 +252,7 @@ export function PageSettings({ page, saved }: { page: Page; saved: () => void })
           <OgImage value={ogImage} onInput={setOgImage} assets={assets.data} />
         </fieldset>
       </ApiForm>
-    </details>
+    </Section>
   );
 }
 

@@ -4,13 +4,17 @@ import { AgentNote } from '../agent-note.js';
 import { type Line, TimeChart } from '../chart.js';
 import { Badge, LoadMore, Section, Status, useCursorList, useLoad, When, WriteButton } from '../components.js';
 import { OpenButton } from '../form.js';
-import { href } from '../router.js';
+import { href, type PageTab } from '../router.js';
+import { Tabs } from '../tabs.js';
 import { Experiments } from './experiment.js';
 import { NewAudience } from './audience-forms.js';
 import { NewSegment } from './segment-forms.js';
 import { PageLinks } from './links.js';
 import { PageContent } from './content-editor/page-content.js';
 import { PageSettings, PageStatusActions } from './page-forms.js';
+import { PageMaps } from './page-maps.js';
+import { WebVitals } from './web-vitals.js';
+import { plural } from '../words.js';
 
 type Interval = 'hour' | 'day' | 'week';
 type Metrics = PageAnalytics['totals'];
@@ -82,7 +86,7 @@ function Groups({ title, groups, link }: { title: string; groups: NonNullable<Pa
   );
 }
 
-function Analytics({ pageId }: { pageId: string }) {
+function Analytics({ pageId, audiences }: { pageId: string; audiences: Audience[] }) {
   const [interval, setInterval] = useState<Interval>('day');
   const [days, setDays] = useState(30);
   const analytics = useLoad(async () => {
@@ -138,14 +142,14 @@ function Analytics({ pageId }: { pageId: string }) {
               />
               <Groups title="Top UTM sources" groups={analytics.data.bySource.groups ?? []} />
             </div>
+            <WebVitals vitals={analytics.data.byAudience.webVitals} averageScrollDepth={analytics.data.byAudience.averageScrollDepth} />
           </>
         )}
       </Status>
+      <PageMaps pageId={pageId} days={days} audiences={audiences} />
     </Section>
   );
 }
-
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /**
  * Regenerate the whole page. What it will queue and skip is asked of the API first (a dry run), so
@@ -159,13 +163,12 @@ function RegeneratePage({ pageId, changed }: { pageId: string; changed: () => vo
   const regenerate = async () => {
     setNotice('');
     const plan = must(await api.POST('/v0/pages/{page_id}/regenerate', { params: { path }, body: { dryRun: true } }));
-    const skipping =
-      plan.skipped.length === 0 ? '' : ` ${plural(plan.skipped.length, 'audience', 'audiences')} written by a person will be skipped.`;
+    const skipping = plan.skipped.length === 0 ? '' : ` ${plural('audience', plan.skipped.length)} written by a person will be skipped.`;
     if (plan.queued === 0) {
       setNotice(`Nothing to regenerate.${skipping}`);
       return undefined;
     }
-    const question = `Regenerate this page? The page agent will rewrite ${plural(plan.queued, 'audience', 'audiences')}.${skipping}`;
+    const question = `Regenerate this page? The page agent will rewrite ${plural('audience', plan.queued)}.${skipping}`;
     if (!window.confirm(question)) return undefined;
     return must(await api.POST('/v0/pages/{page_id}/regenerate', { params: { path, header: once() }, body: {} }));
   };
@@ -178,9 +181,7 @@ function RegeneratePage({ pageId, changed }: { pageId: string; changed: () => vo
         done={(result) => {
           if (result === undefined) return;
           const { queued, skipped } = result as { queued: number; skipped: unknown[] };
-          setNotice(
-            `${plural(queued, 'version', 'versions')} queued for the page agent; ${plural(skipped.length, 'written audience', 'written audiences')} skipped.`,
-          );
+          setNotice(`${plural('version', queued)} queued for the page agent; ${plural('written audience', skipped.length)} skipped.`);
           changed();
         }}
       />
@@ -244,7 +245,7 @@ function Audiences({ pageId, audiences }: { pageId: string; audiences: ReturnTyp
   );
 }
 
-export function PageView({ pageId }: { pageId: string }) {
+export function PageView({ pageId, tab }: { pageId: string; tab: PageTab }) {
   const page = useLoad(async () => must(await api.GET('/v0/pages/{page_id}', { params: { path: { page_id: pageId } } })), [pageId]);
   const audiences = useCursorList(
     async (cursor) =>
@@ -272,12 +273,29 @@ export function PageView({ pageId }: { pageId: string }) {
           </h1>
           <p class="muted">{page.data.title}</p>
           <PageStatusActions page={page.data} changed={page.reload} />
-          <PageSettings key={`settings-${page.data.updatedAt}`} page={page.data} saved={saved} />
-          <PageContent page={page.data} audiences={audiences.items} revision={revision} saved={saved} />
-          <Audiences pageId={pageId} audiences={audiences} />
-          <PageLinks pageId={pageId} audiences={audiences.items} />
-          <Analytics pageId={pageId} />
-          <Experiments pageId={pageId} />
+          <Tabs
+            label="Editing the page"
+            active={tab}
+            onChoose={(next) => {
+              location.hash = next === 'content' ? href('pages', pageId) : href('pages', pageId, next);
+            }}
+            tabs={[
+              {
+                id: 'content',
+                title: 'Content',
+                panel: <PageContent page={page.data} audiences={audiences.items} revision={revision} saved={saved} />,
+              },
+              { id: 'audiences', title: 'Audiences', panel: <Audiences pageId={pageId} audiences={audiences} /> },
+              { id: 'links', title: 'Links', panel: <PageLinks pageId={pageId} audiences={audiences.items} /> },
+              { id: 'experiments', title: 'Experiments', panel: <Experiments pageId={pageId} /> },
+              {
+                id: 'settings',
+                title: 'Settings',
+                panel: <PageSettings key={`settings-${page.data.updatedAt}`} page={page.data} saved={saved} />,
+              },
+            ]}
+          />
+          <Analytics pageId={pageId} audiences={audiences.items} />
         </article>
       )}
     </Status>

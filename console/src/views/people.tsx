@@ -4,6 +4,7 @@ import { LoadMore, Section, Status, useCursorList, useLoad, When } from '../comp
 import { LogTimeline } from '../log-timeline.js';
 import { href } from '../router.js';
 import { OpenButton } from '../form.js';
+import { AccountActivity } from './account-activity.js';
 import { AccountForm, ErasePerson, PersonForm } from './people-forms.js';
 
 function SearchForm({ label, onSearch }: { label: string; onSearch: (query: string) => void }) {
@@ -203,6 +204,7 @@ export function AccountView({ accountId }: { accountId: string }) {
             <summary>Edit</summary>
             <AccountForm key={account.data.updatedAt} account={account.data} done={account.reload} />
           </details>
+          <AccountActivity accountId={accountId} domain={account.data.domain} />
           <LogTimeline owner={{ accountId }} />
         </article>
       )}

@@ -9,7 +9,7 @@ import { href } from '../router.js';
 
 type Rules = NonNullable<Audience['rules']>;
 /** A condition as sent: its value one of the shapes the API takes (an answer describes it only). */
-type Condition = Omit<Rules['conditions'][number], 'value'> & { value?: string | number | boolean | string[] };
+export type Condition = Omit<Rules['conditions'][number], 'value'> & { value?: string | number | boolean | string[] };
 
 const FIELDS: [string, string][] = [
   ['utm.source', 'UTM source'],
@@ -46,14 +46,14 @@ const OPERATORS: [Condition['operator'], string][] = [
 const wordsOf = (list: [string, string][], key: string) => list.find(([k]) => k === key)?.[1] ?? key;
 
 /** A condition as the row edits it: the value as typed, the query parameter's name apart. */
-interface Row {
+export interface Row {
   field: string;
   name: string;
   operator: Condition['operator'];
   value: string;
 }
 
-const toRow = (c: Condition): Row => ({
+export const toRow = (c: Condition): Row => ({
   field: c.field.startsWith('query.') ? 'query' : c.field,
   name: c.field.startsWith('query.') ? c.field.slice('query.'.length) : '',
   operator: c.operator,
@@ -61,7 +61,7 @@ const toRow = (c: Condition): Row => ({
 });
 
 /** The value the API takes for a row: a list for "is one of", a number for bounds, a boolean where asked. */
-function toCondition(row: Row): Condition {
+export function toCondition(row: Row): Condition {
   const field = row.field === 'query' ? `query.${row.name}` : row.field;
   const text = row.value.trim();
   if (row.operator === 'exists') return { field, operator: 'exists', value: text !== 'no' };
@@ -83,10 +83,10 @@ export function rulesInWords(match: 'all' | 'any', rows: Row[]): string {
   return `Visitors ${rows.map(rowInWords).join(match === 'all' ? ' and ' : ' or ')}`;
 }
 
-const emptyRow = (): Row => ({ field: 'utm.source', name: '', operator: 'equals', value: '' });
+export const emptyRow = (): Row => ({ field: 'utm.source', name: '', operator: 'equals', value: '' });
 
 /** The rule builder: match all or any, one row per condition (1–20), and the rules read back in words. */
-function RuleBuilder({
+export function RuleBuilder({
   match,
   rows,
   onChange,

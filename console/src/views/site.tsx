@@ -4,6 +4,7 @@ import { type Line, TimeChart } from '../chart.js';
 import { Section, Status, useLoad } from '../components.js';
 import { href } from '../router.js';
 import { PipelinePanel } from './pipeline.js';
+import { plural } from '../words.js';
 
 // The site dashboard (issue 28): the tenant's visits over every page against the previous period,
 // a chart, the top pages, channels, referrers, countries and devices, goals with their value,
@@ -233,7 +234,7 @@ function RealtimeList() {
         now.data && (
           <>
             <p aria-live="polite" data-realtime-count={now.data.count}>
-              {now.data.count} {now.data.count === 1 ? 'visit' : 'visits'} in the last 5 minutes
+              {plural('visit', now.data.count)} in the last 5 minutes
             </p>
             <ul>
               {(now.data.visits ?? []).map((v, i) => (

@@ -14,6 +14,10 @@ export const LAYOUTS = [
   ['logos', 'Logos'],
   ['cta', 'Call to action: a big button'],
   ['video', 'Video'],
+  ['stats', 'Numbers: a few big figures'],
+  ['steps', 'Steps: how it works, numbered'],
+  ['testimonials', 'Customer quotes: several side by side'],
+  ['pricing', 'Prices: plans side by side'],
 ] as const;
 export type Layout = (typeof LAYOUTS)[number][0];
 export const layoutName = (layout: Layout): string => LAYOUTS.find(([l]) => l === layout)?.[1] ?? layout;
@@ -23,7 +27,28 @@ export interface Item {
   title: string;
   body: string;
   imageAssetId: string;
+  value: string;
+  author: string;
+  role: string;
+  price: string;
+  period: string;
+  actionId: string;
+  highlighted: boolean;
 }
+
+export const VARIANTS = [
+  ['split', 'Text beside the image'],
+  ['background', 'Text over the image, edge to edge'],
+  ['centered', 'Text centred, the image below'],
+] as const;
+export type Variant = (typeof VARIANTS)[number][0];
+export const BACKGROUNDS = [
+  ['plain', 'Plain: the page background'],
+  ['muted', 'Light grey band'],
+  ['brand', 'Brand colour band'],
+  ['dark', 'Dark band'],
+] as const;
+export type Background = (typeof BACKGROUNDS)[number][0];
 
 export interface Block {
   key: number;
@@ -33,6 +58,8 @@ export interface Block {
   imageAssetId: string;
   imageAlt: string;
   imageSide: 'left' | 'right';
+  variant: Variant;
+  background: Background;
   items: Item[];
   author: string;
   role: string;
@@ -40,19 +67,62 @@ export interface Block {
   videoUrl: string;
 }
 
-/** What each layout's items are called, and whether an item has text and an image (the issue's table). */
-export const ITEMS: Partial<Record<Layout, { one: string; title: string; body?: string; image: boolean }>> = {
+/**
+ * What each layout's items are called, and the labels of the texts an item has (a text without a
+ * label is not sent), whether it has an image, a button and a highlight (the issues' tables).
+ */
+export interface ItemKind {
+  one: string;
+  title?: string;
+  body?: string;
+  value?: string;
+  author?: string;
+  role?: string;
+  price?: string;
+  period?: string;
+  image: boolean;
+  action?: boolean;
+}
+export const ITEMS: Partial<Record<Layout, ItemKind>> = {
   features: { one: 'Card', title: 'Card title', body: 'Card text', image: true },
   faq: { one: 'Question', title: 'Question', body: 'Answer', image: false },
   logos: { one: 'Logo', title: 'Company name (alt text)', image: true },
+  stats: { one: 'Figure', value: 'Figure (like 3× or 40%)', title: 'What it counts', image: false },
+  steps: { one: 'Step', title: 'Step title', body: 'Step text', image: false },
+  testimonials: { one: 'Quote', body: 'What they said', author: 'Who said it', role: 'Their role (optional)', image: true },
+  pricing: {
+    one: 'Plan',
+    title: 'Plan name',
+    price: 'Price (like $12 or Free)',
+    period: 'Per (optional, like per month)',
+    body: 'What the plan includes',
+    image: false,
+    action: true,
+  },
 };
+/** The texts an item may have, in the order the editor shows them. */
+export const ITEM_TEXTS = ['value', 'title', 'price', 'period', 'body', 'author', 'role'] as const;
+/** Texts an item may leave empty: not sent when empty. */
+const OPTIONAL_TEXTS: readonly string[] = ['role', 'period'];
 /** Layouts whose section has an image of its own. */
 export const HAS_IMAGE: readonly Layout[] = ['hero', 'image_text', 'quote'];
 
 let nextKey = 1;
 export const newKey = (): number => nextKey++;
 
-export const emptyItem = (): Item => ({ key: newKey(), title: '', body: '', imageAssetId: '' });
+export const emptyItem = (): Item => ({
+  key: newKey(),
+  title: '',
+  body: '',
+  imageAssetId: '',
+  value: '',
+  author: '',
+  role: '',
+  price: '',
+  period: '',
+  actionId: '',
+  highlighted: false,
+});
 
 export const emptyBlock = (layout: Layout = 'text'): Block => ({
   key: newKey(),
@@ -62,6 +132,8 @@ export const emptyBlock = (layout: Layout = 'text'): Block => ({
   imageAssetId: '',
   imageAlt: '',
   imageSide: 'left',
+  variant: 'split',
+  background: 'plain',
   items: [],
   author: '',
   role: '',
@@ -75,12 +147,27 @@ export type ApiSection = PageContent['sections'][number] & {
   imageAssetId?: string;
   imageAlt?: string;
   imageSide?: 'left' | 'right';
-  items?: { title: string; body?: string; imageAssetId?: string }[];
+  variant?: Variant;
+  background?: Background;
+  items?: ApiItem[];
   author?: string;
   role?: string;
   actionId?: string;
   videoUrl?: string;
 };
+
+export interface ApiItem {
+  title?: string;
+  body?: string;
+  imageAssetId?: string;
+  value?: string;
+  author?: string;
+  role?: string;
+  price?: string;
+  period?: string;
+  actionId?: string;
+  highlighted?: boolean;
+}
 
 export interface Draft {
   headline: string;
@@ -88,32 +175,45 @@ export interface Draft {
   blocks: Block[];
 }
 
+/** One section as the editor holds it (issue 48's `section` change edits one alone). */
+export const fromSection = (s: ApiSection): Block => ({
+  ...emptyBlock(s.layout ?? 'text'),
+  heading: s.heading,
+  body: s.body,
+  imageAssetId: s.imageAssetId ?? '',
+  imageAlt: s.imageAlt ?? '',
+  imageSide: s.imageSide ?? 'left',
+  variant: s.variant ?? 'split',
+  background: s.background ?? 'plain',
+  items: (s.items ?? []).map((i) => ({
+    ...emptyItem(),
+    ...Object.fromEntries(ITEM_TEXTS.map((k) => [k, i[k] ?? ''])),
+    imageAssetId: i.imageAssetId ?? '',
+    actionId: i.actionId ?? '',
+    highlighted: i.highlighted === true,
+  })),
+  author: s.author ?? '',
+  role: s.role ?? '',
+  actionId: s.actionId ?? '',
+  videoUrl: s.videoUrl ?? '',
+});
+
 export function fromContent(content: PageContent | null | undefined): Draft {
   const sections = (content?.sections ?? []) as ApiSection[];
   return {
     headline: content?.headline ?? '',
     subheadline: content?.subheadline ?? '',
-    blocks: sections.map((s) => ({
-      ...emptyBlock(s.layout ?? 'text'),
-      heading: s.heading,
-      body: s.body,
-      imageAssetId: s.imageAssetId ?? '',
-      imageAlt: s.imageAlt ?? '',
-      imageSide: s.imageSide ?? 'left',
-      items: (s.items ?? []).map((i) => ({ key: newKey(), title: i.title, body: i.body ?? '', imageAssetId: i.imageAssetId ?? '' })),
-      author: s.author ?? '',
-      role: s.role ?? '',
-      actionId: s.actionId ?? '',
-      videoUrl: s.videoUrl ?? '',
-    })),
+    blocks: sections.map(fromSection),
   };
 }
 
 const given = <K extends string>(key: K, value: string): Partial<Record<K, string>> =>
   value === '' ? {} : ({ [key]: value } as Record<K, string>);
 
-function toSection(b: Block): ApiSection {
+export function toSection(b: Block): ApiSection {
   const section: ApiSection = { heading: b.heading, body: b.body };
+  // Plain is the default band: left out, so a section without one is sent as it always was.
+  if (b.background !== 'plain') section.background = b.background;
   // A text section is sent as it always was: a service without layouts takes it unchanged.
   if (b.layout === 'text') return section;
   section.layout = b.layout;
@@ -121,13 +221,19 @@ function toSection(b: Block): ApiSection {
   // Alt text and a quote's role are required but may be empty (a decorative image, no role): always sent.
   if (b.layout === 'hero' || b.layout === 'image_text') section.imageAlt = b.imageAlt;
   if (b.layout === 'image_text') section.imageSide = b.imageSide;
+  if (b.layout === 'hero' && b.variant !== 'split') section.variant = b.variant;
   const items = ITEMS[b.layout];
   if (items)
-    section.items = b.items.map((i) => ({
-      title: i.title,
-      ...(items.body ? { body: i.body } : {}),
-      ...(items.image ? given('imageAssetId', i.imageAssetId) : {}),
-    }));
+    section.items = b.items.map((i) => {
+      const item: ApiItem = {};
+      for (const key of ITEM_TEXTS) {
+        if (items[key] !== undefined && !(OPTIONAL_TEXTS.includes(key) && i[key] === '')) item[key] = i[key];
+      }
+      if (items.image) Object.assign(item, given('imageAssetId', i.imageAssetId));
+      if (items.action) Object.assign(item, given('actionId', i.actionId));
+      if (items.action && i.highlighted) item.highlighted = true;
+      return item;
+    });
   if (b.layout === 'quote') Object.assign(section, { author: b.author, role: b.role });
   if (b.layout === 'cta') Object.assign(section, given('actionId', b.actionId));
   if (b.layout === 'video') Object.assign(section, given('videoUrl', b.videoUrl));

@@ -10,8 +10,19 @@ import './editor.css';
 // sections in any layout, added, reordered and removed, then saved or published. What Save and
 // Publish send is the caller's (the page, a draft version, a new version).
 
-/** The tokens the served page fills (src/render/content.ts), listed above the editor. */
+/** The tokens the served page fills (src/render/content.ts), listed above the editor: the person's, then the visit's. */
 export const TOKENS = ['{{person.name}}', '{{person.firstName | there}}', '{{account.name}}', '{{audience.name}}'];
+export const VISIT_TOKENS = [
+  '{{utm.source}}',
+  '{{utm.medium}}',
+  '{{utm.campaign | our offer}}',
+  '{{utm.term}}',
+  '{{utm.content}}',
+  '{{query.<name>}}',
+  '{{visitor.country}}',
+  '{{company.name | your team}}',
+  '{{company.industry}}',
+];
 
 export interface EditorProps {
   /** The form's accessible name. */
@@ -65,9 +76,15 @@ export function BlockEditor({ label, initial, actions, save, savedNotice, publis
           publish && { label: 'Publish', confirm: publish.confirm, notice: publish.notice, onSubmit: () => publish.run(toContent(draft)) }
         }
       >
-        <p class="muted small">
-          Words filled in for each visitor:{' '}
+        <p class="muted small" data-tokens="person">
+          Words filled in for each person:{' '}
           {TOKENS.map((t) => (
+            <code key={t}>{t} </code>
+          ))}
+        </p>
+        <p class="muted small" data-tokens="visit">
+          And from each visit (its link, country and company; after | what shows when it does not say):{' '}
+          {VISIT_TOKENS.map((t) => (
             <code key={t}>{t} </code>
           ))}
         </p>

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type Audience, api, must, type PageContent } from '../../api.js';
 import { messageOf, Status, useLoad } from '../../components.js';
+import { type PreviewVisit, VisitFields } from './visit.js';
 
 /** What the editor holds and has not saved: shown in the preview as it is typed. */
 export interface Draft {
@@ -42,7 +43,13 @@ export function LivePreview({
   /** The editor's unsaved content; undefined until it changes. */
   draft?: Draft;
 }) {
-  const [audienceId, setAudienceId] = useState(initialAudienceId);
+  const [chosenAudienceId, setAudienceId] = useState(initialAudienceId);
+  const [asVisitor, setAsVisitor] = useState(false);
+  const [visit, setVisit] = useState<PreviewVisit>({});
+  /** The audience the visit got (a segment, the home audience), '' for the page itself; undefined until asked. */
+  const [got, setGot] = useState<string>();
+  // As a visitor, the visit chooses the audience, as a served page's does.
+  const audienceId = asVisitor ? '' : chosenAudienceId;
   const [problem, setProblem] = useState<string>();
   const [name] = useState(() => `preview-${++frames}`);
   const form = useRef<HTMLFormElement>(null);
@@ -52,20 +59,22 @@ export function LivePreview({
     const issued = must(await api.GET('/v0/pages/{page_id}/preview_link', { params: { path: { page_id: pageId }, query } }));
     const { pathname, search } = new URL(issued.url);
     return { path: pathname + search, expires: Date.parse(issued.expiresAt) };
-  }, [pageId, audienceId, revision]);
+  }, [pageId, audienceId, revision, asVisitor]);
   const issued = link.data;
   useEffect(() => {
-    if (!draft || !issued) return;
+    if ((!draft && !asVisitor) || !issued) return;
     let live = true;
+    // As a visitor, what is saved is shown: the visit may choose another audience than the one edited.
+    const posted = asVisitor ? { visit } : draft;
     const timer = setTimeout(async () => {
       try {
-        must(
-          await api.POST('/v0/pages/{page_id}/preview', {
-            params: { path: { page_id: pageId } },
-            body: { ...draft, ...(audienceId ? { audienceId } : {}) },
-            parseAs: 'text',
-          }),
-        );
+        const answer = await api.POST('/v0/pages/{page_id}/preview', {
+          params: { path: { page_id: pageId } },
+          body: { ...posted, ...(audienceId ? { audienceId } : {}) },
+          parseAs: 'text',
+        });
+        must(answer);
+        if (live) setGot(asVisitor ? (answer.response.headers.get('x-pam-audience-id') ?? '') : undefined);
       } catch (err) {
         if (live) setProblem(messageOf(err));
         return;
@@ -74,7 +83,7 @@ export function LivePreview({
       setProblem(undefined);
       // An expired link would answer 403 in the frame: a fresh one comes back here through `issued`.
       if (issued.expires - Date.now() < LINK_MARGIN_MS) return link.reload();
-      field.current.value = JSON.stringify(draft);
+      field.current.value = JSON.stringify(posted);
       form.current.action = issued.path;
       form.current.submit();
     }, SETTLE_MS);
@@ -82,13 +91,21 @@ export function LivePreview({
       live = false;
       clearTimeout(timer);
     };
-  }, [draft, issued, pageId, audienceId]);
-  const chosen = audiences.find((a) => a.audienceId === audienceId);
+  }, [draft, issued, pageId, audienceId, asVisitor, visit]);
+  const chosen = audiences.find((a) => a.audienceId === (asVisitor ? got : audienceId));
+  const gotName =
+    got === undefined ? undefined : got === '' ? 'the page itself: no segment matches' : (chosen?.effectiveName ?? `audience ${got}`);
   return (
     <div class="live-preview">
       <label>
         Preview for{' '}
-        <select value={audienceId} onChange={(e) => setAudienceId(e.currentTarget.value)} name="previewAudience">
+        <select
+          value={audienceId}
+          onChange={(e) => setAudienceId(e.currentTarget.value)}
+          name="previewAudience"
+          disabled={asVisitor}
+          title={asVisitor ? 'The visit chooses' : undefined}
+        >
           <option value="">No audience (the page itself)</option>
           {audiences.map((a) => (
             <option key={a.audienceId} value={a.audienceId}>
@@ -98,6 +115,30 @@ export function LivePreview({
         </select>
       </label>
       <p class="muted small">Shows your changes as you type, before you save.</p>
+      <label>
+        <input
+          type="checkbox"
+          name="asVisitor"
+          checked={asVisitor}
+          onChange={(e) => {
+            setAsVisitor(e.currentTarget.checked);
+            setGot(undefined);
+          }}
+        />{' '}
+        Preview as a visitor
+      </label>
+      {asVisitor && (
+        <>
+          <p class="muted small">
+            The visit chooses the version, as it would on the page: the first segment it matches, else what everyone gets. What is saved is
+            shown, its words filled from the visit.
+          </p>
+          <VisitFields onVisit={setVisit} />
+          <p role="status" data-visit-gets="">
+            {gotName === undefined ? '' : `This visit gets ${gotName}.`}
+          </p>
+        </>
+      )}
       {problem && (
         <p class="error small" role="status">
           The preview shows your last complete change: {problem}
@@ -114,7 +155,7 @@ export function LivePreview({
           name={name}
           sandbox=""
           src={issued?.path ?? 'about:blank'}
-          title={`Preview of the page${chosen ? ` for ${chosen.effectiveName}` : ''}`}
+          title={`Preview of the page${asVisitor ? ' as a visitor' : chosen ? ` for ${chosen.effectiveName}` : ''}`}
           referrerpolicy="no-referrer"
         />
       </Status>
