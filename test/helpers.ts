@@ -7,6 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import { createApiKey, createTenant } from '../src/admin/repository.js';
 import { buildApp, type AppOptions } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { type Db, openDatabase } from '../src/db/connection.js';
+import { migrateDatabase } from '../src/db/migrate.js';
 import { newId } from '../src/ids.js';
 import pg from 'pg';
 
@@ -70,6 +72,35 @@ export async function freshDatabase(): Promise<TestDatabase> {
       await client.connect();
       await client.query(`drop schema ${schema} cascade`);
       await client.end();
+    },
+  };
+}
+
+/** A fresh database with two independent handles on it: `db`, and `other`, what another process would see. */
+export interface TwoHandles {
+  db: Db;
+  other: Db;
+  /** Closes both handles and drops the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * A fresh database, migrated as the service migrates it: on connections without the 2.5 s query
+ * limit (the files of a run wait in turn for the migrations' lock). Then two handles on it.
+ */
+export async function twoHandles(): Promise<TwoHandles> {
+  const database = await freshDatabase();
+  const config = loadConfig({ DATABASE_URL: database.url }).database;
+  await migrateDatabase(config);
+  const db = openDatabase(config);
+  const other = openDatabase(config);
+  return {
+    db,
+    other,
+    close: async () => {
+      await db.close();
+      await other.close();
+      await database.drop();
     },
   };
 }

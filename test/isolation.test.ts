@@ -202,6 +202,8 @@ describe('tenant isolation', () => {
     'GET /v0/analytics/pipeline':
       "B's fixture deal has no touching visit; test/deals/pipeline.test.ts checks the report's tenant isolation",
     'GET /v0/alerts/{alert_id}/messages': "the fixture alert sent no message; the alert's id is in the 404 sweep above",
+    'GET /v0/pages/{page_id}/heatmap':
+      "counts and sections of the page in the path, no ids; the page's id is in the 404 sweep above, test/analytics/heatmap.test.ts checks the counts",
   };
 
   test("A's resources are absent from every list and search of B", { timeout: 120_000 }, async () => {
@@ -214,8 +216,11 @@ describe('tenant isolation', () => {
       const queries: string[] = [''];
       if (declared.has('limit')) queries.push('limit=100');
       if (declared.has('query')) queries.push(`query=${MARK_A}`, `query=${MARK_A.slice(0, 3)}`, `query=${MARK_B}`, 'query=a');
-      // Events are filtered by their type; log timelines by a kebab-case type of the client's.
-      if (declared.has('type'))
+      // Events are filtered by their type; log timelines by a kebab-case type of the client's; a
+      // declared enum (the heatmap's kinds) by each of its values.
+      const typeEnum = op.queryParams.find((p) => p.name === 'type')?.schema.enum as string[] | undefined;
+      if (typeEnum) queries.push(...typeEnum.map((v) => `type=${encodeURIComponent(v)}`));
+      else if (declared.has('type'))
         queries.push(...(op.path === '/v0/events' ? ['type=page.created', 'type=webhook.test'] : ['type=note-added']));
       if (declared.has('targetType')) queries.push('targetType=page', 'targetType=audience');
       let sawOwn = false;

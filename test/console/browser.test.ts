@@ -9,7 +9,7 @@ import { buildConsole } from '../../scripts/build-console.js';
 import { createApiKey } from '../../src/admin/repository.js';
 import { available, CHROMIUM, skip, until, USER_AGENT } from '../browser.js';
 import { startApp, type Json, type TestApp, ok } from '../helpers.js';
-import { pageUntil, viewChecker } from './console-tab.js';
+import { openPageTab, pageUntil, viewChecker } from './console-tab.js';
 
 // The console end to end in real headless Chromium (Debian's), against a listening server with
 // seeded data: sign in, a page's chart against the API's series, the interval switch, archive and
@@ -197,6 +197,7 @@ describe('the console in a real browser', { skip }, () => {
     const frame = tab.frameLocator('iframe.preview');
     await frame.getByRole('heading', { name: 'Hello Jane' }).waitFor();
     assert.equal(await tab.locator('iframe.preview').getAttribute('sandbox'), '');
+    await openPageTab(tab, 'Links');
     await tab.getByRole('link', { name: /\/spring\/jane$/ }).waitFor();
     await check(tab, 'page');
     const weekly = await series('week', async () => {

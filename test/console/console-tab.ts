@@ -43,8 +43,8 @@ export async function openConsole(
   return { context, tab, errors };
 }
 
-export async function pageUntil(tab: Tab, expression: string): Promise<void> {
-  await until(expression, async () => ((await tab.evaluate(expression)) ? true : undefined));
+export async function pageUntil(tab: Tab, expression: string, timeoutMs?: number): Promise<void> {
+  await until(expression, async () => ((await tab.evaluate(expression)) ? true : undefined), timeoutMs);
 }
 
 /** The view has loaded and axe-core finds no serious or critical violation in it. */
@@ -82,4 +82,29 @@ export function stepper(dir: string) {
     await shot(tab, name);
   };
   return { check, shot };
+}
+
+/**
+ * Picks `name` in the picker labelled `label` (issue 46: fields that take ids are searched by
+ * name): types it, then chooses the option of that name, as a person would.
+ */
+export async function pick(tab: Tab, label: string, name: string, within?: ReturnType<Tab['locator']>): Promise<void> {
+  const scope = within ?? tab.locator('body');
+  const box = scope.getByRole('combobox', { name: label, exact: true });
+  await box.fill(name);
+  await tab
+    .getByRole('listbox', { name: `${label}: matches` })
+    .getByRole('option', { name: new RegExp(`^${escapeRegExp(name)}( ·|$)`) })
+    .click();
+  // Closed, as a person leaves it: nothing of its list lies over the form below.
+  await box.press('Escape');
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Opens one of a page's tabs (issue 46: Content, Audiences, Links, Experiments, Settings). */
+export async function openPageTab(tab: Tab, name: string): Promise<void> {
+  const chosen = tab.getByRole('tablist', { name: 'Editing the page' }).getByRole('tab', { name, exact: true });
+  await chosen.click();
+  await until(`the ${name} tab`, async () => ((await chosen.getAttribute('aria-selected')) === 'true' ? true : undefined));
 }

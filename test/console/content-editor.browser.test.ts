@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { buildConsole } from '../../scripts/build-console.js';
 import { available, CHROMIUM, skip, until } from '../browser.js';
 import { type Json, ok, startApp, type TestApp } from '../helpers.js';
-import { artifactsDir, openConsole, pageUntil, stepper } from './console-tab.js';
+import { artifactsDir, openConsole, pageUntil, pick, stepper } from './console-tab.js';
 
 // Issue 38, the block editor in real headless Chromium: sections added in several layouts,
 // reordered and removed; an image picked from the assets and another uploaded in place; Save sends
@@ -92,7 +92,7 @@ describe('the block editor', { skip }, () => {
     await section(tab, 1).getByLabel('Layout', { exact: true }).selectOption('hero');
     await section(tab, 1).getByLabel('Section heading', { exact: true }).fill('Hero');
     await section(tab, 1).getByLabel('Section text', { exact: true }).fill('Ship **faster**.');
-    await section(tab, 1).getByLabel('Image', { exact: true }).selectOption({ label: 'Team photo' });
+    await pick(tab, 'Image', 'Team photo', section(tab, 1));
     await section(tab, 1).getByLabel('What the image shows', { exact: true }).fill('Our team at work');
     // 2: features, two cards, the first with an image uploaded in place.
     await section(tab, 2).getByLabel('Layout', { exact: true }).selectOption('features');
@@ -106,7 +106,7 @@ describe('the block editor', { skip }, () => {
       .getByLabel('Upload an image', { exact: true })
       .setInputFiles({ name: 'fast.png', mimeType: 'image/png', buffer: await png(200, 40, 40) });
     const uploaded = await until('the uploaded image chosen', async () => {
-      const value = await card(1).getByLabel('Image', { exact: true }).inputValue();
+      const value = await card(1).locator('[data-picker="imageAssetId"] [data-chosen]').getAttribute('data-chosen');
       return value && value !== seed.assetId ? value : undefined;
     });
     assert.equal((ok(await t.req('GET', `/v0/assets/${uploaded}`)) as Json).name, 'fast', 'an asset of the tenant, named after its file');
@@ -218,6 +218,8 @@ describe('the block editor', { skip }, () => {
     await editor(tab, form).getByLabel('Headline', { exact: true }).fill('Jane, this is yours');
     await section(tab, 2, form).getByRole('button', { name: 'Remove section', exact: true }).click();
     await editor(tab, form).getByRole('button', { name: 'Publish', exact: true }).click();
+    // The live preview shows the typed headline before the publish lands: the new version first.
+    await tab.getByText('Version 2 (published)', { exact: true }).waitFor();
     const preview = tab.frameLocator('iframe.preview');
     await preview.getByRole('heading', { name: 'Jane, this is yours' }).waitFor();
     const audience = ok(await t.req('GET', `/v0/pages/${seed.pageId}/audiences/${seed.audienceId}`));

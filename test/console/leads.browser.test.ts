@@ -7,7 +7,7 @@ import { buildConsole } from '../../scripts/build-console.js';
 import { available, CHROMIUM, skip, until, USER_AGENT } from '../browser.js';
 import { ok, startApp, type TestApp } from '../helpers.js';
 import { audienceOf, fallbackHost, link, publishedPage, visit } from '../site/serve-helpers.js';
-import { viewChecker } from './console-tab.js';
+import { pick, viewChecker } from './console-tab.js';
 
 // The console's Leads view (issue 29) in real headless Chromium: leads submitted on served pages,
 // newest first, filtered by page, exported as CSV, each linking to its person; axe on the view.
@@ -74,7 +74,12 @@ describe('the Leads view in a real browser', { skip }, () => {
     assert.match(all[1] ?? '', /Ada Lovelace.*Spring/);
     await check(tab, 'leads');
 
-    await tab.getByLabel('Page').selectOption({ label: 'Spring' });
+    await pick(tab, 'Page', 'Spring');
+    assert.match(
+      (await tab.locator('[data-picker="pageId"]').textContent()) ?? '',
+      new RegExp(`Spring.*API id: ${seed.springId}`),
+      'the name, the id in the hint',
+    );
     await tab.getByRole('button', { name: 'Filter' }).click();
     await until('the filtered list', async () => ((await rows()).length === 1 ? true : undefined));
     assert.match((await rows())[0] ?? '', /Ada Lovelace/);

@@ -6,7 +6,7 @@ import { type Browser, chromium, type Dialog, type Page as Tab } from 'playwrigh
 import { buildConsole } from '../../scripts/build-console.js';
 import { available, CHROMIUM, skip, until, USER_AGENT } from '../browser.js';
 import { type Json, ok, startApp, type TestApp } from '../helpers.js';
-import { pageUntil, viewChecker } from './console-tab.js';
+import { openPageTab, pageUntil, pick, viewChecker } from './console-tab.js';
 
 // Issue 38's console, as a marketer uses it, in headless Chromium: a page made through the New
 // page form (labelled in words, the API's refusal beside its field), breadcrumbs and links that
@@ -126,6 +126,7 @@ describe('the console for a marketer', { skip }, () => {
     assert.equal(page.actions[0].buttonTitle, 'Talk to us');
 
     // Where Regenerate is, the console says no model writes new copy.
+    await openPageTab(tab, 'Audiences');
     const note = tab.locator('[data-agent="template"]');
     await note.waitFor();
     assert.ok(((await note.textContent()) ?? '').includes(NO_MODEL), (await note.textContent()) ?? '');
@@ -138,6 +139,7 @@ describe('the console for a marketer', { skip }, () => {
     );
     ok(await t.req('POST', '/v0/page_links', { path: '/spring', target: { targetType: 'page', pageId: seed.pageId } }), 201);
     await tab.reload();
+    await openPageTab(tab, 'Links');
     const janeLink = tab.locator('li[data-link]').filter({ hasText: '/spring/jane' });
     await janeLink.waitFor();
     assert.match((await janeLink.textContent()) ?? '', /Serves audience Jane Doe/);
@@ -188,7 +190,7 @@ describe('the console for a marketer', { skip }, () => {
     const { tab } = s;
     const draft = ok(await t.req('POST', `/v0/pages/${seed.pageId}/audiences/${seed.audienceId}/versions`, {}), 201);
     const audience = ok(await t.req('GET', `/v0/pages/${seed.pageId}/audiences/${seed.audienceId}`));
-    await go(tab, `#/pages/${seed.pageId}`);
+    await go(tab, `#/pages/${seed.pageId}/experiments`);
     await tab.getByRole('button', { name: 'New experiment', exact: true }).click();
     await field(tab, 'New experiment', 'Experiment name').fill('Does personalisation pay?');
     await field(tab, 'New experiment', 'Weight of control').fill('20');
@@ -218,7 +220,7 @@ describe('the console for a marketer', { skip }, () => {
     );
     assert.equal((await t.req('GET', `/v0/pages/${seed.pageId}/experiments/${holdoutId}`)).status, 200);
     await tab.getByRole('button', { name: /^Delete the experiment/ }).click();
-    await pageUntil(tab, `location.hash === ${JSON.stringify(`#/pages/${seed.pageId}`)}`);
+    await pageUntil(tab, `location.hash === ${JSON.stringify(`#/pages/${seed.pageId}/experiments`)}`);
     assert.equal((await t.req('GET', `/v0/pages/${seed.pageId}/experiments/${holdoutId}`)).status, 404);
 
     // A holdout over a segment (issue 39): only segments are offered; the view says what control sees.
@@ -228,6 +230,7 @@ describe('the console for a marketer', { skip }, () => {
     await tab.getByRole('button', { name: 'New experiment', exact: true }).click();
     await field(tab, 'New experiment', 'Experiment name').fill('LinkedIn holdout');
     const heldOut = field(tab, 'New experiment', 'Who is held out');
+    await heldOut.locator('option', { hasText: 'LinkedIn ads (segment)' }).waitFor({ state: 'attached' });
     assert.deepEqual(await heldOut.locator('option').allTextContents(), ['Every audience with a person', 'LinkedIn ads (segment)']);
     await heldOut.selectOption({ label: 'LinkedIn ads (segment)' });
     await tab.getByRole('button', { name: 'Create experiment' }).click();
@@ -238,7 +241,7 @@ describe('the console for a marketer', { skip }, () => {
     await tab.getByText('Holdout over the segment LinkedIn ads: its version against the page as everyone sees it').waitFor();
     await tab.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'LinkedIn ads', exact: true }).waitFor();
     await tab.getByRole('button', { name: /^Delete the experiment/ }).click();
-    await pageUntil(tab, `location.hash === ${JSON.stringify(`#/pages/${seed.pageId}`)}`);
+    await pageUntil(tab, `location.hash === ${JSON.stringify(`#/pages/${seed.pageId}/experiments`)}`);
 
     // Versions: an audience, two arms each on a version; a bad arm name is refused beside its field.
     await tab.getByRole('button', { name: 'New experiment', exact: true }).click();
@@ -305,7 +308,8 @@ describe('the console for a marketer', { skip }, () => {
     await tab.getByRole('button', { name: 'New goal', exact: true }).click();
     await field(tab, 'New goal', 'Goal name').fill('Demo requested');
     await field(tab, 'New goal', 'What counts').selectOption({ label: 'A button is clicked' });
-    await field(tab, 'New goal', 'Button purpose').fill('demo');
+    // A purpose is picked from the pages' buttons, or typed as it is (issue 46).
+    await pick(tab, 'Button purpose', 'demo', form(tab, 'New goal'));
     await field(tab, 'New goal', 'Currency of its value').fill('eur');
     await tab.getByRole('button', { name: 'Create goal' }).click();
     await tab.locator('tr[data-goal]').filter({ hasText: 'Demo requested' }).waitFor();
@@ -322,7 +326,7 @@ describe('the console for a marketer', { skip }, () => {
     await field(tab, 'New funnel', 'Link path').fill('/spring');
     await field(tab, 'New funnel', 'Step 1 name').fill('Opened the page');
     await field(tab, 'New funnel', 'Step 2 counts').selectOption('form');
-    await field(tab, 'New funnel', 'On which page').selectOption({ label: 'Spring' });
+    await pick(tab, 'On which page', 'Spring', form(tab, 'New funnel'));
     await field(tab, 'New funnel', 'Hours to finish').fill('48');
     await tab.getByRole('button', { name: 'Create funnel' }).click();
     await tab.locator('li[data-funnel]').filter({ hasText: 'Visit to lead' }).waitFor();

@@ -87,7 +87,7 @@ describe('the site dashboard', { skip }, () => {
     await tab.getByLabel('API key').fill(t.key);
     await tab.getByRole('button', { name: 'Sign in' }).click();
     await tab.getByRole('button', { name: 'Sign out' }).waitFor();
-    await tab.getByRole('link', { name: 'Site' }).click();
+    await tab.getByRole('link', { name: 'Site', exact: true }).click();
     await pageUntil(tab, `!document.body.textContent.includes('Loading…') && document.querySelector('[data-funnel]')`);
 
     const steps = await tab.locator(`[data-funnel="${funnelId}"] li`).allTextContents();

@@ -77,7 +77,7 @@ describe('regenerate, version history and restore in a real browser', { skip }, 
     await tab.getByRole('button', { name: 'Sign out' }).waitFor();
 
     // 1. Regenerate on the page, declined: the question names 2 to queue and 1 written to skip; nothing is sent.
-    await tab.evaluate(`location.hash = '#/pages/${seed.pageId}'`);
+    await tab.evaluate(`location.hash = '#/pages/${seed.pageId}/audiences'`);
     await tab.getByRole('heading', { level: 1, name: /Spring/ }).waitFor();
     await check(tab, 'page');
     const regenerate = tab.getByRole('button', { name: "Regenerate the page's audiences" });

@@ -13,7 +13,7 @@ import { createApiKey } from '../../src/admin/repository.js';
 import { available, CHROMIUM, skip, until, USER_AGENT } from '../browser.js';
 import { type FakeDns, startFakeDns } from '../dns-server.js';
 import { type Json, ok, onPostgres, startApp, type TestApp } from '../helpers.js';
-import { assertAccessible, pageUntil } from './console-tab.js';
+import { assertAccessible, openPageTab, pageUntil, pick } from './console-tab.js';
 
 // Issue 29, writing in the console, end to end in real headless Chromium against a listening
 // server: create a page with a form action, write its content, publish it, make an audience for a
@@ -197,6 +197,7 @@ describe('writing in the console, end to end', { skip }, () => {
     await check(tab, 'published');
 
     // 4. An audience for a person found by the API's search.
+    await openPageTab(tab, 'Audiences');
     await tab.getByRole('button', { name: 'New audience', exact: true }).click();
     const [searched] = await Promise.all([
       tab.waitForResponse((r) => r.url().includes('/v0/persons/search?') && r.url().includes('query=acme')),
@@ -233,6 +234,7 @@ describe('writing in the console, end to end', { skip }, () => {
 
     // 5. A link to the audience on the fallback domain, shown as its full URL.
     await tab.getByRole('navigation', { name: 'Breadcrumb' }).getByRole('link', { name: 'Spring', exact: true }).click();
+    await openPageTab(tab, 'Links');
     await field(tab, 'New link', 'Path').fill('/spring/jane');
     await field(tab, 'New link', 'Shows').selectOption({ label: 'the page for Jane Doe (acme.example)' });
     await tab.getByRole('button', { name: 'Create link' }).click();
@@ -243,6 +245,7 @@ describe('writing in the console, end to end', { skip }, () => {
     assert.equal(made.linkUrl, `http://${fallback}:${new URL(origin).port}/spring/jane`);
     assert.equal(await shown.textContent(), made.linkUrl);
     // The preview for that audience.
+    await openPageTab(tab, 'Content');
     await tab.getByLabel('Preview for').selectOption({ label: 'Jane Doe (acme.example)' });
     await preview.getByRole('heading', { name: 'Hi Jane, this is for you' }).waitFor();
     await check(tab, 'link');
@@ -257,7 +260,7 @@ describe('writing in the console, end to end', { skip }, () => {
     await form(tab, 'Brand').getByRole('alert').waitFor();
     assert.equal(ok(await t.req('GET', '/v0/site_settings')).updatedAt, null, 'nothing saved');
     await check(tab, 'brand-problem');
-    await field(tab, 'Brand', 'Logo').selectOption({ label: 'Acme logo' });
+    await pick(tab, 'Logo', 'Acme logo', form(tab, 'Brand'));
     await field(tab, 'Brand', 'Brand colour').fill(BRAND.color);
     await field(tab, 'Brand', 'Font').selectOption('serif');
     await field(tab, 'Brand', 'Footer text').fill(BRAND.footer);
@@ -390,7 +393,7 @@ describe('writing in the console, end to end', { skip }, () => {
     await tab.locator('[data-domain="go.example.com"] .badge-verified').waitFor();
     await check(tab, 'domain-verified');
     // A link on that domain, moved, then deleted.
-    await tab.evaluate(`location.hash = ${JSON.stringify(`#/pages/${made.pageId}`)}`);
+    await tab.evaluate(`location.hash = ${JSON.stringify(`#/pages/${made.pageId}/links`)}`);
     await field(tab, 'New link', 'Domain').selectOption({ label: 'go.example.com' });
     await field(tab, 'New link', 'Path').fill('/promo');
     await tab.getByRole('button', { name: 'Create link' }).click();
@@ -478,7 +481,7 @@ describe('writing in the console, end to end', { skip }, () => {
     await field(tab, 'New page', 'Page name').fill('With an image');
     await field(tab, 'New page', 'Title').fill('With an image');
     await field(tab, 'New page', 'What the page is for').fill('A page with an OG image');
-    await field(tab, 'New page', 'Image in link previews').selectOption({ label: 'Hero' });
+    await pick(tab, 'Image in link previews', 'Hero', form(tab, 'New page'));
     await tab.getByRole('button', { name: 'Create page' }).click();
     await tab.getByRole('heading', { level: 1, name: /With an image/ }).waitFor();
     const withImage = ok(await t.req('GET', `/v0/pages/${decodeURIComponent(tab.url().split('#/pages/')[1] ?? '')}`));
@@ -551,10 +554,11 @@ describe('writing in the console, end to end', { skip }, () => {
     await writesIn('#/pages', 'Pages', 2);
     assert.equal(await tab.getByRole('button', { name: 'New page' }).isDisabled(), true);
     await writesIn(`#/pages/${made.pageId}`, /Spring/);
-    assert.equal(await tab.getByRole('button', { name: 'New audience' }).isDisabled(), true);
     assert.equal(await form(tab, 'Page content').getByRole('button', { name: 'Save' }).isDisabled(), true);
     assert.equal(await field(tab, 'Page content', 'Headline').isDisabled(), true, 'fields too');
     await check(tab, 'read-only-page');
+    await openPageTab(tab, 'Audiences');
+    assert.equal(await tab.getByRole('button', { name: 'New audience' }).isDisabled(), true);
     await writesIn(`#/pages/${made.pageId}/audiences/${made.audienceId}`, 'Jane Doe (acme.example)');
     await writesIn('#/domains', 'Domains', 2);
     await writesIn('#/webhooks', 'Webhook subscriptions', 2);

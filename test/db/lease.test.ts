@@ -1,28 +1,23 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
 import { sql } from 'kysely';
-import { loadConfig } from '../../src/config.js';
-import { openDatabase, type Db } from '../../src/db/connection.js';
+import type { Db } from '../../src/db/connection.js';
 import { claimLeases, releaseLease } from '../../src/db/lease.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
 import { newId } from '../../src/ids.js';
-import { freshDatabase, onPostgres, type TestDatabase } from '../helpers.js';
+import { onPostgres, type TwoHandles, twoHandles } from '../helpers.js';
 
 // The lease claim shared by background jobs (db/lease.ts), on the events table: one claimer wins
 // each row, a running lease keeps it, an ended one frees it, and only the holder may complete it.
 
-let database: TestDatabase;
+let handles: TwoHandles;
 let db: Db;
 /** A second, independent handle on the same database: what another process would see. */
 let other: Db;
 const tenants: string[] = [];
 
 before(async () => {
-  database = await freshDatabase();
-  const config = loadConfig({ DATABASE_URL: database.url }).database;
-  db = openDatabase(config);
-  await migrateToLatest(db);
-  other = openDatabase(config);
+  handles = await twoHandles();
+  ({ db, other } = handles);
   for (let i = 0; i < 3; i++) {
     const id = newId('tenant');
     await db.kysely
@@ -33,9 +28,7 @@ before(async () => {
   }
 });
 after(async () => {
-  await db?.close();
-  await other?.close();
-  await database?.drop();
+  await handles?.close();
 });
 beforeEach(async () => {
   await db.kysely.deleteFrom('events').execute();

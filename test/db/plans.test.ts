@@ -11,17 +11,18 @@ import { getPerson, listPersons, searchPersons } from '../../src/persons/reposit
 import { findPage, getPage, listPages } from '../../src/pages/repository.js';
 import { getAudience, listAudiences } from '../../src/audiences/repository.js';
 import { searchAudiences } from '../../src/audiences/search.js';
-import { listSessions } from '../../src/sessions/repository.js';
+import { readPageSegments } from '../../src/site/serve/segments.js';
+import { listSessions } from '../../src/visits/repository.js';
 import { findTopic, listEntries, listTopics } from '../../src/topics/repository.js';
 import { searchPageLinks } from '../../src/page-links/repository.js';
 import { getAsset, listAssets } from '../../src/assets/repository.js';
 import { urlSigner } from '../../src/assets/files.js';
 import { newId } from '../../src/ids.js';
 import { freshDatabase, onPostgres, type TestDatabase } from '../helpers.js';
-import { NOT_COLLECTED } from '../../src/sessions/repository.js';
+import { NOT_COLLECTED } from '../../src/visits/repository.js';
 import { getSiteAnalytics } from '../../src/analytics/repository.js';
 import { funnelResults } from '../../src/funnels/results.js';
-import { applySessionChange, type RolledSession } from '../../src/analytics/rollups.js';
+import { applySessionChange, type RolledSession } from '../../src/visits/rollups.js';
 
 // The real repository queries, captured as they run, then EXPLAINed over tables big enough that
 // a planner would rather use an index: none may fall back to a sequential scan of a big table.
@@ -192,6 +193,7 @@ async function seedPagesAudiencesSessions(k: Kysely<Database>, tenantId: string,
         id: pageId,
         tenant_id: tenantId,
         name: pageName,
+        name_lc: pageName.toLowerCase(),
         title: pageName,
         page_context: 'ctx',
         page_type: 'inbound',
@@ -227,8 +229,6 @@ async function seedPagesAudiencesSessions(k: Kysely<Database>, tenantId: string,
         computed_name: name,
         effective_name: name,
         effective_name_lc: name.toLowerCase(),
-        page_name: pageName,
-        page_name_lc: pageName.toLowerCase(),
         page_deleted: 0,
         person_id: null,
         person_route_key: null,
@@ -456,6 +456,14 @@ test('audiences: the list of a page and one audience are read by index, versions
   const page = (await findPage(db.kysely, somePage.tenantId, somePage.id))!;
   assertNoFullScan(await plansOf((k) => listAudiences(k, page, { limit: 20 })));
   assertNoFullScan(await plansOf((k) => getAudience(k, page, somePage.audienceId)));
+});
+
+test("a page's segments ask whether the tenant reads a company by their own index, never by a walk over its audiences", async () => {
+  const plans = await plansOf((k) => readPageSegments(k, somePage.tenantId, somePage.id));
+  assertNoFullScan(plans);
+  // Issue 50: the tenant's every audience was read to test its rules, on every miss of the memo.
+  assert.match(plans[0] ?? '', /audiences_company_rules_idx/);
+  assert.doesNotMatch(plans[0] ?? '', /audiences_tenant_created_idx/);
 });
 
 test('audience search uses the substring index', async () => {

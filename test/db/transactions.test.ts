@@ -1,30 +1,23 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { loadConfig } from '../../src/config.js';
-import { openDatabase, type Db } from '../../src/db/connection.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
+import type { Db } from '../../src/db/connection.js';
 import { newId } from '../../src/ids.js';
-import { freshDatabase, type TestDatabase } from '../helpers.js';
+import { type TwoHandles, twoHandles } from '../helpers.js';
 
 // What every transaction may rely on, whatever the backend: on SQLite transactions share a group
 // commit (db/sqlite.ts), and these cases pin down that sharing changes none of it.
 
-let database: TestDatabase;
+let handles: TwoHandles;
 let db: Db;
 /** A second, independent handle on the same database: what another process would see. */
 let other: Db;
 
 before(async () => {
-  database = await freshDatabase();
-  const config = loadConfig({ DATABASE_URL: database.url }).database;
-  db = openDatabase(config);
-  await migrateToLatest(db);
-  other = openDatabase(config);
+  handles = await twoHandles();
+  ({ db, other } = handles);
 });
 after(async () => {
-  await db?.close();
-  await other?.close();
-  await database?.drop();
+  await handles?.close();
 });
 
 const tenant = (name: string) => ({

@@ -118,7 +118,6 @@ describe('the worst case of 1,000 sessions and 1,000 deals', () => {
     await addDeals(t, shape, shape.deals, deals - shape.deals, shape.domain);
     const { res, ms, maxDelayMs } = await coldBest({ model: 'any' });
     assert.equal(ok(res).totals.deals, deals, 'exactly at the limit');
-    assert.ok(maxDelayMs < 100, `answered in ${ms.toFixed(0)} ms, the loop blocked ${maxDelayMs.toFixed(0)} ms`);
     await addDeals(t, shape, deals, 1, shape.domain);
     const refused = await ask({ model: 'any' });
     expectProblem(refused, 400, 'validation_failed', ['/windowDays', '/startDate', '/endDate']);
@@ -126,6 +125,8 @@ describe('the worst case of 1,000 sessions and 1,000 deals', () => {
     // Narrower, or another model, answers.
     assert.equal(ok(await ask({ model: 'any', windowDays: 29 })).totals.deals, 0);
     assert.equal(ok(await ask({ model: 'last' })).totals.deals, deals + 1);
+    // Last: the next test builds on the deal added above, whatever the timing says.
+    assert.ok(maxDelayMs < 100, `answered in ${ms.toFixed(0)} ms, the loop blocked ${maxDelayMs.toFixed(0)} ms`);
   });
 
   test(`at most ${MAX_PIPELINE_DEALS} deals in the range; at 100 times the probe's size the refusal is quick`, async () => {

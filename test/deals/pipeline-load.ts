@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { noteChange } from '../../src/db/changes.js';
 import type { Database } from '../../src/db/types.js';
 import { newId } from '../../src/ids.js';
-import { NOT_COLLECTED } from '../../src/sessions/repository.js';
+import { NOT_COLLECTED } from '../../src/visits/repository.js';
 import { newAudience, newPage } from '../analytics/helpers.js';
 import type { TestApp } from '../helpers.js';
 

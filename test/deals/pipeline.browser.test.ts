@@ -57,13 +57,22 @@ describe('the pipeline panel', { skip }, () => {
     await tab.getByLabel('API key').fill(t.key);
     await tab.getByRole('button', { name: 'Sign in' }).click();
     await tab.getByRole('button', { name: 'Sign out' }).waitFor();
-    await tab.getByRole('link', { name: 'Site' }).click();
+    await tab.getByRole('link', { name: 'Site', exact: true }).click();
     const row = `[data-pipeline="page"] [data-group="${pageId}"]`;
     await until(row, async () => ((await tab.locator(row).count()) > 0 ? true : undefined));
     const text = (await tab.locator(row).textContent()) ?? '';
-    assert.match(text, /^Spring <b>launch<\/b>1€1,234\.501€1,234\.50$/);
+    assert.match(text, /^Spring <b>launch<\/b>1€1,234\.501€1,234\.501€1,234\.50$/);
     await tab.getByLabel('Credit').selectOption('first');
     await until('first', async () => ((await tab.locator(row).count()) > 0 ? true : undefined));
+    // Issue 49: each model said in a line; time_decay's with the half-life the answer used (90 / 4).
+    const meaning = tab.locator('[data-pipeline="page"] [data-model-meaning]');
+    assert.match((await meaning.textContent()) ?? '', /first visit/);
+    await tab.getByLabel('Credit').selectOption('time_decay');
+    await until('the half-life', async () => (/22\.5 days/.test((await meaning.textContent()) ?? '') ? true : undefined));
+    await tab.getByLabel('Credit').selectOption('position');
+    await until('U-shaped', async () => (/40%/.test((await meaning.textContent()) ?? '') ? true : undefined));
+    await until('position', async () => ((await tab.locator(row).count()) > 0 ? true : undefined));
+    assert.match((await tab.locator(row).textContent()) ?? '', /1€1,234\.50$/);
     await tab.evaluate(AXE);
     const violations = (await tab.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) =>
       result.violations.map((v) => ({ id: v.id, impact: v.impact })))`)) as { impact: string }[];

@@ -222,7 +222,7 @@ describe('bounds', () => {
     for (const windowDays of [0, 366, 1.5, 'x']) {
       expectProblem(await t.req('GET', `/v0/analytics/pipeline${qs({ windowDays })}`), 400, 'validation_failed', ['/windowDays']);
     }
-    expectProblem(await t.req('GET', '/v0/analytics/pipeline?model=linear'), 400, 'validation_failed', ['/model']);
+    expectProblem(await t.req('GET', '/v0/analytics/pipeline?model=u_shaped'), 400, 'validation_failed', ['/model']);
     expectProblem(await t.req('GET', '/v0/analytics/pipeline?groupBy=country'), 400, 'validation_failed', ['/groupBy']);
     expectProblem(await t.req('GET', '/v0/analytics/pipeline?groupBy=arm'), 400, 'validation_failed', ['/experimentId']);
     expectProblem(await t.req('GET', '/v0/analytics/pipeline?groupBy=page&experimentId=experiment_x'), 400, 'validation_failed', [

@@ -4,7 +4,7 @@ import { type Browser, chromium, type Page as Tab } from 'playwright-core';
 import sharp from 'sharp';
 import { buildConsole } from '../../scripts/build-console.js';
 import { available, CHROMIUM, skip, until, USER_AGENT } from '../browser.js';
-import { artifactsDir, openConsole, stepper } from '../console/console-tab.js';
+import { artifactsDir, openConsole, openPageTab, pick, stepper } from '../console/console-tab.js';
 import { type Json, ok, startApp, type TestApp } from '../helpers.js';
 
 // Issue 38, end to end in headless Chromium against a listening server, as a marketer works: a page
@@ -68,12 +68,14 @@ describe('a marketer, from template to lead', { skip }, () => {
     const content = form(tab, 'Page content');
     const fromTemplate = ok(await t.req('GET', `/v0/pages/${pageId}`));
     const templateLayouts = fromTemplate.content.sections.map((s: Json) => s.layout ?? 'text');
-    assert.deepEqual(templateLayouts, ['text', 'features', 'quote', 'faq', 'cta']);
+    assert.deepEqual(templateLayouts, ['text', 'features', 'stats', 'steps', 'quote', 'faq', 'cta']);
+    // The sections added after the template's: the hero, then a features section and a FAQ.
+    const [heroAt, featuresAt, faqAt] = [1, 2, 3].map((i) => templateLayouts.length + i) as [number, number, number];
     assert.equal(fromTemplate.actions[0].buttonTitle, 'Get early access', "the template's form");
     await content.getByLabel('Headline', { exact: true }).fill('Landing pages for {{person.firstName | you}}');
     await content.getByLabel('Subheadline', { exact: true }).fill('Built in minutes, personal for every visitor');
     for (let i = 0; i < 3; i++) await content.getByRole('button', { name: 'Add section', exact: true }).click();
-    const hero = section(tab, 6);
+    const hero = section(tab, heroAt);
     await hero.getByLabel('Layout', { exact: true }).selectOption('hero');
     await hero.getByLabel('Section heading', { exact: true }).fill('Spring is here');
     await hero.getByLabel('Section text', { exact: true }).fill('Everything new, in one page.');
@@ -83,23 +85,25 @@ describe('a marketer, from template to lead', { skip }, () => {
     await hero
       .getByLabel('Upload an image', { exact: true })
       .setInputFiles({ name: 'spring-hero.png', mimeType: 'image/png', buffer: image });
-    await until('the hero image chosen', async () => ((await hero.getByLabel('Image', { exact: true }).inputValue()) ? true : undefined));
+    await until('the hero image chosen', async () =>
+      (await hero.locator('[data-picker="imageAssetId"] [data-chosen]').count()) > 0 ? true : undefined,
+    );
     await hero.getByLabel('What the image shows', { exact: true }).fill('A team launching a page');
-    for (let n = 6; n > 1; n--) await section(tab, n).getByRole('button', { name: 'Move up', exact: true }).click();
+    for (let n = heroAt; n > 1; n--) await section(tab, n).getByRole('button', { name: 'Move up', exact: true }).click();
     assert.equal(await section(tab, 1).getByLabel('Layout', { exact: true }).inputValue(), 'hero');
-    await section(tab, 7).getByLabel('Layout', { exact: true }).selectOption('features');
-    await section(tab, 7).getByLabel('Section heading', { exact: true }).fill('What you get');
-    const card = (n: number) => section(tab, 7).getByRole('group', { name: `Card ${n}`, exact: true });
+    await section(tab, featuresAt).getByLabel('Layout', { exact: true }).selectOption('features');
+    await section(tab, featuresAt).getByLabel('Section heading', { exact: true }).fill('What you get');
+    const card = (n: number) => section(tab, featuresAt).getByRole('group', { name: `Card ${n}`, exact: true });
     await card(1).getByLabel('Card title', { exact: true }).fill('Blocks');
     await card(1).getByLabel('Card text', { exact: true }).fill('Heroes, cards, questions and quotes.');
     await card(2).getByLabel('Card title', { exact: true }).fill('Audiences');
     await card(2).getByLabel('Card text', { exact: true }).fill('A version of the page for each person.');
-    await section(tab, 8).getByLabel('Layout', { exact: true }).selectOption('faq');
-    await section(tab, 8).getByLabel('Section heading', { exact: true }).fill('More questions');
-    const question = section(tab, 8).getByRole('group', { name: 'Question 1', exact: true });
+    await section(tab, faqAt).getByLabel('Layout', { exact: true }).selectOption('faq');
+    await section(tab, faqAt).getByLabel('Section heading', { exact: true }).fill('More questions');
+    const question = section(tab, faqAt).getByRole('group', { name: 'Question 1', exact: true });
     await question.getByLabel('Question', { exact: true }).fill('Do I need a designer?');
     await question.getByLabel('Answer', { exact: true }).fill('No: the layouts are made for you.');
-    await section(tab, 8).getByRole('button', { name: 'Remove question', exact: true }).last().click();
+    await section(tab, faqAt).getByRole('button', { name: 'Remove question', exact: true }).last().click();
     await content.getByRole('button', { name: 'Save', exact: true }).click();
     await content.getByText('Saved.').waitFor();
     const preview = tab.frameLocator('iframe.preview');
@@ -128,6 +132,7 @@ describe('a marketer, from template to lead', { skip }, () => {
     await tab.getByRole('heading', { level: 1, name: 'Jane Doe' }).waitFor();
     await check(tab, 'person');
     await go(tab, `#/pages/${pageId}`);
+    await openPageTab(tab, 'Audiences');
     await tab.getByRole('button', { name: 'New audience', exact: true }).click();
     await form(tab, 'New audience').getByLabel('Search persons').fill('jane');
     await form(tab, 'New audience').getByRole('button', { name: 'Search', exact: true }).click();
@@ -141,6 +146,7 @@ describe('a marketer, from template to lead', { skip }, () => {
 
     // 5. A link to the audience on the tenant's fallback domain.
     await go(tab, `#/pages/${pageId}`);
+    await openPageTab(tab, 'Links');
     await at(tab, 'New link', '/path').fill('/spring/jane');
     await at(tab, 'New link', '/target').selectOption(audienceId);
     await tab.getByRole('button', { name: 'Create link', exact: true }).click();
@@ -152,6 +158,7 @@ describe('a marketer, from template to lead', { skip }, () => {
 
     // 6. A holdout experiment, started, and a goal for the page's form.
     await go(tab, `#/pages/${pageId}`);
+    await openPageTab(tab, 'Experiments');
     await tab.getByRole('button', { name: 'New experiment', exact: true }).click();
     await form(tab, 'New experiment').getByLabel('Experiment name', { exact: true }).fill('Does personalising pay?');
     await form(tab, 'New experiment').getByLabel('What is compared', { exact: true }).selectOption('holdout');
@@ -169,7 +176,7 @@ describe('a marketer, from template to lead', { skip }, () => {
     await tab.getByRole('button', { name: 'New goal', exact: true }).click();
     await form(tab, 'New goal').getByLabel('Goal name', { exact: true }).fill('Early access asked');
     await form(tab, 'New goal').getByLabel('What counts', { exact: true }).selectOption('form');
-    await form(tab, 'New goal').getByLabel('On which page', { exact: true }).selectOption(pageId);
+    await pick(tab, 'On which page', 'Spring launch', form(tab, 'New goal'));
     await tab.getByRole('button', { name: 'Create goal', exact: true }).click();
     await tab.getByRole('table').getByText('Early access asked').waitFor();
     const goals = ok(await t.req('GET', '/v0/goals')).items as Json[];

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../src/db/types.js';
 import { lookForFirstWinners } from '../../src/experiments/looks.js';
 import { newId } from '../../src/ids.js';
-import { NOT_COLLECTED } from '../../src/sessions/repository.js';
+import { NOT_COLLECTED } from '../../src/visits/repository.js';
 import { ok, startApp, type Json, type TestApp } from '../helpers.js';
 import { audienceOf, publishedPage } from '../site/serve-helpers.js';
 

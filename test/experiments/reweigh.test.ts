@@ -5,7 +5,7 @@ import type { Database } from '../../src/db/types.js';
 import { newId } from '../../src/ids.js';
 import { ok, startApp, type Json, type TestApp } from '../helpers.js';
 import { audienceOf, publishedPage } from '../site/serve-helpers.js';
-import { NOT_COLLECTED } from '../../src/sessions/repository.js';
+import { NOT_COLLECTED } from '../../src/visits/repository.js';
 
 // Issue 27: a bandit's weights follow its conversions (Thompson sampling, at most every 15
 // minutes, never below 1%), each recomputation a period of its results; and analytics group by arm.

@@ -650,6 +650,25 @@ const MAKERS: [string, (c: Ctx) => Promise<Record<string, string>>][] = [
     },
   ],
   [
+    'siteId',
+    async (c) => ({
+      siteId: (await api(c, 'POST', '/v0/sites', { name: `${c.fx.marker} Site`, origins: ['https://fuzz.example'] })).siteId,
+    }),
+  ],
+  [
+    'experienceId',
+    async (c) => ({
+      experienceId: (
+        await api(c, 'POST', '/v0/experiences', {
+          siteId: c.fx.ids.siteId,
+          name: `${c.fx.marker} Experience`,
+          urlMatch: { type: 'exact', value: '/' },
+          changes: [{ selector: 'h1', action: 'hide' }],
+        })
+      ).experienceId,
+    }),
+  ],
+  [
     'templateId',
     async (c) => ({
       templateId: (await api(c, 'POST', '/v0/templates', { pageId: c.fx.ids.pageId, name: `${c.fx.marker} Template` })).templateId,
@@ -1055,12 +1074,26 @@ const HINTS: { at: RegExp; hint: Hint }[] = [
   // otherwise), so valid requests are of kind event with its eventName, and a currency the list has.
   { at: /^(POST|PATCH) \/v0\/goals\S* \/body\/kind$/, hint: { arb: () => fc.constant('event'), only: true, include: 1 } },
   { at: /^(POST|PATCH) \/v0\/goals\S* \/body\/eventName$/, hint: { include: 1 } },
-  { at: /^(POST|PATCH) \/v0\/goals\S* \/body\/(pageId|actionPurpose|path)$/, hint: { include: 0 } },
+  { at: /^(POST|PATCH) \/v0\/goals\S* \/body\/(pageId|actionPurpose|path|threshold|pathPattern)$/, hint: { include: 0 } },
   { at: /^(POST|PATCH) \/v0\/goals\S* \/body\/currency$/, hint: { arb: () => fc.constantFrom('EUR', 'USD', 'JPY', null), only: true } },
   { at: /^(POST|PATCH) \/v0\/funnels\S* \/body\/steps\/\*\/kind$/, hint: { arb: () => fc.constant('event'), only: true } },
   { at: /^(POST|PATCH) \/v0\/funnels\S* \/body\/steps\/\*\/eventName$/, hint: { include: 1 } },
   { at: /^(POST|PATCH) \/v0\/funnels\S* \/body\/steps\/\*\/(pageId|actionPurpose|path)$/, hint: { include: 0 } },
   { at: /funnels\/\{funnel_id\}\/results \/query\/(startDate|endDate)$/, hint: { include: 0.3 } },
+  // Sites and experiences (issue 48): origins, URL patterns, selectors and each action's fields are
+  // the service's rules (400 naming the field otherwise), so valid requests use known good values.
+  { at: /^(POST|PATCH) \/v0\/sites\S* \/body\/origins$/, hint: { arb: () => fc.constant(['https://fuzz.example']), only: true } },
+  { at: /^POST \/v0\/experiences \/body\/siteId$/, hint: { arb: (g) => fc.constant(g.c.fx.ids.siteId), only: true } },
+  {
+    at: /^(POST|PATCH) \/v0\/experiences\S* \/body\/urlMatch$/,
+    hint: { arb: () => fc.constant({ type: 'prefix', value: '/fuzz' }), only: true },
+  },
+  { at: /^(POST|PATCH) \/v0\/experiences\S* \/body\/conversionUrl$/, hint: { arb: () => fc.constantFrom('/thanks', null), only: true } },
+  { at: /^(POST|PATCH) \/v0\/experiences\S* \/body\/rules$/, hint: { arb: () => fc.constant(null), only: true } },
+  {
+    at: /^(POST|PATCH) \/v0\/experiences\S* \/body\/changes$/,
+    hint: { arb: () => fc.constant([{ selector: 'main h1', action: 'text', value: 'Hi {{utm.term | there}}' }]), only: true },
+  },
   // An alert's Slack URL is the receiver's (a random string is a 400 naming it); its ids are the
   // tenant's (random ones are 400 at each), so valid requests mostly name none.
   { at: /alerts\S* \/body\/channel\/webhookUrl$/, hint: { arb: (g) => fc.constant(`${g.c.receiver.url}/fuzz/alert`), only: true } },

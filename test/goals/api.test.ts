@@ -29,6 +29,9 @@ describe('goals', () => {
         actionPurpose: null,
         path: null,
         eventName: null,
+        // A scroll goal's fields (issue 49).
+        pathPattern: null,
+        threshold: null,
         currency: null,
         maxValue: 1_000_000,
         createdAt: '',

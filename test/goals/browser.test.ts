@@ -68,7 +68,8 @@ describe('goals measured in a real browser', { skip }, () => {
     const context = await browser.newContext({ userAgent: USER_AGENT });
     const tab = await context.newPage();
     assert.equal((await tab.goto(`${origin}/tracked`))?.status(), 200);
-    await tab.waitForFunction("document.body.dataset.tracked === 'yes'");
+    // A locator, not waitForFunction: its polling evaluates in the page, where the CSP forbids eval.
+    await tab.locator('body[data-tracked="yes"]').waitFor({ state: 'attached' });
     // The header's button and the second action are both "demo"; the first action is "learn".
     await tab.locator('header.top a.button').click();
     await tab.locator('.actions > a.button').nth(1).click();

@@ -101,5 +101,11 @@ test('housekeeping never keeps the process alive; a round runs at start, every t
   const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
   assert.equal(run.signal, null, 'it exited by itself, not killed at the timeout');
   assert.equal(run.status, 0, run.stderr);
-  assert.deepEqual(JSON.parse(run.stdout), ['prune events', 'prune idempotency keys', 'prune form claims', 'forget past daily secrets']);
+  assert.deepEqual(JSON.parse(run.stdout), [
+    'prune events',
+    'prune idempotency keys',
+    'prune form claims',
+    'forget past daily secrets',
+    'prune experience views',
+  ]);
 });

@@ -25,6 +25,12 @@ export const TOOL_NAMES = [
   'list_deals',
   'pipeline_report',
   'create_link',
+  'list_sites',
+  'create_site',
+  'list_experiences',
+  'get_experience_analytics',
+  'create_experience',
+  'update_experience',
 ];
 
 export const WRITE_TOOLS = [
@@ -35,6 +41,9 @@ export const WRITE_TOOLS = [
   'publish_version',
   'regenerate',
   'create_link',
+  'create_site',
+  'create_experience',
+  'update_experience',
 ];
 
 /** The service listening on a loopback port: the MCP clients talk to it over real sockets. */

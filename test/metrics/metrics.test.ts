@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { fileUrlSecret } from '../../src/assets/files.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { CACHES } from '../../src/db/caches.js';
 import { viewTokens } from '../../src/site/token.js';
 import { ok, pageWithAudiences, until, versionsOf } from '../agent/common.js';
 import { contentFor, fakeOpenAi, type FakeAnswer } from '../agent/fake-openai.js';
@@ -310,6 +311,38 @@ describe('the document cache and the outcome memo', () => {
       assert.ok(changed.bytes > once.bytes);
       const { text } = await scrape(t);
       assert.ok(!text.includes(host) && !text.includes(path), 'neither the host nor the path');
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('every declared cache', () => {
+  test("each cache of src/db/caches.ts shows its bytes and entries; a rendered document moves the documents cache's", async () => {
+    const t = await startApp({ METRICS_TOKEN: TOKEN });
+    try {
+      const host = await fallbackHost(t);
+      const page = await publishedPage(t);
+      const audience = await audienceOf(t, page.pageId);
+      const path = unique('weighed');
+      await link(t, path, { targetType: 'audience', audienceId: audience.audienceId });
+      const read = (text: string, cache: string) => ({
+        bytes: value(text, `pam_cache_bytes{cache="${cache}"}`),
+        entries: value(text, `pam_cache_entries{cache="${cache}"}`),
+      });
+      const before = (await scrape(t)).text;
+      for (const cache of Object.keys(CACHES)) {
+        const { bytes, entries } = read(before, cache);
+        assert.ok(bytes !== undefined && bytes >= 0, `pam_cache_bytes of ${cache}`);
+        assert.ok(entries !== undefined && entries >= 0, `pam_cache_entries of ${cache}`);
+      }
+      assert.equal((await visit(t, host, path)).statusCode, 200);
+      const after = (await scrape(t)).text;
+      // Caches of this process's other apps (closed, not yet collected) stand still: only this visit moved the sum.
+      const documents = [read(before, 'documents'), read(after, 'documents')] as const;
+      assert.equal((documents[1].entries ?? 0) - (documents[0].entries ?? 0), 1);
+      assert.equal((documents[1].bytes ?? 0) - (documents[0].bytes ?? 0), value(after, 'pam_site_document_cache_bytes'));
+      assert.ok((read(after, 'outcomes').entries ?? 0) >= 1 || !onPostgres, 'the outcome memo holds the path (PostgreSQL)');
     } finally {
       await t.close();
     }

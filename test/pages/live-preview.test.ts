@@ -138,7 +138,8 @@ describe('POST /v0/pages/{page_id}/preview', () => {
     expectProblem(await preview(path, { content: content(), audienceId: '' }), 400, 'validation_failed', ['/audienceId']);
     expectProblem(await preview(path, { content: content(), extra: 1 }), 400, 'validation_failed');
     expectProblem(await preview(path, { content: { ...content(), extra: 1 } }), 400, 'validation_failed');
-    expectProblem(await preview(path, {}), 400, 'validation_failed', ['/content']);
+    assert.equal((await preview(path, {})).status, 200, 'no content: the stored content (issue 46)');
+    expectProblem(await preview(path, { content: { subheadline: '', sections: [] } }), 400, 'validation_failed', ['/content/headline']);
   });
 
   test("another tenant's asset, an unknown action, a bad action and another page's audience are 400 at their pointer; nothing is stored", async () => {
@@ -213,13 +214,14 @@ describe('POST /previews/{page_id} (the console frame)', () => {
     assert.deepEqual(await stored(page.pageId), before);
   });
 
-  test('a changed link is 403; a bad draft is 400 at its pointer; no draft is 400', async () => {
+  test('a changed link is 403; a bad draft is 400 at its pointer; no draft shows what is stored', async () => {
     const page = await publishedPage(t);
     const link = await linkOf(page.pageId);
     const forged = link.replace(/signature=[^&]+/, 'signature=forged');
     expectProblem(await post(forged, { content: content() }), 403, 'forbidden');
     expectProblem(await post(link, { content: content({ headline: 'h'.repeat(201) }) }), 400, 'validation_failed', ['/content/headline']);
-    expectProblem(await post(link, undefined), 400, 'validation_failed', ['/content']);
+    // No draft is the stored content (issue 46: a preview as a visitor sends only its visit).
+    assert.equal((await post(link, undefined)).status, 200);
     expectProblem(await post(link, '{not json'), 400, 'validation_failed');
     expectProblem(await post(`/previews/${page.pageId}`, { content: content() }), 400, 'validation_failed');
   });

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import vm from 'node:vm';
+import { gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { fileUrlSecret } from '../../src/assets/files.js';
 import { loadConfig } from '../../src/config.js';
-import { recordVisit } from '../../src/sessions/repository.js';
-import { MEASURING_SCRIPT } from '../../src/site/measure/script.js';
+import { recordVisit } from '../../src/visits/repository.js';
+import { MEASURING_SCRIPT, VITALS_SCRIPT } from '../../src/site/measure/script.js';
 import { VIEW_TOKEN_MAX_AGE_MS, viewTokens, type ViewClaims, type ViewTokens } from '../../src/site/token.js';
 import { startApp, type Json, type Res, type TestApp, ok, onPostgres } from '../helpers.js';
 
@@ -84,11 +85,13 @@ async function createdEventsOf(visitId: string): Promise<number> {
 }
 
 describe('GET /_pam/v.js', () => {
-  test('is the script, under 4 KB, cached long with a strong ETag, and 304 on a match', async () => {
+  test('is the script, at most 3 KB gzipped, cached long with a strong ETag, and 304 on a match', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/_pam/v.js', headers: { host } });
     assert.equal(res.statusCode, 200);
     assert.match(String(res.headers['content-type']), /^text\/javascript/);
-    assert.ok(Buffer.byteLength(res.body) < 4096, `${Buffer.byteLength(res.body)} bytes`);
+    // Issue 49: at most 3 KB gzipped with click maps and web vitals (web-vitals itself is /_pam/wv.js).
+    const gzipped = gzipSync(res.body, { level: 9 }).length;
+    assert.ok(gzipped <= 3072, `${gzipped} bytes gzipped`);
     assert.equal(res.body, MEASURING_SCRIPT);
     assert.match(String(res.headers['cache-control']), /public, max-age=\d{5,}/);
     const etag = String(res.headers.etag);
@@ -98,6 +101,18 @@ describe('GET /_pam/v.js', () => {
     assert.equal(again.body, '');
     const head = await t.app.inject({ method: 'HEAD', url: '/_pam/v.js', headers: { host } });
     assert.equal(head.statusCode, 200);
+  });
+
+  test('/_pam/wv.js is web-vitals, handing its functions to the measuring script, cached as v.js', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/_pam/wv.js', headers: { host } });
+    assert.equal(res.statusCode, 200);
+    assert.match(String(res.headers['content-type']), /^text\/javascript/);
+    assert.equal(res.body, VITALS_SCRIPT);
+    new vm.Script(VITALS_SCRIPT);
+    assert.match(VITALS_SCRIPT, /onLCP/);
+    assert.doesNotMatch(VITALS_SCRIPT, /sourceMappingURL|https?:\/\//);
+    const again = await t.app.inject({ method: 'GET', url: '/_pam/wv.js', headers: { host, 'if-none-match': String(res.headers.etag) } });
+    assert.equal(again.statusCode, 304);
   });
 
   test('is valid JavaScript that keeps nothing and calls no one else', () => {
@@ -273,15 +288,20 @@ describe('POST /_pam/collect: bounds', () => {
   });
 
   test('a report claiming 10,000 clicks 1 s after the last one raises the count by about 20', async () => {
-    const { token, claims } = sign(Date.now() - 1000);
+    const signedAt = Date.now() - 1000;
+    const { token, claims } = sign(signedAt);
+    const firstSent = Date.now();
     assert.equal((await send(report(token, { clicks: 10_000, visibleMs: 60_000 }))).status, 204);
+    // A loaded machine may take a while to answer: the bound is 20 a second of the wall time it took.
+    const wall = (Date.now() - signedAt) / 1000;
     const s = await sessionOf(claims.visitId);
-    assert.ok(s.totalClicksCount >= 20 && s.totalClicksCount <= 21, String(s.totalClicksCount));
-    assert.ok(s.timeSpentSeconds <= 1.5, String(s.timeSpentSeconds));
-    // Reported at once again: no second has passed, the grace of one second is all it gets.
+    assert.ok(s.totalClicksCount >= 20 && s.totalClicksCount <= Math.floor(20 * wall), `${s.totalClicksCount} in ${wall} s`);
+    assert.ok(s.timeSpentSeconds <= wall, `${s.timeSpentSeconds} in ${wall} s`);
+    // Reported at once again: the grace of one second is all it gets, unless more time went by.
     assert.equal((await send(report(token, { clicks: 10_000 }))).status, 204);
+    const since = Math.max(1, (Date.now() - firstSent) / 1000);
     const again = await sessionOf(claims.visitId);
-    assert.ok(again.totalClicksCount <= s.totalClicksCount + 20, String(again.totalClicksCount));
+    assert.ok(again.totalClicksCount <= s.totalClicksCount + Math.floor(20 * since), `${again.totalClicksCount} after ${since} s`);
   });
 
   test('isBounce: no click, no form and under 10 s of visible time', async () => {
@@ -606,8 +626,8 @@ describe('configuration', () => {
 describe('on PostgreSQL, a report is one statement (issue 31)', { skip: !onPostgres && 'PostgreSQL only' }, () => {
   test("first and later reports, with events and clicked purposes: one statement each, by the service's own counter", async () => {
     const METRICS = 'collect-metrics-token-0123456789';
-    // No webhook dispatcher: its rounds would fan the reports' events out meanwhile, statements of their own.
-    const m = await startApp({ METRICS_TOKEN: METRICS, WEBHOOK_DISPATCHER: 'false' });
+    // No webhook dispatcher or alerts' loop: their rounds would read the reports' events meanwhile, statements of their own.
+    const m = await startApp({ METRICS_TOKEN: METRICS, WEBHOOK_DISPATCHER: 'false', ALERT_SENDER: 'false' });
     const started = Date.now();
     try {
       const signer = viewTokens(await fileUrlSecret(m.app.db, m.app.config.fileUrlSecret));

@@ -427,6 +427,7 @@ describe('trust: one view token, at most once per 10 s', () => {
       DATABASE_URL: database.kind === 'sqlite' ? database.path : database.url,
       DATABASE_POOL_SIZE: '2',
       WEBHOOK_DISPATCHER: 'false',
+      ALERT_SENDER: 'false',
       AGENT: 'false',
       FORM_RATE_PER_MINUTE: '1000',
     };

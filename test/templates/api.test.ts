@@ -15,7 +15,7 @@ after(async () => {
 });
 
 const FIELDS = ['actions', 'builtIn', 'content', 'createdAt', 'description', 'headerActionId', 'name', 'templateId', 'updatedAt'];
-const BUILT_IN_NAMES = ['Product launch', 'Account-based outreach', 'Webinar or event', 'Demo request'];
+const BUILT_IN_NAMES = ['Product launch', 'Account-based outreach', 'Webinar or event', 'Demo request', 'Pricing page'];
 const PAGE = { name: 'Source', title: 'Source', pageContext: 'We sell widgets', pageType: 'inbound' };
 const CONTENT = {
   headline: 'Hello {{person.firstName | there}}',
@@ -43,7 +43,7 @@ describe('built-in templates', () => {
     assert.equal(list.hasMore, false);
     assert.ok(list.items.length >= 4);
     assert.deepEqual(
-      list.items.slice(0, 4).map((x: Json) => x.name),
+      list.items.slice(0, 5).map((x: Json) => x.name),
       BUILT_IN_NAMES,
     );
     for (const template of list.items as Json[]) {
@@ -185,7 +185,7 @@ describe("a tenant's own templates", () => {
       );
     assert.ok((await listOf()).includes(mine.templateId) && !(await listOf()).includes(theirs.templateId));
     assert.ok((await listOf(other.key)).includes(theirs.templateId) && !(await listOf(other.key)).includes(mine.templateId));
-    assert.equal(ok(await t.req('GET', '/v0/templates', undefined, { key: other.key })).totalCount, 4 + 1);
+    assert.equal(ok(await t.req('GET', '/v0/templates', undefined, { key: other.key })).totalCount, 5 + 1);
     // Their page cannot be saved as my template.
     const theirPage = await newPage(other.key);
     await bad(save({ pageId: theirPage.pageId, name: 'Stolen' }), '/pageId');

@@ -42,7 +42,9 @@ function assertStartedFrom(page: Json, template: Json): void {
     assert.notEqual(action.actionId, template.actions[i].actionId);
     assert.deepEqual({ ...action, actionId: '' }, { ...template.actions[i], actionId: '' });
   }
-  const follow = (s: Json) => (s.actionId === undefined ? s : { ...s, actionId: renamed.get(s.actionId) });
+  const followed = (x: Json) => (x.actionId === undefined ? x : { ...x, actionId: renamed.get(x.actionId) });
+  // A section's action and (issue 46) a pricing plan's follow the new ids alike.
+  const follow = (s: Json) => (s.items === undefined ? followed(s) : { ...followed(s), items: s.items.map(followed) });
   assert.deepEqual(page.content, { ...template.content, sections: template.content.sections.map(follow) });
   assert.equal(page.headerActionId, template.headerActionId === undefined ? undefined : renamed.get(template.headerActionId));
 }
@@ -80,14 +82,15 @@ describe('a page from a template', () => {
         for (const item of s.items ?? [])
           assert.ok(
             previewed.includes(
-              item.title
+              (item.title ?? item.author)
                 .replace(/\{\{[^}]*\}\}/g, '')
                 .split('[')[0]
                 .trim(),
             ),
           );
       }
-      assert.match(previewed, /class="card"/, `${template.name}: its features`);
+      // Issue 46: cards, numbered steps or plans side by side.
+      assert.match(previewed, /class="(card|steps g\d|plans g\d)"/, `${template.name}: its grid`);
       assert.match(previewed, /<blockquote/, `${template.name}: its quote`);
 
       const path = unique('tpl');

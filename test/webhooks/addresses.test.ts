@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { type AddressInfo, isIP } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { Resolve } from '../../src/webhooks/send.js';
+import type { Resolve } from '../../src/events/send.js';
 import { expectProblem, freshDatabase, startApp, type Json, type Res, type TestApp, type TestDatabase } from '../helpers.js';
 
 // Where a webhook may be sent (issue 25): an address is judged by ipaddr.js's ranges and by any

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DISABLE_AFTER_MS, failingTooLong, nextAttempt, type AttemptInput } from '../../src/webhooks/retry-policy.js';
+import { DISABLE_AFTER_MS, failingTooLong, nextAttempt, type AttemptInput } from '../../src/events/retry-policy.js';
 
 // The retry and back-off policy alone: no clock, no database, no receiver.
 

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Kysely } from 'kysely';
 import * as channelGroups from '../../src/db/migrations/2026_12_04_0045_channel_groups.js';
 import { CHANNEL_GROUPS } from '../../src/db/enums.js';
+import { applyCollectFunction } from '../../src/visits/index.js';
 import { USER_AGENT } from '../browser.js';
 import { expectProblem, type Json, ok, startApp, type TestApp } from '../helpers.js';
 import { FORM_ACTION } from '../leads/lead-forms.js';
@@ -303,6 +304,8 @@ describe('migration 0045', () => {
     await channelGroups.down(db);
     await t.app.db.updateTable('audience_sessions').set({ channel: 'direct' }).where('visit_id', '=', linkedin.visitId).execute();
     await channelGroups.up(db);
+    // As a start does after the migrations: PostgreSQL's collector is collect.sql's again, not 0045's.
+    await applyCollectFunction(t.app.db);
 
     const classes = async (visitId: string) => {
       const s = await sessionOf(page.pageId, visitId);

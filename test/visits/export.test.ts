@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { findPage } from '../../src/pages/repository.js';
-import { createSession } from '../../src/sessions/repository.js';
+import { createSession } from '../../src/visits/repository.js';
 import { expectProblem, startApp, type Json, type TestApp } from '../helpers.js';
 import { listAll, newAudience, newPage, ok } from '../analytics/helpers.js';
 

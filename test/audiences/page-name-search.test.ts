@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { newId } from '../../src/ids.js';
+import { ok, startApp, type Json, type TestApp } from '../helpers.js';
+
+// Issue 50: a page's name is kept in the page's row only. Audience search matches it through the
+// page, in the same order as when each audience carried a copy: compared here with the same search
+// done in JavaScript over what the test made, through renames and a delete, on both databases.
+
+const METRICS = 'page-name-metrics-token-0123456789';
+let t: TestApp;
+before(async () => {
+  // No webhook dispatcher or alerts' loop: their rounds would run statements of their own while a rename is counted.
+  t = await startApp({ METRICS_TOKEN: METRICS, WEBHOOK_DISPATCHER: 'false', ALERT_SENDER: 'false' });
+});
+after(async () => {
+  await t.close();
+});
+
+interface Made {
+  id: string;
+  createdAt: string;
+  name: string;
+  pageId: string;
+}
+
+describe('audience search through the page name', () => {
+  const pages = new Map<string, string>();
+  const made: Made[] = [];
+
+  const newestFirst = (rows: Made[]) =>
+    [...rows].sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? 1 : -1) : a.createdAt < b.createdAt ? 1 : -1));
+
+  async function expectSearch(text: string, limit: number): Promise<void> {
+    const t0 = text.toLowerCase();
+    const page = (a: Made) => (pages.get(a.pageId) ?? '').toLowerCase();
+    const live = made.filter((a) => pages.has(a.pageId));
+    const matching = live.filter((a) => a.name.toLowerCase().includes(t0) || page(a).includes(t0));
+    const atStart = (a: Made) => a.name.toLowerCase().startsWith(t0) || page(a).startsWith(t0);
+    const expected = [...newestFirst(matching.filter(atStart)), ...newestFirst(matching.filter((a) => !atStart(a)))];
+    const body = ok(await t.req('GET', `/v0/audiences/search?query=${encodeURIComponent(text)}&limit=${limit}`));
+    assert.deepEqual(
+      body.items.map((i: Json) => [i.audienceId, i.pageName]),
+      expected.slice(0, limit).map((a) => [a.id, pages.get(a.pageId)]),
+      `query ${JSON.stringify(text)}, limit ${limit}`,
+    );
+    assert.equal(body.hasMore, expected.length > limit, `query ${JSON.stringify(text)}: hasMore`);
+    assert.equal(body.totalCount, expected.length > 100 ? null : expected.length, `query ${JSON.stringify(text)}: totalCount`);
+  }
+
+  const TEXTS = ['zeta', 'zet', 'ze', 'z', 'page', 'alpha', 'buyer', 'plain', 'a', '', 'ÄRGER', 'zeta page', 'nothing-like-it', '%', '_'];
+  async function expectAll(): Promise<void> {
+    for (const text of TEXTS) for (const limit of [1, 3, 20, 100]) await expectSearch(text, limit);
+  }
+
+  before(async () => {
+    // Page names that rank their audiences first ("zeta…"), that contain the text but not first, and
+    // neither; audience names likewise, so that each class comes from either name, or both.
+    for (const name of ['Zeta page', 'Alpha zeta page', 'Plain', 'Ärger page']) {
+      const body = ok(await t.req('POST', '/v0/pages', { name, title: 'T', pageContext: 'c', pageType: 'inbound' }), 201);
+      pages.set(body.pageId, name);
+    }
+    const ids = [...pages.keys()];
+    for (let i = 0; i < 60; i++) {
+      const customName = i % 3 === 0 ? `Zeta buyer ${i}` : i % 3 === 1 ? `Buyer zeta ${i}` : `Other buyer ${i}`;
+      const pageId = ids[i % ids.length] ?? '';
+      const body = ok(await t.req('POST', `/v0/pages/${pageId}/audiences`, { customName }), 201);
+      made.push({ id: body.audienceId, createdAt: body.createdAt, name: customName, pageId });
+    }
+    // An archived audience never matches.
+    const archived = made.pop();
+    assert.ok(archived);
+    ok(await t.req('POST', `/v0/pages/${archived.pageId}/audiences/${archived.id}/archive`));
+  });
+
+  test('matches and ranks by either name, as one table did', async () => {
+    await expectAll();
+  });
+
+  test('a rename is seen by the next search; a deleted page leaves it', async () => {
+    const [zeta, alpha, plain] = [...pages.keys()];
+    assert.ok(zeta && alpha && plain);
+    ok(await t.req('PATCH', `/v0/pages/${plain}`, { name: 'Zeta plain' }));
+    pages.set(plain, 'Zeta plain');
+    ok(await t.req('PATCH', `/v0/pages/${zeta}`, { name: 'Renamed page' }));
+    pages.set(zeta, 'Renamed page');
+    await expectAll();
+    ok(await t.req('DELETE', `/v0/pages/${alpha}`), 204);
+    pages.delete(alpha);
+    await expectAll();
+  });
+});
+
+describe('a rename costs the same statements however many audiences the page has', () => {
+  /** Every statement the service has run so far: the sum of its query counter's series. */
+  const statements = async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS}` } });
+    let total = 0;
+    for (const line of res.body.split('\n')) {
+      if (line.startsWith('pam_db_query_duration_seconds_count')) total += Number(line.slice(line.lastIndexOf(' ') + 1));
+    }
+    return total;
+  };
+  /** A page with `n` audiences (the first made through the API, the others copies of its row). */
+  async function pageWith(n: number): Promise<string> {
+    const page = ok(await t.req('POST', '/v0/pages', { name: `Counted ${n}`, title: 'T', pageContext: 'c', pageType: 'inbound' }), 201);
+    const first = ok(await t.req('POST', `/v0/pages/${page.pageId}/audiences`, { customName: 'Counted 0' }), 201);
+    const row = await t.app.db.selectFrom('audiences').selectAll().where('id', '=', first.audienceId).executeTakeFirstOrThrow();
+    const copies = Array.from({ length: n - 1 }, (_, i) => ({
+      ...row,
+      id: newId('audience'),
+      number: i + 2,
+      custom_name: `Counted ${i + 1}`,
+      effective_name: `Counted ${i + 1}`,
+      effective_name_lc: `counted ${i + 1}`,
+    }));
+    for (let i = 0; i < copies.length; i += 200)
+      await t.app.db
+        .insertInto('audiences')
+        .values(copies.slice(i, i + 200))
+        .execute();
+    return page.pageId;
+  }
+  async function renameCost(pageId: string, name: string): Promise<number> {
+    const scrape = -(await statements()) + (await statements());
+    const before = await statements();
+    ok(await t.req('PATCH', `/v0/pages/${pageId}`, { name }));
+    return (await statements()) - before - scrape;
+  }
+
+  test('1 audience and 2,500 (more than two of the old copy statements each): the same count, and search follows', async () => {
+    const small = await pageWith(1);
+    const large = await pageWith(2500);
+    // Warmed: the first PATCH of a process compiles and caches what later ones reuse.
+    await renameCost(small, 'Warm small');
+    await renameCost(large, 'Warm large');
+    const [one, many] = [await renameCost(small, 'Small renamed'), await renameCost(large, 'Large renamed')];
+    assert.equal(many, one, `a page of 2,500 audiences: ${many} statements; of 1: ${one}`);
+    const found = ok(await t.req('GET', '/v0/audiences/search?query=large%20renamed&limit=100'));
+    assert.equal(found.totalCount, null);
+    assert.equal(found.items.length, 100);
+    assert.ok(found.items.every((i: Json) => i.pageName === 'Large renamed'));
+    assert.equal(ok(await t.req('GET', '/v0/audiences/search?query=warm%20large')).totalCount, 0);
+  });
+});
