@@ -20,7 +20,7 @@ import { openDatabase } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { newId } from '../src/ids.js';
 import { createPage, findPage } from '../src/pages/repository.js';
-import { NOT_COLLECTED } from '../src/sessions/repository.js';
+import { NOT_COLLECTED } from '../src/visits/repository.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BUDGET = 250 * 1024 * 1024;

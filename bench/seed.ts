@@ -9,7 +9,7 @@ import { bump } from '../src/db/counters.js';
 import { slugify } from '../src/db/slugs.js';
 import { seedDeals } from './seed-deals.js';
 import { newId } from '../src/ids.js';
-import { rebuildRollups } from '../src/analytics/rollups.js';
+import { rebuildRollups } from '../src/visits/rollups.js';
 
 export type Scale = 'tiny' | 'small' | 'full';
 
@@ -332,6 +332,7 @@ export async function seed(db: Kysely<Database>, scale: Scale, seedValue = 42): 
       id: newId('page'),
       tenant_id: tenantId,
       name,
+      name_lc: name.toLowerCase(),
       title: `Welcome to ${name}`,
       page_context: 'A personalised landing page',
       page_type: 'inbound',
@@ -390,8 +391,6 @@ export async function seed(db: Kysely<Database>, scale: Scale, seedValue = 42): 
       computed_name: computed,
       effective_name: computed,
       effective_name_lc: computed.toLowerCase(),
-      page_name: page.name,
-      page_name_lc: page.name.toLowerCase(),
       page_deleted: 0,
       person_id: person.id,
       person_route_key: null,
@@ -415,6 +414,7 @@ export async function seed(db: Kysely<Database>, scale: Scale, seedValue = 42): 
     ...(pages[0] as (typeof pages)[number]),
     id: newId('page'),
     name: 'Agent page',
+    name_lc: 'agent page',
     title: 'Welcome',
     content: JSON.stringify({
       headline: 'Hello {{ person.firstName | there }}',
@@ -458,8 +458,6 @@ export async function seed(db: Kysely<Database>, scale: Scale, seedValue = 42): 
       computed_name: computed,
       effective_name: computed,
       effective_name_lc: computed.toLowerCase(),
-      page_name: agentPage.name,
-      page_name_lc: agentPage.name.toLowerCase(),
       person_id: person.id,
       metadata_override: null,
       version_seq: 1,
@@ -506,7 +504,7 @@ export async function seed(db: Kysely<Database>, scale: Scale, seedValue = 42): 
       utm_medium: 'email',
       utm_source: 'newsletter',
       utm_term: '',
-      // GA4's group of a newsletter's link (src/sessions/traffic.ts).
+      // GA4's group of a newsletter's link (src/visits/traffic.ts).
       channel_group: 'Email',
       created_at: new Date(started).toISOString(),
       // Issue 28's visit classes, spread as a site's would be: a visitor key shared by a few visits.

@@ -10,6 +10,8 @@ import pg from 'pg';
 
 const PG_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const inCi = process.env.CI === 'true';
+/** The longest file takes under 5 minutes here (scripts/timing-reporter.mjs lists the slowest). */
+const FILE_LIMIT_MS = 20 * 60_000;
 
 function testFiles(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -22,13 +24,20 @@ function testFiles(dir) {
 /** Each pass's failed tests, one line each (scripts/failures-reporter.mjs), printed again at the very end. */
 const failuresDir = mkdtempSync(path.join(os.tmpdir(), 'pam-test-'));
 const failed = [];
+const timings = [];
 
 function run(label, env) {
   console.log(`\n# ${label}`);
   const failures = path.join(failuresDir, `${label}.txt`);
   const reporters = ['--test-reporter=tap', '--test-reporter-destination=stdout'];
   reporters.push('--test-reporter=./scripts/failures-reporter.mjs', `--test-reporter-destination=${failures}`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=4', ...reporters, ...files], {
+  const timing = path.join(failuresDir, `${label}-timing.txt`);
+  reporters.push('--test-reporter=./scripts/timing-reporter.mjs', `--test-reporter-destination=${timing}`);
+  const started = Date.now();
+  // A file that has not ended after FILE_LIMIT_MS fails on its own (the runner's timeout is per
+  // file): one file that hangs must not hold the whole run until CI's limit.
+  const limit = `--test-timeout=${FILE_LIMIT_MS}`;
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=4', limit, ...reporters, ...files], {
     stdio: 'inherit',
     env: { ...process.env, ...env },
   });
@@ -37,6 +46,11 @@ function run(label, env) {
     lines = readFileSync(failures, 'utf8').trim();
   } catch {
     // no file: the runner never started its reporters; its status says so
+  }
+  try {
+    timings.push(`# ${label} pass: ${Math.round((Date.now() - started) / 1000)} s; ${readFileSync(timing, 'utf8').trim()}`);
+  } catch {
+    // no timings: the runner never started its reporters
   }
   if (result.status !== 0) failed.push(`# ${label} pass failed (exit ${result.status ?? result.signal})${lines ? `:\n${lines}` : ''}`);
   return result.status === 0;
@@ -60,14 +74,15 @@ async function preparePostgres() {
 const only = process.argv.slice(2);
 const files = only.length > 0 ? only : testFiles('test').sort();
 
-let ok = run('SQLite', { TEST_DATABASE_URL: '' });
+let ok = run('SQLite', { TEST_DATABASE_URL: '', TEST_PASS: 'sqlite' });
 if (await preparePostgres()) {
-  ok = run('PostgreSQL', { TEST_DATABASE_URL: PG_URL }) && ok;
+  ok = run('PostgreSQL', { TEST_DATABASE_URL: PG_URL, TEST_PASS: 'postgresql' }) && ok;
 } else if (inCi) {
   console.log('# CI=true: the PostgreSQL pass is required');
   ok = false;
 } else {
   console.log('# PostgreSQL pass skipped');
 }
+for (const summary of timings) console.log(`\n${summary}`);
 for (const summary of failed) console.log(`\n${summary}`);
 process.exit(ok ? 0 : 1);
