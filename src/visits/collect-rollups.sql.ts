@@ -12,7 +12,7 @@ import { SOURCED_SUMS, SUM_COLUMNS } from './sums.js';
 const DIMENSIONS = SESSION_COLUMNS.dimensions;
 
 /** Whether every sum of the row variable `v` is zero. */
-export const allZero = (v: string) => `(${SUM_COLUMNS.map((c) => `${v}.${c} = 0`).join(' and ')})`;
+const allZero = (v: string) => `(${SUM_COLUMNS.map((c) => `${v}.${c} = 0`).join(' and ')})`;
 
 /** The statements that set `v`'s sums from the session `x`, counted `n` times (1 or -1). */
 const countedSums = (v: string, x: string, n: string) =>

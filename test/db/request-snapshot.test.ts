@@ -27,6 +27,7 @@ after(async () => {
 test('a request sees a commit made after a read of its turn began the snapshot', { skip: onPostgres }, async () => {
   const person = ok(await t.req('POST', '/v0/persons', { name: 'Before', email: 'before@example.com' }), 201);
   const rename = other.prepare('update persons set name = ? where id = ?');
+  let busy = 0;
   for (let round = 1; round <= 3; round++) {
     // Each round in a turn of its own, as a timer's would be, before any request of that turn.
     await new Promise((resolve) => setImmediate(resolve));
@@ -35,6 +36,7 @@ test('a request sees a commit made after a read of its turn began the snapshot',
     // Another process commits, and its client asks this instance, all in the same turn. (The write
     // cannot wait: this process's writer must first finish a group it may have begun.)
     if (!renamed(() => rename.run(`Elsewhere ${round}`, person.personId))) {
+      assert.ok(++busy < 100, 'the database stayed locked by this process for 100 tries');
       await new Promise((resolve) => setTimeout(resolve, 20));
       round--;
       continue;
