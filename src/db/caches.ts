@@ -26,6 +26,12 @@ export interface CacheDeclaration<V extends {}> {
   /** One entry may take this much at most; larger ones are not kept. */
   maxEntryBytes?: number;
   ttlMs?: number;
+  /**
+   * The time to live counts from the entry's last use, not its making: for an answer kept under
+   * counters, which no time makes wrong, so that one in steady use is never read again in the
+   * middle of a load (the whole read stalls every request waiting on it), and an idle one goes.
+   */
+  ttlFromLastUse?: true;
   /** An entry's bytes, key and value, as kept (UTF-16 strings: two bytes a character). */
   size: (value: V, key: string) => number;
   /** What it hangs on: one open database (`perDatabase`), one app, or the process (a pure function's memo). */
@@ -119,6 +125,7 @@ export const CACHES = {
     maxBytes: 128 * MB,
     maxEntryBytes: 64 * MB,
     ttlMs: 60_000,
+    ttlFromLastUse: true,
     size: (touches) => touches.bytes,
     holds: 'database',
     invalidatedBy: ['sessions:<tenant>', 'site:<tenant>', 'deals:<tenant>'],
@@ -284,6 +291,30 @@ export const CACHES = {
     holds: 'database',
     invalidatedBy: ['site:<tenant>', 'data_version'],
   }),
+  // Issue 48: the site script asks for its site and live experiences on every page view of the
+  // customer's site; both change only with an edit, which moves the tenant's change sequence.
+  siteKeyTenants: declare<string>({
+    name: 'Site key tenants',
+    file: 'src/onsite/snippet/live-site.ts',
+    key: "the site's public key",
+    max: 10_000,
+    maxBytes: 2 * MB,
+    size: (tenantId, siteKey) => 2 * (siteKey.length + tenantId.length) + 64,
+    holds: 'database',
+    invalidatedBy: ['nothing'],
+  }),
+  liveSites: declare<{ bytes: number }>({
+    name: 'Live sites',
+    file: 'src/onsite/snippet/live-site.ts',
+    key: 'tenant id, its change sequence, site key',
+    max: 1000,
+    maxBytes: 32 * MB,
+    maxEntryBytes: 4 * MB,
+    // The experiences as their JSON's characters (a site's origins and ids beside them).
+    size: (kept, key) => 2 * key.length + 1024 + kept.bytes,
+    holds: 'database',
+    invalidatedBy: ['site:<tenant>'],
+  }),
   keyLastUsed: declare({
     name: 'API key last-used stamps',
     file: 'src/http/auth.ts',
@@ -351,7 +382,7 @@ export function newCache<V extends {}, FC = unknown>(d: CacheDeclaration<V>, bui
     maxSize: maxBytes,
     sizeCalculation: d.size,
     ...(d.maxEntryBytes === undefined ? {} : { maxEntrySize: Math.min(d.maxEntryBytes, maxBytes / 8) }),
-    ...(d.ttlMs === undefined ? {} : { ttl: d.ttlMs }),
+    ...(d.ttlMs === undefined ? {} : { ttl: d.ttlMs, updateAgeOnGet: d.ttlFromLastUse === true }),
     ...(built.fetchMethod === undefined ? {} : { fetchMethod: built.fetchMethod }),
   });
   track(d, cache);

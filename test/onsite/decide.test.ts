@@ -181,6 +181,42 @@ describe('GET /_pam/decide', () => {
     assert.ok(of(await decide({ url: `${ORIGIN}/ruled/?utm_source=ADS` }), exp.experienceId), 'a trailing slash and any case');
   });
 
+  test('every edit shows in the next decision: changes, pause, origins, a deleted site', async () => {
+    // A site and its live experiences are kept between edits (onsite/snippet/live-site.ts): each
+    // write below must reach the very next request.
+    const own = ok(await t.req('POST', '/v0/sites', { name: 'Kept', origins: ['https://kept.example'] }), 201);
+    const exp = ok(
+      await t.req('POST', '/v0/experiences', {
+        siteId: own.siteId,
+        name: 'Kept',
+        status: 'live',
+        urlMatch: { type: 'exact', value: '/kept' },
+        changes: [{ selector: 'h1', action: 'text', value: 'First' }],
+      }),
+      201,
+    );
+    const ask = () => decide({ siteKey: own.siteKey, origin: 'https://kept.example', url: 'https://kept.example/kept' });
+    const text = (res: Res) => of(res, exp.experienceId)?.changes[0]?.value;
+    assert.equal(text(await ask()), 'First');
+    ok(await t.req('PATCH', `/v0/experiences/${exp.experienceId}`, { changes: [{ selector: 'h1', action: 'text', value: 'Second' }] }));
+    assert.equal(text(await ask()), 'Second');
+    ok(await t.req('PATCH', `/v0/experiences/${exp.experienceId}`, { status: 'paused' }));
+    assert.deepEqual((await ask()).body.experiences, []);
+    ok(await t.req('PATCH', `/v0/experiences/${exp.experienceId}`, { status: 'live' }));
+    assert.equal(text(await ask()), 'Second');
+    ok(await t.req('PATCH', `/v0/sites/${own.siteId}`, { origins: ['https://moved.example'] }));
+    expectProblem(await ask(), 403, 'forbidden');
+    const moved = await decide({ siteKey: own.siteKey, origin: 'https://moved.example', url: 'https://moved.example/kept' });
+    assert.equal(text(moved), 'Second');
+    assert.equal((await t.req('DELETE', `/v0/experiences/${exp.experienceId}`)).status, 204);
+    assert.equal((await t.req('DELETE', `/v0/sites/${own.siteId}`)).status, 204);
+    expectProblem(
+      await decide({ siteKey: own.siteKey, origin: 'https://moved.example', url: 'https://moved.example/kept' }),
+      404,
+      'not_found',
+    );
+  });
+
   test('a hostile UTM value never becomes markup: it takes the fallback, and a value is text anyway', async () => {
     const exp = await experience({
       urlMatch: { type: 'exact', value: '/hostile' },

@@ -7,11 +7,11 @@ import { AppError, invalidField, notFound } from '../../http/errors.js';
 import { trustedProxies } from '../../http/proxies.js';
 import type { PublicOrigin } from '../../http/public-origin.js';
 import { notModified, addressLimiter, takeFor } from '../../site/index.js';
-import { liveExperiencesOfSite } from '../experiences-repository.js';
 import { siteByKey, touchSiteSeen } from '../sites-repository.js';
 import { decisionTokens } from '../decision-token.js';
 import { urlMatchSource, conversionMatch } from '../url-match.js';
 import { decideFor, type DecideContext, unitFor } from './decision.js';
+import { liveSite } from './live-site.js';
 import { redeemToolToken } from './tool-tokens.js';
 import { siteScript } from './script.js';
 
@@ -69,12 +69,12 @@ export const snippetRoutes: FastifyPluginAsyncTypebox<SnippetOptions> = async (a
     touchSiteSeen(app.db, siteId, new Date().toISOString()).catch((err: unknown) => app.log.warn({ err }, 'lastSeenAt not stamped'));
 
   app.get('/_pam/site.js', { schema: { hide: true, querystring: ScriptQuery } }, async (request, reply) => {
-    const site = await siteByKey(app.db, request.query.site);
-    if (!site) throw notFound('Site');
+    const live = await liveSite(app.db, request.query.site);
+    if (!live) throw notFound('Site');
+    const { site, experiences } = live;
     // The script was fetched by one of the site's pages (its Origin, or failing that its Referer): installed.
     const from = originOf(request.headers.origin) ?? originOf(request.headers.referer);
     if (from !== undefined && site.origins.includes(from)) await seen(site.siteId);
-    const experiences = await liveExperiencesOfSite(app.db, site.siteId);
     const script = siteScript({
       base: config.publicBaseUrl,
       consoleOrigin,
@@ -95,13 +95,13 @@ export const snippetRoutes: FastifyPluginAsyncTypebox<SnippetOptions> = async (a
     if (!page || (page.protocol !== 'https:' && page.protocol !== 'http:'))
       throw invalidField('/url', 'must be an absolute http or https URL');
     limit(takeFor(perAddress, trusted, request.raw));
-    const site = await siteByKey(app.db, request.query.site);
-    if (!site) throw notFound('Site');
+    const live = await liveSite(app.db, request.query.site);
+    if (!live) throw notFound('Site');
+    const { site, experiences } = live;
     limit(perSite.take(site.siteId));
     const origin = ownOrigin(request, site.origins, page.origin);
     reply.header('access-control-allow-origin', origin);
     await seen(site.siteId);
-    const experiences = await liveExperiencesOfSite(app.db, site.siteId);
     return decideFor(context, request, { site, experiences, page, ref, preview });
   });
 
