@@ -230,15 +230,21 @@ async function compute(ask: Ask): Promise<Pipeline> {
     },
   );
   const units = roundShares(byKey, total);
-  const ranked: Omit<PipelineGroup, 'label'>[] = [];
+  // As every grouped answer of analytics: the top groups; the totals count every deal. Ranked by
+  // their counts first, so that only the groups answered are built (a tenant may have thousands).
+  const held: number[] = [];
+  const deals: number[] = [];
+  const won: number[] = [];
   byKey.forEach((sums, k) => {
-    if (sums) ranked.push(groupOf(touches.keys[k] as string, sums, touches, units[k] as number));
+    if (!sums) return;
+    held.push(k);
+    deals[k] = sums.reduce((n, a) => n + (a ? a.deals : 0), 0);
+    won[k] = sums.reduce((n, a) => n + (a ? a.wonDeals : 0), 0);
   });
-  const first = SHARED.has(ask.model)
-    ? (a: Omit<PipelineGroup, 'label'>, b: Omit<PipelineGroup, 'label'>) => b.attributedDeals - a.attributedDeals
-    : (a: Omit<PipelineGroup, 'label'>, b: Omit<PipelineGroup, 'label'>) => b.deals - a.deals;
-  // As every grouped answer of analytics: the top groups; the totals count every deal.
-  const top = ranked.sort((a, b) => first(a, b) || b.wonDeals - a.wonDeals || (a.key < b.key ? -1 : 1)).slice(0, MAX_GROUPS);
+  const first = SHARED.has(ask.model) ? units : deals;
+  // Keys are sorted (touches.ts), so their indexes order as they do.
+  held.sort((a, b) => (first[b] as number) - (first[a] as number) || (won[b] as number) - (won[a] as number) || a - b);
+  const top = held.slice(0, MAX_GROUPS).map((k) => groupOf(touches.keys[k] as string, byKey[k] as BySums, touches, units[k] as number));
   const named = await labelsOf(
     ask.db,
     ask.tenantId,
