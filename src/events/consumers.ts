@@ -43,23 +43,26 @@ const after = (a: Cursor, b: Cursor) => a.position > b.position || (a.position =
 const pastCursor = (cursor: Cursor) => (eb: ExpressionBuilder<Database, 'events'>) =>
   eb(eb.refTuple('events.position', 'events.id'), '>', eb.tuple(cursor.position, cursor.event_id));
 
+/** The events the consumer has not read ahead of its cursor (PostgreSQL: see `consume`). */
+const notReadAhead = (name: Consumer) => (eb: ExpressionBuilder<Database, 'events'>) =>
+  eb.not(
+    eb.exists(
+      eb
+        .selectFrom('outbox_consumed_ahead as a')
+        .select('a.event_id')
+        .where('a.consumer', '=', name)
+        .whereRef('a.position', '=', 'events.position')
+        .whereRef('a.event_id', '=', 'events.id'),
+    ),
+  );
+
 /** After the cursor, oldest first, less those the consumer has read ahead of it. */
 function eventsAfter(trx: Kysely<Database>, name: Consumer, cursor: Cursor, limit: number) {
   return trx
     .selectFrom('events')
     .select(['events.id', 'events.tenant_id', 'events.type', 'events.position'])
     .where(pastCursor(cursor))
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('outbox_consumed_ahead as a')
-            .select('a.event_id')
-            .where('a.consumer', '=', name)
-            .whereRef('a.position', '=', 'events.position')
-            .whereRef('a.event_id', '=', 'events.id'),
-        ),
-      ),
-    )
+    .where(notReadAhead(name))
     .orderBy('events.position')
     .orderBy('events.id')
     .limit(limit)
@@ -166,6 +169,8 @@ export async function consumerBacklog(db: Kysely<Database>, name: Consumer): Pro
   const row = await db
     .selectFrom('events')
     .where(pastCursor(cursor))
+    // An event read ahead was read: it waits only for the cursor to pass it.
+    .where(notReadAhead(name))
     .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('created_at').as('at')])
     .executeTakeFirst();
   return { pending: Number(row?.n ?? 0), oldestAt: typeof row?.at === 'string' ? row.at : null };

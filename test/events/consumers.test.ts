@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { Db } from '../../src/db/connection.js';
-import { type Consumer, consume, ensureConsumers, type EventHandler } from '../../src/events/consumers.js';
+import { type Consumer, consume, consumerBacklog, ensureConsumers, type EventHandler } from '../../src/events/consumers.js';
 import { emit } from '../../src/events/outbox.js';
 import { newId } from '../../src/ids.js';
 import { onPostgres, type TwoHandles, twoHandles } from '../helpers.js';
@@ -159,8 +159,12 @@ describe('the outbox’s consumers', () => {
     assert.equal(await consume(db.kysely, 'webhooks', into(seen), 100), 1);
     assert.deepEqual(seen, [newer], 'the newer event is not held back');
     assert.equal(await consume(db.kysely, 'webhooks', into(seen), 100), 0, 'nor consumed twice');
+    // Read ahead of the cursor is read: the metrics' backlog does not count it while the cursor
+    // waits. (Asserted once the older transaction has ended, so that a failure cannot hang the file.)
+    const backlog = await consumerBacklog(db.kysely, 'webhooks');
     release();
     await older;
+    assert.deepEqual(backlog, { pending: 0, oldestAt: null });
     await drain('webhooks', into(seen));
     assert.deepEqual(seen, [newer, olderId], 'the older event is consumed once it commits');
     assert.equal(await consume(db.kysely, 'webhooks', into(seen), 100), 0);
