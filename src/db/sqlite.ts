@@ -18,8 +18,9 @@ import type { DbObserver } from './observer.js';
  * costs two file-lock system calls, as much as the point read itself. The snapshot ends before
  * every group commit (so what a caller reads after its commit resolved includes its write, and
  * the checkpoint at commit is never held back by it), at the end of the turn, and when a request
- * arrives after a snapshot that began before it (so a change made by another process is seen by
- * every request that arrives after it was committed).
+ * arrives after a snapshot that began before it in another way than after a request of its turn
+ * (so a change made by another process is seen by every request that arrives after it was
+ * committed).
  */
 type Statement = SQLite.Statement<unknown[]>;
 
@@ -41,6 +42,17 @@ function run(statement: Statement, parameters: readonly unknown[]): QueryResult<
   const { changes, lastInsertRowid } = statement.run(parameters);
   return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
 }
+
+/**
+ * Which iteration of the event loop this is (libuv's loop count, Node ≥ 20.18). Where it is missing
+ * every call counts as an iteration of its own: no snapshot is shared, which is correct but slower.
+ */
+const loopCount: () => number = performance.nodeTiming.uvMetricsInfo
+  ? () => performance.nodeTiming.uvMetricsInfo.loopCount
+  : (() => {
+      let calls = 0;
+      return () => ++calls;
+    })();
 
 /** A FIFO lock: whoever asked first goes first, so a flush queued behind transactions waits for exactly those. */
 function fifoLock() {
@@ -114,14 +126,17 @@ export function groupCommitSqlite(file: string, observer: DbObserver = {}): Grou
   let snapshot = false;
   /** `data_version` as the open snapshot sees it: it cannot change before the snapshot ends. */
   let snapshotVersion: number | undefined;
-  // A snapshot begun before a request arrived may predate a commit its client already knows of
-  // (another instance answered it): a timer's read earlier in the same turn, or a read of the turn
-  // before. So a request ends any snapshot not begun after a request of its own turn (`requestTurn`
-  // moves at each turn's end), and the requests that arrive together still share one.
-  let requestTurn = 0;
-  let requestsThisTurn = false;
-  /** `requestTurn` when the open snapshot began after a request of that turn; else -1. */
-  let snapshotTurn = -1;
+  // Turns are told apart by libuv's loop count, not by a setImmediate: an immediate can wait past
+  // a whole poll (a fetch to another instance was seen to begin and end in one turn of the
+  // immediates), and a turn marked by one then held a snapshot older than the request's client.
+  // Every JavaScript callback of an iteration runs after that iteration's poll returned, so a
+  // snapshot begun in it holds every commit the clients of the iteration's requests knew of.
+  /** The loop count when the open snapshot began. */
+  let snapshotLoop = -1;
+  /** Whether it began after a request of that iteration arrived: then the iteration's later requests share it. */
+  let snapshotAfterRequest = false;
+  /** The loop count when the last request arrived. */
+  let requestLoop = -1;
   const endSnapshot = () => {
     if (!snapshot) return;
     snapshot = false;
@@ -129,22 +144,26 @@ export function groupCommitSqlite(file: string, observer: DbObserver = {}): Grou
     if (reader?.inTransaction && read) read('commit').run();
   };
   const runRead = (statement: Statement, parameters: readonly unknown[], sql: string) => {
+    const now = loopCount();
+    // The end of the turn normally ends it first; this covers an immediate that waits.
+    if (snapshot && snapshotLoop !== now) endSnapshot();
     if (!snapshot && read) {
       read('begin').run();
       snapshot = true;
-      snapshotTurn = requestsThisTurn ? requestTurn : -1;
+      snapshotLoop = now;
+      snapshotAfterRequest = requestLoop === now;
       setImmediate(endSnapshot);
     }
     return exec(statement, parameters, sql);
   };
+  // A snapshot begun before a request arrived may predate a commit its client already knows of
+  // (another instance answered it), when a timer's or a loop's read began it earlier in the same
+  // iteration. So a request ends any snapshot not begun after a request of its own iteration, and
+  // the requests that arrive together still share one.
   const requestArrived = () => {
-    if (snapshot && snapshotTurn !== requestTurn) endSnapshot();
-    if (requestsThisTurn) return;
-    requestsThisTurn = true;
-    setImmediate(() => {
-      requestsThisTurn = false;
-      requestTurn++;
-    });
+    const now = loopCount();
+    if (snapshot && !(snapshotAfterRequest && snapshotLoop === now)) endSnapshot();
+    requestLoop = now;
   };
   const lock = fifoLock();
   let group: Group | undefined;
@@ -310,8 +329,11 @@ export function groupCommitSqlite(file: string, observer: DbObserver = {}): Grou
   // once per snapshot, as every visitor request asks for it.
   const dataVersion =
     read &&
-    (() =>
-      (snapshotVersion ??= (runRead(read('pragma data_version'), [], 'pragma data_version').rows[0] as { data_version: number })
-        .data_version));
+    (() => {
+      if (snapshot && snapshotLoop !== loopCount()) endSnapshot();
+      snapshotVersion ??= (runRead(read('pragma data_version'), [], 'pragma data_version').rows[0] as { data_version: number })
+        .data_version;
+      return snapshotVersion;
+    });
   return { dialect, dataVersion, requestArrived };
 }
