@@ -310,7 +310,7 @@ export const CACHES = {
     max: 1000,
     maxBytes: 32 * MB,
     maxEntryBytes: 4 * MB,
-    // The experiences as their JSON's characters (a site's origins and ids beside them).
+    // The experiences as their JSON's characters (UTF-16), their compiled patterns as much again (a site's origins and ids beside them).
     size: (kept, key) => 2 * key.length + 1024 + kept.bytes,
     holds: 'database',
     invalidatedBy: ['site:<tenant>'],

@@ -17,9 +17,10 @@ export interface Decidable {
   holdoutPercent: number;
   conversionUrl: string | null;
   changes: Change[];
-  /** When it was last written: with its id, what its compiled form is kept under. */
-  updatedAt?: string;
 }
+
+/** An experience with what the decision compiles of it, once: as its site is kept (live-site.ts), or as a preview forces it. */
+export type CompiledExperience<E extends Decidable = Decidable> = E & { compiled: Compiled };
 
 /** A change as the script applies it: tokens filled, a section rendered to HTML. */
 export type AppliedChange =
@@ -34,7 +35,7 @@ export interface DecidedExperience {
   changes: AppliedChange[];
 }
 
-/** What is compiled of an experience once, kept by its content (an edit compiles again). */
+/** What is compiled of an experience: its patterns, its rules, what it reads and where it changes. */
 interface Compiled {
   page: RegExp;
   conversion: RegExp | undefined;
@@ -45,9 +46,6 @@ interface Compiled {
   selectors: Set<string>;
 }
 
-const compiled = new Map<string, Compiled>();
-/** Enough for every live experience of many sites; past it, all are compiled again as asked. */
-const MAX_COMPILED = 5000;
 const TOKEN_NAME = /\{\{\s*([A-Za-z_][\w.-]*)/g;
 
 /** A selector as css-what writes it back, its element names lowercased (HTML's are case-insensitive). */
@@ -60,36 +58,33 @@ function normalSelector(selector: string): string {
   }
 }
 
-export function compiledOf(experience: Decidable): Compiled {
-  const key = experience.updatedAt ? `${experience.experienceId} ${experience.updatedAt}` : JSON.stringify(experience);
-  let found = compiled.get(key);
-  if (found) return found;
+export function compiled<E extends Decidable>(experience: E): CompiledExperience<E> {
   const rules = experience.rules ? compileRules(experience.rules) : undefined;
   const reads = new Set(rules?.fields ?? []);
   for (const name of JSON.stringify(experience.changes).matchAll(TOKEN_NAME)) reads.add(name[1] ?? '');
-  found = {
-    page: compileUrlMatch(experience.urlMatch),
-    conversion: experience.conversionUrl ? compileUrlMatch(conversionMatch(experience.conversionUrl)) : undefined,
-    rules,
-    reads,
-    selectors: new Set(experience.changes.map((c) => normalSelector(c.selector))),
+  return {
+    ...experience,
+    compiled: {
+      page: compileUrlMatch(experience.urlMatch),
+      conversion: experience.conversionUrl ? compileUrlMatch(conversionMatch(experience.conversionUrl)) : undefined,
+      rules,
+      reads,
+      selectors: new Set(experience.changes.map((c) => normalSelector(c.selector))),
+    },
   };
-  if (compiled.size >= MAX_COMPILED) compiled.clear();
-  compiled.set(key, found);
-  return found;
 }
 
 /** The live experiences whose page pattern matches `path`, and those whose conversionUrl does. */
-export function experiencesAt(experiences: Decidable[], path: string): { matching: Decidable[]; converting: string[] } {
+export function experiencesAt(experiences: CompiledExperience[], path: string): { matching: CompiledExperience[]; converting: string[] } {
   return {
-    matching: experiences.filter((e) => compiledOf(e).page.test(path)),
-    converting: experiences.filter((e) => compiledOf(e).conversion?.test(path) === true).map((e) => e.experienceId),
+    matching: experiences.filter((e) => e.compiled.page.test(path)),
+    converting: experiences.filter((e) => e.compiled.conversion?.test(path) === true).map((e) => e.experienceId),
   };
 }
 
 /** Whether any of `experiences` reads `company.*` (a rule or a token): only then is the provider asked. */
-export const readsCompany = (experiences: Decidable[]) =>
-  experiences.some((e) => [...compiledOf(e).reads].some((f) => f.startsWith('company.')));
+export const readsCompany = (experiences: CompiledExperience[]) =>
+  experiences.some((e) => [...e.compiled.reads].some((f) => f.startsWith('company.')));
 
 /**
  * The experiences a visit gets, highest priority first: the first whose rules match, then every
@@ -97,15 +92,19 @@ export const readsCompany = (experiences: Decidable[]) =>
  * apply when their selectors do not overlap"; overlap judged on the selectors as written,
  * normalised, since the page's elements are not known here).
  */
-export async function chooseExperiences(matching: Decidable[], facts: VisitFacts, company: boolean): Promise<Decidable[]> {
+export async function chooseExperiences(
+  matching: CompiledExperience[],
+  facts: VisitFacts,
+  company: boolean,
+): Promise<CompiledExperience[]> {
   const reads = new Set<string>();
-  for (const e of matching) for (const f of compiledOf(e).reads) reads.add(f);
+  for (const e of matching) for (const f of e.compiled.reads) reads.add(f);
   await facts.prepare(reads, company);
   const ordered = [...matching].sort((a, b) => b.priority - a.priority);
-  const chosen: Decidable[] = [];
+  const chosen: CompiledExperience[] = [];
   const taken = new Set<string>();
   for (const e of ordered) {
-    const { rules, selectors } = compiledOf(e);
+    const { rules, selectors } = e.compiled;
     if (rules && !matches(rules, facts.value, facts.withheld)) continue;
     if ([...selectors].some((s) => taken.has(s))) continue;
     chosen.push(e);

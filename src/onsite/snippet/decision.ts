@@ -8,7 +8,16 @@ import type { PublicOrigin } from '../../http/public-origin.js';
 import { visitorKey } from '../../experiments/index.js';
 import { describedVisit, visitFacts, clientAddress, sourceOf } from '../../site/index.js';
 import { type DecisionClaims, type DecisionTokens, type DecisionUtm, MAX_DECISION_TOKEN_LENGTH } from '../decision-token.js';
-import { type Decidable, type DecidedExperience, appliedChanges, armOf, chooseExperiences, experiencesAt, readsCompany } from './decide.js';
+import {
+  type CompiledExperience,
+  compiled,
+  type DecidedExperience,
+  appliedChanges,
+  armOf,
+  chooseExperiences,
+  experiencesAt,
+  readsCompany,
+} from './decide.js';
 import { sectionImages, sectionStyle } from './section.js';
 import { redeemToolToken } from './tool-tokens.js';
 import { parseRules } from '../../audiences/index.js';
@@ -27,7 +36,7 @@ export interface DecideContext {
 
 export interface DecideInput {
   site: { siteId: string; tenantId: string };
-  experiences: Decidable[];
+  experiences: CompiledExperience[];
   page: URL;
   ref: string;
   preview: string | undefined;
@@ -136,12 +145,12 @@ async function previewOf(
   context: DecideContext,
   input: DecideInput,
   unit: string,
-): Promise<{ experience: Decidable; visit: Parameters<typeof describedVisit>[0] } | undefined> {
+): Promise<{ experience: CompiledExperience; visit: Parameters<typeof describedVisit>[0] } | undefined> {
   const redeemed = await redeemToolToken(context.db, 'preview', input.site.siteId, input.preview ?? '', unit);
   if (!redeemed?.experienceId) return undefined;
   const row = await findExperience(context.db, input.site.tenantId, redeemed.experienceId);
   if (!row || row.site_id !== input.site.siteId) return undefined;
-  const experience: Decidable = {
+  const experience = compiled({
     experienceId: row.id,
     urlMatch: { type: row.url_match_type, value: row.url_match_value },
     rules: parseRules(row.rules),
@@ -149,7 +158,6 @@ async function previewOf(
     holdoutPercent: Number(row.holdout_percent),
     conversionUrl: row.conversion_url,
     changes: JSON.parse(row.changes) as Change[],
-    updatedAt: row.updated_at,
-  };
+  });
   return { experience, visit: redeemed.visit };
 }

@@ -3,11 +3,12 @@ import { CACHES, countedCache, databaseCache } from '../../db/caches.js';
 import type { Database } from '../../db/types.js';
 import { type LiveExperience, liveExperiencesOfSite } from '../experiences-repository.js';
 import { type SiteRecord, siteByKey } from '../sites-repository.js';
+import { type CompiledExperience, compiled } from './decide.js';
 
-/** A site as its script's requests read it: the site, and its live experiences in the order they apply. */
+/** A site as its script's requests read it: the site, and its live experiences, compiled, in the order they apply. */
 export interface LiveSite {
   site: SiteRecord;
-  experiences: LiveExperience[];
+  experiences: CompiledExperience<LiveExperience>[];
 }
 
 /** A site key's tenant: a site never moves to another tenant, and a key names one site only. */
@@ -21,7 +22,8 @@ const kept = countedCache(CACHES.liveSites, async ({ db, siteKey }: { db: Kysely
   const site = await siteByKey(db, siteKey);
   if (!site) return { live: undefined, bytes: 0 };
   const experiences = await liveExperiencesOfSite(db, site.siteId);
-  return { live: { site, experiences }, bytes: 2 * JSON.stringify(experiences).length };
+  // Its compiled patterns and sets count as much again as the text they come from.
+  return { live: { site, experiences: experiences.map(compiled) }, bytes: 4 * JSON.stringify(experiences).length };
 });
 
 /**
