@@ -287,7 +287,7 @@ export async function buildApp({
   await app.register(onsiteRoutes, { publicBaseUrl: config.publicBaseUrl });
   await app.register(consoleRoutes, { publicBaseUrl: config.publicBaseUrl, fallbackDomainSuffix: config.fallbackDomainSuffix });
   // The site script of issue 48 and what it asks, on the API host (src/onsite/snippet/).
-  await app.register(snippetRoutes, { secret, companyLookup: companies, origin });
+  await app.register(snippetRoutes, { secret, companyLookup: companies, origin, dataVersion: db.dataVersion });
   await app.register(toolRoutes);
   // After every area: the tools read their operations from the catalogue.
   await app.register(mcpRoutes, { catalogue, keys, origin });

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import { type ChangeScope, changeCount } from './changes.js';
+import { type ChangeScope, changeCount, changeCountAt } from './changes.js';
 import { perDatabase } from './per-database.js';
 import type { Database } from './types.js';
 
@@ -406,17 +406,21 @@ const isTenantCounter = (i: Invalidation): i is TenantCounter => i.endsWith(':<t
  * declaration names (`invalidatedBy`), read before every answer: a change committed meanwhile
  * moves a counter past the key the answer is kept under, on any instance, so an answer from before
  * a change is never asked for again and falls out. `key` names the rest the answer depends on.
+ * Given SQLite's `dataVersion` of the request's snapshot, the counters are read once per committed
+ * state (changes.ts `changeCountAt`) rather than once per answer.
  */
 export function countedCache<V extends {}, FC>(
   d: CacheDeclaration<V>,
   compute: (context: FC) => Promise<V>,
-): (db: Kysely<Database>, tenantId: string, key: string, context: FC) => Promise<V> {
+): (db: Kysely<Database>, tenantId: string, key: string, context: FC, dataVersion?: number) => Promise<V> {
   const counters = d.invalidatedBy.filter(isTenantCounter);
   if (counters.length === 0) throw new Error(`the cache "${d.name}" is declared with no tenant counter`);
   const kept = databaseCache<V, FC>(d, { fetchMethod: (_key, _stale, { context }) => compute(context) });
-  return async (db, tenantId, key, context) => {
+  return async (db, tenantId, key, context, dataVersion) => {
     const scopes = counters.map((c) => c.replace('<tenant>', tenantId) as ChangeScope);
-    const counts = await Promise.all(scopes.map((scope) => changeCount(db, scope)));
+    const counts = await Promise.all(
+      scopes.map((scope) => (dataVersion === undefined ? changeCount(db, scope) : changeCountAt(db, scope, dataVersion))),
+    );
     // lru-cache types its options by whether FC is known, which a type parameter leaves open.
     const options: LRUCache.FetchOptionsWithContext<string, V, FC> = { context };
     return kept(db).forceFetch(`${tenantId} ${counts.join(' ')} ${key}`, options as never);

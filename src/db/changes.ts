@@ -96,25 +96,30 @@ export async function noteSiteChange(trx: Kysely<Database>, tenantId: string): P
 export const siteSequence = (db: Kysely<Database>, tenantId: string): Promise<number> => changeCount(db, `site:${tenantId}`);
 
 /**
- * The tenant's change sequence at SQLite's `dataVersion`, read once per tenant for each committed
- * state: after a commit anywhere, a tenant's first segmented page reads it (site/serve/choose.ts),
- * and the requests that arrive meanwhile wait for that read. Dropped whole when the state moves,
- * and at most TENANTS_AT_ONCE tenants are held.
+ * A counter at SQLite's `dataVersion`, read once per scope for each committed state: after a
+ * commit anywhere, the first request that needs a scope reads it (a tenant's first segmented page,
+ * site/serve/choose.ts; a kept answer's key, caches.ts `countedCache`), and the requests that
+ * arrive meanwhile wait for that read. Dropped whole when the state moves, and at most
+ * SCOPES_AT_ONCE scopes are held.
  */
-const sequencesAt = perDatabase(() => ({ at: -1, byTenant: new Map<string, Promise<number>>() }));
-const TENANTS_AT_ONCE = 1000;
-export function siteSequenceAt(db: Kysely<Database>, tenantId: string, dataVersion: number): Promise<number> {
-  const held = sequencesAt(db);
-  if (held.at !== dataVersion || held.byTenant.size >= TENANTS_AT_ONCE) {
+const countsAt = perDatabase(() => ({ at: -1, byScope: new Map<string, Promise<number>>() }));
+const SCOPES_AT_ONCE = 1000;
+export function changeCountAt(db: Kysely<Database>, scope: ChangeScope, dataVersion: number): Promise<number> {
+  const held = countsAt(db);
+  if (held.at !== dataVersion || held.byScope.size >= SCOPES_AT_ONCE) {
     held.at = dataVersion;
-    held.byTenant.clear();
+    held.byScope.clear();
   }
-  let sequence = held.byTenant.get(tenantId);
-  if (!sequence) {
+  let count = held.byScope.get(scope);
+  if (!count) {
     // Read in this turn's snapshot, the one `dataVersion` names.
-    sequence = changeCount(db, `site:${tenantId}`);
-    held.byTenant.set(tenantId, sequence);
-    sequence.catch(() => held.byTenant.delete(tenantId));
+    count = changeCount(db, scope);
+    held.byScope.set(scope, count);
+    count.catch(() => held.byScope.delete(scope));
   }
-  return sequence;
+  return count;
 }
+
+/** The tenant's change sequence at SQLite's `dataVersion` (`changeCountAt`). */
+export const siteSequenceAt = (db: Kysely<Database>, tenantId: string, dataVersion: number): Promise<number> =>
+  changeCountAt(db, `site:${tenantId}`, dataVersion);

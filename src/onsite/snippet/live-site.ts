@@ -29,9 +29,10 @@ const kept = countedCache(CACHES.liveSites, async ({ db, siteKey }: { db: Kysely
 /**
  * The site of `siteKey` with its live experiences (undefined: no such site), read once per change
  * of its tenant: the script's every request (issue 48's decide) needs both, and a busy site asks
- * thousands of times a second between two edits. One read of the tenant's counter per request.
+ * thousands of times a second between two edits. One read of the tenant's counter per request, or
+ * on SQLite (`dataVersion` given), per committed state.
  */
-export async function liveSite(db: Kysely<Database>, siteKey: string): Promise<LiveSite | undefined> {
+export async function liveSite(db: Kysely<Database>, siteKey: string, dataVersion?: () => number): Promise<LiveSite | undefined> {
   let tenantId = tenants(db).get(siteKey);
   if (tenantId === undefined) {
     // An unknown key is not kept: a visitor sending made-up keys fills nothing.
@@ -40,5 +41,5 @@ export async function liveSite(db: Kysely<Database>, siteKey: string): Promise<L
     tenantId = site.tenantId;
     tenants(db).set(siteKey, tenantId);
   }
-  return (await kept(db, tenantId, siteKey, { db, siteKey })).live;
+  return (await kept(db, tenantId, siteKey, { db, siteKey }, dataVersion?.())).live;
 }
