@@ -2,12 +2,14 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, Page as Tab } from 'playwright-core';
-import { until, USER_AGENT } from '../browser.js';
-import { onPostgres } from '../helpers.js';
+import { type Browser, type BrowserContext, chromium, type Page as Tab } from 'playwright-core';
+import { buildConsole } from '../../scripts/build-console.js';
+import { available, CHROMIUM, skip, until, USER_AGENT } from '../browser.js';
+import { type Json, ok, onPostgres, startApp, type TestApp } from '../helpers.js';
 
-// What the console's browser tests share: a signed-in console tab,
+// What the console's browser tests share: a suite's app and browser, a signed-in console tab,
 // axe-core with a screenshot at each step (under test-artifacts/, gitignored, or $ARTIFACTS_DIR).
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -19,6 +21,55 @@ export function artifactsDir(name: string): string {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   return dir;
+}
+
+export interface ConsoleSuite {
+  t: TestApp;
+  origin: string;
+  browser: Browser;
+}
+
+/**
+ * Suites set up their app and browser by the same dozen lines each: here once, so they cannot
+ * drift apart, and only the data a suite writes first (`seed`) is its own. Its fields are read in
+ * tests, not at a file's top: `before` sets them.
+ */
+export function consoleSuite(seed: (t: TestApp) => Promise<void>): ConsoleSuite {
+  const suite = {} as ConsoleSuite;
+  before(async () => {
+    if (skip) return;
+    assert.ok(available, `no browser at ${CHROMIUM}: .ci/run installs Debian's chromium`);
+    await buildConsole();
+    suite.t = await startApp();
+    suite.origin = await suite.t.app.listen({ port: 0, host: '127.0.0.1' });
+    await seed(suite.t);
+    suite.browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  });
+  after(async () => {
+    await suite.browser?.close();
+    await suite.t?.close();
+  });
+  return suite;
+}
+
+/** A page with one form button and no sections yet, as the editors' suites start from. */
+export async function formPage(
+  t: TestApp,
+  page: { name: string; pageContext: string; headline: string; buttonTitle: string; purpose: string; status?: 'published' },
+): Promise<Json> {
+  const { name, pageContext, headline, buttonTitle, purpose, status } = page;
+  return ok(
+    await t.req('POST', '/v0/pages', {
+      name,
+      title: name,
+      pageContext,
+      pageType: 'inbound',
+      ...(status ? { status } : {}),
+      actions: [{ actionType: 'form', buttonTitle, purpose }],
+      content: { headline, subheadline: '', sections: [] },
+    }),
+    201,
+  );
 }
 
 export async function openConsole(

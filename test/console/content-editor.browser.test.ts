@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { type Browser, chromium, type Page as Tab } from 'playwright-core';
+import { describe, test } from 'node:test';
+import type { Page as Tab } from 'playwright-core';
 import sharp from 'sharp';
-import { buildConsole } from '../../scripts/build-console.js';
-import { available, CHROMIUM, skip, until } from '../browser.js';
-import { type Json, ok, startApp, type TestApp } from '../helpers.js';
-import { artifactsDir, openConsole, pageUntil, pick, stepper } from './console-tab.js';
+import { skip, until } from '../browser.js';
+import { type Json, ok } from '../helpers.js';
+import { artifactsDir, consoleSuite, formPage, openConsole, pageUntil, pick, stepper } from './console-tab.js';
 
 // Issue 38, the block editor in real headless Chromium: sections added in several layouts,
 // reordered and removed; an image picked from the assets and another uploaded in place; Save sends
@@ -14,9 +13,6 @@ import { artifactsDir, openConsole, pageUntil, pick, stepper } from './console-t
 
 const { check } = stepper(artifactsDir('content-editor'));
 
-let t: TestApp;
-let browser: Browser;
-let origin: string;
 const seed = { pageId: '', assetId: '', actionId: '', audienceId: '' };
 
 const png = (r: number, g: number, b: number) =>
@@ -24,23 +20,14 @@ const png = (r: number, g: number, b: number) =>
     .png()
     .toBuffer();
 
-before(async () => {
-  if (skip) return;
-  assert.ok(available, `no browser at ${CHROMIUM}: .ci/run installs Debian's chromium`);
-  await buildConsole();
-  t = await startApp();
-  origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const page = ok(
-    await t.req('POST', '/v0/pages', {
-      name: 'Launch',
-      title: 'Launch',
-      pageContext: 'A product launch',
-      pageType: 'inbound',
-      actions: [{ actionType: 'form', buttonTitle: 'Book a demo', purpose: 'demo' }],
-      content: { headline: 'Before', subheadline: '', sections: [] },
-    }),
-    201,
-  );
+const suite = consoleSuite(async (t) => {
+  const page = await formPage(t, {
+    name: 'Launch',
+    pageContext: 'A product launch',
+    headline: 'Before',
+    buttonTitle: 'Book a demo',
+    purpose: 'demo',
+  });
   seed.pageId = page.pageId;
   seed.actionId = page.actions[0].actionId;
   const file = await t.app.inject({
@@ -57,11 +44,6 @@ before(async () => {
   ok(await t.req('POST', '/v0/persons', { name: 'Jane Doe', email: 'jane@acme.example' }), 201);
   const person = ok(await t.req('GET', '/v0/persons/search?query=jane')).items[0];
   seed.audienceId = ok(await t.req('POST', `/v0/pages/${page.pageId}/audiences`, { personId: person.personId }), 201).audienceId;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-});
-after(async () => {
-  await browser?.close();
-  await t?.close();
 });
 
 const editor = (tab: Tab, name = 'Page content') => tab.getByRole('form', { name, exact: true });
@@ -69,12 +51,13 @@ const section = (tab: Tab, n: number, form = 'Page content') => editor(tab, form
 /** The section headings, in the order the editor shows them. */
 const headings = (tab: Tab) =>
   tab.evaluate(`[...document.querySelectorAll('form[aria-label="Page content"] [data-pointer$="/heading"]')].map((e) => e.value)`);
-const pageContent = async () => ok(await t.req('GET', `/v0/pages/${seed.pageId}`)).content;
+const pageContent = async () => ok(await suite.t.req('GET', `/v0/pages/${seed.pageId}`)).content;
 
 describe('the block editor', { skip }, () => {
   test('sections added, moved and removed, images picked and uploaded, the preview follows typing and Save', {
     timeout: 180_000,
   }, async () => {
+    const { t, browser, origin } = suite;
     const { context, tab, errors } = await openConsole(browser, origin, t.key);
     await tab.evaluate(`location.hash = ${JSON.stringify(`#/pages/${seed.pageId}`)}`);
     await editor(tab).waitFor();
@@ -207,6 +190,7 @@ describe('the block editor', { skip }, () => {
   });
 
   test("an audience's own content, written and published from its view, narrow screen", { timeout: 120_000 }, async () => {
+    const { t, browser, origin } = suite;
     const { context, tab, errors } = await openConsole(browser, origin, t.key, 390);
     await tab.evaluate(`location.hash = ${JSON.stringify(`#/pages/${seed.pageId}/audiences/${seed.audienceId}`)}`);
     const form = 'Content for Jane Doe';

@@ -1,45 +1,27 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { type Browser, chromium, type Page as Tab } from 'playwright-core';
-import { buildConsole } from '../../scripts/build-console.js';
-import { available, CHROMIUM, skip } from '../browser.js';
-import { type Json, ok, startApp, type TestApp } from '../helpers.js';
-import { openConsole } from './console-tab.js';
+import { describe, test } from 'node:test';
+import type { Page as Tab } from 'playwright-core';
+import { skip } from '../browser.js';
+import { type Json, ok } from '../helpers.js';
+import { consoleSuite, formPage, openConsole } from './console-tab.js';
 
 // Issue 46 §3 in the block editor: each new layout is offered in plain words with a sketch of its
 // shape; a pricing section and a stats section written field by field, a band and a plan's button
 // picked, are saved as the API takes them, and a problem shows at its item's field.
 
-let t: TestApp;
-let browser: Browser;
-let origin: string;
 let pageId = '';
 let actionId = '';
 
-before(async () => {
-  if (skip) return;
-  assert.ok(available, `no browser at ${CHROMIUM}: .ci/run installs Debian's chromium`);
-  await buildConsole();
-  t = await startApp();
-  origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const page = ok(
-    await t.req('POST', '/v0/pages', {
-      name: 'Prices',
-      title: 'Prices',
-      pageContext: 'Pricing',
-      pageType: 'inbound',
-      actions: [{ actionType: 'form', buttonTitle: 'Start a trial', purpose: 'trial' }],
-      content: { headline: 'Prices', subheadline: '', sections: [] },
-    }),
-    201,
-  );
+const suite = consoleSuite(async (t) => {
+  const page = await formPage(t, {
+    name: 'Prices',
+    pageContext: 'Pricing',
+    headline: 'Prices',
+    buttonTitle: 'Start a trial',
+    purpose: 'trial',
+  });
   pageId = page.pageId;
   actionId = page.actions[0].actionId;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-});
-after(async () => {
-  await browser?.close();
-  await t?.close();
 });
 
 const editor = (tab: Tab) => tab.getByRole('form', { name: 'Page content', exact: true });
@@ -49,6 +31,7 @@ describe('the block editor, designed layouts', { skip }, () => {
   test('stats and pricing written in plain-word fields, with a band and a plan’s button, saved as the API takes them', {
     timeout: 180_000,
   }, async () => {
+    const { t, browser, origin } = suite;
     const { context, tab, errors } = await openConsole(browser, origin, t.key);
     try {
       await tab.evaluate(`location.hash = ${JSON.stringify(`#/pages/${pageId}`)}`);

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { type Browser, chromium, type Page as Tab } from 'playwright-core';
-import { buildConsole } from '../../scripts/build-console.js';
-import { available, CHROMIUM, skip, until, USER_AGENT } from '../browser.js';
-import { ok, startApp, type TestApp } from '../helpers.js';
+import { describe, test } from 'node:test';
+import type { Page as Tab } from 'playwright-core';
+import { skip, until, USER_AGENT } from '../browser.js';
+import { ok } from '../helpers.js';
 import { fallbackHost, visit } from '../site/serve-helpers.js';
-import { artifactsDir, openConsole, stepper } from './console-tab.js';
+import { artifactsDir, consoleSuite, formPage, openConsole, stepper } from './console-tab.js';
 
 // Issue 46 §7 in real headless Chromium: a page's editing in tabs; the live preview as a visitor
 // (the visit chooses the segment, its tokens filled, the token hint lists the visit's); an
@@ -13,30 +12,18 @@ import { artifactsDir, openConsole, stepper } from './console-tab.js';
 
 const { check } = stepper(artifactsDir('visitor'));
 
-let t: TestApp;
-let browser: Browser;
-let origin: string;
 const seed = { pageId: '', springId: '', accountId: '', personId: '' };
 const content = (headline: string) => ({ headline, subheadline: '', sections: [] });
 
-before(async () => {
-  if (skip) return;
-  assert.ok(available, `no browser at ${CHROMIUM}: .ci/run installs Debian's chromium`);
-  await buildConsole();
-  t = await startApp();
-  origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
-  const page = ok(
-    await t.req('POST', '/v0/pages', {
-      name: 'Launch',
-      title: 'Launch',
-      pageContext: 'A product launch',
-      pageType: 'inbound',
-      status: 'published',
-      actions: [{ actionType: 'form', buttonTitle: 'Book a demo', purpose: 'demo' }],
-      content: content('For everyone'),
-    }),
-    201,
-  );
+const suite = consoleSuite(async (t) => {
+  const page = await formPage(t, {
+    name: 'Launch',
+    pageContext: 'A product launch',
+    headline: 'For everyone',
+    buttonTitle: 'Book a demo',
+    purpose: 'demo',
+    status: 'published',
+  });
   seed.pageId = page.pageId;
   const rules = { match: 'all', conditions: [{ field: 'utm.campaign', operator: 'equals', value: 'spring' }] };
   const spring = ok(await t.req('POST', `/v0/pages/${page.pageId}/audiences`, { customName: 'Spring visitors', rules, priority: 1 }), 201);
@@ -80,17 +67,13 @@ before(async () => {
     payload: JSON.stringify({ token, visibleMs: 1000, scroll: 40, clicks: 1, questions: 0, conversions: 0 }),
   });
   assert.equal(report.statusCode, 204, report.body);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-});
-after(async () => {
-  await browser?.close();
-  await t?.close();
 });
 
 const tabNamed = (tab: Tab, name: string) => tab.getByRole('tablist', { name: 'Editing the page' }).getByRole('tab', { name, exact: true });
 
 describe("the page's tabs and the preview as a visitor", { skip }, () => {
   test('tabs group the editing; the preview takes a visit and shows the segment it gets, tokens filled', { timeout: 180_000 }, async () => {
+    const { t, browser, origin } = suite;
     const { context, tab, errors } = await openConsole(browser, origin, t.key);
     await tab.evaluate(`location.hash = ${JSON.stringify(`#/pages/${seed.pageId}`)}`);
     // Five tabs, Content first and chosen; the others' panels are hidden. The list is read once it is drawn.
@@ -152,6 +135,7 @@ describe("the page's tabs and the preview as a visitor", { skip }, () => {
   });
 
   test("an account's view: its people, leads, visits and deals by name; counts in plain English", { timeout: 120_000 }, async () => {
+    const { t, browser, origin } = suite;
     const { context, tab, errors } = await openConsole(browser, origin, t.key);
     await tab.evaluate(`location.hash = ${JSON.stringify(`#/accounts/${seed.accountId}`)}`);
     await tab.getByRole('heading', { name: 'People', exact: true }).waitFor();
