@@ -20,6 +20,7 @@ import { pageCopies, audienceRoutes } from './audiences/index.js';
 import type { Config } from './config.js';
 import { consoleRoutes } from './console-host/index.js';
 import { experienceChangesOfTenant, snippetRoutes, toolRoutes, onsiteRoutes, onsiteMeasureRoutes } from './onsite/index.js';
+import type { Freshness } from './db/changes.js';
 import { openDatabase, type Db } from './db/connection.js';
 import { migrateDatabase } from './db/migrate.js';
 import { serviceMetrics } from './metrics/index.js';
@@ -120,10 +121,9 @@ export async function buildApp({
   const limiter = config.redisUrl ? await redisLimiter(config.redisUrl, app.log) : memoryLimiter();
   await limiter.ready();
   app.addHook('onClose', () => limiter.close());
-  const keys = apiKeyAuth(app.db, limiter, config.rateLimit, markKeyUsed, metrics && (() => metrics.rateLimited('api')), {
-    dataVersion: db.dataVersion,
-    feed: db.changeFeed?.(),
-  });
+  // How a kept answer (a key's row, a live site) is known to be current without a counter's read.
+  const freshness: Freshness = { dataVersion: db.dataVersion, feed: db.changeFeed?.() };
+  const keys = apiKeyAuth(app.db, limiter, config.rateLimit, markKeyUsed, metrics && (() => metrics.rateLimited('api')), freshness);
 
   // The visitor plane (src/site/): the door opened at the end sends it every request on a tenant domain.
   const secret = await fileUrlSecret(app.db, config.fileUrlSecret);
@@ -287,7 +287,7 @@ export async function buildApp({
   await app.register(onsiteRoutes, { publicBaseUrl: config.publicBaseUrl });
   await app.register(consoleRoutes, { publicBaseUrl: config.publicBaseUrl, fallbackDomainSuffix: config.fallbackDomainSuffix });
   // The site script of issue 48 and what it asks, on the API host (src/onsite/snippet/).
-  await app.register(snippetRoutes, { secret, companyLookup: companies, origin, dataVersion: db.dataVersion });
+  await app.register(snippetRoutes, { secret, companyLookup: companies, origin, freshness });
   await app.register(toolRoutes);
   // After every area: the tools read their operations from the catalogue.
   await app.register(mcpRoutes, { catalogue, keys, origin });

@@ -28,12 +28,12 @@ describe('two instances on one PostgreSQL database: no stale answer', { skip: !o
     server: ServerProcess,
     method: string,
     path: string,
-    options: { body?: unknown; key?: string | null; host?: string; admin?: boolean } = {},
+    options: { body?: unknown; key?: string | null; host?: string; admin?: boolean; headers?: Record<string, string> } = {},
   ): Promise<{ status: number; type: string; text: string; json(): Json }> =>
     new Promise((resolve, reject) => {
       const url = new URL(path, server.url);
       const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-      const headers: Record<string, string> = {};
+      const headers: Record<string, string> = { ...options.headers };
       if (options.host) headers.host = options.host;
       if (options.key !== null && !options.host && !options.admin) headers['x-api-key'] = options.key ?? KEY;
       if (options.admin) headers.authorization = `Bearer ${ADMIN}`;
@@ -89,7 +89,13 @@ describe('two instances on one PostgreSQL database: no stale answer', { skip: !o
 
   before(async () => {
     database = await freshDatabase();
-    const env = { DATABASE_URL: database.url, BOOTSTRAP_API_KEY: KEY, ADMIN_TOKEN: ADMIN };
+    const env = {
+      DATABASE_URL: database.url,
+      BOOTSTRAP_API_KEY: KEY,
+      ADMIN_TOKEN: ADMIN,
+      DECIDE_RATE_PER_MINUTE: '1000000',
+      DECIDE_SITE_RATE_PER_MINUTE: '1000000',
+    };
     // Both at once (they race to migrate, as instances do): start-up under tsx is slow on a busy machine.
     [a, b] = await Promise.all([startServer(env, 60_000), startServer(env, 60_000)]);
     sqlClient = new pg.Client({ connectionString: database.url });
@@ -218,6 +224,49 @@ describe('two instances on one PostgreSQL database: no stale answer', { skip: !o
       [`site:${tenantId}`],
     );
     assert.ok(rows.length > 1, `the sequence moved on one row only: ${rows.map((r) => r.scope).join(', ')}`);
+  });
+
+  // Issue 48: B keeps a site's live experiences under the tenant's sequence, vouched for by the
+  // change feed, so an experience edited or paused through A shows in B's very next decision.
+  test("a live experience's changes and status", async () => {
+    const origin = 'https://fresh-shop.example';
+    const shop = await ok(send(a, 'POST', '/v0/sites', { body: { name: 'Fresh shop', origins: [origin] } }), 201);
+    const exp = await ok(
+      send(a, 'POST', '/v0/experiences', {
+        body: {
+          siteId: shop.siteId,
+          name: 'Fresh',
+          status: 'live',
+          urlMatch: { type: 'exact', value: '/fresh' },
+          changes: [{ selector: 'h1', action: 'text', value: 'Start' }],
+        },
+      }),
+      201,
+    );
+    const decide = async () => {
+      const url = encodeURIComponent(`${origin}/fresh`);
+      const res = await send(b, 'GET', `/_pam/decide?site=${shop.siteKey}&url=${url}&ref=`, {
+        key: null,
+        headers: { origin, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0 Safari/537.36' },
+      });
+      assert.equal(res.status, 200, res.text);
+      return (res.json().experiences as Json[]).find((e) => e.experienceId === exp.experienceId)?.changes[0]?.value;
+    };
+    assert.equal(await decide(), 'Start');
+    let stale = 0;
+    for (let i = 0; i < ROUNDS; i++) {
+      const paused = i % 10 === 9;
+      await ok(
+        send(a, 'PATCH', `/v0/experiences/${exp.experienceId}`, {
+          body: paused ? { status: 'paused' } : { status: 'live', changes: [{ selector: 'h1', action: 'text', value: `Round ${i}` }] },
+        }),
+      );
+      await killIn(i);
+      const value = await decide();
+      if (paused ? value !== undefined : value !== `Round ${i}`) stale++;
+    }
+    assert.equal(stale, 0);
+    await killsLanded();
   });
 
   test("a key's revocation", async () => {

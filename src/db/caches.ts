@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import { type ChangeScope, changeCount, changeCountAt } from './changes.js';
+import type { ChangeFeed } from './change-feed.js';
+import { type ChangeScope, changeCount, changeCountAt, siteSequenceFed } from './changes.js';
 import { perDatabase } from './per-database.js';
 import type { Database } from './types.js';
 
@@ -397,6 +398,12 @@ export function databaseCache<V extends {}, FC = unknown>(
   return perDatabase(() => newCache(d, built));
 }
 
+/** What spares a kept answer its counters' reads: SQLite's `dataVersion` of the request's snapshot, or PostgreSQL's change feed. */
+export interface CountedBy {
+  dataVersion?: number | undefined;
+  feed?: ChangeFeed | undefined;
+}
+
 /** The counters of one tenant a cache can hang on: each names its tenant, so one is read per answer. */
 type TenantCounter = Extract<Invalidation, `${string}:<tenant>`>;
 const isTenantCounter = (i: Invalidation): i is TenantCounter => i.endsWith(':<tenant>');
@@ -407,20 +414,24 @@ const isTenantCounter = (i: Invalidation): i is TenantCounter => i.endsWith(':<t
  * moves a counter past the key the answer is kept under, on any instance, so an answer from before
  * a change is never asked for again and falls out. `key` names the rest the answer depends on.
  * Given SQLite's `dataVersion` of the request's snapshot, the counters are read once per committed
- * state (changes.ts `changeCountAt`) rather than once per answer.
+ * state (changes.ts `changeCountAt`) rather than once per answer; given PostgreSQL's change feed,
+ * the tenant's change sequence is read once per change the feed hears of (`siteSequenceFed`).
  */
 export function countedCache<V extends {}, FC>(
   d: CacheDeclaration<V>,
   compute: (context: FC) => Promise<V>,
-): (db: Kysely<Database>, tenantId: string, key: string, context: FC, dataVersion?: number) => Promise<V> {
+): (db: Kysely<Database>, tenantId: string, key: string, context: FC, counted?: CountedBy) => Promise<V> {
   const counters = d.invalidatedBy.filter(isTenantCounter);
   if (counters.length === 0) throw new Error(`the cache "${d.name}" is declared with no tenant counter`);
   const kept = databaseCache<V, FC>(d, { fetchMethod: (_key, _stale, { context }) => compute(context) });
-  return async (db, tenantId, key, context, dataVersion) => {
+  const count = (db: Kysely<Database>, tenantId: string, scope: ChangeScope, counted: CountedBy | undefined) => {
+    if (counted?.dataVersion !== undefined) return changeCountAt(db, scope, counted.dataVersion);
+    if (counted?.feed && scope === `site:${tenantId}`) return siteSequenceFed(db, counted.feed, tenantId);
+    return changeCount(db, scope);
+  };
+  return async (db, tenantId, key, context, counted) => {
     const scopes = counters.map((c) => c.replace('<tenant>', tenantId) as ChangeScope);
-    const counts = await Promise.all(
-      scopes.map((scope) => (dataVersion === undefined ? changeCount(db, scope) : changeCountAt(db, scope, dataVersion))),
-    );
+    const counts = await Promise.all(scopes.map((scope) => count(db, tenantId, scope, counted)));
     // lru-cache types its options by whether FC is known, which a type parameter leaves open.
     const options: LRUCache.FetchOptionsWithContext<string, V, FC> = { context };
     return kept(db).forceFetch(`${tenantId} ${counts.join(' ')} ${key}`, options as never);

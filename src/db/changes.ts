@@ -1,4 +1,6 @@
 import { type Expression, type RawBuilder, sql, type Kysely } from 'kysely';
+import { isPostgres } from './adapter.js';
+import { type ChangeFeed, SITE_CHANNEL } from './change-feed.js';
 import { perDatabase } from './per-database.js';
 import { prepared } from './prepared.js';
 import type { Database } from './types.js';
@@ -90,6 +92,8 @@ export function movedHereAt(db: Kysely<Database>, scope: ChangeScope): number {
  */
 export async function noteSiteChange(trx: Kysely<Database>, tenantId: string): Promise<void> {
   await noteChange(trx, `site:${tenantId}`);
+  // As the sequence's triggers do, so that the change feed hears of every move (siteSequenceFed).
+  if (isPostgres(trx)) await sql`select pg_notify(${SITE_CHANNEL}, ${tenantId})`.execute(trx);
 }
 
 /** The tenant's change sequence as committed: 0 before its first change. */
@@ -123,3 +127,38 @@ export function changeCountAt(db: Kysely<Database>, scope: ChangeScope, dataVers
 /** The tenant's change sequence at SQLite's `dataVersion` (`changeCountAt`). */
 export const siteSequenceAt = (db: Kysely<Database>, tenantId: string, dataVersion: number): Promise<number> =>
   changeCountAt(db, `site:${tenantId}`, dataVersion);
+
+/** What tells a kept answer from an old one without a counter's read: SQLite's `data_version`, or PostgreSQL's change feed. */
+export interface Freshness {
+  dataVersion?: (() => number) | undefined;
+  feed?: ChangeFeed | undefined;
+}
+
+/**
+ * The tenant's change sequence as PostgreSQL's change feed vouches for it (db/change-feed.ts): read
+ * once, then trusted while the feed has heard of no change of the tenant since the mark taken
+ * before the read, once a sync has shown every change committed before this call received. Every
+ * move of the sequence notifies (its triggers, and noteSiteChange), so a kept count that is not
+ * the committed one is never answered. The sync is one statement shared by the requests that wait
+ * together: under load, a fraction of a statement a request. When the feed cannot tell, it reads.
+ */
+const fedCounts = perDatabase(() => new Map<string, { count: Promise<number>; mark: ReturnType<ChangeFeed['mark']> }>());
+const TENANTS_FED = 10_000;
+export async function siteSequenceFed(db: Kysely<Database>, feed: ChangeFeed, tenantId: string): Promise<number> {
+  const synced = await feed.sync();
+  const kept = fedCounts(db);
+  const known = kept.get(tenantId);
+  // A read still under way is shared too: it began after its mark, and nothing changed since.
+  if (synced && known && !feed.changedSince(tenantId, known.mark)) return known.count;
+  const mark = feed.mark();
+  const count = siteSequence(db, tenantId);
+  if (synced) {
+    if (kept.size >= TENANTS_FED) kept.clear();
+    const entry = { count, mark };
+    kept.set(tenantId, entry);
+    count.catch(() => {
+      if (kept.get(tenantId) === entry) kept.delete(tenantId);
+    });
+  }
+  return count;
+}

@@ -3,6 +3,7 @@ import { CACHES, newCache } from '../db/caches.js';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { ChangeFeed } from '../db/change-feed.js';
+import type { Freshness } from '../db/changes.js';
 import { prepared } from '../db/prepared.js';
 import type { Database } from '../db/types.js';
 import { now } from '../time.js';
@@ -70,7 +71,7 @@ export function apiKeyAuth(
   /** Told of every request a key's rate limit refuses (the metrics). */
   onRefused?: () => void,
   /** How a kept key row is known to be current: see keyRows. */
-  freshness: KeyFreshness = {},
+  freshness: Freshness = {},
 ): ApiKeyAuth {
   // Throttles the write of last_used_at: when each recent key was last written, at most 10,000 keys.
   const lastUsed = newCache<number>(CACHES.keyLastUsed);
@@ -171,12 +172,6 @@ export function apiKeyAuth(
   };
 }
 
-/** What tells a kept key row from an old one: SQLite's `data_version`, or PostgreSQL's change feed. */
-export interface KeyFreshness {
-  dataVersion?: (() => number) | undefined;
-  feed?: ChangeFeed | undefined;
-}
-
 /** A key's row is kept at most this long, whatever else holds (issue 31). */
 const KEY_KEEP_MS = 1000;
 
@@ -200,7 +195,7 @@ interface KeptKey {
  * fraction of a statement a request. When the feed is down, every request reads. Unknown and
  * revoked keys are never kept.
  */
-function keyRows(db: Kysely<Database>, { dataVersion, feed }: KeyFreshness): (keyHash: string) => Promise<KeyRow | undefined> {
+function keyRows(db: Kysely<Database>, { dataVersion, feed }: Freshness): (keyHash: string) => Promise<KeyRow | undefined> {
   const kept = newCache<KeptKey>(CACHES.keyRows);
   const read = async (keyHash: string) => (await liveKey(db, { keyHash }))[0];
   if (feed) {

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { CACHES, countedCache, databaseCache } from '../../db/caches.js';
+import type { Freshness } from '../../db/changes.js';
 import type { Database } from '../../db/types.js';
 import { type LiveExperience, liveExperiencesOfSite } from '../experiences-repository.js';
 import { type SiteRecord, siteByKey } from '../sites-repository.js';
@@ -29,10 +30,11 @@ const kept = countedCache(CACHES.liveSites, async ({ db, siteKey }: { db: Kysely
 /**
  * The site of `siteKey` with its live experiences (undefined: no such site), read once per change
  * of its tenant: the script's every request (issue 48's decide) needs both, and a busy site asks
- * thousands of times a second between two edits. One read of the tenant's counter per request, or
- * on SQLite (`dataVersion` given), per committed state.
+ * thousands of times a second between two edits. The tenant's counter is read once per committed
+ * state on SQLite (`dataVersion` given), once per change the feed hears of on PostgreSQL (`feed`
+ * given: every write of a site or an experience notifies it), else once per request.
  */
-export async function liveSite(db: Kysely<Database>, siteKey: string, dataVersion?: () => number): Promise<LiveSite | undefined> {
+export async function liveSite(db: Kysely<Database>, siteKey: string, freshness: Freshness = {}): Promise<LiveSite | undefined> {
   let tenantId = tenants(db).get(siteKey);
   if (tenantId === undefined) {
     // An unknown key is not kept: a visitor sending made-up keys fills nothing.
@@ -41,5 +43,6 @@ export async function liveSite(db: Kysely<Database>, siteKey: string, dataVersio
     tenantId = site.tenantId;
     tenants(db).set(siteKey, tenantId);
   }
-  return (await kept(db, tenantId, siteKey, { db, siteKey }, dataVersion?.())).live;
+  const counted = { dataVersion: freshness.dataVersion?.(), feed: freshness.feed };
+  return (await kept(db, tenantId, siteKey, { db, siteKey }, counted)).live;
 }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Freshness } from '../../db/changes.js';
 import { dailySecrets } from '../../db/daily-secrets.js';
 import type { CompanyLookup } from '../../enrichment/index.js';
 import { AppError, invalidField, notFound } from '../../http/errors.js';
@@ -21,8 +22,8 @@ export interface SnippetOptions {
   companyLookup: CompanyLookup;
   /** The public origin of a tenant domain (app.ts): inserted sections' images are served there. */
   origin: PublicOrigin;
-  /** SQLite's version of the committed state (db/sqlite.ts): the site's counter is read once per state. */
-  dataVersion: (() => number) | undefined;
+  /** How a kept live site is known to be current without a read of its tenant's counter (live-site.ts). */
+  freshness: Freshness;
 }
 
 const SiteKey = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$', description: "The site's public key" });
@@ -71,7 +72,7 @@ export const snippetRoutes: FastifyPluginAsyncTypebox<SnippetOptions> = async (a
     touchSiteSeen(app.db, siteId, new Date().toISOString()).catch((err: unknown) => app.log.warn({ err }, 'lastSeenAt not stamped'));
 
   app.get('/_pam/site.js', { schema: { hide: true, querystring: ScriptQuery } }, async (request, reply) => {
-    const live = await liveSite(app.db, request.query.site, options.dataVersion);
+    const live = await liveSite(app.db, request.query.site, options.freshness);
     if (!live) throw notFound('Site');
     const { site, experiences } = live;
     // The script was fetched by one of the site's pages (its Origin, or failing that its Referer): installed.
@@ -97,7 +98,7 @@ export const snippetRoutes: FastifyPluginAsyncTypebox<SnippetOptions> = async (a
     if (!page || (page.protocol !== 'https:' && page.protocol !== 'http:'))
       throw invalidField('/url', 'must be an absolute http or https URL');
     limit(takeFor(perAddress, trusted, request.raw));
-    const live = await liveSite(app.db, request.query.site, options.dataVersion);
+    const live = await liveSite(app.db, request.query.site, options.freshness);
     if (!live) throw notFound('Site');
     const { site, experiences } = live;
     limit(perSite.take(site.siteId));
