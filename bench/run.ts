@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- [--scale small|full] [--backend sqlite|postgres|both] [--duration S] [--only NAME] [--out DIR]`
+ * `npm run bench -- [--scale small|full] [--backend sqlite|postgres|both] [--duration S] [--only NAME] [--out DIR] [--connections N]`
  *
  * Results go to stdout, to `<out>/<date>-<backend>-<scale>.json` (default bench/results), and, for
  * a run of every scenario without `--out`, into the "Current figures" table of BENCHMARKS.md.
@@ -8,6 +8,8 @@
  * core, and drive each scenario from a load process pinned to the other core (bench/load.ts),
  * after a warm-up. Every scenario is reported beside `ceiling` (a bare node:http server answering
  * a Person-sized body) measured in the same run, so the ratios mean something on a noisy machine.
+ * Each scenario's load keeps 50 requests in flight; `--connections 1` measures one client's
+ * latency instead (a person typing into a search box alone on the service).
  * `BENCH_NODE_ARGS` adds options to the service's node, to profile it under load, for example
  * `BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'`.
  */
@@ -39,6 +41,8 @@ interface Options {
   backends: ('sqlite' | 'postgres')[];
   duration: number;
   only: string[];
+  /** Clients at once in each scenario's measured load: 50, or `--connections` (1: one typist's latency). */
+  connections: number;
   out: string;
   markdown: boolean;
 }
@@ -52,15 +56,19 @@ function parseArgs(argv: string[]): Options {
   if (!['tiny', 'small', 'full'].includes(scale)) throw new Error('--scale must be small or full');
   const backend = get('backend') ?? 'sqlite';
   if (!['sqlite', 'postgres', 'both'].includes(backend)) throw new Error('--backend must be sqlite, postgres or both');
+  const connections = Number(get('connections') ?? 50);
+  if (!Number.isInteger(connections) || connections < 1 || connections > 1000) throw new Error('--connections must be 1 to 1000');
   return {
     scale,
     backends: backend === 'both' ? ['sqlite', 'postgres'] : [backend as 'sqlite' | 'postgres'],
     duration: Number(get('duration') ?? 10),
     only: (get('only') ?? '').split(',').filter(Boolean),
+    connections,
     out: get('out') ?? path.join(ROOT, 'bench', 'results'),
-    // The current table is every scenario from one run: a run with its own output directory (the
-    // smoke test, a quick look) or of some scenarios only leaves BENCHMARKS.md alone.
-    markdown: get('out') === undefined && get('only') === undefined,
+    // The current table is every scenario from one run at 50 connections: a run with its own output
+    // directory (the smoke test, a quick look), of some scenarios only, or at other connections
+    // leaves BENCHMARKS.md alone.
+    markdown: get('out') === undefined && get('only') === undefined && get('connections') === undefined,
   };
 }
 
@@ -75,6 +83,17 @@ interface Scenario {
 }
 
 const q = encodeURIComponent;
+const SEARCHED = ['audiences', 'accounts', 'page_links'] as const;
+/** A search box's requests while real values are typed, a prefix at a time (bench/seed.ts). */
+const typing =
+  (resource: (typeof SEARCHED)[number]): Scenario['spec'] =>
+  (d) => ({
+    method: 'GET',
+    headers: { 'x-api-key': d.key },
+    paths: { audiences: d.audienceTyping, accounts: d.accountTyping, page_links: d.linkTyping }[resource].map(
+      (s) => `/v0/${resource}/search?query=${q(s)}`,
+    ),
+  });
 /** The deals are created from day 10 to day 45 of the seeded visits (bench/seed-deals.ts). */
 const pipelineEnd = (d: Seeded) => new Date(Date.parse(d.analyticsRange.startDate) + 60 * 86_400_000).toISOString();
 const SCENARIOS: Scenario[] = [
@@ -142,18 +161,8 @@ const SCENARIOS: Scenario[] = [
     }),
   ),
   // Issue 18: the same searches as a search box sends them while a real value is typed.
-  ...(['audiences', 'accounts', 'page_links'] as const).map(
-    (resource): Scenario => ({
-      name: `search-${resource.replace('_', '-')}-typing`,
-      target: 'service',
-      spec: (d) => ({
-        method: 'GET',
-        headers: { 'x-api-key': d.key },
-        paths: { audiences: d.audienceTyping, accounts: d.accountTyping, page_links: d.linkTyping }[resource].map(
-          (s) => `/v0/${resource}/search?query=${q(s)}`,
-        ),
-      }),
-    }),
+  ...SEARCHED.map(
+    (resource): Scenario => ({ name: `search-${resource.replace('_', '-')}-typing`, target: 'service', spec: typing(resource) }),
   ),
   {
     name: 'list-sessions-range',
@@ -1061,7 +1070,7 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
         ...(segmentPaths ? { paths: segmentPaths } : {}),
         ...(decidePaths ? { paths: decidePaths } : {}),
         url: `http://127.0.0.1:${port}`,
-        connections: 50,
+        connections: options.connections,
       };
       if (scenario.name === 'agent-template') {
         await waitIdle(child.pid!);
