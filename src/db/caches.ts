@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import type { ChangeFeed } from './change-feed.js';
-import { type ChangeScope, changeCount, changeCountAt, siteSequenceFed } from './changes.js';
+import { type ChangeScope, changeCount, changeCountAt, type Freshness, siteSequenceFed } from './changes.js';
 import { perDatabase } from './per-database.js';
 import type { Database } from './types.js';
 
@@ -398,12 +397,6 @@ export function databaseCache<V extends {}, FC = unknown>(
   return perDatabase(() => newCache(d, built));
 }
 
-/** What spares a kept answer its counters' reads: SQLite's `dataVersion` of the request's snapshot, or PostgreSQL's change feed. */
-export interface CountedBy {
-  dataVersion?: number | undefined;
-  feed?: ChangeFeed | undefined;
-}
-
 /** The counters of one tenant a cache can hang on: each names its tenant, so one is read per answer. */
 type TenantCounter = Extract<Invalidation, `${string}:<tenant>`>;
 const isTenantCounter = (i: Invalidation): i is TenantCounter => i.endsWith(':<tenant>');
@@ -420,18 +413,19 @@ const isTenantCounter = (i: Invalidation): i is TenantCounter => i.endsWith(':<t
 export function countedCache<V extends {}, FC>(
   d: CacheDeclaration<V>,
   compute: (context: FC) => Promise<V>,
-): (db: Kysely<Database>, tenantId: string, key: string, context: FC, counted?: CountedBy) => Promise<V> {
+): (db: Kysely<Database>, tenantId: string, key: string, context: FC, freshness?: Freshness) => Promise<V> {
   const counters = d.invalidatedBy.filter(isTenantCounter);
   if (counters.length === 0) throw new Error(`the cache "${d.name}" is declared with no tenant counter`);
   const kept = databaseCache<V, FC>(d, { fetchMethod: (_key, _stale, { context }) => compute(context) });
-  const count = (db: Kysely<Database>, tenantId: string, scope: ChangeScope, counted: CountedBy | undefined) => {
-    if (counted?.dataVersion !== undefined) return changeCountAt(db, scope, counted.dataVersion);
-    if (counted?.feed && scope === `site:${tenantId}`) return siteSequenceFed(db, counted.feed, tenantId);
-    return changeCount(db, scope);
-  };
-  return async (db, tenantId, key, context, counted) => {
+  return async (db, tenantId, key, context, freshness = {}) => {
+    const version = freshness.dataVersion?.();
+    const count = (scope: ChangeScope) => {
+      if (version !== undefined) return changeCountAt(db, scope, version);
+      if (freshness.feed && scope === `site:${tenantId}`) return siteSequenceFed(db, freshness.feed, tenantId);
+      return changeCount(db, scope);
+    };
     const scopes = counters.map((c) => c.replace('<tenant>', tenantId) as ChangeScope);
-    const counts = await Promise.all(scopes.map((scope) => count(db, tenantId, scope, counted)));
+    const counts = await Promise.all(scopes.map(count));
     // lru-cache types its options by whether FC is known, which a type parameter leaves open.
     const options: LRUCache.FetchOptionsWithContext<string, V, FC> = { context };
     return kept(db).forceFetch(`${tenantId} ${counts.join(' ')} ${key}`, options as never);

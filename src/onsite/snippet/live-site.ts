@@ -43,6 +43,5 @@ export async function liveSite(db: Kysely<Database>, siteKey: string, freshness:
     tenantId = site.tenantId;
     tenants(db).set(siteKey, tenantId);
   }
-  const counted = { dataVersion: freshness.dataVersion?.(), feed: freshness.feed };
-  return (await kept(db, tenantId, siteKey, { db, siteKey }, counted)).live;
+  return (await kept(db, tenantId, siteKey, { db, siteKey }, freshness)).live;
 }
