@@ -11,7 +11,7 @@ import { now } from '../time.js';
  * lead's data to a third party (alerts to Slack) asks `mayLeave` (may-leave.ts) first; the tenant's
  * own webhooks are no such exit.
  */
-export const CONSUMERS = ['webhooks', 'alerts'] as const;
+export const CONSUMERS = ['webhooks', 'alerts', 'crm'] as const;
 export type Consumer = (typeof CONSUMERS)[number];
 
 /** An event as its consumers get it; those that need its body read it (`eventPayloads`). */

@@ -1,7 +1,7 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { IntegrationsConfig } from '../config.js';
 import type { Database, IntegrationsTable } from '../db/types.js';
-import { emit } from '../events/index.js';
+import { emit, type EventHandler } from '../events/index.js';
 import { invalidField } from '../http/errors.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { settle, throwIfAny } from '../http/round-trip.js';
@@ -235,6 +235,49 @@ export async function recordPushed(db: Kysely<Database>, held: HeldIntegration, 
       .execute();
     return true;
   });
+}
+
+/**
+ * The outbox's `crm` consumer (events/consumers.ts): a form submitted makes its tenant's active
+ * integrations due now, so a new lead reaches the CRM within a round of the sync rather than at its
+ * next scheduled one. The push itself reads the leads not yet pushed to each integration
+ * (leads.ts), so a CRM connected later still gets the leads made before it.
+ */
+export const leadsArrived: EventHandler = async (trx, events) => {
+  const tenants = [...new Set(events.filter((e) => e.type === 'form.submitted').map((e) => e.tenant_id))];
+  if (tenants.length === 0) return;
+  // Unconditional: an integration syncing now keeps this later due past its release (`endSync`).
+  await trx
+    .updateTable('integrations')
+    .set({ sync_due_at: now() })
+    .where('tenant_id', 'in', tenants)
+    .where('status', '=', 'active')
+    .execute();
+};
+
+/**
+ * A sync ends: its lease released with its outcome, next due at `next`, unless it was made due
+ * during the sync (a lead arrived, a sync was asked for: its due moved past `dueWas`, the one the
+ * sync was claimed at), which stays, so that what came in meanwhile is not left for `next`.
+ */
+export async function endSync(
+  db: Kysely<Database>,
+  held: HeldIntegration,
+  dueWas: string,
+  next: string,
+  changes: Pick<Partial<IntegrationsTable>, 'last_sync_at' | 'last_error' | 'last_error_at'>,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('integrations')
+    .set({
+      ...changes,
+      sync_due_at: sql<string>`case when sync_due_at > ${dueWas} then sync_due_at else ${next} end`,
+      sync_lease_until: null,
+    })
+    .where('id', '=', held.id)
+    .where('sync_lease_until', '=', held.until)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /** The CRM refused the credentials: paused with the reason, and `integration.failed`, in one transaction. */

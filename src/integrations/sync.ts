@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { IntegrationsConfig } from '../config.js';
-import { claimLeases, releaseLease } from '../db/lease.js';
+import { claimLeases } from '../db/lease.js';
+import { consume } from '../events/index.js';
 import type { Database, IntegrationsTable } from '../db/types.js';
 import { upsertDeal } from '../deals/index.js';
 import { AppError } from '../http/errors.js';
@@ -12,7 +13,7 @@ import { hubspotDriver } from './hubspot.js';
 import { CrmError, type Sleep } from './http.js';
 import { leadsToPush } from './leads.js';
 import { holdLease, LEASE_MS, type SyncHold } from './hold.js';
-import { pauseRefused, recordDealsRead, recordPushed, saveProgress } from './repository.js';
+import { endSync, leadsArrived, pauseRefused, recordDealsRead, recordPushed, saveProgress } from './repository.js';
 import { salesforceDriver } from './salesforce.js';
 import type { Sealer } from './secrets.js';
 
@@ -36,7 +37,7 @@ export interface CrmSync {
 export type SyncOutcome = 'succeeded' | 'failed' | 'refused';
 
 export interface CrmSyncOptions {
-  /** How often due integrations are looked for (10 s by default); tests shorten it. */
+  /** How often new leads and due integrations are looked for (10 s by default); tests shorten it. */
   pollMs?: number;
   /** How a retry waits; tests pass a shorter sleep. */
   sleep?: Sleep;
@@ -44,6 +45,8 @@ export interface CrmSyncOptions {
 }
 
 const CLAIM = 4;
+/** Events read per round; most are no lead's, and are passed by. */
+const EVENTS_BATCH = 100;
 const LEAD_BATCH = 100;
 const LEAD_BATCHES_PER_SYNC = 10;
 const DEAL_PAGES_PER_SYNC = 50;
@@ -134,7 +137,8 @@ export function createCrmSync(
     const until = row.sync_lease_until;
     if (until === null) return;
     const hold = holdLease(db, row.id, until);
-    const lease = async () => ({ table: 'integrations', lease: 'sync_lease_until', ...(await hold.end()) }) as const;
+    const end = async (next: string, changes: Parameters<typeof endSync>[4]) =>
+      endSync(db, await hold.end(), row.sync_due_at, next, changes);
     try {
       let more: boolean;
       try {
@@ -144,7 +148,7 @@ export function createCrmSync(
       }
       const at = now();
       const next = more ? at : new Date(Date.now() + config.syncSeconds * 1000).toISOString();
-      await releaseLease(db, await lease(), { last_sync_at: at, last_error: null, last_error_at: null, sync_due_at: next });
+      await end(next, { last_sync_at: at, last_error: null, last_error_at: null });
       options.onOutcome?.(row.provider, 'succeeded');
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
@@ -156,13 +160,15 @@ export function createCrmSync(
       }
       const at = now();
       const next = new Date(Date.now() + config.syncSeconds * 1000).toISOString();
-      await releaseLease(db, await lease(), { last_error: message.slice(0, 1000), last_error_at: at, sync_due_at: next });
+      await end(next, { last_error: message.slice(0, 1000), last_error_at: at });
       log.warn({ integrationId: row.id, err: message }, 'crm sync failed');
       options.onOutcome?.(row.provider, 'failed');
     }
   }
 
   async function round(): Promise<void> {
+    // The outbox's `crm` consumer first: a new lead makes its tenant's integrations due now.
+    await consume(db, 'crm', leadsArrived, EVENTS_BATCH);
     const at = now();
     const claimed = await claimLeases(db, {
       table: 'integrations',

@@ -27,7 +27,8 @@ export interface Answer {
 export interface FakeCrm {
   url: string;
   seen: Seen[];
-  handle: (request: Seen) => Answer | undefined;
+  /** An answer, or a promise of one: a test may hold a request to see what happens meanwhile. */
+  handle: (request: Seen) => Answer | undefined | Promise<Answer | undefined>;
   close(): Promise<void>;
 }
 
@@ -36,7 +37,7 @@ export async function fakeCrm(): Promise<FakeCrm> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       const text = Buffer.concat(chunks).toString('utf8');
       const url = new URL(req.url ?? '/', 'http://crm.test');
       let body: Json;
@@ -47,7 +48,7 @@ export async function fakeCrm(): Promise<FakeCrm> {
       }
       const seen: Seen = { method: req.method ?? '', path: url.pathname, query: url.searchParams, headers: req.headers, body, text };
       fake.seen.push(seen);
-      const answer = fake.handle(seen) ?? { status: 404, body: { message: `unexpected ${seen.method} ${seen.path}` } };
+      const answer = (await fake.handle(seen)) ?? { status: 404, body: { message: `unexpected ${seen.method} ${seen.path}` } };
       const payload = answer.body === undefined ? '' : JSON.stringify(answer.body);
       res.writeHead(answer.status ?? 200, { ...(payload ? { 'content-type': 'application/json' } : {}), ...answer.headers });
       res.end(payload);
