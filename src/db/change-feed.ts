@@ -12,7 +12,7 @@ import type { DbObserver } from './observer.js';
  * come back. PostgreSQL delivers notifications in commit order, so when it is back, every change
  * committed before `sync` was called has been received. The round trip is shared: every request
  * that arrives while one is out waits for the next one, which starts when the first is back. Under
- * load (SYNC_BATCH requests asked within SYNC_GAP_MS) the next also waits until SYNC_BATCH requests
+ * load (SYNC_BATCH requests within SYNC_GAP_MS that found another waiting) the next also waits until SYNC_BATCH requests
  * wait or SYNC_GAP_MS passed since the previous was sent, so one statement covers many requests (a
  * request waits SYNC_GAP_MS more at most); below that rate it is sent at once, so a client sending
  * requests one after another waits one round trip, not the gap. While the connection is down (killed, server
@@ -37,9 +37,10 @@ const SYNC_TIMEOUT_MS = 1000;
  * Under load, a sync waits for this many requests or this long since the previous one, whichever
  * comes first (issue 31: authentication costs no statement on most requests). Back to back, a sync
  * covered about five requests at 4,000 a second; a fixed gap alone covered few at a loaded
- * machine's 900 a second. Load is this many requests asked within the gap: below that rate (750 a
- * second) the wait would make a lone client pay the gap on every request and save little, so a
- * sync is sent as soon as none is out.
+ * machine's 900 a second. Load is this many requests within the gap that found another's sync out
+ * or waiting: below that the wait would save little, and a client asking one request after another
+ * (whose requests never meet, however fast) would pay the gap on every one, so a sync is sent as
+ * soon as none is out.
  */
 const SYNC_BATCH = 12;
 const SYNC_GAP_MS = 16;
@@ -64,8 +65,8 @@ export function changeFeed(url: string, observer: DbObserver = {}): ChangeFeed {
   let out: { n: number; waiters: Waiter[]; timer: NodeJS.Timeout } | undefined;
   let next: Waiter[] = [];
   let scheduled: NodeJS.Timeout | undefined;
-  // When the last SYNC_BATCH syncs were asked, oldest at `asked[oldest]`: load is all of them within the gap.
-  const asked = new Array<number>(SYNC_BATCH).fill(Number.NEGATIVE_INFINITY);
+  // When the last SYNC_BATCH syncs that met another were asked, oldest at `met[oldest]`: load is all of them within the gap.
+  const met = new Array<number>(SYNC_BATCH).fill(Number.NEGATIVE_INFINITY);
   let oldest = 0;
 
   const settle = (ok: boolean) => {
@@ -91,7 +92,7 @@ export function changeFeed(url: string, observer: DbObserver = {}): ChangeFeed {
     if (out || next.length === 0) return;
     const at = performance.now();
     const wait = sentAt + SYNC_GAP_MS - at;
-    const loaded = at - (asked[oldest] as number) < SYNC_GAP_MS;
+    const loaded = at - (met[oldest] as number) < SYNC_GAP_MS;
     if (!loaded || wait <= 0 || next.length >= SYNC_BATCH) {
       clearTimeout(scheduled);
       scheduled = undefined;
@@ -165,9 +166,11 @@ export function changeFeed(url: string, observer: DbObserver = {}): ChangeFeed {
       if (!healthy) return Promise.resolve(false);
       return new Promise<boolean>((resolve) => {
         // One already out was sent before this call: it proves nothing about changes made since.
+        if (out || next.length > 0) {
+          met[oldest] = performance.now();
+          oldest = (oldest + 1) % SYNC_BATCH;
+        }
         next.push({ resolve });
-        asked[oldest] = performance.now();
-        oldest = (oldest + 1) % SYNC_BATCH;
         schedule();
       });
     },
