@@ -1,17 +1,11 @@
 import { sql, type Kysely } from 'kysely';
 import { containsIndexed, type Rows, startsWith, textSearch } from '../db/search/index.js';
-import { isPostgres } from '../db/adapter.js';
+import { planOnce } from '../db/plan-once.js';
 import type { Database } from '../db/types.js';
 import type { AudienceSearchQuery } from './schemas.js';
 
 /** Audience search counts its matches up to this many; beyond, `totalCount` is null (docs/decisions.md#search). */
 export const AUDIENCE_COUNT_UP_TO = 100;
-
-/**
- * A column no index may serve: its rows are walked in another index's order instead. SQLite's
- * `+` (a no-op on the value); PostgreSQL plans by its statistics and has no such hint.
- */
-const unindexed = (db: Kysely<Database>, column: string) => (isPostgres(db) ? sql.ref(column) : sql`+${sql.ref(column)}`);
 
 /** The audience's page's name (lowercased, for matching), read from the page's own row. */
 const pageNameLc = sql.raw('(select p.name_lc from pages p where p.id = audiences.page_id)');
@@ -55,7 +49,7 @@ export async function searchAudiences(db: Kysely<Database>, tenantId: string, qu
               .selectFrom('audiences')
               .where('audiences.tenant_id', '=', tenantId)
               .where(live)
-              .where(sql<boolean>`${unindexed(db, 'audiences.page_id')} in (${pages.select('pages.id')})`)
+              .where(sql<boolean>`${planOnce(db, sql.ref('audiences.page_id'))} in (${pages.select('pages.id')})`)
           : ofPages(pages),
       startsWith: startsWith(db, pageNameLc, text),
       // From the pages: a walk of the tenant's audiences newest first would read them all when

@@ -8,7 +8,9 @@ import { isPostgres } from './adapter.js';
  * for the value bound, which cost several times a keyed lookup itself. `+?` is a no-op on the value
  * and, like `?`, gives it no affinity: SQLite plans the statement once. For conditions whose plan
  * does not depend on the value. The one place this is written: prepared statements
- * (db/prepared.ts), searches (db/search/) and the analytics rollups all bind through it.
+ * (db/prepared.ts), searches (db/search/) and the analytics rollups all bind through it. Given a
+ * column (`sql.ref`), the same `+` keeps SQLite from serving it by an index, so that its rows are
+ * walked in another index's order (audiences/search.ts); PostgreSQL has no such hint.
  */
 export function planOnce<T>(db: Parameters<typeof isPostgres>[0], value: T): RawBuilder<T> {
   return isPostgres(db) ? sql<T>`${value}` : sql<T>`+${value}`;
