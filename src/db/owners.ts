@@ -96,6 +96,7 @@ export const OWNERS = {
   experience_days: 'onsite',
   experience_units: 'onsite',
   experience_views: 'onsite',
+  experience_early_conversions: 'onsite',
 } as const satisfies Record<keyof Database, string>;
 
 export type OwnedTable = keyof typeof OWNERS;

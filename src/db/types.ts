@@ -46,7 +46,12 @@ import type { DealsTable } from './types/deals.js';
 import type { IntegrationDealsTable, IntegrationLeadsTable, IntegrationsTable } from './types/integrations.js';
 import type { OnsiteToolTokensTable } from './types/onsite-tools.js';
 import type { ExperiencesTable, SitesTable } from './types/onsite.js';
-import type { ExperienceDaysTable, ExperienceUnitsTable, ExperienceViewsTable } from './types/onsite-measures.js';
+import type {
+  ExperienceDaysTable,
+  ExperienceEarlyConversionsTable,
+  ExperienceUnitsTable,
+  ExperienceViewsTable,
+} from './types/onsite-measures.js';
 
 // The table types live by area in ./types/; importers take every one of them from here.
 export type * from './types/tenants.js';
@@ -141,4 +146,5 @@ export interface Database {
   experience_days: ExperienceDaysTable;
   experience_units: ExperienceUnitsTable;
   experience_views: ExperienceViewsTable;
+  experience_early_conversions: ExperienceEarlyConversionsTable;
 }

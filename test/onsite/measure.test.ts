@@ -235,6 +235,76 @@ describe('totals so far, visitors and conversions', () => {
   });
 });
 
+describe('a conversion reported before its view', () => {
+  let c: string;
+  let d: string;
+  before(async () => {
+    c = await experienceOf(t, t.tenantId, siteId, { name: 'Early C', conversionUrl: '/done' });
+    d = await experienceOf(t, t.tenantId, siteId, { name: 'Early D' });
+  });
+  const sign = (unit: string, experiences: { experienceId: string; arm: 'personalised' | 'holdout' }[], extra = {}) =>
+    tokens.sign(claimsOf({ tenantId: t.tenantId, siteId, unit, experiences, ...extra }));
+  const conversions = async (id: string) => (await analytics(id)).totals.conversions;
+
+  test('counts when the view decided before it reports after it, once; a view decided after it does not', async () => {
+    const at = Date.now();
+    const done = sign('v:early-1', [], { path: '/done', converting: [c], issuedAt: at });
+    await beacon(t, { token: done }, ORIGIN);
+    assert.equal(await conversions(c), 0, 'no view yet: nothing to convert');
+    await beacon(t, { token: sign('v:early-1', [{ experienceId: c, arm: 'personalised' }], { issuedAt: at - 1000 }) }, ORIGIN);
+    assert.equal(await conversions(c), 1, 'the view that came late is converted');
+    await beacon(t, { token: done }, ORIGIN);
+    await beacon(t, { token: sign('v:early-1', [{ experienceId: c, arm: 'personalised' }], { path: '/x', issuedAt: at - 500 }) }, ORIGIN);
+    assert.equal(await conversions(c), 1, 'once per unit and day');
+
+    await beacon(t, { token: sign('v:early-2', [], { path: '/done', converting: [c], issuedAt: at }) }, ORIGIN);
+    await beacon(t, { token: sign('v:early-2', [{ experienceId: c, arm: 'personalised' }], { issuedAt: at + 1000 }) }, ORIGIN);
+    assert.equal(await conversions(c), 1, 'a view decided after the conversion is not converted by it');
+    assert.deepEqual((await analytics(c)).totals, { views: 3, visitors: 2, clicks: 0, conversions: 1 });
+  });
+
+  test('pam.conversion() before the views: each experience viewed before it converts when its view comes', async () => {
+    const at = Date.now();
+    await beacon(t, { token: sign('v:early-3', [], { path: '/signup', issuedAt: at }), conversions: 1 }, ORIGIN);
+    await beacon(
+      t,
+      {
+        token: sign(
+          'v:early-3',
+          [
+            { experienceId: c, arm: 'personalised' },
+            { experienceId: d, arm: 'personalised' },
+          ],
+          { issuedAt: at - 1 },
+        ),
+      },
+      ORIGIN,
+    );
+    assert.equal(await conversions(c), 2);
+    assert.equal(await conversions(d), 1);
+    // Another unit's conversion converts nothing of this one's.
+    await beacon(t, { token: sign('v:early-4', [], { path: '/signup', issuedAt: at }), conversions: 1 }, ORIGIN);
+    await beacon(t, { token: sign('v:early-5', [{ experienceId: d, arm: 'personalised' }], { issuedAt: at - 1 }) }, ORIGIN);
+    assert.equal(await conversions(d), 1);
+  });
+
+  test('a view and its conversion reported at once count the conversion (the unit taken one report at a time)', async () => {
+    const at = Date.now();
+    for (let i = 0; i < 10; i++) {
+      const unit = `v:early-race-${i}`;
+      const view = () => beacon(t, { token: sign(unit, [{ experienceId: d, arm: 'personalised' }], { issuedAt: at - 10 }) }, ORIGIN);
+      const conversion = () => beacon(t, { token: sign(unit, [], { path: '/signup', issuedAt: at }), conversions: 1 }, ORIGIN);
+      // Started in turn, each first half the time.
+      const answers = await Promise.all(i % 2 ? [view(), conversion()] : [conversion(), view()]);
+      assert.deepEqual(
+        answers.map((r) => r.status),
+        [204, 204],
+      );
+    }
+    assert.equal(await conversions(d), 11);
+  });
+});
+
 describe('with a holdout', () => {
   test("the arms and the experiments' anytime-valid decision, p-value and lift", async () => {
     const h = await experienceOf(t, t.tenantId, siteId, { name: 'Held', holdoutPercent: 50, conversionUrl: '/thanks' });

@@ -55,6 +55,7 @@ import * as onsiteToolTokens from './2026_12_06_0065_onsite_tool_tokens.js';
 import * as clickScrollMaps from './2026_12_06_0067_click_scroll_maps.js';
 import * as pageNameOnce from './2026_12_06_0068_page_name_once.js';
 import * as outboxConsumers from './2026_12_07_0069_outbox_consumers.js';
+import * as earlyConversions from './2026_12_08_0070_early_conversions.js';
 import * as experienceMeasures from './2026_12_06_0066_experience_measures.js';
 
 /** Every migration, by name; names sort in the order they must run. Add new files here. */
@@ -116,4 +117,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_06_0068_page_name_once': pageNameOnce,
   '2026_12_06_0066_experience_measures': experienceMeasures,
   '2026_12_07_0069_outbox_consumers': outboxConsumers,
+  '2026_12_08_0070_early_conversions': earlyConversions,
 };

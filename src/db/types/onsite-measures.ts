@@ -37,3 +37,14 @@ export interface ExperienceViewsTable {
   day: string;
   clicks: number;
 }
+
+/** A conversion reported before the view it converts was kept (migration 0070). */
+export interface ExperienceEarlyConversionsTable {
+  tenant_id: string;
+  day: string;
+  unit: string;
+  /** '' for `pam.conversion()`: every experience the unit viewed that day. */
+  experience_id: string;
+  /** The conversion page's decision time, ms since the epoch. */
+  issued_at: number;
+}

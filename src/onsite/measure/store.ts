@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { isPostgres } from '../../db/adapter.js';
 import type { Database } from '../../db/types.js';
 import type { DecisionClaims } from '../decision-token.js';
 
@@ -8,7 +9,9 @@ import type { DecisionClaims } from '../decision-token.js';
  * page view (the decision token names the view): a view counts once, its clicks by what they grew
  * since the view's last report, so a repeated or reordered report adds nothing. Visitors are the
  * distinct daily visitor keys of a day (`experience_units`); a conversion counts once per key and
- * day, and only for the experiences that key viewed that day (docs/decisions.md, issue 48).
+ * day, and only for the experiences that key viewed that day, by a view decided no later than the
+ * conversion (docs/decisions.md, issue 48): a conversion whose view is not kept yet waits for it
+ * (`experience_early_conversions`), so the order the reports arrive in changes nothing.
  */
 export interface ExperienceReport {
   claims: DecisionClaims;
@@ -32,6 +35,7 @@ export async function recordReport(db: Kysely<Database>, report: ExperienceRepor
   const { claims } = report;
   const viewKey = viewKeyOf(report.token);
   await db.transaction().execute(async (trx) => {
+    await holdUnit(trx, claims);
     const sums = new Map<string, Sums & { experienceId: string; arm: string }>();
     const add = (experienceId: string, arm: string, more: Partial<Sums>) => {
       const key = `${experienceId}\n${arm}`;
@@ -59,6 +63,7 @@ export async function recordReport(db: Kysely<Database>, report: ExperienceRepor
           .returning('arm')
           .executeTakeFirst();
         add(experienceId, arm, { views: 1, visitors: unit ? 1 : 0 });
+        if (unit && (await convertedEarly(trx, claims, experienceId))) add(experienceId, arm, { conversions: 1 });
       }
       if (grown.clicks > 0) add(experienceId, arm, { clicks: grown.clicks });
     }
@@ -76,6 +81,7 @@ export async function recordReport(db: Kysely<Database>, report: ExperienceRepor
         .returning(['experience_id', 'arm'])
         .execute();
       for (const row of converted) add(row.experience_id, row.arm, { conversions: 1 });
+      await keepEarly(trx, claims, converting);
     }
     if (report.accountDomain !== undefined) {
       await trx
@@ -89,6 +95,82 @@ export async function recordReport(db: Kysely<Database>, report: ExperienceRepor
     }
     for (const s of sums.values()) await addToDay(trx, claims, s);
   });
+}
+
+/**
+ * One unit's reports of a day, one at a time: on PostgreSQL two at once (a view and the conversion
+ * page after it) would each miss the other's rows, so each takes a lock of the unit's for its
+ * transaction. SQLite's writers take turns already.
+ */
+async function holdUnit(trx: Transaction<Database>, claims: DecisionClaims): Promise<void> {
+  if (!isPostgres(trx)) return;
+  const key = `${claims.tenantId}\n${claims.day}\n${claims.unit}`;
+  await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+}
+
+/**
+ * A conversion's experiences the unit has no view of yet (for `pam.conversion()`, all of them: ''),
+ * kept with the conversion's decision time: a view's report may still come (`convertedEarly`).
+ */
+async function keepEarly(trx: Transaction<Database>, claims: DecisionClaims, converting: readonly string[] | undefined): Promise<void> {
+  let waiting = [''];
+  if (converting !== undefined) {
+    const viewed = await trx
+      .selectFrom('experience_units')
+      .select('experience_id')
+      .where('tenant_id', '=', claims.tenantId)
+      .where('day', '=', claims.day)
+      .where('unit', '=', claims.unit)
+      .where('experience_id', 'in', converting)
+      .execute();
+    const seen = new Set(viewed.map((r) => r.experience_id));
+    waiting = converting.filter((id) => !seen.has(id));
+  }
+  if (waiting.length === 0) return;
+  await trx
+    .insertInto('experience_early_conversions')
+    .values(
+      waiting.map((experienceId) => ({
+        tenant_id: claims.tenantId,
+        day: claims.day,
+        unit: claims.unit,
+        experience_id: experienceId,
+        issued_at: claims.issuedAt,
+      })),
+    )
+    .onConflict((oc) =>
+      oc
+        .columns(['tenant_id', 'day', 'unit', 'experience_id'])
+        .doUpdateSet((eb) => ({ issued_at: eb.ref('excluded.issued_at') }))
+        .where((eb) => eb('experience_early_conversions.issued_at', '<', eb.ref('excluded.issued_at'))),
+    )
+    .execute();
+}
+
+/**
+ * Whether a unit's first view of an experience was converted before its report came: a conversion
+ * of that experience (or `pam.conversion()`) kept for the unit's day, decided no earlier than the
+ * view. The unit's row is marked converted then.
+ */
+async function convertedEarly(trx: Transaction<Database>, claims: DecisionClaims, experienceId: string): Promise<boolean> {
+  const early = await trx
+    .selectFrom('experience_early_conversions')
+    .select('experience_id')
+    .where('tenant_id', '=', claims.tenantId)
+    .where('day', '=', claims.day)
+    .where('unit', '=', claims.unit)
+    .where('experience_id', 'in', [experienceId, ''])
+    .where('issued_at', '>=', claims.issuedAt)
+    .executeTakeFirst();
+  if (!early) return false;
+  await trx
+    .updateTable('experience_units')
+    .set({ converted: 1 })
+    .where('experience_id', '=', experienceId)
+    .where('day', '=', claims.day)
+    .where('unit', '=', claims.unit)
+    .execute();
+  return true;
 }
 
 /**
@@ -155,12 +237,14 @@ async function addToDay(trx: Transaction<Database>, claims: DecisionClaims, s: S
 
 /**
  * Page views older than yesterday can no longer report (their token is at most a day old), nor can
- * their units convert: both go, their counts being in the rollups. An identified unit stays, as a
+ * their units convert: both go, their counts being in the rollups, with the conversions that waited
+ * for a view. An identified unit stays, as a
  * pipeline touch, with its key, which once the day's secret is gone names no one.
  */
 export async function pruneExperienceViews(db: Kysely<Database>, at = Date.now()): Promise<number> {
   const before = new Date(at - 2 * 86_400_000).toISOString().slice(0, 10);
   const views = await db.deleteFrom('experience_views').where('day', '<', before).executeTakeFirst();
   const units = await db.deleteFrom('experience_units').where('day', '<', before).where('account_domain', 'is', null).executeTakeFirst();
-  return Number(views.numDeletedRows) + Number(units.numDeletedRows);
+  const early = await db.deleteFrom('experience_early_conversions').where('day', '<', before).executeTakeFirst();
+  return Number(views.numDeletedRows) + Number(units.numDeletedRows) + Number(early.numDeletedRows);
 }
