@@ -42,7 +42,8 @@ before(async () => {
     }),
     201,
   );
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  // The browser's own agent too: headless Chromium sends an unloading page's beacons under it (test/onsite/measure.browser.test.ts).
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', `--user-agent=${USER_AGENT}`] });
 });
 after(async () => {
   await browser?.close();

@@ -18,7 +18,8 @@ before(async () => {
   const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
   const fallback = await fallbackHost(t);
   origin = `http://${fallback}:${new URL(address).port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  // The browser's own agent too: headless Chromium sends an unloading page's beacons under it (test/onsite/measure.browser.test.ts).
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', `--user-agent=${USER_AGENT}`] });
 });
 after(async () => {
   await browser?.close();
