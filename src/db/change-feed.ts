@@ -12,12 +12,13 @@ import type { DbObserver } from './observer.js';
  * come back. PostgreSQL delivers notifications in commit order, so when it is back, every change
  * committed before `sync` was called has been received. The round trip is shared: every request
  * that arrives while one is out waits for the next one, which starts when the first is back. Under
- * load (SYNC_BATCH requests within SYNC_GAP_MS that found another waiting) the next also waits until SYNC_BATCH requests
- * wait or SYNC_GAP_MS passed since the previous was sent, so one statement covers many requests (a
- * request waits SYNC_GAP_MS more at most); below that rate it is sent at once, so a client sending
- * requests one after another waits one round trip, not the gap. While the connection is down (killed, server
- * restarted) `sync` answers false at once and the callers read instead; after a reconnect, the
- * epoch moves, and everything remembered before it is dropped (changes made meanwhile were missed).
+ * load (SYNC_BATCH requests within SYNC_GAP_MS that found another's sync out or waiting) the next
+ * also waits until SYNC_BATCH requests wait or SYNC_GAP_MS passed since the previous was sent, so
+ * one statement covers many requests (a request waits SYNC_GAP_MS more at most); below that it is
+ * sent at once, so a client sending requests one after another waits one round trip, not the gap.
+ * While the connection is down (killed, server restarted) `sync` answers false at once and the
+ * callers read instead; after a reconnect, the epoch moves, and everything remembered before it is
+ * dropped (changes made meanwhile were missed).
  */
 export interface ChangeFeed {
   /** True once every change committed before the call has been received; false when the feed cannot tell. */
@@ -65,7 +66,8 @@ export function changeFeed(url: string, observer: DbObserver = {}): ChangeFeed {
   let out: { n: number; waiters: Waiter[]; timer: NodeJS.Timeout } | undefined;
   let next: Waiter[] = [];
   let scheduled: NodeJS.Timeout | undefined;
-  // When the last SYNC_BATCH syncs that met another were asked, oldest at `met[oldest]`: load is all of them within the gap.
+  // When the last SYNC_BATCH syncs that met another's were asked, the oldest at `met[oldest]`:
+  // load is all of them within the gap.
   const met = new Array<number>(SYNC_BATCH).fill(Number.NEGATIVE_INFINITY);
   let oldest = 0;
 

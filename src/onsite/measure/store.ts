@@ -9,9 +9,10 @@ import type { DecisionClaims } from '../decision-token.js';
  * page view (the decision token names the view): a view counts once, its clicks by what they grew
  * since the view's last report, so a repeated or reordered report adds nothing. Visitors are the
  * distinct daily visitor keys of a day (`experience_units`); a conversion counts once per key and
- * day, and only for the experiences that key viewed that day, by a view decided no later than the
- * conversion (docs/decisions.md, issue 48): a conversion whose view is not kept yet waits for it
- * (`experience_early_conversions`), so the order the reports arrive in changes nothing.
+ * day, and only for the experiences that key viewed that day (docs/decisions.md, issue 48). A
+ * conversion whose view is not kept yet waits for it (`experience_early_conversions`) and converts
+ * it when it comes, if it was decided no later than the conversion: a view's report that arrives
+ * after its conversion page's loses nothing.
  */
 export interface ExperienceReport {
   claims: DecisionClaims;
@@ -238,8 +239,8 @@ async function addToDay(trx: Transaction<Database>, claims: DecisionClaims, s: S
 /**
  * Page views older than yesterday can no longer report (their token is at most a day old), nor can
  * their units convert: both go, their counts being in the rollups, with the conversions that waited
- * for a view. An identified unit stays, as a
- * pipeline touch, with its key, which once the day's secret is gone names no one.
+ * for a view. An identified unit stays, as a pipeline touch, with its key, which once the day's
+ * secret is gone names no one.
  */
 export async function pruneExperienceViews(db: Kysely<Database>, at = Date.now()): Promise<number> {
   const before = new Date(at - 2 * 86_400_000).toISOString().slice(0, 10);
