@@ -77,7 +77,7 @@ export interface AppOptions {
   /** Where webhook deliveries look names up (the system's resolver by default); tests give names the addresses an attacker would. */
   webhookResolve?: Resolve;
   /** The CRM sync's poll and retry waits; tests shorten them. */
-  crmSync?: Pick<CrmSyncOptions, 'pollMs' | 'sleep'>;
+  crmSync?: Pick<CrmSyncOptions, 'pollMs' | 'sleep' | 'consumeLeads'>;
   /** The company behind a visitor's address, for segments (src/enrichment/visit.ts); the provider's by default (ENRICHMENT_URL). */
   companyLookup?: CompanyLookup;
   /** The image widths backfill's poll and lease (a minute, five minutes by default); tests shorten them. */

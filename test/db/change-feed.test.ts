@@ -21,11 +21,16 @@ describe('the change feed sync', { skip: !onPostgres && 'PostgreSQL only' }, () 
   after(() => feed.close());
 
   test('one after another: each sync is sent at once, not after the 16 ms gap', async () => {
-    const started = performance.now();
-    for (let i = 0; i < 20; i++) assert.equal(await feed.sync(), true);
-    const took = performance.now() - started;
-    // Waiting out the gap each time takes at least 19 × 16 ms; a round trip is well under 10 ms.
-    assert.ok(took < 200, `20 syncs one after another took ${took.toFixed(0)} ms`);
+    const took: number[] = [];
+    for (let i = 0; i < 21; i++) {
+      const started = performance.now();
+      assert.equal(await feed.sync(), true);
+      took.push(performance.now() - started);
+    }
+    // Waiting out the gap, every sync after the first takes about 16 ms; a round trip, a few. The
+    // median, so that a few slow round trips on a loaded machine do not decide.
+    const median = took.sort((a, b) => a - b)[10] as number;
+    assert.ok(median < 8, `the median sync took ${median.toFixed(1)} ms: ${took.map((t) => t.toFixed(1)).join(', ')}`);
   });
 
   test('asked together: one statement covers them', async () => {

@@ -24,7 +24,10 @@ before(async () => {
     if (seen.path.startsWith('/crm/v4/associations/deals/companies/')) return { body: { status: 'COMPLETE', results: [] } };
     return hub.handle(seen);
   };
-  t = await startApp({ HUBSPOT_API_URL: crm.url, CRM_SYNC_SECONDS: '3600' }, { crmSync: { pollMs: 50, sleep: async () => {} } });
+  t = await startApp(
+    { HUBSPOT_API_URL: crm.url, CRM_SYNC_SECONDS: '3600' },
+    { crmSync: { pollMs: 50, sleep: async () => {}, consumeLeads: false } },
+  );
 });
 after(async () => {
   await t.close();

@@ -15,7 +15,10 @@ let t: TestApp;
 let crm: FakeCrm;
 before(async () => {
   crm = await fakeCrm();
-  t = await startApp({ SALESFORCE_LOGIN_URL: crm.url, CRM_SYNC_SECONDS: '3600' }, { crmSync: { pollMs: 50, sleep: async () => {} } });
+  t = await startApp(
+    { SALESFORCE_LOGIN_URL: crm.url, CRM_SYNC_SECONDS: '3600' },
+    { crmSync: { pollMs: 50, sleep: async () => {}, consumeLeads: false } },
+  );
 });
 after(async () => {
   await t.close();
