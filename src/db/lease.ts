@@ -1,4 +1,4 @@
-import { expressionBuilder, sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import { expressionBuilder, sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { Database } from './types.js';
 
 /**
@@ -70,6 +70,9 @@ export interface Held<T extends Leasable> {
   until: string;
 }
 
+/** A column's new value, or an expression over the row as it is (`sql`), which may read the column itself. */
+export type LeaseChanges<T extends Leasable> = { [C in keyof Database[T]]?: Database[T][C] | RawBuilder<Database[T][C]> };
+
 /**
  * Writes `changes` and frees the row, only if the lease is still the caller's; false when it is
  * not (it ran out and the row was claimed again: the work has moved on, and this outcome is dropped).
@@ -78,7 +81,7 @@ export interface Held<T extends Leasable> {
 export async function releaseLease<T extends Leasable>(
   db: Kysely<Database>,
   held: Held<T>,
-  changes: Partial<Database[T]> = {},
+  changes: LeaseChanges<T> = {},
 ): Promise<boolean> {
   const lease = sql.ref(held.lease);
   const assignments = Object.entries(changes)

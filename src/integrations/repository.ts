@@ -256,29 +256,12 @@ export const leadsArrived: EventHandler = async (trx, events) => {
 };
 
 /**
- * A sync ends: its lease released with its outcome, next due at `next`, unless it was made due
- * during the sync (a lead arrived, a sync was asked for: its due moved past `dueWas`, the one the
- * sync was claimed at), which stays, so that what came in meanwhile is not left for `next`.
+ * When a sync that was claimed at due `dueWas` is next due: at `next`, unless it was made due
+ * during the sync (a lead arrived, a sync was asked for: its due moved past `dueWas`), which stays,
+ * so that what came in meanwhile is not left for `next`. An expression for the release (db/lease.ts).
  */
-export async function endSync(
-  db: Kysely<Database>,
-  held: HeldIntegration,
-  dueWas: string,
-  next: string,
-  changes: Pick<Partial<IntegrationsTable>, 'last_sync_at' | 'last_error' | 'last_error_at'>,
-): Promise<boolean> {
-  const result = await db
-    .updateTable('integrations')
-    .set({
-      ...changes,
-      sync_due_at: sql<string>`case when sync_due_at > ${dueWas} then sync_due_at else ${next} end`,
-      sync_lease_until: null,
-    })
-    .where('id', '=', held.id)
-    .where('sync_lease_until', '=', held.until)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
-}
+export const dueAfterSync = (dueWas: string, next: string) =>
+  sql<string>`case when sync_due_at > ${dueWas} then sync_due_at else ${next} end`;
 
 /** The CRM refused the credentials: paused with the reason, and `integration.failed`, in one transaction. */
 export async function pauseRefused(db: Kysely<Database>, held: HeldIntegration, reason: string): Promise<boolean> {

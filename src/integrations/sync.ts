@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { IntegrationsConfig } from '../config.js';
-import { claimLeases } from '../db/lease.js';
+import { claimLeases, type LeaseChanges, releaseLease } from '../db/lease.js';
 import { consume } from '../events/index.js';
 import type { Database, IntegrationsTable } from '../db/types.js';
 import { upsertDeal } from '../deals/index.js';
@@ -13,7 +13,7 @@ import { hubspotDriver } from './hubspot.js';
 import { CrmError, type Sleep } from './http.js';
 import { leadsToPush } from './leads.js';
 import { holdLease, LEASE_MS, type SyncHold } from './hold.js';
-import { endSync, leadsArrived, pauseRefused, recordDealsRead, recordPushed, saveProgress } from './repository.js';
+import { dueAfterSync, leadsArrived, pauseRefused, recordDealsRead, recordPushed, saveProgress } from './repository.js';
 import { salesforceDriver } from './salesforce.js';
 import type { Sealer } from './secrets.js';
 
@@ -146,8 +146,15 @@ export function createCrmSync(
     const until = row.sync_lease_until;
     if (until === null) return;
     const hold = holdLease(db, row.id, until);
-    const end = async (next: string, changes: Parameters<typeof endSync>[4]) =>
-      endSync(db, await hold.end(), row.sync_due_at, next, changes);
+    const end = async (next: string, changes: LeaseChanges<'integrations'>) =>
+      releaseLease(
+        db,
+        { table: 'integrations', lease: 'sync_lease_until', ...(await hold.end()) },
+        {
+          ...changes,
+          sync_due_at: dueAfterSync(row.sync_due_at, next),
+        },
+      );
     try {
       let more: boolean;
       try {

@@ -30,6 +30,9 @@ export interface ExperienceReport {
 type Sums = { views: number; visitors: number; clicks: number; conversions: number };
 const ZERO: Sums = { views: 0, visitors: 0, clicks: 0, conversions: 0 };
 
+/** A unit's day, as its rows (`experience_units`, `experience_early_conversions`) are keyed. */
+const unitOf = (claims: DecisionClaims) => ({ tenant_id: claims.tenantId, day: claims.day, unit: claims.unit });
+
 export const viewKeyOf = (token: string): string => createHash('sha256').update(token).digest('base64url');
 
 export async function recordReport(db: Kysely<Database>, report: ExperienceReport): Promise<void> {
@@ -74,9 +77,7 @@ export async function recordReport(db: Kysely<Database>, report: ExperienceRepor
       const converted = await trx
         .updateTable('experience_units')
         .set({ converted: 1 })
-        .where('tenant_id', '=', claims.tenantId)
-        .where('day', '=', claims.day)
-        .where('unit', '=', claims.unit)
+        .where((eb) => eb.and(unitOf(claims)))
         .where('converted', '=', 0)
         .$call((q) => (converting === undefined ? q : q.where('experience_id', 'in', converting)))
         .returning(['experience_id', 'arm'])
@@ -88,9 +89,7 @@ export async function recordReport(db: Kysely<Database>, report: ExperienceRepor
       await trx
         .updateTable('experience_units')
         .set({ account_domain: report.accountDomain })
-        .where('tenant_id', '=', claims.tenantId)
-        .where('day', '=', claims.day)
-        .where('unit', '=', claims.unit)
+        .where((eb) => eb.and(unitOf(claims)))
         .where((eb) => eb.or([eb('account_domain', 'is', null), eb('account_domain', '!=', report.accountDomain as string)]))
         .execute();
     }
@@ -119,9 +118,7 @@ async function keepEarly(trx: Transaction<Database>, claims: DecisionClaims, con
     const viewed = await trx
       .selectFrom('experience_units')
       .select('experience_id')
-      .where('tenant_id', '=', claims.tenantId)
-      .where('day', '=', claims.day)
-      .where('unit', '=', claims.unit)
+      .where((eb) => eb.and(unitOf(claims)))
       .where('experience_id', 'in', converting)
       .execute();
     const seen = new Set(viewed.map((r) => r.experience_id));
@@ -157,9 +154,7 @@ async function convertedEarly(trx: Transaction<Database>, claims: DecisionClaims
   const early = await trx
     .selectFrom('experience_early_conversions')
     .select('experience_id')
-    .where('tenant_id', '=', claims.tenantId)
-    .where('day', '=', claims.day)
-    .where('unit', '=', claims.unit)
+    .where((eb) => eb.and(unitOf(claims)))
     .where('experience_id', 'in', [experienceId, ''])
     .where('issued_at', '>=', claims.issuedAt)
     .executeTakeFirst();
