@@ -1,27 +1,7 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database, GoalsTable } from '../db/types.js';
-import { GOAL_REACHED, VISITOR } from '../goals/index.js';
+import { type GoalReach, type GoalScope, visitReads } from '../visits/index.js';
 import type { GoalMetrics } from './schemas.js';
-
-/** The visits goals are counted over: a tenant's (the site), maybe one page or some pages, maybe one audience. */
-export interface GoalScope {
-  tenantId: string;
-  /** Only these pages' visits; undefined: every page of the tenant. */
-  pageIds?: readonly string[];
-  audienceId?: string;
-  /** The range of the visits' starts, ISO instants: [start, end). */
-  start: string;
-  end: string;
-}
-
-interface GoalRow {
-  page_id: string;
-  goal_id: string;
-  completions: number | string;
-  visits: number | string;
-  uniques: number | string;
-  value: number | string | null;
-}
 
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
 
@@ -42,23 +22,12 @@ async function readGoals(db: Kysely<Database>, scope: GoalScope, perPage: boolea
     .orderBy('created_at')
     .orderBy('id')
     .execute();
-  if (goals.length === 0 || scope.pageIds?.length === 0) return { goals, rows: [] as GoalRow[] };
-  const pages = scope.pageIds;
-  const { rows } = await sql<GoalRow>`select ${perPage ? sql`e.page_id` : sql`''`} as page_id, g.id as goal_id,
-      count(distinct e.session_id) as completions, count(distinct e.session_id) as visits, count(distinct ${VISITOR}) as uniques,
-      sum(case when e.value > g.max_value then g.max_value else e.value end) as value
-    from goals g
-    join visit_events e on ${GOAL_REACHED}
-    join audience_sessions s on s.id = e.session_id
-    left join audiences a on a.id = s.audience_id
-    where g.tenant_id = ${scope.tenantId} and e.session_started_at >= ${scope.start} and e.session_started_at < ${scope.end}
-      ${pages === undefined ? sql`` : sql`and e.page_id in (${sql.join(pages)})`}
-      ${scope.audienceId === undefined ? sql`` : sql`and e.audience_id = ${scope.audienceId}`}
-    group by ${perPage ? sql`e.page_id, ` : sql``}g.id`.execute(db);
+  if (goals.length === 0 || scope.pageIds?.length === 0) return { goals, rows: [] as GoalReach[] };
+  const rows = await visitReads(db).goalsReached(scope, perPage);
   return { goals, rows };
 }
 
-function toGoalMetrics(goals: GoalsTable[], rows: GoalRow[], visits: number): GoalMetrics[] {
+function toGoalMetrics(goals: GoalsTable[], rows: GoalReach[], visits: number): GoalMetrics[] {
   const byGoal = new Map(rows.map((r) => [r.goal_id, r]));
   return goals.map((g) => {
     const r = byGoal.get(g.id);
@@ -88,7 +57,7 @@ export async function goalMetricsByPage(
   visits: ReadonlyMap<string, number>,
 ): Promise<Map<string, GoalMetrics[]>> {
   const { goals, rows } = await readGoals(db, { ...scope, pageIds: [...visits.keys()] }, true);
-  const byPage = new Map<string, GoalRow[]>();
+  const byPage = new Map<string, GoalReach[]>();
   for (const r of rows) byPage.set(r.page_id, [...(byPage.get(r.page_id) ?? []), r]);
   return new Map([...visits].map(([pageId, n]) => [pageId, toGoalMetrics(goals, byPage.get(pageId) ?? [], n)]));
 }

@@ -4,7 +4,7 @@ import { findAudience, findPageVersion } from '../audiences/index.js';
 import { notFound } from '../http/errors.js';
 import { MAX_SAFE_INTEGER, responses, StringEnum } from '../http/schemas.js';
 import { pageContent, livePage, PageParams, type Content, layoutOf } from '../pages/index.js';
-import { type MapCounts, readMapCounts, VIEWPORTS } from '../visits/index.js';
+import { type MapCounts, VIEWPORTS, visitReads } from '../visits/index.js';
 import { DAY_MS, resolveRange } from './ranges.js';
 
 // `GET /v0/pages/{page_id}/heatmap` (issue 49): where a page's visitors click, rage-click and how far they scroll, per section.
@@ -118,7 +118,7 @@ export const heatmapRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const content = version?.content ? (JSON.parse(version.content) as Content) : pageContent(page);
       const counts =
         span.end > span.start
-          ? await readMapCounts(app.db, {
+          ? await visitReads(app.db).mapCounts({
               tenantId: page.tenant_id,
               pageId: page.id,
               audienceId: query.audienceId,

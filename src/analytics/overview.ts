@@ -1,9 +1,9 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { CACHES, countedCache } from '../db/caches.js';
 import type { Database, RollupSums } from '../db/types.js';
 import { keysetList } from '../http/pagination.js';
 import type { ListPage } from '../http/schemas.js';
-import { addInto, SESSION_SUMS, SUM_COLUMNS, zeroSums } from '../visits/index.js';
+import { addInto, type GroupColumn, type SumRow, visitReads, zeroSums } from '../visits/index.js';
 import { toMetrics } from './metrics.js';
 import { goalMetricsByPage } from './goals.js';
 import { DAY_MS, HOUR_MS, resolveRange, splitSpan, type Span } from './ranges.js';
@@ -11,64 +11,23 @@ import { labelGroups, topGroups } from '../audiences/index.js';
 import type { PagesAnalyticsQuery, PageTotals } from './schemas.js';
 import { changeOf, GROUP_COLUMN, previousOf } from './repository.js';
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
 /** Each live page of the tenant with visits in the span, and what its visits add up to. */
 async function computeTotals(db: Kysely<Database>, tenantId: string, range: Span): Promise<Map<string, RollupSums>> {
+  const visits = visitReads(db);
   const totals = new Map<string, RollupSums>();
-  const add = (row: { page_id: string } & Record<(typeof SUM_COLUMNS)[number], unknown>) => {
-    const t = totals.get(row.page_id) ?? zeroSums();
-    totals.set(row.page_id, t);
-    addInto(t, row);
+  const add = (rows: (SumRow & { page_id: string })[]) => {
+    for (const row of rows) {
+      const t = totals.get(row.page_id) ?? zeroSums();
+      totals.set(row.page_id, t);
+      addInto(t, row);
+    }
   };
   const days = splitSpan(range, DAY_MS);
-  if (days.whole) {
-    const rows = await db
-      .selectFrom('analytics_days')
-      .select((eb) => ['page_id', ...SUM_COLUMNS.map((c) => eb.fn.sum<number>(c).as(c))])
-      .where('tenant_id', '=', tenantId)
-      .where('day', '>=', iso(days.whole.start))
-      .where('day', '<', iso(days.whole.end))
-      .groupBy('page_id')
-      .execute();
-    rows.forEach(add);
-  }
+  if (days.whole) add(await visits.pageSums(tenantId, days.whole, 'day'));
   for (const edge of days.edges) {
     const hours = splitSpan(edge, HOUR_MS);
-    if (hours.whole) {
-      const rows = await db
-        .selectFrom('analytics_hours_utm')
-        .select((eb) => ['page_id', ...SUM_COLUMNS.map((c) => eb.fn.sum<number>(c).as(c))])
-        .where('tenant_id', '=', tenantId)
-        .where('hour', '>=', iso(hours.whole.start))
-        .where('hour', '<', iso(hours.whole.end))
-        .groupBy('page_id')
-        .execute();
-      rows.forEach(add);
-    }
-    for (const part of hours.edges) {
-      const rows = await db
-        .selectFrom('audience_sessions')
-        .select((eb) => [
-          'page_id',
-          eb.fn.countAll<number>().as('visits'),
-          eb.fn.sum<number>('is_bounce').as('bounces'),
-          eb.fn.sum<number>('time_spent_seconds').as('time_spent_seconds'),
-          eb.fn.sum<number>('max_scroll_depth_percentage').as('scroll_sum'),
-          eb.fn.sum<number>('total_clicks_count').as('clicks'),
-          eb.fn.sum<number>('questions_asked_count').as('questions'),
-          eb.fn.sum<number>('has_form_submit').as('form_submits'),
-          eb.fn.sum<number>('has_conversion').as('conversions'),
-          eb.fn.sum<number>('first_of_day_page').as('visitors'),
-          eb.fn.sum<number>('first_of_day_site').as('site_visitors'),
-        ])
-        .where('tenant_id', '=', tenantId)
-        .where('session_started_at', '>=', iso(part.start))
-        .where('session_started_at', '<', iso(part.end))
-        .groupBy('page_id')
-        .execute();
-      rows.forEach(add);
-    }
+    if (hours.whole) add(await visits.pageSums(tenantId, hours.whole, 'hour'));
+    for (const part of hours.edges) add(await visits.pageSums(tenantId, part, 'session'));
   }
   const live = await db.selectFrom('pages').select('id').where('tenant_id', '=', tenantId).where('deleted_at', 'is', null).execute();
   const kept = new Map<string, RollupSums>();
@@ -229,8 +188,6 @@ export async function listPagesAnalytics(
   return sort === 'visits' ? lists.visits.toListPage(page) : lists.conversions.toListPage(page);
 }
 
-type GroupColumn = (typeof GROUP_COLUMN)[keyof typeof GROUP_COLUMN];
-
 /**
  * The sums per page and value of `column` over `range`, for the pages listed: whole UTC hours from
  * the hourly rollup (keyed by every grouping the overview offers), the edges from the sessions.
@@ -244,33 +201,19 @@ async function groupsByPage(
 ): Promise<Map<string, Map<string, RollupSums>>> {
   const byPage = new Map<string, Map<string, RollupSums>>();
   if (pageIds.length === 0) return byPage;
-  const add = (row: { page_id: string; k: unknown } & Record<(typeof SUM_COLUMNS)[number], unknown>) => {
-    const groups = byPage.get(row.page_id) ?? new Map<string, RollupSums>();
-    byPage.set(row.page_id, groups);
-    const key = String(row.k ?? '');
-    const sums = groups.get(key) ?? zeroSums();
-    groups.set(key, sums);
-    addInto(sums, row);
+  const add = (rows: (SumRow & { page_id: string; k: unknown })[]) => {
+    for (const row of rows) {
+      const groups = byPage.get(row.page_id) ?? new Map<string, RollupSums>();
+      byPage.set(row.page_id, groups);
+      const key = String(row.k ?? '');
+      const sums = groups.get(key) ?? zeroSums();
+      groups.set(key, sums);
+      addInto(sums, row);
+    }
   };
-  const ids = sql.join(pageIds.map((id) => sql`${id}`));
-  const key = sql.ref(column);
+  const visits = visitReads(db);
   const hours = splitSpan(range, HOUR_MS);
-  if (hours.whole) {
-    const sums = sql.join(SUM_COLUMNS.map((c) => sql`sum(${sql.ref(c)}) as ${sql.ref(c)}`));
-    const rows = await sql<{ page_id: string; k: unknown } & Record<(typeof SUM_COLUMNS)[number], unknown>>`
-      select page_id, ${key} as k, ${sums} from analytics_hours_utm
-      where tenant_id = ${tenantId} and page_id in (${ids}) and hour >= ${iso(hours.whole.start)} and hour < ${iso(hours.whole.end)}
-      group by page_id, ${key}`.execute(db);
-    rows.rows.forEach(add);
-  }
-  for (const part of hours.edges) {
-    const rows = await sql<{ page_id: string; k: unknown } & Record<(typeof SUM_COLUMNS)[number], unknown>>`
-      select page_id, ${key} as k, ${SESSION_SUMS}
-      from audience_sessions
-      where tenant_id = ${tenantId} and page_id in (${ids})
-        and session_started_at >= ${iso(part.start)} and session_started_at < ${iso(part.end)}
-      group by page_id, ${key}`.execute(db);
-    rows.rows.forEach(add);
-  }
+  if (hours.whole) add(await visits.pageValueSums(tenantId, pageIds, column, hours.whole, 'hour'));
+  for (const part of hours.edges) add(await visits.pageValueSums(tenantId, pageIds, column, part, 'session'));
   return byPage;
 }

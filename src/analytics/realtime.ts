@@ -1,6 +1,57 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
+import { type OpenVisit, visitReads } from '../visits/index.js';
 import { REALTIME_MAX_VISITS, REALTIME_WINDOW_SECONDS, type Realtime, type RealtimeVisit } from './schemas.js';
+
+/**
+ * Each open visit with its page's name and its audience's (left: the page itself, with no home
+ * audience, is measured under the page's own id), in the order given.
+ */
+async function named(db: Kysely<Database>, tenantId: string, visits: OpenVisit[]) {
+  if (visits.length === 0) return [];
+  const [pages, audiences] = await Promise.all([
+    db
+      .selectFrom('pages')
+      .select(['id', 'name'])
+      .where('tenant_id', '=', tenantId)
+      .where('id', 'in', [...new Set(visits.map((v) => v.page_id))])
+      .execute(),
+    db
+      .selectFrom('audiences')
+      .leftJoin('persons', (join) =>
+        join.onRef('persons.id', '=', 'audiences.person_id').onRef('persons.tenant_id', '=', 'audiences.tenant_id'),
+      )
+      .select([
+        'audiences.id',
+        'audiences.person_id',
+        'audiences.effective_name',
+        'audiences.rules',
+        'audiences.home_page',
+        'persons.name as person_name',
+      ])
+      .where('audiences.tenant_id', '=', tenantId)
+      .where('audiences.id', 'in', [...new Set(visits.map((v) => v.audience_id))])
+      .execute(),
+  ]);
+  const pageNames = new Map(pages.map((p) => [p.id, p.name]));
+  const byId = new Map(audiences.map((a) => [a.id, a]));
+  return visits.flatMap((v) => {
+    const page_name = pageNames.get(v.page_id);
+    if (page_name === undefined) return [];
+    const a = byId.get(v.audience_id);
+    return [
+      {
+        ...v,
+        page_name,
+        person_id: a?.person_id ?? null,
+        audience_name: a?.effective_name ?? null,
+        rules: a?.rules ?? null,
+        home_page: a?.home_page ?? null,
+        person_name: a?.person_name ?? null,
+      },
+    ];
+  });
+}
 
 const pathOf = (url: string): string => {
   try {
@@ -12,57 +63,14 @@ const pathOf = (url: string): string => {
 
 /**
  * The tenant's visits active now: a report in the last five minutes and `session.ended` not yet
- * due. Read through the open visits' index (`end_due_at`, set only while a visit is open, and
- * never before its last report), so the cost follows the visits open now, not the sessions kept.
- * With `end_due_follows` the end falls due the idle time after the last report, and `end_due_at`
- * is only a lower bound of it (migration 0029).
+ * due (the store reads them by the open visits' index), named by their page and audience.
  */
 export async function realtime(db: Kysely<Database>, tenantId: string, idleSeconds: number, at = Date.now()): Promise<Realtime> {
   const now = new Date(at).toISOString();
   const since = new Date(at - REALTIME_WINDOW_SECONDS * 1000).toISOString();
   const idleSince = new Date(at - idleSeconds * 1000).toISOString();
-  const open = db
-    .selectFrom('audience_sessions')
-    .where('audience_sessions.end_due_at', 'is not', null)
-    .where((eb) =>
-      eb.or([
-        eb('audience_sessions.end_due_at', '>', now),
-        eb.and([eb('audience_sessions.end_due_follows', '=', 1), eb('audience_sessions.session_ended_at', '>', idleSince)]),
-      ]),
-    )
-    .where('audience_sessions.tenant_id', '=', tenantId)
-    .where('audience_sessions.session_ended_at', '>=', since);
-  const [counted, rows] = await Promise.all([
-    open.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    open
-      // Left: the page itself (no home audience) is measured under the page's own id, no audience's.
-      .leftJoin('audiences', 'audiences.id', 'audience_sessions.audience_id')
-      .innerJoin('pages', 'pages.id', 'audience_sessions.page_id')
-      .leftJoin('persons', (join) =>
-        join.onRef('persons.id', '=', 'audiences.person_id').onRef('persons.tenant_id', '=', 'audience_sessions.tenant_id'),
-      )
-      .select([
-        'audience_sessions.id',
-        'audience_sessions.page_id',
-        'audience_sessions.audience_id',
-        'audience_sessions.page_url',
-        'audience_sessions.channel',
-        'audience_sessions.channel_group',
-        'audience_sessions.country',
-        'audience_sessions.session_started_at',
-        'audience_sessions.session_ended_at',
-        'audiences.person_id',
-        'audiences.effective_name as audience_name',
-        'audiences.rules',
-        'audiences.home_page',
-        'persons.name as person_name',
-        'pages.name as page_name',
-      ])
-      .orderBy('audience_sessions.session_ended_at', 'desc')
-      .orderBy('audience_sessions.id')
-      .limit(REALTIME_MAX_VISITS)
-      .execute(),
-  ]);
+  const open = await visitReads(db).openVisits(tenantId, { now, since, idleSince }, REALTIME_MAX_VISITS);
+  const rows = await named(db, tenantId, open.visits);
   const persons = [...new Set(rows.flatMap((r) => (r.person_id === null ? [] : [r.person_id])))];
   const accounts = new Map<string, { id: string; name: string }>();
   if (persons.length > 0) {
@@ -102,5 +110,5 @@ export async function realtime(db: Kysely<Database>, tenantId: string, idleSecon
       lastSeenAt: r.session_ended_at,
     };
   });
-  return { since, count: Number(counted.n), visits };
+  return { since, count: open.count, visits };
 }

@@ -1,13 +1,12 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database, PagesTable, RollupSums } from '../db/types.js';
 import { labelGroups, topGroups } from '../audiences/index.js';
 import { invalidField } from '../http/errors.js';
-import { SESSION_COLUMNS } from '../db/session-columns.js';
 import { bucketBounds, defaultEnd, isTimeZone } from './buckets.js';
-import { addInto, addSession, SUM_COLUMNS, zeroSums } from '../visits/index.js';
+import { addInto, addSession, type GroupColumn, visitReads, type VisitScope, zeroSums } from '../visits/index.js';
 import { toMetrics } from './metrics.js';
 import { DAY_MS, HOUR_MS, joinSpans, resolveRange, splitSpan, type Span } from './ranges.js';
-import { isSiteDimension, readSiteHours, siteGroups } from './site.js';
+import { isSiteDimension, siteGroups } from './site.js';
 import {
   type GroupBy,
   MAX_BUCKETS,
@@ -35,69 +34,10 @@ export const GROUP_COLUMN = {
   browser: 'browser',
   os: 'os',
   country: 'country',
-} as const satisfies Record<GroupBy, string>;
+} as const satisfies Record<GroupBy, GroupColumn>;
 
 /** Groupings the hourly rollup does not hold: read from the sessions over the whole range. */
 const SESSIONS_ONLY = new Set<string>(['experiment_arm']);
-
-const SUMS_SQL = sql.join(SUM_COLUMNS.map((c) => sql`sum(${sql.ref(c)}) as ${sql.ref(c)}`));
-
-type SumRow = Record<(typeof SUM_COLUMNS)[number], unknown>;
-
-/** Where a query reads: one page (maybe one audience) or every live page of the tenant, maybe a grouping column. */
-interface Scope {
-  tenantId: string;
-  /** Undefined: the whole site, every live page of the tenant. */
-  pageId: string | undefined;
-  audienceId: string | undefined;
-  group: (typeof GROUP_COLUMN)[GroupBy] | undefined;
-}
-
-/** The rows of the scope's page, or of the tenant's live pages (a deleted page's visits leave the site's answers with it). */
-const pagesOf = (scope: Scope) =>
-  scope.pageId !== undefined
-    ? sql<boolean>`page_id = ${scope.pageId}`
-    : sql<boolean>`tenant_id = ${scope.tenantId} and page_id in (select id from pages where tenant_id = ${scope.tenantId} and deleted_at is null)`;
-
-/** The rollup's hours in `span`, summed per hour (and group). */
-function readHours(db: Kysely<Database>, scope: Scope, span: Span) {
-  // One hourly rollup, split by UTM values: without a UTM grouping they are summed over.
-  const table = 'analytics_hours_utm';
-  const key = scope.group === undefined ? sql`''` : sql.ref(scope.group);
-  return sql<SumRow & { hour: string; k: string }>`select hour, ${key} as k, ${SUMS_SQL} from ${sql.table(table)}
-    where ${pagesOf(scope)} and hour >= ${iso(span.start)} and hour < ${iso(span.end)}
-    ${scope.audienceId === undefined ? sql`` : sql`and audience_id = ${scope.audienceId}`}
-    group by hour${scope.group === undefined ? sql`` : sql`, ${key}`}`
-    .execute(db)
-    .then((r) => r.rows);
-}
-
-/** The stored sessions that started in `spans` (the parts of the range no whole rollup hour covers). */
-async function readSessions(db: Kysely<Database>, scope: Scope, spans: readonly Span[]) {
-  const rows = [];
-  // One statement per 50 spans, each span a range of the page's index.
-  for (let i = 0; i < spans.length; i += 50) {
-    const parts = spans.slice(i, i + 50).map((s) =>
-      db
-        .selectFrom('audience_sessions')
-        .select([
-          'session_started_at',
-          'audience_id',
-          'experiment_arm',
-          ...SESSION_COLUMNS.dimensions,
-          ...SESSION_COLUMNS.counts,
-          ...SESSION_COLUMNS.firsts,
-        ])
-        .where(pagesOf(scope))
-        .where('session_started_at', '>=', iso(s.start))
-        .where('session_started_at', '<', iso(s.end))
-        .$call((q) => (scope.audienceId === undefined ? q : q.where('audience_id', '=', scope.audienceId))),
-    );
-    const [first, ...rest] = parts;
-    if (first) rows.push(...(await rest.reduce((q, part) => q.unionAll(part), first).execute()));
-  }
-  return rows;
-}
 
 /** The index of the bucket holding `ms` in `bounds` (which holds it). */
 function bucketOf(bounds: readonly number[], ms: number): number {
@@ -167,6 +107,7 @@ async function aggregate(
   zone: string,
 ): Promise<Omit<SiteAnalytics, Extras>> {
   const interval = query.interval ?? 'day';
+  const visits = visitReads(db);
   const bounds = bucketBounds(range.start, range.end, interval, zone, MAX_BUCKETS);
   if (bounds === undefined) throw invalidField('/interval', `makes more than ${MAX_BUCKETS} buckets of the range`);
   const buckets: Span[] = bounds.slice(0, -1).map((b, i) => ({
@@ -174,7 +115,7 @@ async function aggregate(
     end: Math.min(bounds[i + 1] ?? range.end, range.end),
   }));
 
-  const scope: Scope = { ...target, audienceId: audienceOf(query), group: query.groupBy && GROUP_COLUMN[query.groupBy] };
+  const scope: VisitScope = { ...target, audienceId: audienceOf(query), group: query.groupBy && GROUP_COLUMN[query.groupBy] };
   const metrics = (sums: RollupSums) => toMetrics(sums, target.pageId === undefined ? 'site' : 'page');
   const series = buckets.map(() => zeroSums());
   const groups = new Map<string, RollupSums>();
@@ -192,7 +133,7 @@ async function aggregate(
   if (hours && buckets.length > 0) {
     // The site by UTC days when no bucket bound cuts one: a row per day, not 24.
     const days = buckets.every((b) => b.start % DAY_MS === 0 && b.end % DAY_MS === 0);
-    const rows = site ? await readSiteHours(db, target.tenantId, hours, days ? 'day' : 'hour') : await readHours(db, grouped, hours);
+    const rows = site ? await visits.siteSums(target.tenantId, hours, days ? 'day' : 'hour') : await visits.hourSums(grouped, hours);
     for (const row of rows) {
       const hour = Date.parse(row.hour);
       const i = bucketOf(bounds, hour);
@@ -203,14 +144,14 @@ async function aggregate(
     }
   }
   const rawSpans = fromSessions ? joinSpans(buckets) : joinSpans(buckets.flatMap((b) => splitSpan(b, HOUR_MS).edges));
-  for (const s of await readSessions(db, grouped, rawSpans)) {
+  for (const s of await visits.sessionsStarted(grouped, rawSpans)) {
     const i = bucketOf(bounds, Date.parse(s.session_started_at));
     // A visit outside any experiment has no arm: its group is ''.
     for (const sums of add(i, grouped.group === undefined ? '' : String(s[grouped.group] ?? ''))) addSession(sums, s);
   }
   if (site && scope.group !== undefined && isSiteDimension(scope.group)) {
     groups.clear();
-    for (const [key, sums] of await siteGroups(db, target.tenantId, scope.group, range)) groups.set(key, sums);
+    for (const [key, sums] of await siteGroups(visits, target.tenantId, scope.group, range)) groups.set(key, sums);
   }
 
   const totals = zeroSums();

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/types.js';
-import { readVitals, summarize, VITALS } from '../visits/index.js';
+import { summarize, VITALS, visitReads } from '../visits/index.js';
 import type { Metrics, WebVitals } from './schemas.js';
 
 const dayOf = (iso: string) => new Date(Date.parse(iso)).toISOString().slice(0, 10);
@@ -19,7 +19,7 @@ export async function scrollAndVitals(
   const end = Date.parse(answer.endDate);
   const buckets =
     end > start
-      ? await readVitals(db, { tenantId, pageId, fromDay: dayOf(answer.startDate), toDay: dayOf(new Date(end - 1).toISOString()) })
+      ? await visitReads(db).vitals({ tenantId, pageId, fromDay: dayOf(answer.startDate), toDay: dayOf(new Date(end - 1).toISOString()) })
       : new Map();
   const webVitals = Object.fromEntries(VITALS.map((m) => [m, summarize(m, buckets.get(m) ?? new Map())])) as WebVitals;
   return { averageScrollDepth: answer.totals.avgMaxScrollDepthPercentage, webVitals };

@@ -125,6 +125,8 @@ export const READ_MODELS = {
   'deals/experience-touches.ts': "a deal's touches from the customer's own site: its account's identified experience views",
   'visits/sql-store.ts':
     "a report's target in one statement a report: the live page, the link's path, the audience's person and the stored session",
+  'visits/reads.ts':
+    "the analytics' reads through the ingest port: sums of the live pages (pages' deleted_at), and the goals a visit reached (goals' matchers, the audience's person)",
   'visits/announce.ts':
     "a visit's announcement: the goals its events reached and its audience's person, read in the announcing transaction",
   // Where the owner sits above the reader in the import order, the read stays beside the reader, named here.

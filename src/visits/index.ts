@@ -1,22 +1,43 @@
 import type { Kysely } from 'kysely';
 import { isPostgres } from '../db/adapter.js';
 import type { Database } from '../db/types.js';
-import type { VisitStore } from './port.js';
+import type { VisitReads, VisitStore } from './port.js';
 import { postgresStore } from './postgres-store.js';
+import { sqlReads } from './reads.js';
 import { sqlStore } from './sql-store.js';
 
 // The visits area's front door: what other areas may use of it. An import of another area's
 // inner file fails `npm run lint` (scripts/check-doors.ts).
 export { applyCollectFunction } from './collect-function.js';
 export { forgetOccurrencesNaming, type Occurrence, recordOccurrences } from './occurrences.js';
-export type { Recorded, See, SeenClasses, VisitClaims, VisitReport, VisitStore } from './port.js';
+export type {
+  GoalReach,
+  GoalScope,
+  GroupColumn,
+  OpenVisit,
+  Recorded,
+  See,
+  SeenClasses,
+  SumRow,
+  TimeSpan,
+  VisitClaims,
+  VisitReads,
+  VisitReport,
+  VisitScope,
+  VisitStore,
+} from './port.js';
 export { MAX_REPORT_BYTES, Report } from './report.js';
 
 /** The store the database takes reports in: PostgreSQL's one statement, or a transaction. */
 export function visitStore(db: Kysely<Database>): VisitStore {
   return isPostgres(db) ? postgresStore(db) : sqlStore(db);
 }
-export { type MapCounts, type MapFilter, readMapCounts, readVitals } from './heatmap.js';
+
+/** What the analytics read through the port: that store's reads, which SQLite and PostgreSQL answer alike. */
+export function visitReads(db: Kysely<Database>): VisitReads {
+  return sqlReads(db);
+}
+export type { MapCounts, MapFilter } from './heatmap.js';
 export { VIEWPORTS } from './report.js';
 export { summarize, type Vital, type VitalSummary, VITALS } from './vitals.js';
 export { announceStart, createSessionEnds } from './announce.js';

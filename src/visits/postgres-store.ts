@@ -192,6 +192,7 @@ export function postgresStore(db: Kysely<Database>): VisitStore {
     return outcome;
   };
   return {
+    ...transaction,
     async record(visit): Promise<Recorded> {
       if (visit.gpc) return transaction.record(visit);
       const at = Date.now();

@@ -5,6 +5,7 @@ import { prepared } from '../db/prepared.js';
 import type { AudienceSessionsTable, Database } from '../db/types.js';
 import { recordMaps } from './maps.js';
 import { recordOccurrences } from './occurrences.js';
+import { sqlReads } from './reads.js';
 import { announceStart } from './announce.js';
 import { experimentOf, lockVisit, occurrenceVisit, recordVisit, type Visit, type VisitClasses } from './repository.js';
 import type { Recorded, SeenClasses, VisitClaims, VisitReport, VisitStore } from './port.js';
@@ -77,7 +78,7 @@ async function classesOf(
 
 /** A report in a transaction of statements: SQLite's store, and PostgreSQL's when its one statement cannot take a report. */
 export function sqlStore(db: Kysely<Database>): VisitStore {
-  return { record: (visit) => recordInTransaction(db, visit) };
+  return { record: (visit) => recordInTransaction(db, visit), ...sqlReads(db) };
 }
 
 async function recordInTransaction(db: Kysely<Database>, visit: VisitReport): Promise<Recorded> {
