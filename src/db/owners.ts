@@ -108,8 +108,6 @@ export type OwnedTable = keyof typeof OWNERS;
 export const READ_MODELS = {
   'site/serve/stamp.ts': 'the served-page stamp: page, audience, version and link read in one statement a request',
   'analytics/': 'rollups and reports: sessions, pages and audiences read together for aggregates',
-  'funnels/results.ts': 'funnels: sessions and their visit events in order, grouped by audience',
-  'experiments/results.ts': "an experiment's counts: sessions and goal completions per arm",
   'deals/pipeline.ts': "the influenced pipeline: deals, their accounts' persons, and those persons' sessions",
   'integrations/leads.ts': 'the leads a CRM has yet to receive: leads with their person, page and audience, less those pushed',
   // A served path's reads, each one statement a request, kept as they are for speed (issue 47).
@@ -127,6 +125,8 @@ export const READ_MODELS = {
     "a report's target in one statement a report: the live page, the link's path, the audience's person and the stored session",
   'visits/reads.ts':
     "the analytics' reads through the ingest port: sums of the live pages (pages' deleted_at), and the goals a visit reached (goals' matchers, the audience's person)",
+  'visits/journeys.ts':
+    "the port's reads that follow a visitor: a funnel's occurrences in order (the audience's person), an experiment's units per arm and period (the experiment's units and periods)",
   'visits/announce.ts':
     "a visit's announcement: the goals its events reached and its audience's person, read in the announcing transaction",
   // Where the owner sits above the reader in the import order, the read stays beside the reader, named here.

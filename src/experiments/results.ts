@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database, ExperimentPeriodsTable, ExperimentsTable } from '../db/types.js';
-import { type Target, occurrenceOf } from '../goals/index.js';
+import type { Target } from '../goals/index.js';
+import { visitReads } from '../visits/index.js';
 import { baselineFirst, periodsOf } from './repository.js';
 import type { ExperimentResults } from './schemas.js';
 import { type Analysis, type ArmCounts, analyse, type EarlierLooks } from './statistics.js';
@@ -9,41 +10,11 @@ import { type Analysis, type ArmCounts, analyse, type EarlierLooks } from './sta
 /** Per period and arm: units (by the period of their first exposure), their visits, and units that converted. */
 type Counts = Map<number, Record<string, ArmCounts>>;
 
-/**
- * Counted in SQL: each unit once, in its first arm (the one stored at its first exposure, else that
- * of its first visit) and in the period of its first exposure (when its arm was drawn, under that
- * period's weights), with all its visits, converted when any of them converted (a form submission
- * or `pam.conversion()`). Visits recorded before arms were kept (migration 0032), when a weight
- * change could move a unit, still count it once, in the arm of its first visit.
- */
+/** The experiment's counts by period and arm (visits/journeys.ts); with a goal, it is the conversion. */
 export async function countsByPeriod(db: Kysely<Database>, experimentId: string, goal?: Target): Promise<Counts> {
-  // With a goal: a visit converted when the goal happened in it.
-  const converted =
-    goal === undefined
-      ? sql`has_conversion = 1 or has_form_submit = 1`
-      : sql`exists (select 1 from visit_events e where e.session_id = audience_sessions.id and ${occurrenceOf(goal)})`;
-  const rows = await sql<{ number: number; arm: string; units: number; visits: number; conversions: number }>`
-    with s as (
-      select experiment_unit as unit, experiment_arm as arm, session_started_at as started_at,
-        case when ${converted} then 1 else 0 end as converted,
-        row_number() over (partition by experiment_unit order by session_started_at, id) as nth
-      from audience_sessions where experiment_id = ${experimentId}
-    ), u as (
-      select unit, max(case when nth = 1 then arm end) as first_arm, min(started_at) as first_at, count(*) as visits,
-        max(converted) as converted
-      from s group by unit
-    ), f as (
-      select coalesce(k.arm, u.first_arm) as arm, coalesce(k.assigned_at, u.first_at) as first_at, u.visits, u.converted
-      from u left join experiment_units k on k.experiment_id = ${experimentId} and k.unit = u.unit
-    ), p as (
-      select number, started_at, lead(started_at) over (order by number) as next_at
-      from experiment_periods where experiment_id = ${experimentId}
-    )
-    select p.number as number, f.arm as arm, count(*) as units, sum(f.visits) as visits, sum(f.converted) as conversions
-    from f join p on (p.number = 1 or p.started_at <= f.first_at) and (p.next_at is null or f.first_at < p.next_at)
-    group by p.number, f.arm`.execute(db);
+  const rows = await visitReads(db).armCounts(experimentId, goal);
   const counts: Counts = new Map();
-  for (const r of rows.rows) {
+  for (const r of rows) {
     const period = counts.get(Number(r.number)) ?? {};
     period[r.arm] = { units: Number(r.units), visits: Number(r.visits), conversions: Number(r.conversions) };
     counts.set(Number(r.number), period);

@@ -11,6 +11,8 @@ import { sqlStore } from './sql-store.js';
 export { applyCollectFunction } from './collect-function.js';
 export { forgetOccurrencesNaming, type Occurrence, recordOccurrences } from './occurrences.js';
 export type {
+  ArmCount,
+  FunnelStepCount,
   GoalReach,
   GoalScope,
   GroupColumn,

@@ -1,5 +1,6 @@
 import type { SessionColumn } from '../db/session-columns.js';
 import type { AudienceSessionsTable } from '../db/types.js';
+import type { Target } from '../goals/index.js';
 import type { MapCounts, MapFilter } from './heatmap.js';
 import type { VisitClasses } from './repository.js';
 import type { Report } from './report.js';
@@ -132,6 +133,36 @@ export interface GoalReach {
   value: number | string | null;
 }
 
+/** A funnel over a range: each visitor's steps in order, the first within `windowHours` of the rest. */
+export interface FunnelQuery {
+  tenantId: string;
+  /** 2 or more. */
+  steps: readonly Target[];
+  windowHours: number;
+  /** The range of the first steps' instants, ISO: [start, end). */
+  start: string;
+  end: string;
+  /** Per value of this column of the first step's visit; undefined: one group, ''. */
+  group: GroupColumn | undefined;
+}
+
+/** Visitors who reached a step (0-based) in a group, and the median seconds from the step before; numbers as the driver returns them. */
+export interface FunnelStepCount {
+  step: number | string;
+  g: string;
+  visitors: number | string;
+  median: number | string | null;
+}
+
+/** An experiment's units that first met an arm in a period, their visits, and the units that converted. */
+export interface ArmCount {
+  number: number | string;
+  arm: string;
+  units: number | string;
+  visits: number | string;
+  conversions: number | string;
+}
+
 /** What the analytics read of the kept visits. */
 export interface VisitReads {
   /** The scope's whole UTC hours in `span`, summed per hour and value of the scope's group (`k`, '' without one). */
@@ -159,6 +190,10 @@ export interface VisitReads {
   openVisits(tenantId: string, window: OpenWindow, limit: number): Promise<{ count: number; visits: OpenVisit[] }>;
   /** Each of the tenant's goals reached over the scope's visits, per page when `perPage`. */
   goalsReached(scope: GoalScope, perPage: boolean): Promise<GoalReach[]>;
+  /** A funnel's visitors per step and group. */
+  funnelSteps(query: FunnelQuery): Promise<FunnelStepCount[]>;
+  /** An experiment's counts per period and arm; with a goal, it is the conversion. */
+  armCounts(experimentId: string, goal?: Target): Promise<ArmCount[]>;
   /** A page's click and scroll maps. */
   mapCounts(filter: MapFilter): Promise<MapCounts>;
   /** Each vital's visits per bucket over the UTC days [fromDay, toDay]: one page's, or every page's of the tenant. */

@@ -3,6 +3,7 @@ import { SESSION_COLUMNS } from '../db/session-columns.js';
 import type { Database } from '../db/types.js';
 import { GOAL_REACHED, VISITOR } from '../goals/index.js';
 import { readMapCounts, readVitals } from './heatmap.js';
+import { armCounts, funnelSteps } from './journeys.js';
 import type {
   GoalReach,
   GoalScope,
@@ -216,6 +217,8 @@ export function sqlReads(db: Kysely<Database>): VisitReads {
     pageValueSums: (tenantId, pageIds, column, span, grain) => pageValueSums(db, tenantId, pageIds, column, span, grain),
     openVisits: (tenantId, window, limit) => openVisits(db, tenantId, window, limit),
     goalsReached: (scope, perPage) => goalsReached(db, scope, perPage),
+    funnelSteps: (query) => funnelSteps(db, query),
+    armCounts: (experimentId, goal) => armCounts(db, experimentId, goal),
     mapCounts: (filter) => readMapCounts(db, filter),
     vitals: (filter) => readVitals(db, filter),
   };
