@@ -107,7 +107,8 @@ export type OwnedTable = keyof typeof OWNERS;
  */
 export const READ_MODELS = {
   'site/serve/stamp.ts': 'the served-page stamp: page, audience, version and link read in one statement a request',
-  'analytics/': 'rollups and reports: sessions, pages and audiences read together for aggregates',
+  'analytics/':
+    "the names beside the numbers the visits' port answers: live pages and their names, the realtime visits' audiences, persons and accounts, the tenant's goals",
   'deals/pipeline.ts': "the influenced pipeline: deals, their accounts' persons, and those persons' sessions",
   'integrations/leads.ts': 'the leads a CRM has yet to receive: leads with their person, page and audience, less those pushed',
   // A served path's reads, each one statement a request, kept as they are for speed (issue 47).
