@@ -7,7 +7,7 @@ import { StringEnum } from '../http/schemas.js';
  * A segment's rules (issue 39): which anonymous visitors an audience is for, from what the visit
  * itself says (its URL, referrer, country, device, language) and the company the enrichment
  * provider names. Checked here at write time, evaluated in memory at serving time
- * (site/serve/segments.ts), and said in words for the console, the agent and the template.
+ * (site/serve/choose.ts), and said in words for the console, the agent and the template.
  */
 
 export const UTM_PARTS = ['source', 'medium', 'campaign', 'term', 'content'] as const;

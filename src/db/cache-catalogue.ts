@@ -267,7 +267,7 @@ export const CACHES = {
   // segments are read as ids and times, and only a segment changed since is read and compiled.
   segmentRules: declare<{ bytes: number }>({
     name: 'Compiled segment rules',
-    file: 'src/site/serve/segments.ts',
+    file: 'src/site/serve/choose.ts',
     key: "the segment audience's id and its updated_at (moved by every write of its rules)",
     max: 10_000,
     maxBytes: 64 * MB,
@@ -279,7 +279,7 @@ export const CACHES = {
   }),
   pageSegments: declare<{ segments: readonly unknown[] }>({
     name: "A page's segments",
-    file: 'src/site/serve/segments.ts',
+    file: 'src/site/serve/choose.ts',
     key: 'tenant id, its change sequence, page id',
     max: 4000,
     maxBytes: 8 * MB,

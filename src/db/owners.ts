@@ -115,7 +115,8 @@ export const READ_MODELS = {
   'site/serve/run.ts':
     "a served path's first statement: the tenant's change sequence, whether the domain is still verified, and the link at the path",
   'site/serve/resolve.ts': "a path without a link resolved: the tenant's published home page",
-  'site/serve/segments.ts': "a served page's live segments and whether any of the tenant's published segments reads company.*",
+  'site/serve/choose.ts':
+    "the choose step: a served page's live segments and whether any of the tenant's published segments reads company.*",
   'site/serve/served-files.ts': 'the files a tenant serves: every file id a live page, audience, version or the brand names',
   'db/search/': 'text search over the searched tables (persons, accounts, audiences, links) by their postings, called by each owner',
   'metrics/': "operational gauges: how deep and how old the outbox, the webhook deliveries and the agent's queue are",

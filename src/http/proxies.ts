@@ -1,7 +1,33 @@
 import net from 'node:net';
 
 // The reverse proxies of TRUST_PROXY, and what is believed of a request that came through one:
-// the visitor plane's client address (site/limits.ts) and a tenant page's scheme (public-origin.ts).
+// the visitor plane's client address (its rate limits, its visitor keys) and a tenant page's scheme
+// (public-origin.ts).
+
+/**
+ * Who a visitor request counts as, for its rate limit only (the address is never stored): the
+ * socket's address, unless that is a trusted reverse proxy, then the right-most address of
+ * `X-Forwarded-For` that is not one. Everything left of it was written by the client and could be
+ * anything, so it is never believed.
+ */
+export function clientAddress(
+  trusted: net.BlockList | undefined,
+  socketAddress: string | undefined,
+  forwardedFor: string | string[] | undefined,
+): string {
+  const socket = plain(socketAddress ?? '');
+  if (!trusted || !isTrusted(trusted, socket)) return socket;
+  const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : (forwardedFor ?? ''))
+    .split(',')
+    .map((hop) => plain(hop.trim()))
+    .filter(Boolean);
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const hop = hops[i] as string;
+    if (!isTrusted(trusted, hop)) return hop;
+  }
+  // Only proxies all the way: the left-most is as close to the client as anyone says.
+  return hops[0] ?? socket;
+}
 
 /** Whether the request came straight from one of the trusted proxies. */
 export function fromTrustedProxy(trusted: net.BlockList | undefined, socketAddress: string | undefined): boolean {

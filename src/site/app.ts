@@ -8,6 +8,7 @@ import { dailySecrets } from '../db/daily-secrets.js';
 import { collectRoutes } from './measure/collect.js';
 import { notFoundPage, siteErrorPage } from './pages.js';
 import { servedDocuments } from './serve/documents.js';
+import { fileRoutes } from './serve/file-routes.js';
 import { serveRoutes } from './serve/routes.js';
 import { viewTokens } from './token.js';
 
@@ -70,6 +71,7 @@ export async function buildSite(deps: SiteDeps): Promise<Site> {
   await site.register(collectRoutes, context);
   const documents = servedDocuments(context);
   serveRoutes(site, context, documents);
+  fileRoutes(site, context);
   formRoutes(site, context, documents);
   await site.ready();
   return { enter: (req, res, host) => enter(site, req, res, host), close: () => site.close() };

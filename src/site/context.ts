@@ -11,7 +11,7 @@ import type { Provider, CompanyLookup } from '../enrichment/index.js';
 import { visitorKey } from '../experiments/index.js';
 import type { SiteHost } from './hosts.js';
 import type { MoreServedTexts } from './serve/served-files.js';
-import { clientAddress } from './limits.js';
+import { clientAddress } from '../http/proxies.js';
 import type { ViewTokens } from './token.js';
 
 /** What the visitor plane reads and writes through: the areas' repositories over this database. */

@@ -5,7 +5,7 @@ export { notModified } from './context.js';
 export { openDoor } from './door.js';
 export { pruneFormClaims } from './forms/leads.js';
 export { siteHosts } from './hosts.js';
-export { addressLimiter, clientAddress, takeFor } from './limits.js';
+export { addressLimiter, takeFor } from './limits.js';
 export { sourceOf } from './measure/source.js';
 export { previewRenderer } from './preview.js';
 export { chooseForVisit } from './serve/preview-visit.js';

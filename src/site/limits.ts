@@ -1,32 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { CACHES, newCache } from '../db/caches.js';
 import net from 'node:net';
-import { isTrusted, plain } from '../http/proxies.js';
-
-/**
- * Who a visitor request counts as, for its rate limit only (the address is never stored): the
- * socket's address, unless that is a trusted reverse proxy, then the right-most address of
- * `X-Forwarded-For` that is not one. Everything left of it was written by the client and could be
- * anything, so it is never believed.
- */
-export function clientAddress(
-  trusted: net.BlockList | undefined,
-  socketAddress: string | undefined,
-  forwardedFor: string | string[] | undefined,
-): string {
-  const socket = plain(socketAddress ?? '');
-  if (!trusted || !isTrusted(trusted, socket)) return socket;
-  const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : (forwardedFor ?? ''))
-    .split(',')
-    .map((hop) => plain(hop.trim()))
-    .filter(Boolean);
-  for (let i = hops.length - 1; i >= 0; i--) {
-    const hop = hops[i] as string;
-    if (!isTrusted(trusted, hop)) return hop;
-  }
-  // Only proxies all the way: the left-most is as close to the client as anyone says.
-  return hops[0] ?? socket;
-}
+import { clientAddress } from '../http/proxies.js';
 
 export interface Bucket {
   allowed: boolean;

@@ -11,7 +11,7 @@ import { getPerson, listPersons, searchPersons } from '../../src/persons/reposit
 import { findPage, getPage, listPages } from '../../src/pages/repository.js';
 import { getAudience, listAudiences } from '../../src/audiences/repository.js';
 import { searchAudiences } from '../../src/audiences/search.js';
-import { readPageSegments } from '../../src/site/serve/segments.js';
+import { readPageSegments } from '../../src/site/serve/choose.js';
 import { listSessions } from '../../src/visits/repository.js';
 import { findTopic, listEntries, listTopics } from '../../src/topics/repository.js';
 import { searchPageLinks } from '../../src/page-links/repository.js';

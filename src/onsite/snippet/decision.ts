@@ -6,7 +6,8 @@ import type { Database } from '../../db/types.js';
 import type { CompanyLookup } from '../../enrichment/index.js';
 import type { PublicOrigin } from '../../http/public-origin.js';
 import { visitorKey } from '../../experiments/index.js';
-import { describedVisit, visitFacts, clientAddress, sourceOf } from '../../site/index.js';
+import { clientAddress } from '../../http/proxies.js';
+import { describedVisit, visitFacts, sourceOf } from '../../site/index.js';
 import { type DecisionClaims, type DecisionTokens, type DecisionUtm, MAX_DECISION_TOKEN_LENGTH } from '../decision-token.js';
 import {
   type CompiledExperience,

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { SeenClasses } from '../../visits/index.js';
 import type { SiteContext } from '../context.js';
-import { clientAddress } from '../limits.js';
+import { clientAddress } from '../../http/proxies.js';
 import { countryOf } from './country.js';
 import { deviceOf } from './device.js';
 import { sourceOf } from './source.js';

@@ -1,9 +1,13 @@
+import { sql, type Kysely } from 'kysely';
+import { type CompiledRules, compileRules, matches, type Rules, audienceRulesOf, liveAudienceRules } from '../../audiences/index.js';
+import { CACHES, databaseCache } from '../../db/caches.js';
 import { siteSequenceAt } from '../../db/changes.js';
+import { prepared } from '../../db/prepared.js';
+import type { Database } from '../../db/types.js';
 import { assignment, stickyArm } from '../../experiments/index.js';
 import type { SiteContext } from '../context.js';
 import type { SiteHost } from '../hosts.js';
 import type { Resolution } from './resolve.js';
-import { matchSegment, type PageSegments, pageSegments, readPageSegments } from './segments.js';
 import { readStamp } from './stamp.js';
 import { type Chosen, variantOf } from './variant.js';
 import type { VisitFacts } from './visit.js';
@@ -75,4 +79,135 @@ export async function choose<T>(
   );
   const chosen = variantOf(host, resolution, stamp, assigned, options);
   return { kind: 'chosen', chosen: { ...chosen, segmented: segments !== undefined, company } };
+}
+
+// The page's segments: read once per change of the tenant, their rules compiled once per change of
+// each, and the first the visit matches.
+
+/** One live segment audience of a page, its rules compiled. */
+export interface PageSegment {
+  audienceId: string;
+  rules: CompiledRules;
+}
+
+/**
+ * A page's live segments in the order a visitor is matched (priority, highest first; ties, the
+ * oldest), the fields they read, and whether any live segment of a published page of the tenant
+ * reads a company (only then is the enrichment provider asked, for the rules and for
+ * `{{company.*}}` tokens alike).
+ */
+export interface PageSegments {
+  segments: PageSegment[];
+  fields: ReadonlySet<string>;
+  tenantReadsCompany: boolean;
+}
+
+interface SegmentRow {
+  tenant_company: number | boolean | null;
+  id: string | null;
+  updated_at: string | null;
+}
+
+/** A segment's rules compiled, and what they weigh as kept (db/cache-catalogue.ts, `segmentRules`). */
+interface Compiled {
+  rules: CompiledRules;
+  bytes: number;
+}
+const compiledRules = databaseCache<Compiled>(CACHES.segmentRules);
+const compiledKey = (id: string, updatedAt: string) => `${id} ${updatedAt}`;
+
+/**
+ * Whether a live segment (not archived) of a published, undeleted page of the tenant reads
+ * `company.*`: only then is a visitor's address a reason to ask the enrichment provider (issue 45).
+ * A segment on a draft, archived or deleted page is no reason: no visitor can be matched by it.
+ */
+const liveSegmentReadsCompany = (tenantId: string) => sql<number>`(
+  select 1 from audiences c
+  join pages cp on cp.id = c.page_id and cp.tenant_id = c.tenant_id
+  where c.tenant_id = ${tenantId} and c.archived_at is null and c.rules is not null and c.rules like '%"company.%'
+    and cp.status = 'published' and cp.deleted_at is null
+  limit 1)`;
+
+/**
+ * One statement, read when a path to the page is resolved (kept in the outcome memo with the path's
+ * resolution, so under the same `data_version` or change sequence it is not read again). The row
+ * of `here` answers the tenant's flag when the page has no segment. The rules themselves are not
+ * read: each segment's `updated_at` names its compiled rules, kept until it changes.
+ */
+const segmentsOfPage = prepared((db, p: { tenantId: string; pageId: string }) => ({
+  compile: () =>
+    sql<SegmentRow>`
+      select
+        ${liveSegmentReadsCompany(p.tenantId)} as tenant_company,
+        a.id, a.updated_at
+      from (select 1 as one) as here
+      left join audiences a on a.page_id = ${p.pageId} and a.tenant_id = ${p.tenantId}
+        and a.archived_at is null and a.rules is not null
+      order by a.priority desc, a.created_at asc, a.id asc`.compile(db),
+}));
+
+const keptSegments = databaseCache<PageSegments>(CACHES.pageSegments);
+
+/**
+ * A page's segments, kept under the tenant's change sequence (issue 50): every write that changes a
+ * page's segments (an audience's rules, archive, the page's status) moves it, and a visit recorded
+ * does not. So a commit of visits, which empties SQLite's outcome memo, costs a segmented path one
+ * read of the sequence per tenant instead of its page's segments. `sequence`: as the caller read it
+ * before this read (PostgreSQL, with the link; SQLite, db/changes.ts `siteSequenceAt`).
+ */
+export async function pageSegments(db: Kysely<Database>, tenantId: string, pageId: string, sequence: number): Promise<PageSegments> {
+  const key = `${tenantId} ${sequence} ${pageId}`;
+  const kept = keptSegments(db);
+  const found = kept.get(key);
+  if (found) return found;
+  // Read after the sequence: never older than the state it is kept under.
+  const read = await readPageSegments(db, tenantId, pageId);
+  kept.set(key, read);
+  return read;
+}
+
+export async function readPageSegments(db: Kysely<Database>, tenantId: string, pageId: string): Promise<PageSegments> {
+  const rows = await segmentsOfPage(db, { tenantId, pageId });
+  const kept = compiledRules(db);
+  const live = rows.flatMap((row) =>
+    row.id === null || row.updated_at === null ? [] : [{ id: row.id, key: compiledKey(row.id, row.updated_at) }],
+  );
+  const missing = live.filter((s) => !kept.has(s.key)).map((s) => s.id);
+  if (missing.length > 0) await compileChanged(db, tenantId, missing);
+  const segments: PageSegment[] = [];
+  const fields = new Set<string>();
+  for (const { id, key } of live) {
+    // Changed between the two reads, or too large to keep: compiled now, as read now.
+    const compiled = kept.get(key) ?? (await compileNow(db, tenantId, id));
+    if (!compiled) continue;
+    for (const f of compiled.rules.fields) fields.add(f);
+    segments.push({ audienceId: id, rules: compiled.rules });
+  }
+  const flag = rows[0]?.tenant_company;
+  return { segments, fields, tenantReadsCompany: flag === 1 || flag === true };
+}
+
+const compile = (text: string): Compiled => ({ rules: compileRules(JSON.parse(text) as Rules), bytes: 4 * text.length + 256 });
+
+/** Reads and compiles the rules of the segments not kept (new, or changed since), each kept under its id and time as read. */
+async function compileChanged(db: Kysely<Database>, tenantId: string, ids: string[]): Promise<void> {
+  const kept = compiledRules(db);
+  const rows = await audienceRulesOf(db, tenantId, ids);
+  for (const row of rows) if (row.rules !== null) kept.set(compiledKey(row.id, row.updated_at), compile(row.rules));
+}
+
+async function compileNow(db: Kysely<Database>, tenantId: string, id: string): Promise<Compiled | undefined> {
+  const rules = await liveAudienceRules(db, tenantId, id);
+  return rules ? compile(rules) : undefined;
+}
+
+/**
+ * The first segment the visit matches, or undefined (the home audience, else the page). A segment
+ * `preferred` (a lead form shown again names the audience its visit was served) wins while it is
+ * still one of the page's segments, so the form comes back in the version it was filled in.
+ */
+export async function matchSegment(page: PageSegments, facts: VisitFacts, preferred?: string): Promise<string | undefined> {
+  if (preferred !== undefined && page.segments.some((s) => s.audienceId === preferred)) return preferred;
+  await facts.prepare(page.fields, page.tenantReadsCompany);
+  return page.segments.find((s) => matches(s.rules, facts.value, facts.withheld))?.audienceId;
 }

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/types.js';
 import type { PreviewVisit } from '../../pages/index.js';
-import { matchSegment, readPageSegments } from './segments.js';
+import { matchSegment, readPageSegments } from './choose.js';
 import { describedVisit } from './visit.js';
 
 /**

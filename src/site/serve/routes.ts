@@ -1,14 +1,9 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { findFile, type FileVariant, typeOfVariant, variantKey, isRenditionName } from '../../assets/index.js';
-import { isIdShaped } from '../../ids.js';
-import { notModified, type SiteContext, siteHostOf, visitorKeyOf } from '../context.js';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { type SiteContext, siteHostOf } from '../context.js';
 import { staysOnHost } from '../location.js';
 import { gonePage, notFoundPage, siteErrorPage } from '../pages.js';
 import { documentAt, type Documents } from './documents.js';
 import { keptQuery, pathOf, searchOf, sendDocument } from './send.js';
-import { isServedFile } from './served-files.js';
-import { sendFavicon } from './favicon.js';
-import { sendFont } from './fonts.js';
 import { visitFacts } from './visit.js';
 
 const notFound = (reply: FastifyReply) => reply.code(404).type('text/html; charset=utf-8').send(notFoundPage());
@@ -25,8 +20,8 @@ const gone = (reply: FastifyReply) =>
 const OTHER_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 /**
- * The visitor plane's documents and files (issue 15, "Serving"), and the 405 of every other
- * method on a visitor path. Registered by buildSite with the site's context.
+ * The visitor plane's documents (issue 15, "Serving"), and the 405 of every other method on a
+ * visitor path. Registered by buildSite with the site's context; the files are file-routes.ts'.
  */
 export function serveRoutes(site: FastifyInstance, context: SiteContext, documents: Documents): void {
   site.addHook('onClose', async () => {
@@ -38,10 +33,9 @@ export function serveRoutes(site: FastifyInstance, context: SiteContext, documen
     const path = pathOf(request.url);
     if (path === undefined) return notFound(reply);
     const submitted = (request.query as Record<string, unknown>).submitted === '1';
-    const visitor = () => visitorKeyOf(context, request, host.hostname);
     const origin = context.origin(host.hostname, request.raw);
     const facts = visitFacts(context, request, host);
-    const outcome = await documentAt(context, documents, host, path, { submitted, origin, visitorKey: visitor, facts });
+    const outcome = await documentAt(context, documents, host, path, { submitted, origin, visitorKey: facts.visitorKey, facts });
     if (!outcome) return notFound(reply);
     if (outcome.kind === 'redirect') {
       // A link's path may itself read as another host (`//evil.example`): no redirect leaves this one.
@@ -50,21 +44,6 @@ export function serveRoutes(site: FastifyInstance, context: SiteContext, documen
     }
     if (outcome.kind === 'gone') return gone(reply);
     return sendDocument(request, reply, context, outcome, keptQuery(searchOf(request.url)));
-  });
-
-  site.get('/favicon.ico', (request, reply) => sendFavicon(context, request, reply));
-  site.get<{ Params: { name: string } }>('/_pam/fonts/:name', sendFont);
-
-  for (const variant of ['original', 'preview'] as const) {
-    site.get<{ Params: { fileId: string } }>(
-      variant === 'original' ? '/_pam/files/:fileId' : '/_pam/files/:fileId/preview',
-      (request, reply) => sendFile(context, request, reply, variant),
-    );
-  }
-  // The image at another width, or in WebP (issue 46): a name the route knows, of a file that has it.
-  site.get<{ Params: { fileId: string; rendition: string } }>('/_pam/files/:fileId/:rendition', (request, reply) => {
-    const { rendition } = request.params;
-    return isRenditionName(rendition) ? sendFile(context, request, reply, rendition) : notFound(reply);
   });
 
   site.route({
@@ -76,32 +55,4 @@ export function serveRoutes(site: FastifyInstance, context: SiteContext, documen
     },
     handler: async () => undefined,
   });
-}
-
-/**
- * A file a live page of this domain's tenant shows (served-files.ts), immutable under its id:
- * cached for a year, revalidated by its hash. Any other file of the tenant is reached through the
- * API's signed links only.
- */
-async function sendFile(
-  context: SiteContext,
-  request: FastifyRequest<{ Params: { fileId: string } }>,
-  reply: FastifyReply,
-  variant: FileVariant,
-) {
-  const host = siteHostOf(request);
-  const { fileId } = request.params;
-  const file = isIdShaped(fileId) ? await findFile(context.db, fileId) : undefined;
-  const contentType = file && typeOfVariant(file, variant);
-  if (!file || file.tenant_id !== host.tenantId || !contentType) return notFound(reply);
-  if (!(await isServedFile(context.db, context.moreServedTexts, host.tenantId, file.id))) return notFound(reply);
-  const etag = `"${file.sha256}${variant === 'original' ? '' : `-${variant}`}"`;
-  reply
-    .header('cache-control', 'public, max-age=31536000, immutable')
-    .header('etag', etag)
-    .header('content-security-policy', "default-src 'none'");
-  if (notModified(request, etag)) return reply.code(304).send();
-  const bytes = await context.stores.byName[file.store].get(variantKey(file.id, variant));
-  if (!bytes) return notFound(reply);
-  return reply.type(contentType).send(bytes);
 }

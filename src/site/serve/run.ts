@@ -12,7 +12,7 @@ import type { PageResolution } from './choose.js';
 import type { Chosen } from './variant.js';
 import type { OutcomeMemo } from './memo.js';
 import type { Link } from './resolve.js';
-import type { PageSegments } from './segments.js';
+import type { PageSegments } from './choose.js';
 import type { Stamp } from './stamp.js';
 import type { VisitFacts } from './visit.js';
 

@@ -4,10 +4,11 @@ import type { PreviewVisit } from '../../pages/index.js';
 import { dayOf } from '../../db/daily-secrets.js';
 import { type Company, companyForVisit } from '../../enrichment/index.js';
 import { mayLeave, sentGpc } from '../../events/index.js';
+import { visitorKey } from '../../experiments/index.js';
 import { sessionSeenSince } from '../../visits/index.js';
 import type { SiteContext } from '../context.js';
 import type { SiteHost } from '../hosts.js';
-import { clientAddress } from '../limits.js';
+import { clientAddress } from '../../http/proxies.js';
 import { visitorHash } from '../measure/classify.js';
 import { countryOf } from '../measure/country.js';
 import { deviceOf } from '../measure/device.js';
@@ -32,6 +33,15 @@ export interface VisitFacts {
   withheld(field: string): boolean;
   /** A token's value, held to the value rule; null: its fallback. */
   token(name: string): string | null;
+}
+
+/** A request's facts, and its visitor's key for the day. */
+export interface RequestFacts extends VisitFacts {
+  /**
+   * The experiment unit of a visitor without a person (experiments/assign.ts): asked only when an
+   * experiment needs it. The address and user agent are used here, in memory, and never stored.
+   */
+  visitorKey(): Promise<string>;
 }
 
 /** At most 60 letters, digits, spaces and -.,&' (after the query's decoding); any other value takes the fallback. */
@@ -67,7 +77,7 @@ export function visitFacts(
   context: Pick<SiteContext, 'trusted' | 'secrets' | 'db' | 'companyLookup'>,
   request: Pick<FastifyRequest, 'query' | 'headers' | 'raw'>,
   host: Pick<SiteHost, 'hostname' | 'tenantId'>,
-): VisitFacts {
+): RequestFacts {
   const query = (request.query ?? {}) as Record<string, unknown>;
   const param = (name: string) => first(query[name]).trim();
   let address: string | undefined;
@@ -149,6 +159,7 @@ export function visitFacts(
     value,
     withheld: (field) => gpc && field.startsWith('company.'),
     token: (name) => tokenOf(name, value, country),
+    visitorKey: async () => visitorKey(await context.secrets.today(), host.hostname, addressOf(), userAgent()),
   };
 }
 
