@@ -8,10 +8,8 @@ import type { Config } from '../config.js';
 import type { PublicOrigin } from '../http/public-origin.js';
 import type { Database } from '../db/types.js';
 import type { Provider, CompanyLookup } from '../enrichment/index.js';
-import { visitorKey } from '../experiments/index.js';
 import type { SiteHost } from './hosts.js';
 import type { MoreServedTexts } from './serve/served-files.js';
-import { clientAddress } from '../http/proxies.js';
 import type { ViewTokens } from './token.js';
 
 /** What the visitor plane reads and writes through: the areas' repositories over this database. */
@@ -81,13 +79,4 @@ export function notModified(request: FastifyRequest, etag: string): boolean {
   if (!header) return false;
   if (header.trim() === '*') return true;
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
-}
-
-/**
- * The experiment unit of a visitor without a person (experiments/assign.ts): read only when an
- * experiment needs it. The address and user agent are used here, in memory, and never stored.
- */
-export async function visitorKeyOf(context: SiteContext, request: FastifyRequest, hostname: string): Promise<string> {
-  const address = clientAddress(context.trusted, request.raw.socket.remoteAddress, request.headers['x-forwarded-for']);
-  return visitorKey(await context.secrets.today(), hostname, address, request.headers['user-agent'] ?? '');
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { type SiteContext, siteHostOf, visitorKeyOf } from '../context.js';
+import { type SiteContext, siteHostOf } from '../context.js';
 import { addressLimiter, takeFor } from '../limits.js';
 import { locationOnHost, staysOnHost } from '../location.js';
 import { formRateLimitedPage, notFoundPage, siteErrorPage } from '../pages.js';
@@ -49,14 +49,15 @@ export function formRoutes(site: FastifyInstance, context: SiteContext, document
       const { path, query } = splitFormPath(post.path);
       const checked = checkLeadFields(post.fields, await defaultCountryOf(context.db, claims.tenantId));
       const errors = 'errors' in checked ? checked.errors : undefined;
+      const facts = visitFacts(context, request, host);
       // Shown again with its errors, the document is rendered; else resolving the path tells whether it still shows.
       const outcome =
         errors && staysOnHost(path)
           ? await documentAt(context, documents, host, path, {
               submitted: false,
               origin,
-              visitorKey: () => visitorKeyOf(context, request, host.hostname),
-              facts: visitFacts(context, request, host),
+              visitorKey: facts.visitorKey,
+              facts,
               preferredSegment: claims.audienceId,
               form: { submitted: false, actionId: post.actionId, errors, fields: post.fields },
             })
