@@ -38,7 +38,6 @@ const keyOf = (p: MapKey): MapKey => ({
 });
 
 // Compiled once (db/prepared.ts): a report runs them, and building each cost as much as running it.
-const storedMaps = prepared((db, p: { sessionId: string }) => db.selectFrom('visit_maps').selectAll().where('session_id', '=', p.sessionId));
 const addDepth = prepared((db, p: MapKey & { depth: number; visits: number }) =>
   db
     .insertInto('heatmap_depths')
@@ -102,11 +101,16 @@ const updateMaps = prepared((db, p: Standing) =>
  * add the clicks it says happened since the previous report (never more, in all, than the session's
  * click count rose: a replayed report adds none), a rage click at most once per click counted, and
  * each web vital moves the visit from its previous bucket to the new one. A report that moves
- * nothing (most of a visit's, once it has settled) writes nothing.
+ * nothing (most of a visit's, once it has settled) writes nothing. `stored`: the visit's map row,
+ * read with its session (sql-store.ts).
  */
-export async function recordMaps(trx: Transaction<Database>, visit: MapVisit, report: Report): Promise<void> {
+export async function recordMaps(
+  trx: Transaction<Database>,
+  visit: MapVisit,
+  report: Report,
+  stored: VisitMapsTable | undefined,
+): Promise<void> {
   if (report.viewport === undefined) return;
-  const [stored] = await storedMaps(trx, { sessionId: visit.sessionId });
   const key: MapKey = {
     tenant_id: visit.tenantId,
     page_id: visit.pageId,

@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { dayOf } from '../db/daily-secrets.js';
 import { lockExclusive } from '../db/locks.js';
 import { prepared } from '../db/prepared.js';
-import type { AudienceSessionsTable, Database } from '../db/types.js';
+import type { AudienceSessionsTable, Database, VisitMapsTable } from '../db/types.js';
 import { recordMaps } from './maps.js';
 import { recordOccurrences } from './occurrences.js';
 import { sqlReads } from './reads.js';
@@ -11,11 +11,27 @@ import { experimentOf, lockVisit, occurrenceVisit, recordVisit, type Visit, type
 import type { Recorded, SeenClasses, VisitClaims, VisitReport, VisitStore } from './port.js';
 import { dayFirsts, endDelaySeconds, occurrencesOf, raise } from './reducer.js';
 
+/** The visit's map row (maps.ts), beside the session's columns under names of its own. */
+const MAP_COLUMNS = [
+  'visit_maps.session_id as map_session_id',
+  'visit_maps.version_id as map_version_id',
+  'visit_maps.day as map_day',
+  'visit_maps.viewport as map_viewport',
+  'visit_maps.reached as map_reached',
+  'visit_maps.depth as map_depth',
+  'visit_maps.lcp as map_lcp',
+  'visit_maps.inp as map_inp',
+  'visit_maps.cls as map_cls',
+  'visit_maps.fcp as map_fcp',
+  'visit_maps.ttfb as map_ttfb',
+] as const;
+
 /**
  * What a report needs, in one read compiled once (it runs on every report): the live page it is
  * for (its title, as the session records it), the path of the link it came through (deleted links
- * too: the visit keeps the path it was served at), and the visit's session as stored, if any. No
- * row when the page is not live. Taken under the visit's lock, as `findVisit` is.
+ * too: the visit keeps the path it was served at), the visit's session as stored, if any, and its
+ * maps' standing (maps.ts). No row when the page is not live. Taken under the visit's lock, as
+ * `findVisit` is.
  */
 const reportTarget = prepared((db, p: Pick<VisitClaims, 'tenantId' | 'pageId' | 'linkId' | 'visitId' | 'audienceId'>) =>
   db
@@ -25,8 +41,10 @@ const reportTarget = prepared((db, p: Pick<VisitClaims, 'tenantId' | 'pageId' | 
       join.on('audience_sessions.visit_id', '=', p.visitId).on('audience_sessions.tenant_id', '=', p.tenantId),
     )
     .leftJoin('audiences', (join) => join.on('audiences.id', '=', p.audienceId).on('audiences.tenant_id', '=', p.tenantId))
+    .leftJoin('visit_maps', 'visit_maps.session_id', 'audience_sessions.id')
     .selectAll('audience_sessions')
     .select(['pages.title', 'page_links.path', 'audiences.person_id'])
+    .select(MAP_COLUMNS)
     .where('pages.id', '=', p.pageId)
     .where('pages.tenant_id', '=', p.tenantId)
     .where('pages.deleted_at', 'is', null),
@@ -41,6 +59,27 @@ function storedVisit(row: ReportTarget): AudienceSessionsTable | undefined {
   return row.id === null ? undefined : (row as AudienceSessionsTable);
 }
 type ReportTarget = Awaited<ReturnType<typeof reportTarget>>[number];
+
+/** The stored map row of a `reportTarget` row, if the visit has one. */
+function storedMaps(row: ReportTarget): VisitMapsTable | undefined {
+  if (row.map_session_id === null) return undefined;
+  return {
+    session_id: row.map_session_id,
+    tenant_id: row.tenant_id as string,
+    page_id: row.page_id as string,
+    audience_id: row.audience_id as string,
+    version_id: row.map_version_id as string,
+    day: row.map_day as string,
+    viewport: row.map_viewport as string,
+    reached: row.map_reached as VisitMapsTable['reached'],
+    depth: row.map_depth as number,
+    lcp: row.map_lcp,
+    inp: row.map_inp,
+    cls: row.map_cls,
+    fcp: row.map_fcp,
+    ttfb: row.map_ttfb,
+  };
+}
 
 /** The pages a visitor's sessions of today (UTC) were on, under the visitor's lock. */
 const visitorToday = prepared((db, p: { tenantId: string; visitor: string; since: string }) =>
@@ -132,6 +171,7 @@ async function recordInTransaction(db: Kysely<Database>, visit: VisitReport): Pr
         clickRise: session.totalClicksCount - Number(stored?.total_clicks_count ?? 0),
       },
       report,
+      storedMaps(page),
     );
     if (page.person_id !== null && (classes?.start_announced ?? stored?.start_announced) === 0) {
       await announceStart(trx, claims.tenantId, session, page.person_id, claims.path ?? page.path ?? '/');
