@@ -10,8 +10,9 @@ import { ok, startApp, type Json, type TestApp } from '../helpers.js';
 const METRICS = 'page-name-metrics-token-0123456789';
 let t: TestApp;
 before(async () => {
-  // No webhook dispatcher or alerts' loop: their rounds would run statements of their own while a rename is counted.
-  t = await startApp({ METRICS_TOKEN: METRICS, WEBHOOK_DISPATCHER: 'false', ALERT_SENDER: 'false' });
+  // No webhook dispatcher, alerts' loop or CRM lead consumer: their rounds would run statements of
+  // their own while a rename is counted.
+  t = await startApp({ METRICS_TOKEN: METRICS, WEBHOOK_DISPATCHER: 'false', ALERT_SENDER: 'false' }, { crmSync: { consumeLeads: false } });
 });
 after(async () => {
   await t.close();
