@@ -22,6 +22,9 @@ export interface MapVisit {
   clickRise: number;
 }
 
+/** A visit's map row as a report reads it: what it was counted under, and where it stood. */
+export type StoredMaps = Omit<VisitMapsTable, 'session_id' | 'tenant_id' | 'page_id' | 'audience_id'>;
+
 /** The deepest scroll's bucket: 0 to 100 in steps of 5. */
 export const depthOf = (scroll: number): number => Math.min(100, Math.floor(scroll / 5) * 5);
 
@@ -108,7 +111,7 @@ export async function recordMaps(
   trx: Transaction<Database>,
   visit: MapVisit,
   report: Report,
-  stored: VisitMapsTable | undefined,
+  stored: StoredMaps | undefined,
 ): Promise<void> {
   if (report.viewport === undefined) return;
   const key: MapKey = {
@@ -171,7 +174,7 @@ export async function recordMaps(
 }
 
 /** Whether the visit's standing differs from the stored one (`reached` is text on PostgreSQL). */
-function moved(stored: VisitMapsTable, now: Standing): boolean {
+function moved(stored: StoredMaps, now: Standing): boolean {
   if (Number(stored.reached) !== now.reached || stored.depth !== now.depth) return true;
   return VITALS.some((metric) => (stored[metric] === null ? null : Number(stored[metric])) !== now[metric]);
 }

@@ -2,8 +2,8 @@ import type { Kysely, Transaction } from 'kysely';
 import { dayOf } from '../db/daily-secrets.js';
 import { lockExclusive } from '../db/locks.js';
 import { prepared } from '../db/prepared.js';
-import type { AudienceSessionsTable, Database, VisitMapsTable } from '../db/types.js';
-import { recordMaps } from './maps.js';
+import type { AudienceSessionsTable, Database } from '../db/types.js';
+import { recordMaps, type StoredMaps } from './maps.js';
 import { recordOccurrences } from './occurrences.js';
 import { sqlReads } from './reads.js';
 import { announceStart } from './announce.js';
@@ -61,17 +61,13 @@ function storedVisit(row: ReportTarget): AudienceSessionsTable | undefined {
 type ReportTarget = Awaited<ReturnType<typeof reportTarget>>[number];
 
 /** The stored map row of a `reportTarget` row, if the visit has one. */
-function storedMaps(row: ReportTarget): VisitMapsTable | undefined {
+function storedMaps(row: ReportTarget): StoredMaps | undefined {
   if (row.map_session_id === null) return undefined;
   return {
-    session_id: row.map_session_id,
-    tenant_id: row.tenant_id as string,
-    page_id: row.page_id as string,
-    audience_id: row.audience_id as string,
     version_id: row.map_version_id as string,
     day: row.map_day as string,
     viewport: row.map_viewport as string,
-    reached: row.map_reached as VisitMapsTable['reached'],
+    reached: row.map_reached as StoredMaps['reached'],
     depth: row.map_depth as number,
     lcp: row.map_lcp,
     inp: row.map_inp,
