@@ -25,12 +25,16 @@ const appliedHash = async (db: Kysely<Database>): Promise<string | null> => {
 export async function applyCollectFunction(db: Kysely<Database>): Promise<boolean> {
   if (!isPostgres(db) || (await appliedHash(db)) === COLLECT_SQL_HASH) return false;
   return db.transaction().execute(async (trx) => {
+    const schema = (await sql<{ schema: string }>`select current_schema() as schema`.execute(trx)).rows[0]?.schema;
+    if (schema === undefined) throw new Error('The database connection has no current schema (check search_path)');
     // Per schema: deployments sharing a server in schemas of their own do not wait for each other.
-    await lockExclusive(
-      trx,
-      `pam_collect:${(await sql<{ schema: string }>`select current_schema() as schema`.execute(trx)).rows[0]?.schema}`,
-    );
+    await lockExclusive(trx, `pam_collect:${schema}`);
     if ((await appliedHash(trx)) === COLLECT_SQL_HASH) return false;
+    // This schema alone, for the statements below: unqualified, `drop function if exists` of an
+    // earlier signature this schema no longer has would drop another deployment's (a schema
+    // behind this one on the search_path, such as `public`), and `comment on function` would
+    // find two.
+    await sql`select set_config('search_path', quote_ident(${schema}), true)`.execute(trx);
     for (const statement of COLLECT_SQL) await sql.raw(statement).execute(trx);
     await sql.raw(`comment on function pam_collect is '${COLLECT_SQL_HASH}'`).execute(trx);
     return true;

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { isPostgres } from '../adapter.js';
+import { ownFunction } from './dialect.js';
 
 /**
  * The collector's report as one statement on PostgreSQL (issue 31): `pam_collect(...)` does what
@@ -27,7 +28,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 export async function down(db: Kysely<unknown>): Promise<void> {
   if (!isPostgres(db)) return;
   for (const name of ['pam_collect', 'pam_note_change', 'pam_instant', 'pam_json_object']) {
-    await sql.raw(`drop function if exists ${name}`).execute(db);
+    await sql`drop function if exists ${await ownFunction(db, name)}`.execute(db);
   }
 }
 

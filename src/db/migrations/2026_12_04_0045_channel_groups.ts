@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { isPostgres } from '../adapter.js';
 import * as collectFunction from './2026_11_28_0028_collect_function.js';
-import { columnTypes } from './dialect.js';
+import { columnTypes, ownFunction } from './dialect.js';
 
 /**
  * GA4's default channel groups (issue 45): `audience_sessions.channel_group`, and the stored visits
@@ -34,7 +34,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       from audience_sessions group by tenant_id, ${truncate(db, 'day')}, ${sql.ref(dimension)}`.execute(db);
   }
   if (isPostgres(db)) {
-    await sql`drop function pam_collect`.execute(db);
+    await sql`drop function ${await ownFunction(db, 'pam_collect')}`.execute(db);
     await sql.raw(COLLECT_FUNCTION).execute(db);
   }
 }

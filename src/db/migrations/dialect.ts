@@ -20,6 +20,18 @@ export function columnTypes(db: Kysely<unknown>): {
 }
 
 /**
+ * A function of this schema by its name alone, on PostgreSQL: unqualified, `drop function f`
+ * also sees the f of every schema behind this one on the search_path (another deployment's in
+ * `public`), and is then "not unique".
+ */
+export async function ownFunction(db: Kysely<unknown>, name: string): Promise<RawBuilder<unknown>> {
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+  const schema = rows[0]?.schema;
+  if (schema === undefined) throw new Error('The database connection has no current schema (check search_path)');
+  return sql.id(schema, name);
+}
+
+/**
  * An index that serves `LIKE '%text%'` on lowercased `columns` of `table`.
  * PostgreSQL: a pg_trgm GIN index per column. SQLite: an FTS5 trigram table `<table>_fts` over the
  * columns, kept in step with the table by triggers (see `src/db/search/` for the queries).
