@@ -1,4 +1,11 @@
-import beta from '@stdlib/random-base-beta';
+import { createRequire } from 'node:module';
+import type Beta from '@stdlib/random-base-beta';
+
+// Required on first use, not imported: @stdlib's packages are about 500 modules, half a second
+// of CPU at every start of the service, the CLI and each test process, most of which never use it.
+const require = createRequire(import.meta.url);
+let loaded: typeof Beta | undefined;
+const betaDistribution = (): typeof Beta => (loaded ??= require('@stdlib/random-base-beta') as typeof Beta);
 
 export interface Counts {
   units: number;
@@ -20,7 +27,7 @@ export function checkSeed(seed: number): number {
  */
 export function probabilityBest(arms: Counts[], seed: number, draws: number = DEFAULT_DRAWS): number[] {
   if (!Number.isInteger(draws) || draws < 1) throw new RangeError('draws must be a positive integer');
-  const random = beta.factory({ seed: checkSeed(seed) });
+  const random = betaDistribution().factory({ seed: checkSeed(seed) });
   const params = arms.map(({ units, conversions }) => [1 + conversions, 1 + units - conversions] as const);
   // Identical posteriors are equally likely to be best: say so exactly rather than with sampling noise.
   const [first] = params;

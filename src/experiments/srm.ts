@@ -1,4 +1,11 @@
-import gammaln from '@stdlib/math-base-special-gammaln';
+import { createRequire } from 'node:module';
+import type Gammaln from '@stdlib/math-base-special-gammaln';
+
+// Required on first use, not imported: @stdlib's packages are about 500 modules, half a second
+// of CPU at every start of the service, the CLI and each test process, most of which never use it.
+const require = createRequire(import.meta.url);
+let loaded: typeof Gammaln | undefined;
+const logGamma = (): typeof Gammaln => (loaded ??= require('@stdlib/math-base-special-gammaln') as typeof Gammaln);
 
 /**
  * Below this p-value the split of units is called a mismatch: rare by chance, so a sign of a bug.
@@ -64,6 +71,7 @@ export function sampleRatioMismatch(periods: SrmPeriod[]): SrmResult {
  * likelihood under the shares (the multinomial coefficient cancels), with log-gamma from @stdlib.
  */
 function logBayesFactor(cells: { units: number; share: number }[], total: number): number {
+  const gammaln = logGamma();
   let value = gammaln(SRM_CONCENTRATION) - gammaln(SRM_CONCENTRATION + total);
   for (const { units, share } of cells) {
     const prior = SRM_CONCENTRATION * share;
