@@ -1,3 +1,4 @@
+// Runs once (scripts/test.mjs): it reaches no database.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -1,3 +1,4 @@
+// Runs once (scripts/test.mjs): it reaches no database.
 import assert from 'node:assert/strict';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { test } from 'node:test';

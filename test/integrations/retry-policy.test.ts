@@ -1,3 +1,4 @@
+// Runs once (scripts/test.mjs): it reaches no database.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { BASE_MS, MAX_ATTEMPTS, MAX_WAIT_MS, retryAfterMs, retryDelay } from '../../src/integrations/retry-policy.js';

@@ -1,3 +1,4 @@
+// Runs once (scripts/test.mjs): it reaches no database.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Stamp } from '../../src/site/serve/stamp.js';
