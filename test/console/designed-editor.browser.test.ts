@@ -1,3 +1,4 @@
+// Runs once (scripts/test.mjs): the console in a browser; its API is tested on both databases.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Page as Tab } from 'playwright-core';
