@@ -100,30 +100,7 @@ function reachesDatabase(file) {
 }
 
 const only = process.argv.slice(2);
-/**
- * The slowest files (the timing reporter lists them at the end of each pass) start first: the
- * runner starts files in order, four at a time, and a run that began one of them last would end
- * on it alone while the machine's other cores idle.
- */
-const SLOWEST = [
-  'test/process.test.ts',
-  'test/visits/parity.test.ts',
-  'test/http/limits.test.ts',
-  'test/fuzz/contract.test.ts',
-  'test/db/owners.test.ts',
-  'test/onsite/snippet.browser.test.ts',
-  'test/readme.test.ts',
-  'test/console/writing.browser.test.ts',
-  'test/robustness/crash.test.ts',
-  'test/console/content-editor.browser.test.ts',
-  'test/e2e/marketer.test.ts',
-  'test/db/plans.test.ts',
-];
-const rank = (file) => {
-  const at = SLOWEST.indexOf(file);
-  return at === -1 ? SLOWEST.length : at;
-};
-const files = only.length > 0 ? only : testFiles('test').sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+const files = only.length > 0 ? only : testFiles('test').sort();
 const postgresFiles = files.filter(reachesDatabase);
 
 let ok = run('SQLite', { TEST_DATABASE_URL: '', TEST_PASS: 'sqlite' }, files);
