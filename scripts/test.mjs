@@ -10,8 +10,11 @@ import pg from 'pg';
 
 const PG_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const inCi = process.env.CI === 'true';
-/** The longest file takes under 7 minutes here (scripts/timing-reporter.mjs lists the slowest). */
-const FILE_LIMIT_MS = 12 * 60_000;
+/**
+ * The longest file took 11 minutes in a loaded run here (multi-instance-freshness on PostgreSQL;
+ * scripts/timing-reporter.mjs lists the slowest).
+ */
+const FILE_LIMIT_MS = 20 * 60_000;
 
 function testFiles(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
