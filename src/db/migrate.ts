@@ -1,4 +1,5 @@
-import { Migrator, sql, type MigrationResultSet } from 'kysely';
+import { Migrator, type MigrationResultSet } from 'kysely';
+import { currentSchema } from './adapter.js';
 import { forBulkWork, type DatabaseConfig } from '../config.js';
 import { openDatabase, type Db } from './connection.js';
 import { migrations } from './migrations/index.js';
@@ -10,18 +11,11 @@ export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
     provider: { getMigrations: async () => migrations },
     // Kysely looks for its own tables in every schema unless told which: another deployment's
     // schema in the same database must not count as ours.
-    ...(db.dialect === 'postgres' ? { migrationTableSchema: await currentSchema(db) } : {}),
+    ...(db.dialect === 'postgres' ? { migrationTableSchema: await currentSchema(db.kysely) } : {}),
   });
   const result = await migrator.migrateToLatest();
   if (result.error) throw result.error;
   return result;
-}
-
-async function currentSchema(db: Db): Promise<string> {
-  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db.kysely);
-  const schema = rows[0]?.schema;
-  if (!schema) throw new Error('The database connection has no current schema (check search_path)');
-  return schema;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
-import { isPostgres } from '../db/adapter.js';
+import { currentSchema, isPostgres } from '../db/adapter.js';
 import { lockExclusive } from '../db/locks.js';
 import type { Database } from '../db/types.js';
 import { COLLECT_SQL } from './collect.sql.js';
@@ -25,8 +25,7 @@ const appliedHash = async (db: Kysely<Database>): Promise<string | null> => {
 export async function applyCollectFunction(db: Kysely<Database>): Promise<boolean> {
   if (!isPostgres(db) || (await appliedHash(db)) === COLLECT_SQL_HASH) return false;
   return db.transaction().execute(async (trx) => {
-    const schema = (await sql<{ schema: string }>`select current_schema() as schema`.execute(trx)).rows[0]?.schema;
-    if (schema === undefined) throw new Error('The database connection has no current schema (check search_path)');
+    const schema = await currentSchema(trx);
     // Per schema: deployments sharing a server in schemas of their own do not wait for each other.
     await lockExclusive(trx, `pam_collect:${schema}`);
     if ((await appliedHash(trx)) === COLLECT_SQL_HASH) return false;

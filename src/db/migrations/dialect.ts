@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { isPostgres } from '../adapter.js';
+import { currentSchema, isPostgres } from '../adapter.js';
 import { GRAM_MAX, WHOLE_TABLE, type CountedSearch } from './search-sources.js';
 
 /**
@@ -25,10 +25,7 @@ export function columnTypes(db: Kysely<unknown>): {
  * `public`), and is then "not unique".
  */
 export async function ownFunction(db: Kysely<unknown>, name: string): Promise<RawBuilder<unknown>> {
-  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
-  const schema = rows[0]?.schema;
-  if (schema === undefined) throw new Error('The database connection has no current schema (check search_path)');
-  return sql.id(schema, name);
+  return sql.id(await currentSchema(db), name);
 }
 
 /**
