@@ -1,4 +1,5 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { isPostgres } from './adapter.js';
 import { prepared } from './prepared.js';
 import type { Database } from './types.js';
 
@@ -29,7 +30,7 @@ const nextSlugNumber = prepared((db, p: { scope: string; base: string }) =>
  * `base-2`. The caller's unique constraint stays the final guard.
  */
 export async function allocateSlug(
-  trx: Transaction<Database>,
+  trx: Kysely<Database>,
   scope: string,
   base: string,
   taken: (slug: string) => Promise<boolean>,
@@ -39,6 +40,22 @@ export async function allocateSlug(
     const candidate = n === 1 ? base : `${base}-${n}`;
     if (!(await taken(candidate))) return candidate;
   }
+}
+
+/**
+ * A slug taken ahead of the transaction that uses it, on PostgreSQL: the counter's row is then
+ * locked for one statement, not until the create commits, so a burst of creates of one name (each
+ * waiting its turn on that row) no longer queues past the query timeout. A number taken by a create
+ * that then fails is skipped, as a sequence's is. On SQLite, where write transactions run one at a
+ * time anyway, nothing is taken ahead (undefined): the create allocates in its own transaction.
+ */
+export async function reserveSlug(
+  db: Kysely<Database>,
+  scope: string,
+  base: string,
+  taken: (slug: string) => Promise<boolean>,
+): Promise<string | undefined> {
+  return isPostgres(db) ? allocateSlug(db, scope, base, taken) : undefined;
 }
 
 /** The slug base `base` is forgotten in `scope` (no one uses it any more); allocation still checks for a free slug. */

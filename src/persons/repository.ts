@@ -4,7 +4,7 @@ import { bump, counter } from '../db/counters.js';
 import { batchedReads } from '../db/batch.js';
 import { prepared } from '../db/prepared.js';
 import { containsAsciiFolded } from '../db/search/index.js';
-import { allocateSlug, slugify } from '../db/slugs.js';
+import { allocateSlug, reserveSlug, slugify } from '../db/slugs.js';
 import { emit } from '../events/index.js';
 import type { Database, PersonsTable } from '../db/types.js';
 import { keysetList, NEWEST_FIRST } from '../http/pagination.js';
@@ -40,14 +40,19 @@ async function storedPhone(db: Kysely<Database>, tenantId: string, value: string
   return phone.e164;
 }
 
-export async function createPerson(trx: Transaction<Database>, tenantId: string, given: PersonCreate): Promise<Person> {
+const slugOf = (db: Kysely<Database>, tenantId: string) =>
+  [`person:${tenantId}`, async (slug: string) => (await personBySlug(db, { tenantId, slug })).length > 0] as const;
+
+/** A slug for a person named `name`, taken before the create's transaction (db/slugs.ts `reserveSlug`). */
+export function reservePersonSlug(db: Kysely<Database>, tenantId: string, name: string): Promise<string | undefined> {
+  const [scope, taken] = slugOf(db, tenantId);
+  return reserveSlug(db, scope, slugify(name, 'person'), taken);
+}
+
+export async function createPerson(trx: Transaction<Database>, tenantId: string, given: PersonCreate, reserved?: string): Promise<Person> {
   const input = given.phoneNumber === undefined ? given : { ...given, phoneNumber: await storedPhone(trx, tenantId, given.phoneNumber) };
-  const slug = await allocateSlug(
-    trx,
-    `person:${tenantId}`,
-    slugify(input.name, 'person'),
-    async (s) => (await personBySlug(trx, { tenantId, slug: s })).length > 0,
-  );
+  const [scope, taken] = slugOf(trx, tenantId);
+  const slug = reserved ?? (await allocateSlug(trx, scope, slugify(input.name, 'person'), taken));
   const createdAt = now();
   const row: PersonsTable = {
     id: newId('person'),

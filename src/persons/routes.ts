@@ -3,7 +3,7 @@ import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/id
 import { notFound } from '../http/errors.js';
 import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
 import { erasePerson, type ForgetLeads } from './erasure.js';
-import { createPerson, getPerson, listPersons, searchPersons, updatePerson } from './repository.js';
+import { createPerson, getPerson, listPersons, reservePersonSlug, searchPersons, updatePerson } from './repository.js';
 import { Person, PersonCreate, PersonListQuery, PersonParams, PersonSearchQuery, PersonUpdate } from './schemas.js';
 
 const tags = ['persons'];
@@ -23,7 +23,11 @@ export const personRoutes: FastifyPluginAsyncTypebox<{ forgetLeads: ForgetLeads 
       },
     },
     async (request, reply) => {
-      return sendOnce(reply, await createOnce(app.db, fromHeader(request), (trx) => createPerson(trx, request.tenantId, request.body)));
+      const slug = await reservePersonSlug(app.db, request.tenantId, request.body.name);
+      return sendOnce(
+        reply,
+        await createOnce(app.db, fromHeader(request), (trx) => createPerson(trx, request.tenantId, request.body, slug)),
+      );
     },
   );
 
