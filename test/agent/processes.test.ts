@@ -22,7 +22,7 @@ interface Setup {
   env: Record<string, string>;
 }
 
-async function setup(delayMs: number, failFirstOf = new Set<number>()): Promise<Setup> {
+async function setup(delayMs: number, failFirstOf = new Set<number>(), timeoutMs = 1000): Promise<Setup> {
   const database = await freshDatabase();
   const tried = new Set<string>();
   let n = 0;
@@ -41,7 +41,7 @@ async function setup(delayMs: number, failFirstOf = new Set<number>()): Promise<
     AGENT_OPENAI_BASE_URL: fake.url,
     AGENT_OPENAI_API_KEY: SECRET,
     AGENT_OPENAI_MODEL: 'slow-model',
-    AGENT_TIMEOUT_MS: '1000',
+    AGENT_TIMEOUT_MS: String(timeoutMs),
     AGENT_CONCURRENCY: '4',
     LOG_LEVEL: 'info',
   };
@@ -134,7 +134,9 @@ describe('two server processes on one PostgreSQL database', { skip: !onPostgres 
   let a: ServerProcess;
   let b: ServerProcess;
   before(async () => {
-    s = await setup(10);
+    // A generation that times out is rightly tried again, and would count twice here: under a loaded
+    // machine's pauses a 10 ms answer may take a second, so this test allows ten.
+    s = await setup(10, new Set(), 10_000);
     [a, b] = await Promise.all([startServer(s.env), startServer(s.env)]);
   });
   after(async () => {

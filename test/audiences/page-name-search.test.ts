@@ -122,11 +122,19 @@ describe('a rename costs the same statements however many audiences the page has
         .execute();
     return page.pageId;
   }
+  /**
+   * The fewest statements of three renames, the last to `name`: a round of one of the service's
+   * other loops (the agent's, the domain checks', ...) may land in one window, never in all three.
+   */
   async function renameCost(pageId: string, name: string): Promise<number> {
-    const scrape = -(await statements()) + (await statements());
-    const before = await statements();
-    ok(await t.req('PATCH', `/v0/pages/${pageId}`, { name }));
-    return (await statements()) - before - scrape;
+    let fewest = Number.POSITIVE_INFINITY;
+    for (const each of [`${name} first`, `${name} second`, name]) {
+      const scrape = -(await statements()) + (await statements());
+      const before = await statements();
+      ok(await t.req('PATCH', `/v0/pages/${pageId}`, { name: each }));
+      fewest = Math.min(fewest, (await statements()) - before - scrape);
+    }
+    return fewest;
   }
 
   test('1 audience and 2,500 (more than two of the old copy statements each): the same count, and search follows', async () => {
