@@ -1,10 +1,11 @@
 import { type ExpressionBuilder, type Kysely, type Transaction, sql } from 'kysely';
+import { isPostgres } from '../db/adapter.js';
 import { bump, counter } from '../db/counters.js';
 import { noteChange } from '../db/changes.js';
 import type { Database, PagesTable } from '../db/types.js';
 import { contentListQuery, keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
-import { emit } from '../events/index.js';
+import { changeAndEmit, emit } from '../events/index.js';
 import { after, now } from '../time.js';
 import { deletePageLinksOf } from '../page-links/index.js';
 import { resolveActions, type StoredAction } from './actions.js';
@@ -97,15 +98,15 @@ export function findPage(db: Kysely<Database>, tenantId: string, pageId: string)
 }
 
 /** A live page of the tenant, as stored, with its audiences' count. */
-function findPageCounted(db: Kysely<Database>, tenantId: string, pageId: string): Promise<PageRow | undefined> {
-  return db
+function findPageCounted(db: Kysely<Database>, tenantId: string, pageId: string, forUpdate = false): Promise<PageRow | undefined> {
+  const query = db
     .selectFrom('pages')
     .selectAll()
     .select(audiencesCount)
     .where('id', '=', pageId)
     .where('tenant_id', '=', tenantId)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+    .where('deleted_at', 'is', null);
+  return (forUpdate ? query.forUpdate('pages') : query).executeTakeFirst();
 }
 
 export async function getPage(db: Kysely<Database>, tenantId: string, pageId: string): Promise<Page | undefined> {
@@ -176,61 +177,98 @@ export interface PageCopies {
 /**
  * Undefined when there is no such live page. Read-only fields must equal the page's; a patch that
  * changes no value (`{}`, or the page as read) changes nothing, `updatedAt` included.
+ *
+ * On PostgreSQL a patch first reads the page and writes it, with its event, in one statement that
+ * holds only if the page is still as read (its `updatedAt`): two round trips, where a transaction
+ * took five. A page changed in between is patched again under its row's lock. On SQLite, where
+ * writers take turns, the patch is one transaction.
  */
 export async function updatePage(
-  trx: Transaction<Database>,
+  db: Kysely<Database>,
   tenantId: string,
   pageId: string,
   body: PageUpdate,
   originOf: OriginOf,
 ): Promise<Page | undefined> {
-  const current = await findPageCounted(trx, tenantId, pageId);
+  if (isPostgres(db) && !db.isTransaction) {
+    const page = await patchPage(db, tenantId, pageId, body, originOf);
+    if (page !== RACED) return page;
+  }
+  const page = await (db.isTransaction
+    ? patchPage(db, tenantId, pageId, body, originOf, true)
+    : db.transaction().execute((trx) => patchPage(trx, tenantId, pageId, body, originOf, true)));
+  if (page === RACED) throw new Error('a page changed under its own lock');
+  return page;
+}
+
+/** The page changed between the patch's read and its write. */
+const RACED = Symbol('raced');
+
+async function patchPage(
+  db: Kysely<Database>,
+  tenantId: string,
+  pageId: string,
+  body: PageUpdate,
+  originOf: OriginOf,
+  locked = false,
+): Promise<Page | undefined | typeof RACED> {
+  const current = await findPageCounted(db, tenantId, pageId, locked && isPostgres(db));
   if (!current) return undefined;
   const shown = toPage(current);
   const patch = settle(PageUpdate, body, shown);
-  if (Object.keys(patch).length > 0) {
-    const errors: FieldError[] = [];
-    const metadata =
-      patch.metadata === undefined
-        ? undefined
-        : await patchPageMetadata(trx, tenantId, parseMetadata(current.metadata), patch.metadata, errors, originOf);
-    throwIfAny(errors);
-    const { actions, headerActionId } = resolveActions(
-      JSON.parse(current.actions) as StoredAction[],
-      current.header_action_id,
-      patch.actions,
-      patch.headerActionId,
-    );
-    await checkContent(trx, tenantId, patch.content, actionIds(actions));
-    const at = after(current.updated_at);
-    const changes: Partial<PagesTable> = { updated_at: at, header_action_id: headerActionId, actions: JSON.stringify(actions) };
-    if (patch.name !== undefined) {
-      changes.name = patch.name;
-      changes.name_lc = patch.name.toLowerCase();
-    }
-    if (patch.pageContext !== undefined) changes.page_context = patch.pageContext;
-    if (patch.pageType !== undefined) changes.page_type = patch.pageType;
-    if (patch.brandId !== undefined) changes.brand_id = patch.brandId;
-    if (patch.actionCardWidgets !== undefined) changes.action_card_widgets = JSON.stringify(patch.actionCardWidgets);
-    if (patch.footerLinks !== undefined) changes.footer_links = JSON.stringify(patch.footerLinks);
-    if (patch.scripts !== undefined) changes.scripts = JSON.stringify(patch.scripts);
-    if (metadata !== undefined) changes.metadata = JSON.stringify(metadata);
-    if (patch.content !== undefined) changes.content = patch.content === null ? null : JSON.stringify(patch.content);
-    if (patch.status !== undefined && patch.status !== current.status) {
-      changes.status = patch.status;
-      changes.archived_at = patch.status === 'archived' ? at : null;
-    }
-    // A merge that adds nothing (metadata `{}`, a field reset that was never set) changes nothing.
-    const changed = (Object.keys(changes) as (keyof PagesTable)[]).some((k) => k !== 'updated_at' && changes[k] !== current[k]);
-    if (!changed) return shown;
-    await trx.updateTable('pages').set(changes).where('id', '=', pageId).execute();
-    // The row as written, without reading it again: a patch moves no audience, so the count read
-    // with it stands, and counting a page's thousands of audiences twice was most of a rename's cost.
-    const page = toPage({ ...current, ...changes });
-    await emit(trx, tenantId, 'page.updated', page);
-    return page;
+  if (Object.keys(patch).length === 0) return shown;
+  const errors: FieldError[] = [];
+  const metadata =
+    patch.metadata === undefined
+      ? undefined
+      : await patchPageMetadata(db, tenantId, parseMetadata(current.metadata), patch.metadata, errors, originOf);
+  throwIfAny(errors);
+  const { actions, headerActionId } = resolveActions(
+    JSON.parse(current.actions) as StoredAction[],
+    current.header_action_id,
+    patch.actions,
+    patch.headerActionId,
+  );
+  await checkContent(db, tenantId, patch.content, actionIds(actions));
+  const at = after(current.updated_at);
+  const changes: Partial<PagesTable> = { updated_at: at, header_action_id: headerActionId, actions: JSON.stringify(actions) };
+  if (patch.name !== undefined) {
+    changes.name = patch.name;
+    changes.name_lc = patch.name.toLowerCase();
   }
-  return shown;
+  if (patch.pageContext !== undefined) changes.page_context = patch.pageContext;
+  if (patch.pageType !== undefined) changes.page_type = patch.pageType;
+  if (patch.brandId !== undefined) changes.brand_id = patch.brandId;
+  if (patch.actionCardWidgets !== undefined) changes.action_card_widgets = JSON.stringify(patch.actionCardWidgets);
+  if (patch.footerLinks !== undefined) changes.footer_links = JSON.stringify(patch.footerLinks);
+  if (patch.scripts !== undefined) changes.scripts = JSON.stringify(patch.scripts);
+  if (metadata !== undefined) changes.metadata = JSON.stringify(metadata);
+  if (patch.content !== undefined) changes.content = patch.content === null ? null : JSON.stringify(patch.content);
+  if (patch.status !== undefined && patch.status !== current.status) {
+    changes.status = patch.status;
+    changes.archived_at = patch.status === 'archived' ? at : null;
+  }
+  // A merge that adds nothing (metadata `{}`, a field reset that was never set) changes nothing.
+  const changed = (Object.keys(changes) as (keyof PagesTable)[]).some((k) => k !== 'updated_at' && changes[k] !== current[k]);
+  if (!changed) return shown;
+  // The row as written, without reading it again: a patch moves no audience, so the count read
+  // with it stands, and counting a page's thousands of audiences twice was most of a rename's cost.
+  const page = toPage({ ...current, ...changes });
+  const written = await changeAndEmit(
+    db,
+    (db) =>
+      db
+        .updateTable('pages')
+        .set(changes)
+        .where('id', '=', pageId)
+        .where('updated_at', '=', current.updated_at)
+        .where('deleted_at', 'is', null)
+        .returning('id'),
+    tenantId,
+    'page.updated',
+    page,
+  );
+  return written ? page : RACED;
 }
 
 /** The number of the page's next audience (numbers are never reused). */

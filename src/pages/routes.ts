@@ -92,11 +92,9 @@ export const pageRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => {
-      const page = await app.db
-        .transaction()
-        .execute((trx) =>
-          updatePage(trx, request.tenantId, request.params.page_id, request.body, (hostname) => origin(hostname, request.raw)),
-        );
+      const page = await updatePage(app.db, request.tenantId, request.params.page_id, request.body, (hostname) =>
+        origin(hostname, request.raw),
+      );
       if (!page) throw notFound('Page');
       return page;
     },
