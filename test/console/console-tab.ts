@@ -94,6 +94,34 @@ export async function openConsole(
   return { context, tab, errors };
 }
 
+/**
+ * Waits for a heading in the live preview's frame. A wait that times out says what the preview
+ * showed instead: the frame's address and text, the panel's own words, and any window opened
+ * (a form post whose target frame was gone opens one).
+ */
+export async function previewHeading(tab: Tab, name: string, timeoutMs = 30_000): Promise<void> {
+  try {
+    await tab.frameLocator('iframe.preview').getByRole('heading', { name }).waitFor({ timeout: timeoutMs });
+  } catch (err) {
+    const frames = tab.frames().map((f) => f.url());
+    const panel =
+      (await tab
+        .locator('.live-preview')
+        .textContent({ timeout: 2000 })
+        .catch((e: Error) => `(unread: ${e.message})`)) ?? '';
+    const shown =
+      (await tab
+        .frameLocator('iframe.preview')
+        .locator('body')
+        .textContent({ timeout: 2000 })
+        .catch((e: Error) => `(unread: ${e.message})`)) ?? '';
+    const windows = tab.context().pages().length;
+    throw new Error(
+      `${(err as Error).message}\nframes: ${JSON.stringify(frames)}\nwindows: ${windows}\npanel: ${panel.slice(0, 600)}\npreview: ${shown.slice(0, 600)}`,
+    );
+  }
+}
+
 export async function pageUntil(tab: Tab, expression: string, timeoutMs?: number): Promise<void> {
   await until(expression, async () => ((await tab.evaluate(expression)) ? true : undefined), timeoutMs);
 }

@@ -5,7 +5,7 @@ import type { Page as Tab } from 'playwright-core';
 import sharp from 'sharp';
 import { skip, until } from '../browser.js';
 import { type Json, ok } from '../helpers.js';
-import { artifactsDir, consoleSuite, formPage, openConsole, pageUntil, pick, stepper } from './console-tab.js';
+import { artifactsDir, consoleSuite, formPage, openConsole, pageUntil, pick, previewHeading, stepper } from './console-tab.js';
 
 // Issue 38, the block editor in real headless Chromium: sections added in several layouts,
 // reordered and removed; an image picked from the assets and another uploaded in place; Save sends
@@ -156,7 +156,7 @@ describe('the block editor', { skip }, () => {
       { title: 'Personal', body: 'For {{person.firstName | you}}' },
     ]);
     // The preview, fetched again after Save: the page as served, its sections in their layouts.
-    await preview.getByRole('heading', { name: 'Hello there' }).waitFor();
+    await previewHeading(tab, 'Hello there');
     await preview.getByText('Price?').waitFor();
     await preview.getByText('For you').waitFor();
     await until('the hero image in the preview', async () =>
@@ -164,7 +164,7 @@ describe('the block editor', { skip }, () => {
     );
     // For an audience: the person's name filled in.
     await tab.getByLabel('Preview for').selectOption({ index: 1 });
-    await preview.getByRole('heading', { name: 'Hello Jane' }).waitFor();
+    await previewHeading(tab, 'Hello Jane');
     await preview.getByText('For Jane').waitFor();
     await check(tab, 'saved-preview');
 

@@ -14,7 +14,7 @@ import { createApiKey } from '../../src/admin/repository.js';
 import { available, CHROMIUM, skip, until, USER_AGENT } from '../browser.js';
 import { type FakeDns, startFakeDns } from '../dns-server.js';
 import { type Json, ok, onPostgres, startApp, type TestApp } from '../helpers.js';
-import { assertAccessible, openPageTab, pageUntil, pick } from './console-tab.js';
+import { assertAccessible, openPageTab, pageUntil, pick, previewHeading } from './console-tab.js';
 
 // Issue 29, writing in the console, end to end in real headless Chromium against a listening
 // server: create a page with a form action, write its content, publish it, make an audience for a
@@ -187,7 +187,7 @@ describe('writing in the console, end to end', { skip }, () => {
     await form(tab, 'Page content').getByRole('button', { name: 'Save', exact: true }).click();
     await form(tab, 'Page content').getByText('Saved.').waitFor();
     const preview = tab.frameLocator('iframe.preview');
-    await preview.getByRole('heading', { name: 'Hello there' }).waitFor();
+    await previewHeading(tab, 'Hello there');
     assert.equal(ok(await t.req('GET', `/v0/pages/${made.pageId}`)).content.sections[0].body, 'Because **spring**.');
     await check(tab, 'content');
 
@@ -278,7 +278,7 @@ describe('writing in the console, end to end', { skip }, () => {
     // Its logo comes from the tenant's domain at the public origin where the service runs (issue 36).
     const logoInPreview = tab.waitForResponse((r) => r.url().endsWith(`/_pam/files/${made.logoFileId}`));
     await tab.evaluate(`location.hash = ${JSON.stringify(`#/pages/${made.pageId}`)}`);
-    await preview.getByRole('heading', { name: 'Hello there' }).waitFor();
+    await previewHeading(tab, 'Hello there');
     const logoResponse = await logoInPreview;
     assert.equal(logoResponse.status(), 200, `the preview's logo at ${logoResponse.url()}`);
     assert.equal(new URL(logoResponse.url()).port, new URL(origin).port, 'on the port the service listens on');
