@@ -12,10 +12,6 @@ import {
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/connection.js';
 import { migrateDatabase } from './db/migrate.js';
-import { attestDomain } from './domains/index.js';
-import { deleteDomainLinks } from './page-links/index.js';
-import { forgetLeadsOf } from './leads/index.js';
-import { erasePerson, tenantOfPerson } from './persons/index.js';
 
 const USAGE = `Usage: npm run admin -- <command>
   migrate                    apply pending migrations
@@ -90,6 +86,11 @@ async function main(args: string[]): Promise<unknown> {
       }
       case 'persons erase': {
         if (!arg) throw new UsageError('persons erase needs a PERSON_ID');
+        // Imported here: the persons and leads areas are half of the CLI's start for the other commands.
+        const [{ erasePerson, tenantOfPerson }, { forgetLeadsOf }] = await Promise.all([
+          import('./persons/index.js'),
+          import('./leads/index.js'),
+        ]);
         const erased = await db.kysely.transaction().execute(async (trx) => {
           const tenantId = await tenantOfPerson(trx, arg);
           return tenantId !== undefined && (await erasePerson(trx, tenantId, arg, forgetLeadsOf));
@@ -99,6 +100,10 @@ async function main(args: string[]): Promise<unknown> {
       }
       case 'domains verify': {
         if (!arg) throw new UsageError('domains verify needs a DOMAIN_ID');
+        const [{ attestDomain }, { deleteDomainLinks }] = await Promise.all([
+          import('./domains/index.js'),
+          import('./page-links/index.js'),
+        ]);
         return await attestDomain(db.kysely, { dropLinks: deleteDomainLinks, routing: config.siteCnameTarget }, arg);
       }
       default:

@@ -678,7 +678,8 @@ describe('API key expiry', () => {
     }
   });
 
-  test('the CLI `keys create` sets scopes, expiry and rate, and the key behaves so on the server', T(60), async () => {
+  // Eight CLI processes, each starting tsx and the admin area: seconds each on a loaded machine.
+  test('the CLI `keys create` sets scopes, expiry and rate, and the key behaves so on the server', T(180), async () => {
     const database = t.app.config.database;
     const DATABASE_URL = database.kind === 'sqlite' ? database.path : database.url;
     const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
