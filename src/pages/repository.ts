@@ -197,8 +197,8 @@ export async function updatePage(
   const page = await (db.isTransaction
     ? patchPage(db, tenantId, pageId, body, originOf, true)
     : db.transaction().execute((trx) => patchPage(trx, tenantId, pageId, body, originOf, true)));
-  if (page === RACED) throw new Error('a page changed under its own lock');
-  return page;
+  // Under the row's lock (or SQLite's one writer) the page cannot change between read and write.
+  return page === RACED ? undefined : page;
 }
 
 /** The page changed between the patch's read and its write. */
@@ -256,14 +256,10 @@ async function patchPage(
   const page = toPage({ ...current, ...changes });
   const written = await changeAndEmit(
     db,
-    (db) =>
-      db
-        .updateTable('pages')
-        .set(changes)
-        .where('id', '=', pageId)
-        .where('updated_at', '=', current.updated_at)
-        .where('deleted_at', 'is', null)
-        .returning('id'),
+    (db) => {
+      const update = db.updateTable('pages').set(changes).where('id', '=', pageId).where('deleted_at', 'is', null);
+      return (locked ? update : update.where('updated_at', '=', current.updated_at)).returning('id');
+    },
     tenantId,
     'page.updated',
     page,
