@@ -29,16 +29,22 @@ describe('concurrent PATCHes of one page', () => {
     ];
     const answers = await Promise.all(bodies.map((body) => t.req('PATCH', `/v0/pages/${page.pageId}`, body)));
     for (const res of answers) ok(res);
-    // Each answer is a state of its own: a later one carries every earlier one's fields.
-    const states = answers.map((res) => res.body).sort((a, b) => a.updatedAt.localeCompare(b.updatedAt));
+    // Each answer is a state of its own, and, in the order written, each is the one before it with
+    // its own PATCH's field set: no PATCH undid another's.
+    const written = answers
+      .map((res, i) => ({ state: res.body, body: bodies[i] }))
+      .sort((a, b) => a.state.updatedAt.localeCompare(b.state.updatedAt));
+    const states = written.map((w) => w.state);
     assert.equal(new Set(states.map((s) => s.updatedAt)).size, bodies.length);
-    const withAction = states.findIndex((s) => s.actions.length === 2);
-    assert.ok(withAction >= 0);
-    for (const s of states.slice(withAction))
-      assert.deepEqual(
-        s.actions.map((a: Json) => a.purpose),
-        ['book', 'lead'],
-      );
+    let expected = { name: page.name, pageContext: page.pageContext, actions: page.actions.map((a: Json) => a.purpose) };
+    for (const { state, body } of written) {
+      expected = {
+        name: body.name ?? expected.name,
+        pageContext: body.pageContext ?? expected.pageContext,
+        actions: body.actions ? body.actions.map((a: Json) => a.purpose) : expected.actions,
+      };
+      assert.deepEqual({ name: state.name, pageContext: state.pageContext, actions: state.actions.map((a: Json) => a.purpose) }, expected);
+    }
 
     const stored = ok(await t.req('GET', `/v0/pages/${page.pageId}`));
     const last = states.at(-1);
@@ -64,6 +70,11 @@ describe('concurrent PATCHes of one page', () => {
     ]);
     assert.equal(deleted.status, 204);
     assert.ok([200, 404].includes(renamed.status), String(renamed.status));
+    // Written (200) with its one event, or not at all (404) and without one.
+    const events = ok(await t.req('GET', '/v0/events?type=page.updated&limit=100')).items.filter(
+      (e: Json) => e.payload.data.pageId === page.pageId,
+    );
+    assert.equal(events.length, renamed.status === 200 ? 1 : 0);
     assert.equal((await t.req('GET', `/v0/pages/${page.pageId}`)).status, 404);
     assert.equal((await t.req('PATCH', `/v0/pages/${page.pageId}`, { name: 'After' })).status, 404);
   });
