@@ -145,7 +145,7 @@ export async function buildApp({
     scheme: config.siteUrlScheme,
     publicBaseUrl: config.publicBaseUrl,
     trustProxy: config.trustProxy,
-    port: () => listeningPort(app.server, config.port),
+    port: listeningPort(app.server, config.port),
   });
   // The enrichment provider (ENRICHMENT_URL), asked about a visit's address and a lead's email domain.
   const enrichment = config.enrichment && httpProvider(config.enrichment, metrics?.enrichmentAnswer);

@@ -55,8 +55,19 @@ function forwardedHttps(trusted: BlockList | undefined, request: Arrival): boole
   return proto === 'https';
 }
 
-/** The port a server listens on; before it listens (injected requests), the configured one. */
-export function listeningPort(server: Server, configured: number): number {
-  const address = server.address();
-  return address !== null && typeof address === 'object' ? address.port : configured;
+/**
+ * The port a server listens on; before it listens (injected requests), the configured one. Taken
+ * when it starts listening rather than asked of the socket each time: `address()` is a system call,
+ * and every served page makes absolute addresses.
+ */
+export function listeningPort(server: Server, configured: number): () => number {
+  let port: number | undefined;
+  server.on('listening', () => {
+    const address = server.address();
+    port = address !== null && typeof address === 'object' ? address.port : undefined;
+  });
+  server.on('close', () => {
+    port = undefined;
+  });
+  return () => port ?? configured;
 }

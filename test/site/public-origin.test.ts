@@ -76,10 +76,16 @@ describe('the rule', () => {
   test('the port before the server listens is the configured one', async () => {
     const { createServer } = await import('node:http');
     const server = createServer();
-    assert.equal(listeningPort(server, 3000), 3000);
+    const portOf = listeningPort(server, 3000);
+    assert.equal(portOf(), 3000);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as { port: number }).port;
-    assert.equal(listeningPort(server, 3000), port);
+    assert.equal(portOf(), port);
+    await new Promise((resolve) => server.close(resolve));
+    assert.equal(portOf(), 3000, 'closed: the configured one again');
+    // Listening again on another port is seen: the port is taken at each start.
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    assert.equal(portOf(), (server.address() as { port: number }).port);
     await new Promise((resolve) => server.close(resolve));
   });
 });
