@@ -10,6 +10,8 @@ export interface ScenarioResult extends LoadResult {
    * counts at /metrics): counted on the metered process over a warmed pass of the same requests.
    */
   statementsPerRequest?: number | null;
+  /** The answering process's CPU time (user and system, seconds) over the measured load, a request. */
+  cpuPerRequest?: number;
 }
 export interface Run {
   backend: string;

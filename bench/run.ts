@@ -1086,7 +1086,9 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
       await load({ ...base, duration: Math.min(3, Math.max(1, options.duration / 3)) }); // warm-up
       await waitIdle(child.pid!);
       const counting = scenario.target === 'metered' ? await statementsRun(meteredPort) : undefined;
+      const cpuBefore = cpuSeconds(child.pid!);
       const [result, peak] = await peakRss(child.pid!, load({ ...base, duration: options.duration }));
+      const cpuPerRequest = (cpuSeconds(child.pid!) - cpuBefore) / Math.max(1, result.requests);
       if (scenario.name === 'ceiling') ceilingRps = result.rps;
       let statementsPerRequest: number | null = null;
       if (counting !== undefined) statementsPerRequest = ((await statementsRun(meteredPort)) - counting) / Math.max(1, result.requests);
@@ -1098,8 +1100,11 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
         peakRssBytes: peak,
         ratioToCeiling: ceilingRps ? result.rps / ceilingRps : null,
         statementsPerRequest,
+        cpuPerRequest,
       };
       results.push(row);
+      // Steadier than requests a second between runs: it does not pay for waking an idle core.
+      log(`# ${backend} ${scenario.name}: ${(cpuPerRequest * 1e6).toFixed(1)} µs of the process's CPU a request`);
       log(formatRow(backend, row));
       await concludeHoldouts(data, port, holdouts);
     }
