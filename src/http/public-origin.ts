@@ -62,10 +62,13 @@ function forwardedHttps(trusted: BlockList | undefined, request: Arrival): boole
  */
 export function listeningPort(server: Server, configured: number): () => number {
   let port: number | undefined;
-  server.on('listening', () => {
+  const take = () => {
     const address = server.address();
     port = address !== null && typeof address === 'object' ? address.port : undefined;
-  });
+  };
+  // A server already listening has had its 'listening' event: its port is taken now.
+  if (server.listening) take();
+  server.on('listening', take);
   server.on('close', () => {
     port = undefined;
   });

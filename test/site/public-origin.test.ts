@@ -88,6 +88,16 @@ describe('the rule', () => {
     assert.equal(portOf(), (server.address() as { port: number }).port);
     await new Promise((resolve) => server.close(resolve));
   });
+
+  test('a server already listening gives its port at once', async () => {
+    const { createServer } = await import('node:http');
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const portOf = listeningPort(server, 3000);
+    assert.equal(portOf(), (server.address() as { port: number }).port);
+    await new Promise((resolve) => server.close(resolve));
+    assert.equal(portOf(), 3000, 'closed: the configured one again');
+  });
 });
 
 let t: TestApp;
