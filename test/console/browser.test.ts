@@ -9,7 +9,7 @@ import { buildConsole } from '../../scripts/build-console.js';
 import { createApiKey } from '../../src/admin/repository.js';
 import { available, CHROMIUM, skip, until, USER_AGENT } from '../browser.js';
 import { startApp, type Json, type TestApp, ok } from '../helpers.js';
-import { openPageTab, pageUntil, viewChecker } from './console-tab.js';
+import { openPageTab, pageUntil, recordAnswers, shown, viewChecker } from './console-tab.js';
 
 // The console end to end in real headless Chromium (Debian's), against a listening server with
 // seeded data: sign in, a page's chart against the API's series, the interval switch, archive and
@@ -131,6 +131,7 @@ interface Console {
 async function openConsole(): Promise<Console> {
   const context = await browser.newContext({ userAgent: USER_AGENT, acceptDownloads: true, viewport: { width: 1280, height: 900 } });
   const tab = await context.newPage();
+  recordAnswers(tab);
   const violations: string[] = [];
   tab.on('console', (message) => {
     if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
@@ -213,15 +214,15 @@ describe('the console in a real browser', { skip }, () => {
     // Archiving asks first (accepted here; declining is tested in marketer.browser.test.ts).
     tab.once('dialog', (dialog) => void dialog.accept());
     await tab.getByRole('button', { name: 'Archive' }).click();
-    await tab.getByRole('button', { name: 'Restore' }).waitFor();
+    await shown(tab, tab.getByRole('button', { name: 'Restore' }));
     const audienceUrl = `/v0/pages/${seed.pageId}/audiences/${seed.audienceId}`;
     assert.notEqual(ok(await t.req('GET', audienceUrl)).archivedAt, null, 'archived through the API');
     await tab.getByRole('button', { name: 'Restore' }).click();
-    await tab.getByRole('button', { name: 'Archive' }).waitFor();
+    await shown(tab, tab.getByRole('button', { name: 'Archive' }));
     assert.equal(ok(await t.req('GET', audienceUrl)).archivedAt, null, 'restored through the API');
     // Regenerate queues a new version for the page agent (off in tests, so it stays queued).
     await tab.getByRole('button', { name: 'Regenerate' }).click();
-    await tab.locator('[data-version="2"]').waitFor();
+    await shown(tab, tab.locator('[data-version="2"]'));
     const versions = ok(await t.req('GET', `${audienceUrl}/versions`)).items as Json[];
     assert.equal(versions[0]?.status, 'queued', 'queued through the API');
 

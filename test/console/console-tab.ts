@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContext, chromium, type Page as Tab } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page as Tab } from 'playwright-core';
 import { buildConsole } from '../../scripts/build-console.js';
 import { available, CHROMIUM, skip, until, USER_AGENT } from '../browser.js';
 import { type Json, ok, onPostgres, startApp, type TestApp } from '../helpers.js';
@@ -119,6 +119,40 @@ export async function previewHeading(tab: Tab, name: string, timeoutMs = 30_000)
     throw new Error(
       `${(err as Error).message}\nframes: ${JSON.stringify(frames)}\nwindows: ${windows}\npanel: ${panel.slice(0, 600)}\npreview: ${shown.slice(0, 600)}`,
     );
+  }
+}
+
+/** The API calls a tab made, latest last (`recordAnswers`): what a wait that timed out reports. */
+const answers = new WeakMap<Tab, string[]>();
+
+/** Keeps the tab's last 12 API calls, each as method, status and path, for `shown` to report. */
+export function recordAnswers(tab: Tab): void {
+  const kept: string[] = [];
+  answers.set(tab, kept);
+  tab.on('response', (response) => {
+    const url = new URL(response.url());
+    if (!url.pathname.startsWith('/v0/')) return;
+    kept.push(`${response.request().method()} ${response.status()} ${url.pathname.replace(/[a-z]+_[0-9a-z]{26}/g, '…')}`);
+    if (kept.length > 12) kept.shift();
+  });
+}
+
+/**
+ * Waits for `target`. When it never shows, the failure's first line (the one CI's summary keeps)
+ * says what the view showed instead: its heading, its notices and alerts, and the tab's last API
+ * calls (`recordAnswers`).
+ */
+export async function shown(tab: Tab, target: Locator, timeoutMs = 30_000): Promise<void> {
+  try {
+    await target.waitFor({ timeout: timeoutMs });
+  } catch (err) {
+    const words = await tab
+      .evaluate(
+        `[...document.querySelectorAll('main h1, main [role=alert], main output')].filter((e) => e.textContent.trim()).map((e) => e.tagName.toLowerCase() + ' ' + JSON.stringify(e.textContent.trim())).join('; ')`,
+      )
+      .catch((e: Error) => `(unread: ${e.message})`);
+    const calls = (answers.get(tab) ?? []).join(', ');
+    throw new Error(`${String((err as Error).message).split('\n')[0]}; the view showed ${words}; the last API calls: ${calls}`);
   }
 }
 
