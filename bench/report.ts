@@ -20,6 +20,8 @@ export interface Run {
   metricsCost?: { throughput: number; cpu: number };
   /** serve-page with holdouts running over without, as a fraction: the medians of the alternating rounds. */
   experimentRatio?: number;
+  /** serve-page-segments over serve-page, as a fraction: the medians of their alternating rounds. */
+  segmentsRatio?: number;
 }
 
 const pad = (v: string, n: number) => v.padStart(n);

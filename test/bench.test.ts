@@ -59,6 +59,7 @@ test('a complete run rewrites only the current-figures table of BENCHMARKS.md, p
     'search-audiences',
     'serve-page',
     'serve-page-experiment',
+    'serve-page-segments',
     'collect',
     'agent-template',
     'agent-get-person',
@@ -76,14 +77,17 @@ test('a complete run rewrites only the current-figures table of BENCHMARKS.md, p
     metricsCost: { throughput: 0.051, cpu: 0.03 },
     // The alternating rounds decide, not the single runs' figures (17,999 against 20,000 would meet 0.9).
     experimentRatio: 0.89,
+    // 0.9 is just enough; the single runs' 15,000 against 20,000 would not be.
+    segmentsRatio: 0.9,
     results: [
       row('ceiling', 50_000, 1),
       // Each bound just inside and just outside.
       row('get-person', 25_000, 0.5),
       row('get-person-metrics', 24_000, 0.48),
       row('search-audiences', 999, 0.02, { p99: 19 }),
-      row('serve-page', 20_000, 0.4),
-      row('serve-page-experiment', 19_000, 0.38),
+      row('serve-page', 20_000, 0.4, { statementsPerRequest: 1 }),
+      row('serve-page-experiment', 19_000, 0.38, { p999: 49 }),
+      row('serve-page-segments', 15_000, 0.3, { p999: 50, statementsPerRequest: 1.05 }),
       row('collect', 7_500, 0.15, { peakRssBytes: 250 * 1048576 }),
       row('agent-template', 500, null, { errors: 2 }),
       row('agent-get-person', 12_500, 0.25),
@@ -114,7 +118,16 @@ test('a complete run rewrites only the current-figures table of BENCHMARKS.md, p
     '999 req/s misses 1,000; a p99 of 19 ms is under 20',
   );
   assert.match(line('serve-page'), /\| met \| – \|$/);
-  assert.match(line('serve-page-experiment'), /\| \*\*not met\*\* \(0\.89 × serve-page\) \| – \|$/, 'the rounds gave 0.89, under 0.9');
+  assert.match(
+    line('serve-page-experiment'),
+    /\| \*\*not met\*\*; met \(0\.89 × serve-page\) \| – \|$/,
+    'the rounds gave 0.89, under 0.9; a p99.9 of 49 ms is under 50',
+  );
+  assert.match(
+    line('serve-page-segments'),
+    /\| met; met; \*\*not met\*\* \(0\.90 × serve-page\) \| – \|$/,
+    'the rounds gave 0.9; 1.05 statements against 1 is just allowed; a p99.9 of 50 ms is not under 50',
+  );
   assert.match(line('collect'), /\| met; \*\*RSS over 250 MB\*\* \|/);
   assert.match(line('agent-template'), /\| 500 \| – \|.*\| met; \*\*2 errors\*\* \|/);
   assert.match(line('agent-get-person'), /\| \*\*not met\*\* \|/, 'more than 0.25 is asked, 0.25 is not');
