@@ -48,6 +48,8 @@ export interface RequestFacts extends VisitFacts {
 const FILLABLE = /^[\p{L}\p{N} \-.,&']{1,60}$/u;
 /** The facts that cost a look-up; every other one is read from the request as asked. */
 const COSTLY = new Set(['visitor.country', 'visitor.returning', 'company']);
+/** The fields whose value `prepare` sets (and `company.*`). */
+const LOOKED_UP = new Set(['visitor.country', 'visitor.returning']);
 const CLICK_IDS = ['gclid', 'fbclid', 'msclkid'] as const;
 
 const countryNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
@@ -114,7 +116,7 @@ export function visitFacts(
     }
   };
 
-  const value = (field: string): FieldValue => {
+  const valueNow = (field: string): FieldValue => {
     const [group = '', name = ''] = splitField(field);
     switch (group) {
       case 'utm':
@@ -136,6 +138,20 @@ export function visitFacts(
       default:
         return null;
     }
+  };
+  // A page's segments (50 at full scale) and a site's experiences mostly ask the same field: each
+  // read from the request is worked out once. The looked-up facts are not kept here: `prepare`
+  // sets them after a rule may have asked.
+  let known: Map<string, FieldValue> | undefined;
+  const value = (field: string): FieldValue => {
+    const kept = known?.get(field);
+    if (kept !== undefined) return kept;
+    const found = valueNow(field);
+    if (!LOOKED_UP.has(field) && !field.startsWith('company.')) {
+      known ??= new Map();
+      known.set(field, found);
+    }
+    return found;
   };
 
   return {
