@@ -48,8 +48,6 @@ export interface RequestFacts extends VisitFacts {
 const FILLABLE = /^[\p{L}\p{N} \-.,&']{1,60}$/u;
 /** The facts that cost a look-up; every other one is read from the request as asked. */
 const COSTLY = new Set(['visitor.country', 'visitor.returning', 'company']);
-/** The fields whose value `prepare` sets (and `company.*`). */
-const LOOKED_UP = new Set(['visitor.country', 'visitor.returning']);
 const CLICK_IDS = ['gclid', 'fbclid', 'msclkid'] as const;
 
 const countryNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
@@ -147,7 +145,7 @@ export function visitFacts(
     const kept = known?.get(field);
     if (kept !== undefined) return kept;
     const found = valueNow(field);
-    if (!LOOKED_UP.has(field) && !field.startsWith('company.')) {
+    if (!COSTLY.has(field) && !field.startsWith('company.')) {
       known ??= new Map();
       known.set(field, found);
     }
