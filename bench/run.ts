@@ -780,6 +780,19 @@ async function alternatingRounds(
   };
 }
 
+/**
+ * One side of an alternating round on a service: warmed for 2 s, so every path has been served in
+ * the round's state, then measured for a third of a scenario's duration (at least 2 s).
+ */
+async function warmedRound(pid: number, spec: Omit<LoadSpec, 'duration'>, duration: number): Promise<{ rps: number; cpu: number }> {
+  await waitIdle(pid);
+  await load({ ...spec, duration: 2 });
+  await waitIdle(pid);
+  const before = cpuSeconds(pid);
+  const result = await load({ ...spec, duration: Math.max(2, duration / 3) });
+  return { rps: result.rps, cpu: (cpuSeconds(pid) - before) / Math.max(1, result.requests) };
+}
+
 function load(spec: LoadSpec): Promise<LoadResult> {
   const file = path.join(os.tmpdir(), `pam-load-${process.pid}-${randomBytes(4).toString('hex')}.json`);
   fs.writeFileSync(file, JSON.stringify(spec));
@@ -1148,12 +1161,9 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
       };
       const rounds = await alternatingRounds(async (which) => {
         const holdouts = which === 'on' ? await startHoldouts(data, servicePort) : [];
-        await waitIdle(service.pid!);
-        await load({ ...spec, duration: 2 });
-        await waitIdle(service.pid!);
-        const result = await load({ ...spec, duration: Math.max(2, options.duration / 3) });
+        const measured = await warmedRound(service.pid!, spec, options.duration);
         await concludeHoldouts(data, servicePort, holdouts);
-        return { rps: result.rps, cpu: 0 };
+        return measured;
       });
       experimentRatio = rounds.on.rps / rounds.off.rps;
       log(
@@ -1172,15 +1182,7 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
         connections: 50,
       };
       const segmented = { ...plain, paths: keptSegmentPaths };
-      const rounds = await alternatingRounds(async (which) => {
-        const spec = which === 'on' ? segmented : plain;
-        await waitIdle(service.pid!);
-        await load({ ...spec, duration: 2 });
-        await waitIdle(service.pid!);
-        const before = cpuSeconds(service.pid!);
-        const result = await load({ ...spec, duration: Math.max(2, options.duration / 3) });
-        return { rps: result.rps, cpu: (cpuSeconds(service.pid!) - before) / Math.max(1, result.requests) };
-      });
+      const rounds = await alternatingRounds((which) => warmedRound(service.pid!, which === 'on' ? segmented : plain, options.duration));
       segmentsRatio = rounds.on.rps / rounds.off.rps;
       log(
         `# ${backend}: segments, 6 alternating rounds: serve-page ${rounds.off.rps.toFixed(0)} → serve-page-segments ` +
