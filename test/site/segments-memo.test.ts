@@ -91,3 +91,48 @@ test('after a commit of visits, five segmented pages of a tenant read its sequen
   const page = paths[0] ?? '';
   assert.match(await see(page), /./);
 });
+
+/** A metric's value from /metrics (the sum of its lines). */
+const metric = async (name: string) => {
+  const res = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS}` } });
+  let total = 0;
+  for (const line of res.body.split('\n'))
+    if (line.startsWith(`${name} `) || line.startsWith(`${name}{`)) total += Number(line.slice(line.lastIndexOf(' ') + 1));
+  return total;
+};
+
+test('a segmented path already served is answered from its segment memo: no miss, no read on SQLite', async () => {
+  const page = await publishedPage(t);
+  for (let k = 0; k < 3; k++) {
+    await audienceOf(t, page.pageId, {
+      customName: `Hot s${k}`,
+      priority: k,
+      rules: { match: 'all', conditions: [{ field: 'utm.source', operator: 'equals', value: `h${k}` }] },
+    });
+  }
+  const path = unique('segmented-hot');
+  await link(t, path, { targetType: 'page', pageId: page.pageId });
+  const visits = [`${path}?utm_source=h0`, `${path}?utm_source=h2`, path];
+  // Each visit's view token is its own: the rest of the document is the variant's.
+  const variant = async (v: string) => {
+    const body = await see(v);
+    const token = /"token":"([^".]*)\./.exec(body)?.[1] ?? '';
+    const { audienceId } = JSON.parse(Buffer.from(token, 'base64url').toString()) as { audienceId: string };
+    return `${audienceId} ${body.replace(/"token":"[^"]*"/, '')}`;
+  };
+  const shown = new Map<string, string>();
+  for (const v of visits) shown.set(v, await variant(v));
+  if (onPostgres) await new Promise((resolve) => setTimeout(resolve, Math.max(0, hostMadeAt + 5_100 - Date.now())));
+  const missesBefore = await metric('pam_site_outcome_memo_misses_total');
+  const hitsBefore = await metric('pam_site_outcome_memo_hits_total');
+  const spent = await cost(async () => {
+    for (const v of visits) assert.equal(await variant(v), shown.get(v), v);
+  });
+  // Each visit: the path's memo, then its segment's, both found.
+  assert.equal((await metric('pam_site_outcome_memo_misses_total')) - missesBefore, 0);
+  assert.equal((await metric('pam_site_outcome_memo_hits_total')) - hitsBefore, 2 * visits.length);
+  // PostgreSQL reads the tenant's sequence with the link, once a path.
+  assert.equal(spent, onPostgres ? visits.length : 0);
+  // Each segment is its own audience, and a visit matching none has the page's.
+  assert.notEqual(shown.get(visits[0] ?? ''), shown.get(visits[1] ?? ''));
+});

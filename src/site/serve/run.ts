@@ -8,11 +8,10 @@ import type { SiteContext } from '../context.js';
 import type { SiteHost } from '../hosts.js';
 import type { TokenFields } from '../token.js';
 import type { DocumentCache } from './cache.js';
-import type { PageResolution } from './choose.js';
 import type { Chosen } from './variant.js';
 import type { OutcomeMemo } from './memo.js';
 import type { Link } from './resolve.js';
-import type { PageSegments } from './choose.js';
+import { matchSegment, type PageResolution, type PageSegments } from './choose.js';
 import type { Stamp } from './stamp.js';
 import type { VisitFacts } from './visit.js';
 
@@ -108,8 +107,20 @@ export async function startRun(
   const prior = version === undefined ? undefined : documents.memo.get(version, key0);
   if (prior?.kind === 'none') return undefined;
   if (prior?.kind === 'redirect' || prior?.kind === 'gone') return prior;
+  if (prior?.kind === 'segmented' && version !== undefined && options.facts) {
+    // A segmented path's hot case: the visit matched, then its segment's remembered answer.
+    const segment = await matchSegment(prior.segments, options.facts);
+    const at = segmentKey(key0, segment);
+    const there = documents.memo.get(version, at);
+    return (
+      (await fromCache(documents.cache, there, options.facts)) ?? runOf(documents, options, version, key0, prior, first, { segment, there })
+    );
+  }
   return (await fromCache(documents.cache, prior, options.facts)) ?? runOf(documents, options, version, key0, prior, first);
 }
+
+/** Where a segmented path's answer for one of its segments (or none) is remembered. */
+const segmentKey = (key0: string, segment: string | undefined) => `${key0}|s:${segment ?? ''}`;
 
 /** The end of a document's cache key: the values this visit gives the tokens its rendering used. */
 async function fillKey(tokens: readonly string[], facts: VisitFacts | undefined, company: boolean): Promise<string> {
@@ -134,6 +145,8 @@ function runOf(
   key0: string,
   known: Remembered | undefined,
   first: SequenceAndLink | undefined,
+  /** The segment startRun matched, and what the memo held there: not asked again. */
+  looked?: { segment: string | undefined; there: Remembered | undefined },
 ): Run {
   const { facts } = options;
   let memoAt = key0;
@@ -156,7 +169,12 @@ function runOf(
     },
     remember: (value) => void remember(key0, value),
     atSegment: async (segment) => {
-      memoAt = `${key0}|s:${segment ?? ''}`;
+      memoAt = segmentKey(key0, segment);
+      // Already looked up and not cached by startRun: asked again, it would only count a second miss.
+      if (looked && looked.segment === segment) {
+        prior = looked.there;
+        return undefined;
+      }
       prior = version === undefined ? undefined : memo.get(version, memoAt);
       return fromCache(cache, prior, facts);
     },
