@@ -29,10 +29,13 @@ export {
   type CompiledRules,
   compileRules,
   type FieldValue,
+  firstMatch,
+  indexRules,
   matches,
   parseRules,
   Rules,
   RulesInput,
+  type RulesIndex,
   rulesInWords,
 } from './rules.js';
 export { AUDIENCE_KINDS, type AudienceVersion } from './schemas.js';

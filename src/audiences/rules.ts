@@ -138,6 +138,8 @@ export type FieldValue = string | number | boolean | null;
 interface Compiled {
   field: string;
   test: (actual: FieldValue) => boolean;
+  /** A string `equals`: the value lowercased, which a visit's value must be (rulesIndex keys by it). */
+  equals?: string;
 }
 
 export interface CompiledRules {
@@ -175,7 +177,7 @@ function compileCondition(c: Condition): Compiled {
         return STRING_TESTS[c.operator as keyof typeof STRING_TESTS](want);
     }
   })();
-  return { field: c.field, test };
+  return { field: c.field, test, ...(c.operator === 'equals' && typeof v === 'string' ? { equals: want } : {}) };
 }
 
 const STRING_TESTS = {
@@ -202,6 +204,60 @@ export function compileRules(rules: Rules): CompiledRules {
 export function matches(rules: CompiledRules, fact: (field: string) => FieldValue, withheld?: (field: string) => boolean): boolean {
   const holds = (c: Compiled) => !withheld?.(c.field) && c.test(fact(c.field));
   return rules.all ? rules.conditions.every(holds) : rules.conditions.some(holds);
+}
+
+/**
+ * Rules in the order a visit is matched (a page's segments), indexed so that matching does not
+ * grow with their number: rules whose conditions must all hold and include a string `equals` are
+ * listed under that field and value, and can only match a visit with that value; the rest are
+ * tried in turn. Positions are into the list indexed.
+ */
+export interface RulesIndex {
+  keyed: Map<string, Map<string, number[]>>;
+  unkeyed: number[];
+}
+
+export function indexRules(list: readonly { rules: CompiledRules }[]): RulesIndex {
+  const keyed = new Map<string, Map<string, number[]>>();
+  const unkeyed: number[] = [];
+  list.forEach(({ rules }, i) => {
+    const key = rules.all ? rules.conditions.find((c) => c.equals !== undefined) : undefined;
+    if (key?.equals === undefined) return void unkeyed.push(i);
+    let byValue = keyed.get(key.field);
+    if (!byValue) keyed.set(key.field, (byValue = new Map()));
+    const at = byValue.get(key.equals);
+    if (at) at.push(i);
+    else byValue.set(key.equals, [i]);
+  });
+  return { keyed, unkeyed };
+}
+
+/** The position of the first item of `list` whose rules the visit matches (as `matches` would find in turn), or -1. */
+export function firstMatch(
+  list: readonly { rules: CompiledRules }[],
+  index: RulesIndex,
+  fact: (field: string) => FieldValue,
+  withheld?: (field: string) => boolean,
+): number {
+  let best = list.length;
+  // Each list is in order: its first match is its best, and none past the best so far can win.
+  const tryIn = (positions: readonly number[]) => {
+    for (const i of positions) {
+      if (i >= best) return;
+      const rules = list[i]?.rules;
+      if (rules && matches(rules, fact, withheld)) {
+        best = i;
+        return;
+      }
+    }
+  };
+  for (const [field, byValue] of index.keyed) {
+    if (withheld?.(field)) continue;
+    const positions = byValue.get(lower(fact(field)) ?? '');
+    if (positions) tryIn(positions);
+  }
+  tryIn(index.unkeyed);
+  return best < list.length ? best : -1;
 }
 
 const FIELD_WORDS: Record<string, string> = {

@@ -283,8 +283,9 @@ export const CACHES = {
     key: 'tenant id, its change sequence, page id',
     max: 4000,
     maxBytes: 8 * MB,
-    // Ids and a reference to each compiled rule set, which `segmentRules` weighs (while it keeps it too).
-    size: (kept, key) => 2 * key.length + 256 + kept.segments.length * 160,
+    // Ids and a reference to each compiled rule set, which `segmentRules` weighs (while it keeps it
+    // too), and each one's place in the index by a required value (its key's string and a slot).
+    size: (kept, key) => 2 * key.length + 256 + kept.segments.length * 260,
     holds: 'database',
     invalidatedBy: ['site:<tenant>', 'data_version'],
   }),

@@ -131,6 +131,40 @@ describe('which version a visitor sees', () => {
     assert.deepEqual(lookups, ['85.214.132.117', '8.8.8.8'], 'the provider is asked per visit while the tenant reads a company');
   });
 
+  test('fifty segments on a page: each visit its first match in priority, whichever condition names it', async () => {
+    // Segments that require a value are matched by it without trying every segment (audiences/rules.ts,
+    // indexRules): the answer must be the one trying them in turn would give.
+    const page = await publishedPage(t, { content: content('Everyone') });
+    const path = unique('fifty');
+    await link(t, path, { targetType: 'page', pageId: page.pageId });
+    for (let k = 0; k < 46; k++) await segment(page.pageId, `S${k}`, all(cond('utm.source', 'equals', `s${k}`)), 10 + k);
+    // Above them all, but only with a campaign too: s7 without it falls through to S7.
+    await segment(page.pageId, 'S7 spring', all(cond('utm.source', 'equals', 's7'), cond('utm.campaign', 'equals', 'Spring')), 100);
+    // Any of two: not narrowed by one of them.
+    await segment(
+      page.pageId,
+      'Either',
+      { match: 'any', conditions: [cond('utm.source', 'equals', 's3'), cond('utm.medium', 'equals', 'cpc')] },
+      30,
+    );
+    // A string equal to a number's value; and a company's name, never matched for a visitor who sent Sec-GPC.
+    await segment(page.pageId, 'Employees', all(cond('company.employees', 'equals', '250')), 5);
+    await segment(page.pageId, 'Acme', all(cond('company.name', 'equals', 'acme & sons')), 6);
+    assert.equal(h1((await see(`${path}?utm_source=s0`)).body), 'S0');
+    assert.equal(h1((await see(`${path}?utm_source=S45`)).body), 'S45', 'case-insensitive');
+    assert.equal(h1((await see(`${path}?utm_source=s7`)).body), 'S7');
+    assert.equal(h1((await see(`${path}?utm_source=s7&utm_campaign=spring`)).body), 'S7 spring');
+    assert.equal(h1((await see(`${path}?utm_source=s3`)).body), 'Either', 'priority 30 above S3 (13)');
+    assert.equal(h1((await see(`${path}?utm_source=s25`)).body), 'S25', 'priority 35 above Either (30)');
+    assert.equal(h1((await see(`${path}?utm_source=s2&utm_medium=cpc`)).body), 'Either');
+    assert.equal(h1((await see(`${path}?utm_source=s46`)).body), 'Everyone', 'no such segment');
+    assert.equal(h1((await see(`${path}?utm_source=`)).body), 'Everyone', 'an empty value');
+    const acme = { remoteAddress: '85.214.132.117' };
+    assert.equal(h1((await see(path, acme)).body), 'Acme', 'priority 6 above Employees (5)');
+    assert.equal(h1((await see(path, { ...acme, headers: { 'sec-gpc': '1' } })).body), 'Everyone', 'withheld: neither company segment');
+    assert.equal(h1((await see(`${path}?utm_source=s1`, acme)).body), 'S1');
+  });
+
   test('visitor.returning: seen today before', async () => {
     const page = await publishedPage(t, { content: content('Everyone') });
     const path = unique('ret');

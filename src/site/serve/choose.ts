@@ -1,5 +1,14 @@
 import { sql, type Kysely } from 'kysely';
-import { type CompiledRules, compileRules, matches, type Rules, audienceRulesOf, liveAudienceRules } from '../../audiences/index.js';
+import {
+  audienceRulesOf,
+  type CompiledRules,
+  compileRules,
+  firstMatch,
+  indexRules,
+  liveAudienceRules,
+  type Rules,
+  type RulesIndex,
+} from '../../audiences/index.js';
 import { CACHES, databaseCache } from '../../db/caches.js';
 import { siteSequenceAt } from '../../db/changes.js';
 import { prepared } from '../../db/prepared.js';
@@ -98,6 +107,8 @@ export interface PageSegment {
  */
 export interface PageSegments {
   segments: PageSegment[];
+  /** The segments indexed by a value they require (audiences/rules.ts): matching does not grow with their number. */
+  index: RulesIndex;
   fields: ReadonlySet<string>;
   tenantReadsCompany: boolean;
 }
@@ -184,7 +195,7 @@ export async function readPageSegments(db: Kysely<Database>, tenantId: string, p
     segments.push({ audienceId: id, rules: compiled.rules });
   }
   const flag = rows[0]?.tenant_company;
-  return { segments, fields, tenantReadsCompany: flag === 1 || flag === true };
+  return { segments, index: indexRules(segments), fields, tenantReadsCompany: flag === 1 || flag === true };
 }
 
 const compile = (text: string): Compiled => ({ rules: compileRules(JSON.parse(text) as Rules), bytes: 4 * text.length + 256 });
@@ -209,5 +220,5 @@ async function compileNow(db: Kysely<Database>, tenantId: string, id: string): P
 export async function matchSegment(page: PageSegments, facts: VisitFacts, preferred?: string): Promise<string | undefined> {
   if (preferred !== undefined && page.segments.some((s) => s.audienceId === preferred)) return preferred;
   await facts.prepare(page.fields, page.tenantReadsCompany);
-  return page.segments.find((s) => matches(s.rules, facts.value, facts.withheld))?.audienceId;
+  return page.segments[firstMatch(page.segments, page.index, facts.value, facts.withheld)]?.audienceId;
 }
