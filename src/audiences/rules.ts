@@ -138,7 +138,7 @@ export type FieldValue = string | number | boolean | null;
 interface Compiled {
   field: string;
   test: (actual: FieldValue) => boolean;
-  /** A string `equals`: the value lowercased, which a visit's value must be (rulesIndex keys by it). */
+  /** A string `equals`: the value lowercased, which a visit's value must be (indexRules keys by it). */
   equals?: string;
 }
 
