@@ -220,15 +220,18 @@ export interface RulesIndex {
 export function indexRules(list: readonly { rules: CompiledRules }[]): RulesIndex {
   const keyed = new Map<string, Map<string, number[]>>();
   const unkeyed: number[] = [];
-  list.forEach(({ rules }, i) => {
+  for (const [i, { rules }] of list.entries()) {
     const key = rules.all ? rules.conditions.find((c) => c.equals !== undefined) : undefined;
-    if (key?.equals === undefined) return void unkeyed.push(i);
-    let byValue = keyed.get(key.field);
-    if (!byValue) keyed.set(key.field, (byValue = new Map()));
+    if (key?.equals === undefined) {
+      unkeyed.push(i);
+      continue;
+    }
+    const byValue = keyed.get(key.field) ?? new Map<string, number[]>();
+    keyed.set(key.field, byValue);
     const at = byValue.get(key.equals);
     if (at) at.push(i);
     else byValue.set(key.equals, [i]);
-  });
+  }
   return { keyed, unkeyed };
 }
 
