@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
-import { onPostgres, startApp, type TestApp } from '../helpers.js';
+import { type Json, ok, onPostgres, startApp, type TestApp } from '../helpers.js';
 import { audienceOf, fallbackHost, link, publishedPage, unique, visit } from './serve-helpers.js';
 
 // Issue 50: choosing a segment must not cost more as the data grows. A page's segments are kept
 // under the tenant's change sequence, which a commit of visits does not move: on SQLite such a
 // commit empties the outcome memo, and then each page link path read its page's segments again.
-// Now the tenant's sequence is read once for all of its pages. Counted by the service's own
+// Now the tenant's sequence is read once for all of its pages. An experiment that assigns each
+// visitor an arm is remembered per arm, and assigned from the memo. Counted by the service's own
 // statement counter.
 
 const METRICS = 'segments-memo-metrics-token-0123456789';
@@ -127,4 +128,90 @@ test('a segmented path already served is answered from its segment memo: no miss
   assert.equal(spent, onPostgres ? visits.length : 0);
   // Each segment is its own audience, and a visit matching none has the page's.
   assert.equal(new Set(shown.values()).size, visits.length);
+});
+
+test('an experiment path already served assigns each visitor from the memo: no miss, no read on SQLite, each token its visitor’s', {
+  timeout: 120_000,
+}, async () => {
+  const content = (headline: string) => ({ headline, subheadline: '', sections: [] });
+  const version = async (pageId: string, audienceId: string, headline: string, publish: boolean) => {
+    const url = `/v0/pages/${pageId}/audiences/${audienceId}/versions`;
+    const v = ok(await t.req('POST', url, { content: content(headline) }), 201);
+    if (publish) ok(await t.req('PATCH', `${url}/${v.versionId}`, { status: 'published' }));
+    return v.versionId as string;
+  };
+  const start = async (pageId: string, body: Json) => {
+    const created = ok(await t.req('POST', `/v0/pages/${pageId}/experiments`, { name: 'Memo', minimumUnitsPerArm: 1, ...body }), 201);
+    ok(await t.req('POST', `/v0/pages/${pageId}/experiments/${created.experimentId}/start`));
+  };
+  // A link to a page whose home audience runs a versions experiment: the path's own memo entry assigns.
+  const whole = await publishedPage(t, { content: content('Page') });
+  const home = await audienceOf(t, whole.pageId, { flags: ['home_page'] });
+  const a = await version(whole.pageId, home.audienceId, 'Version A', true);
+  const b = await version(whole.pageId, home.audienceId, 'Version B', false);
+  await start(whole.pageId, {
+    kind: 'versions',
+    audienceId: home.audienceId,
+    arms: [
+      { key: 'a', weight: 50, versionId: a },
+      { key: 'b', weight: 50, versionId: b },
+    ],
+  });
+  const wholePath = unique('versions-hot');
+  await link(t, wholePath, { targetType: 'page', pageId: whole.pageId });
+  // A holdout over a segment: the segment's memo entry assigns.
+  const split = await publishedPage(t, { content: content('Everyone') });
+  const li = await audienceOf(t, split.pageId, {
+    customName: 'Hot li',
+    rules: { match: 'all', conditions: [{ field: 'utm.source', operator: 'equals', value: 'li' }] },
+  });
+  await version(split.pageId, li.audienceId, 'LinkedIn', true);
+  await start(split.pageId, {
+    kind: 'holdout',
+    audienceId: li.audienceId,
+    arms: [
+      { key: 'control', weight: 50 },
+      { key: 'personalised', weight: 50 },
+    ],
+  });
+  const splitPath = unique('holdout-hot');
+  await link(t, splitPath, { targetType: 'page', pageId: split.pageId });
+
+  const paths = [wholePath, `${splitPath}?utm_source=li`];
+  const visitors = Array.from({ length: 16 }, (_, i) => `198.51.100.${i + 1}`);
+  const seen = async (path: string, remoteAddress: string) => {
+    const res = await visit(t, host, path, { remoteAddress, headers: { 'user-agent': BROWSER } });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.headers['cache-control'], 'private, no-cache', 'another visitor of the URL may get another arm');
+    const token = /"token":"([^".]*)\./.exec(res.body)?.[1] ?? '';
+    const { arm, unit } = JSON.parse(Buffer.from(token, 'base64url').toString()) as { arm: string; unit: string };
+    const h1 = /<h1>(.*?)<\/h1>/s.exec(res.body)?.[1] ?? '';
+    return { arm, unit, h1, body: res.body.replace(/"token":"[^"]*"/, '') };
+  };
+  const first = new Map<string, Awaited<ReturnType<typeof seen>>>();
+  for (const path of paths) for (const v of visitors) first.set(`${path} ${v}`, await seen(path, v));
+  for (const path of paths) {
+    const arms = new Set(visitors.map((v) => first.get(`${path} ${v}`)?.arm));
+    assert.equal(arms.size, 2, `${path}: both arms among 16 visitors`);
+  }
+  const wholeShown = visitors.map((v) => first.get(`${wholePath} ${v}`));
+  assert.ok(wholeShown.every((s) => s?.h1 === (s?.arm === 'a' ? 'Version A' : 'Version B')));
+  const again = async () => {
+    for (const path of paths) {
+      for (const v of visitors)
+        assert.deepEqual(await seen(path, v), first.get(`${path} ${v}`), `${path} ${v}: the same arm, unit and document`);
+    }
+  };
+  // Each first exposure stored its unit's arm: on SQLite a commit, which empties the memo. Once more, with nothing written.
+  await again();
+  if (onPostgres) await new Promise((resolve) => setTimeout(resolve, Math.max(0, hostMadeAt + 5_100 - Date.now())));
+  const missesBefore = await metric('pam_site_outcome_memo_misses_total');
+  const hitsBefore = await metric('pam_site_outcome_memo_hits_total');
+  const spent = await cost(again);
+  // The whole page's path: its memo entry, then its arm's; the segment's: the path's, the segment's, the arm's.
+  assert.equal((await metric('pam_site_outcome_memo_misses_total')) - missesBefore, 0);
+  assert.equal((await metric('pam_site_outcome_memo_hits_total')) - hitsBefore, visitors.length * (2 + 3));
+  assert.equal(spent, onPostgres ? paths.length * visitors.length : 0);
+  // Each visitor is its own unit, in both experiments.
+  for (const path of paths) assert.equal(new Set(visitors.map((v) => first.get(`${path} ${v}`)?.unit)).size, visitors.length);
 });

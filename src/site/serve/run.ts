@@ -8,7 +8,8 @@ import type { SiteContext } from '../context.js';
 import type { SiteHost } from '../hosts.js';
 import type { TokenFields } from '../token.js';
 import type { DocumentCache } from './cache.js';
-import type { Chosen } from './variant.js';
+import { assignment, stickyArm } from '../../experiments/index.js';
+import { armLabel, type Chosen } from './variant.js';
 import type { OutcomeMemo } from './memo.js';
 import type { Link } from './resolve.js';
 import { matchSegment, type PageResolution, type PageSegments } from './choose.js';
@@ -38,6 +39,12 @@ export type Remembered =
   | { kind: 'gone' }
   /** A path to a page that has segments: each visit is matched, then its variant is remembered on its own. */
   | { kind: 'segmented'; resolution: PageResolution; segments: PageSegments }
+  /**
+   * A path (or a segment of one) whose experiment assigns each visitor an arm: each visit is
+   * assigned from the stamp, then its arm's answer is remembered on its own (`armKey`), its
+   * token's fields without the visitor's unit.
+   */
+  | { kind: 'assigned'; stamp: Stamp }
   | {
       kind: 'document';
       /** The document cache key, before the values of `tokens`. */
@@ -80,6 +87,7 @@ interface RunOptions {
   submitted: boolean;
   form?: unknown;
   facts?: VisitFacts;
+  visitorKey?: () => Promise<string>;
 }
 
 /**
@@ -113,14 +121,40 @@ export async function startRun(
     const at = segmentKey(key0, segment);
     const there = documents.memo.get(version, at);
     return (
-      (await fromCache(documents.cache, there, options.facts)) ?? runOf(documents, options, version, key0, prior, first, { segment, there })
+      (await hot(context, documents, version, at, there, options)) ??
+      runOf(documents, options, version, key0, prior, first, { segment, there })
     );
   }
-  return (await fromCache(documents.cache, prior, options.facts)) ?? runOf(documents, options, version, key0, prior, first);
+  return (await hot(context, documents, version, key0, prior, options)) ?? runOf(documents, options, version, key0, prior, first);
 }
 
 /** Where a segmented path's answer for one of its segments (or none) is remembered. */
 const segmentKey = (key0: string, segment: string | undefined) => `${key0}|s:${segment ?? ''}`;
+
+/** Where an experiment path's answer for one arm is remembered: `at` is the path's key, or its segment's. */
+const armKey = (at: string, arm: string) => `${at}|a:${arm}`;
+
+/**
+ * A remembered answer still cached, for this visit: an experiment's is its arm's, assigned as
+ * choose.ts would from the remembered stamp, with the visitor's unit in its token.
+ */
+async function hot(
+  context: SiteContext,
+  documents: Documents,
+  version: number | undefined,
+  at: string,
+  known: Remembered | undefined,
+  options: RunOptions,
+): Promise<Outcome | undefined> {
+  if (known?.kind !== 'assigned') return fromCache(documents.cache, known, options.facts);
+  if (version === undefined) return undefined;
+  const assigned = await assignment(known.stamp, options.visitorKey, (experimentId, unit, candidate) =>
+    stickyArm(context.db, experimentId, unit, candidate),
+  );
+  if (typeof assigned !== 'object') return undefined;
+  const found = await fromCache(documents.cache, documents.memo.get(version, armKey(at, armLabel(assigned))), options.facts);
+  return found?.kind === 'document' ? { ...found, visit: { ...found.visit, unit: assigned.unit } } : undefined;
+}
 
 /** The end of a document's cache key: the values this visit gives the tokens its rendering used. */
 async function fillKey(tokens: readonly string[], facts: VisitFacts | undefined, company: boolean): Promise<string> {
@@ -154,10 +188,19 @@ function runOf(
   const remember = (at: string, value: Remembered) => version !== undefined && memo.set(version, at, value);
   const document = (chosen: Chosen, rendered: Rendered, tokens: readonly string[]): Outcome => {
     const { key, visit, company } = chosen;
-    const varies = chosen.segmented || tokens.length > 0;
+    const varies = variesOf(chosen, tokens);
     if (chosen.rememberable) remember(memoAt, { kind: 'document', key, visit, tokens, varies, company });
+    else {
+      // Every visitor of the arm gets this document; the unit in its token is each visitor's own.
+      const { unit: _unit, ...shared } = visit;
+      remember(memoAt, { kind: 'assigned', stamp: chosen.stamp });
+      remember(armKey(memoAt, chosen.variant.arm), { kind: 'document', key, visit: shared, tokens, varies, company });
+    }
     return { kind: 'document', rendered, visit, varies };
   };
+  /** What the memo holds for the chosen variant: an experiment's arm's answer, else the path's (or segment's). */
+  const priorOf = (chosen: Chosen) =>
+    chosen.rememberable || version === undefined ? prior : memo.get(version, armKey(memoAt, chosen.variant.arm));
   return {
     kind: 'run',
     known,
@@ -181,20 +224,27 @@ function runOf(
     cached: async (chosen) => {
       // The tokens a rendering uses are known once it is rendered, and a remembered document names them;
       // without one, a rendering that used none is still found under the bare key (token ones never are).
-      const tokens = prior?.kind === 'document' && prior.key === chosen.key ? prior.tokens : [];
+      const known = priorOf(chosen);
+      const tokens = known?.kind === 'document' && known.key === chosen.key ? known.tokens : [];
       const found = options.form ? undefined : cache.get(chosen.key + (await fillKey(tokens, facts, chosen.company)));
       return found && document(chosen, found, tokens);
     },
     keep: async (chosen, rows, rendered, used) => {
       const tokens = [...used].sort();
       if (options.form || !fresh(rows, chosen.stamp)) {
-        return { kind: 'document', rendered, visit: chosen.visit, varies: chosen.segmented || tokens.length > 0 };
+        return { kind: 'document', rendered, visit: chosen.visit, varies: variesOf(chosen, tokens) };
       }
       cache.set(chosen.key + (await fillKey(tokens, facts, chosen.company)), rendered);
       return document(chosen, rendered, tokens);
     },
   };
 }
+
+/**
+ * Whether another visitor of the same URL may get another document: a segment, a visit token, or
+ * an experiment arm assigned per visitor (rememberable: no arm, or a person's link).
+ */
+const variesOf = (chosen: Chosen, tokens: readonly string[]) => chosen.segmented || tokens.length > 0 || !chosen.rememberable;
 
 /** Rows newer than the stamp would be cached under a key no request asks for again: harmless, but useless. */
 const fresh = (rows: ShownRows, stamp: Stamp) =>

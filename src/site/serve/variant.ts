@@ -40,6 +40,10 @@ export interface Chosen {
   company: boolean;
 }
 
+/** What a variant's `arm` says of an assignment: one document per label, whoever the visitor. */
+export const armLabel = (assigned: Assignment | 'control' | undefined): string =>
+  typeof assigned === 'object' ? `${assigned.experimentId}:${assigned.arm}` : assigned === 'control' ? 'control' : '';
+
 /** The variant an assignment makes of the stamp, and the token of its visits. */
 export function variantOf(
   host: SiteHost,
@@ -63,7 +67,7 @@ export function variantOf(
     submitted: options.submitted,
     linkId: resolution.link?.id ?? '',
     linkUpdatedAt: resolution.link?.updated_at ?? '',
-    arm: arm ? `${arm.experimentId}:${arm.arm}` : assigned === 'control' ? 'control' : '',
+    arm: armLabel(assigned),
   };
   const shownVersion =
     variant.versionId ?? (variant.shows === null ? null : variant.shows === stamp.audienceId ? stamp.versionId : stamp.homeVersionId);
