@@ -3,7 +3,7 @@ import { until } from '../until.js';
 import { after, before, describe, test } from 'node:test';
 import { USER_AGENT } from '../browser.js';
 import { expectProblem, type Json, ok, startApp, type TestApp } from '../helpers.js';
-import { audienceOf, fallbackHost, link, publishedPage, unique, visit } from '../site/serve-helpers.js';
+import { audienceOf, fallbackHost, link, publishedPage, unique, viewClaims, visit } from '../site/serve-helpers.js';
 
 // Issue 28, first half: what the collector keeps of a visit (source, device, country, visitor),
 // the analytics built on it (visitors, groupBy, compare, the site), realtime, and the two visit
@@ -41,7 +41,7 @@ async function serve(path: string, opts: { address: string; userAgent?: string; 
   const view = /<script type="application\/json" id="pam-view">([^<]*)<\/script>/.exec(res.body)?.[1];
   assert.ok(view, 'the document carries its view token');
   const token = JSON.parse(view).token as string;
-  const claims = JSON.parse(Buffer.from(token.split('.')[0] as string, 'base64url').toString()) as { visitId: string };
+  const claims = viewClaims(token) as { visitId: string };
   return { token, visitId: claims.visitId };
 }
 

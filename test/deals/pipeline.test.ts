@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { USER_AGENT } from '../browser.js';
 import { expectProblem, ok, startApp, type Json, type TestApp } from '../helpers.js';
 import { newAudience, newPage, postSession, qs } from '../analytics/helpers.js';
-import { audienceOf, fallbackHost, link, publishedPage, unique, visit } from '../site/serve-helpers.js';
+import { audienceOf, fallbackHost, link, publishedPage, unique, viewClaims, visit } from '../site/serve-helpers.js';
 
 // Issue 40: the influenced pipeline through HTTP. Sessions are placed at chosen instants around a
 // deal's createdAt (the window's edges), on audiences of persons whose domain is the deal's account.
@@ -261,7 +261,6 @@ describe('bounds', () => {
 });
 
 const hidden = (html: string, name: string) => new RegExp(`<input type="hidden" name="${name}" value="([^"]*)">`).exec(html)?.[1] ?? '';
-const claimsOf = (token: string): Json => JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString('utf8'));
 let address = 1;
 const nextAddress = () => `198.51.${100 + Math.floor(address / 250)}.${(address++ % 250) + 1}`;
 
@@ -305,7 +304,7 @@ describe('served visits: by arm, and through a lead’s person', () => {
         remoteAddress: nextAddress(),
       });
       assert.equal(report.statusCode, 204, report.body);
-      const arm = claimsOf(token).arm as string;
+      const arm = viewClaims(token).arm as string;
       expected[arm] = (expected[arm] ?? 0) + (i + 1) * 100;
       await deal({ accountDomain: unit.domain, amount: (i + 1) * 100, createdAt: at(start + 60_000), currency: 'CHF' });
     }

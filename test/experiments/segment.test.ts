@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { expectProblem, ok, startApp, type Json, type TestApp } from '../helpers.js';
-import { audienceOf, fallbackHost, link, publishedPage, unique, visit } from '../site/serve-helpers.js';
+import { audienceOf, fallbackHost, link, publishedPage, tokenIn, unique, viewClaims, visit } from '../site/serve-helpers.js';
 
 // Issue 39: a holdout over one segment. Its visitors are split; control sees the page as everyone
 // sees it (the home audience's version, else the page), and visitors of no segment are untouched.
@@ -26,8 +26,7 @@ const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like
 const content = (headline: string) => ({ headline, subheadline: '', sections: [] });
 const base = (pageId: string) => `/v0/pages/${pageId}/experiments`;
 const h1 = (html: string) => /<h1>(.*?)<\/h1>/s.exec(html)?.[1] ?? '';
-const tokenIn = (html: string) => /\{"token":"([^"]+)"\}/.exec(html)?.[1] ?? '';
-const claimsOf = (html: string): Json => JSON.parse(Buffer.from(tokenIn(html).split('.')[0] ?? '', 'base64url').toString('utf8'));
+const claimsOf = (html: string): Json => viewClaims(tokenIn(html));
 
 async function publish(pageId: string, audienceId: string, headline: string) {
   const url = `/v0/pages/${pageId}/audiences/${audienceId}/versions`;

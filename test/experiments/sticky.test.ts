@@ -8,7 +8,7 @@ import { stickyArm } from '../../src/experiments/units.js';
 import { USER_AGENT } from '../browser.js';
 import { ok, onPostgres, startApp, type Json, type TestApp } from '../helpers.js';
 import { startServer, START_MS, type ServerProcess } from '../server-process.js';
-import { audienceOf, fallbackHost, link, publishedPage, unique, visit } from '../site/serve-helpers.js';
+import { audienceOf, fallbackHost, link, publishedPage, unique, viewClaims, visit } from '../site/serve-helpers.js';
 
 // Issue 36: a unit's arm is fixed at its first exposure and kept whatever the weights become; the
 // results count each unit once, in its first arm; reading them writes nothing; and two instances
@@ -28,7 +28,6 @@ after(async () => {
 });
 
 const hidden = (html: string, name: string) => new RegExp(`<input type="hidden" name="${name}" value="([^"]*)">`).exec(html)?.[1] ?? '';
-const claimsOf = (token: string): Json => JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString('utf8'));
 const FORM = { purpose: 'lead', buttonTitle: 'Send', actionType: 'form', url: '' };
 let address = 1;
 const nextAddress = () => `198.51.${100 + Math.floor(address / 250)}.${(address++ % 250) + 1}`;
@@ -78,7 +77,7 @@ async function visitAndReport(path: string, converts: boolean): Promise<string> 
     remoteAddress: nextAddress(),
   });
   assert.equal(report.statusCode, 204, report.body);
-  return claimsOf(token).arm as string;
+  return viewClaims(token).arm as string;
 }
 
 describe('weights changed from 50/50 to 10/90 while 60 persons come back', () => {
@@ -197,7 +196,7 @@ describe('two instances on the same database', () => {
           fetchSite(other, host, person.path),
         ]);
         assert.equal(here.statusCode, 200, here.body);
-        return { person, here: claimsOf(hidden(here.body, 'token')).arm, there: claimsOf(hidden(there, 'token')).arm };
+        return { person, here: viewClaims(hidden(here.body, 'token')).arm, there: viewClaims(hidden(there, 'token')).arm };
       }),
     );
     const stored = new Map(

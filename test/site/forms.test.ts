@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/config.js';
 import { USER_AGENT } from '../browser.js';
 import { startApp, type Json, type TestApp } from '../helpers.js';
 import { startServer, startsAndWork, type ServerProcess } from '../server-process.js';
-import { audienceOf, fallbackHost, link, publishedPage, unique, visit } from './serve-helpers.js';
+import { audienceOf, fallbackHost, link, publishedPage, unique, viewClaims, visit } from './serve-helpers.js';
 
 // Lead forms: rendered inline, posted without JavaScript, validated, recorded on the visit's session.
 
@@ -280,7 +280,7 @@ describe('a form and visit.started', () => {
       payload: JSON.stringify({ token, visibleMs: 1000, scroll: 10, clicks: 0, questions: 0, conversions: 0 }),
       remoteAddress: freshAddress(),
     });
-  const visitIdOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString()).visitId as string;
+  const visitIdOf = (token: string) => viewClaims(token).visitId as string;
   const startedOf = async (token: string) =>
     (await events('visit.started')).filter((e) => e.payload.data.analyticsSessionId === visitIdOf(token));
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startApp, type TestApp } from '../helpers.js';
-import { audienceOf, fallbackHost, link, publishedPage, unique, visit } from './serve-helpers.js';
+import { audienceOf, fallbackHost, link, publishedPage, tokenIn, unique, viewClaims, visit } from './serve-helpers.js';
 
 // Which page, for which audience, a visitor path shows: every resolution rule of issue 15.
 
@@ -92,8 +92,7 @@ describe('resolution', () => {
     await t.req('POST', `/v0/pages/${page.pageId}/audiences/${audience.audienceId}/archive`, {});
     const res = await visit(t, host, path);
     assert.equal(res.statusCode, 200);
-    const token = /\{"token":"([^"]+)"\}/.exec(res.body)?.[1] ?? '';
-    const claims = JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString());
+    const claims = viewClaims(tokenIn(res.body));
     assert.equal(claims.audienceId, page.pageId, "the page itself, under the page's own id");
   });
 

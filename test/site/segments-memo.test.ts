@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
 import { type Json, ok, onPostgres, startApp, type TestApp } from '../helpers.js';
-import { audienceOf, fallbackHost, link, publishedPage, unique, visit } from './serve-helpers.js';
+import { audienceOf, fallbackHost, link, publishedPage, tokenIn, unique, viewClaims, visit } from './serve-helpers.js';
 
 // Issue 50: choosing a segment must not cost more as the data grows. A page's segments are kept
 // under the tenant's change sequence, which a commit of visits does not move: on SQLite such a
@@ -109,8 +109,7 @@ test('a segmented path already served is answered from its segment memo: no miss
   // Each visit's view token is its own: the rest of the document is the variant's.
   const variant = async (v: string) => {
     const body = await see(v);
-    const token = /"token":"([^".]*)\./.exec(body)?.[1] ?? '';
-    const { audienceId } = JSON.parse(Buffer.from(token, 'base64url').toString()) as { audienceId: string };
+    const { audienceId } = viewClaims(tokenIn(body));
     return `${audienceId} ${body.replace(/"token":"[^"]*"/, '')}`;
   };
   const shown = new Map<string, string>();
@@ -183,8 +182,7 @@ test('an experiment path already served assigns each visitor from the memo: no m
     const res = await visit(t, host, path, { remoteAddress, headers: { 'user-agent': BROWSER } });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.headers['cache-control'], 'private, no-cache', 'another visitor of the URL may get another arm');
-    const token = /"token":"([^".]*)\./.exec(res.body)?.[1] ?? '';
-    const { arm, unit } = JSON.parse(Buffer.from(token, 'base64url').toString()) as { arm: string; unit: string };
+    const { arm, unit } = viewClaims(tokenIn(res.body)) as { arm: string; unit: string };
     const h1 = /<h1>(.*?)<\/h1>/s.exec(res.body)?.[1] ?? '';
     return { arm, unit, h1, body: res.body.replace(/"token":"[^"]*"/, '') };
   };

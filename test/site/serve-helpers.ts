@@ -48,3 +48,9 @@ export async function link(t: TestApp, path: string, target: Record<string, stri
 }
 
 export const unique = (prefix: string) => `/${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 7)}`;
+
+/** The claims of a view token, read without checking its signature (the service checks it). */
+export const viewClaims = (token: string): Json => JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString('utf8'));
+
+/** The view token a served document carries in its measurement script. */
+export const tokenIn = (html: string): string => /"token":"([^"]+)"/.exec(html)?.[1] ?? '';

@@ -7,7 +7,7 @@ import { applyCollectFunction } from '../../src/visits/index.js';
 import { USER_AGENT } from '../browser.js';
 import { expectProblem, type Json, ok, startApp, type TestApp } from '../helpers.js';
 import { FORM_ACTION } from '../leads/lead-forms.js';
-import { audienceOf, fallbackHost, link, publishedPage, unique, visit } from '../site/serve-helpers.js';
+import { audienceOf, fallbackHost, link, publishedPage, unique, viewClaims, visit } from '../site/serve-helpers.js';
 
 // Issue 45 §8: GA4's default channel groups on every session, through served visits and the
 // collector's reports (the one-statement report on PostgreSQL, the transaction on SQLite), the
@@ -45,7 +45,7 @@ async function serve(path: string, referer?: string): Promise<Served> {
   const view = /<script type="application\/json" id="pam-view">([^<]*)<\/script>/.exec(res.body)?.[1];
   assert.ok(view, 'the document carries its view token');
   const token = JSON.parse(view).token as string;
-  const claims = JSON.parse(Buffer.from(token.split('.')[0] as string, 'base64url').toString()) as { visitId: string };
+  const claims = viewClaims(token) as { visitId: string };
   return { html: res.body, token, visitId: claims.visitId, address };
 }
 
