@@ -18,6 +18,7 @@ export function largestRemainder(parts: readonly number[], total: number): numbe
   const out = parts.map((x) => Math.floor(x + SNAP));
   let missing = total - out.reduce((a, b) => a + b, 0);
   if (missing === 0 || parts.length === 0) return out;
+  if (missing > 0 && missing <= parts.length) return topUp(parts, out, missing);
   const order = parts.map((_, i) => i);
   const rest = (i: number) => (parts[i] as number) - (out[i] as number);
   // Most remainder first when units are missing; least first when a float's error gave one too many.
@@ -28,6 +29,27 @@ export function largestRemainder(parts: readonly number[], total: number): numbe
     if (step < 0 && (out[i] as number) === 0) continue;
     out[i] = (out[i] as number) + step;
     missing -= step;
+  }
+  return out;
+}
+
+/**
+ * The common case of largestRemainder, `missing` units for `missing` distinct parts: the parts
+ * with the largest remainders, ties to the earlier part, as the sort by remainder then index
+ * would pick them, found from the missing-th largest remainder by a numeric sort (no comparator:
+ * a report rounds thousands of groups four times, and the comparator's sort was a fifth of it).
+ */
+function topUp(parts: readonly number[], out: number[], missing: number): number[] {
+  const rests = new Float64Array(parts.length);
+  for (let i = 0; i < parts.length; i++) rests[i] = (parts[i] as number) - (out[i] as number);
+  const sorted = Float64Array.from(rests).sort();
+  const threshold = sorted[sorted.length - missing] as number;
+  // Above the threshold, all; at it, the earliest until none is missing.
+  let atThreshold = missing;
+  for (let i = 0; i < rests.length; i++) if ((rests[i] as number) > threshold) atThreshold--;
+  for (let i = 0; i < rests.length; i++) {
+    const rest = rests[i] as number;
+    if (rest > threshold || (rest === threshold && atThreshold-- > 0)) out[i] = (out[i] as number) + 1;
   }
   return out;
 }
