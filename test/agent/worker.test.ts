@@ -164,18 +164,27 @@ describe('fairness', () => {
     });
     const idsA = pageA.audiences.map((a: Json) => a.audienceId as string);
     const idB = pageB.audiences[0].audienceId as string;
-    await until('every version of both', () => allPublished([...idsA, idB]), 60_000);
+    // When each second version was published, as far as they are: one statement a poll (a statement
+    // per audience, 501 every 25 ms, competed with the worker it waited for).
     const published = async (ids: string[]) =>
       (
         await t.app.db
           .selectFrom('audience_versions')
-          .select(['published_at', 'id'])
+          .select('published_at')
           .where('audience_id', 'in', ids)
           .where('version_number', '=', 2)
+          .where('status', '=', 'published')
           .execute()
-      ).map((r) => r.published_at as string);
-    const timesA = (await published(idsA)).sort();
+      )
+        .map((r) => r.published_at as string)
+        .sort();
+    // The order is what is asked: B, and A's first 100. How fast the worker goes is the benchmark's
+    // (agent-template), so the whole queue is then given as long as a loaded machine needs.
+    await until('B and 100 of A', async () => (await published([idB])).length === 1 && (await published(idsA)).length >= 100, 120_000);
+    const timesA = await published(idsA);
     const [timeB] = await published([idB]);
     assert.ok(timeB && timesA[99] && timeB < (timesA[99] as string), `B at ${timeB}, A's 100th at ${timesA[99]}`);
+    await until('every version of both', async () => (await published([...idsA, idB])).length === 501, 300_000);
+    assert.ok(await allPublished([...idsA, idB]), 'each one’s latest version is its second, published');
   });
 });
