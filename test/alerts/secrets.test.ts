@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Migrator } from 'kysely';
 import { migrations } from '../../src/db/migrations/index.js';
-import { expectProblem, freshDatabase, type Json, ok, onPostgres, startApp, type TestApp } from '../helpers.js';
+import { expectProblem, freshDatabase, type Json, ok, startApp, type TestApp } from '../helpers.js';
 import { postLead } from '../integrations/helpers.js';
 import { until } from '../until.js';
 import { slack } from './slack.js';
@@ -149,15 +148,7 @@ describe('migration 0046 on alerts stored before it', () => {
       // Back to before 0046, and an alert as an older version stored it: its URL in the clear.
       const names = Object.keys(migrations).sort();
       const before = names[names.indexOf('2026_12_04_0046_alert_webhook_secrets') - 1] as string;
-      const schema = onPostgres
-        ? ((await old.app.db.selectNoFrom((eb) => eb.fn<string>('current_schema').as('s')).executeTakeFirst())?.s as string)
-        : undefined;
-      const migrator = new Migrator({
-        db: old.app.db,
-        provider: { getMigrations: async () => migrations },
-        ...(schema ? { migrationTableSchema: schema } : {}),
-      });
-      assert.equal((await migrator.migrateTo(before)).error, undefined);
+      assert.equal((await old.migrating((migrator) => migrator.migrateTo(before))).error, undefined);
       const url = hooks.url('storedclear');
       const at = new Date().toISOString();
       await old.app.db

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Migrator } from 'kysely';
 import { validatorCompiler } from '../../src/http/validation.js';
 import { FormSubmittedData } from '../../src/leads/schemas.js';
 import { migrations } from '../../src/db/migrations/index.js';
-import { ok, onPostgres, startApp, type Json, type TestApp } from '../helpers.js';
+import { ok, startApp, type Json, type TestApp } from '../helpers.js';
 import { fallbackHost } from '../site/serve-helpers.js';
 import { formPage, formPoster } from './lead-forms.js';
 
@@ -256,18 +255,12 @@ describe('migration 0031 on existing leads', () => {
     // Back to before the migration (its columns dropped), then forward: the backfill runs on these rows.
     const names = Object.keys(migrations).sort();
     const before = names[names.indexOf('2026_11_30_0031_lead_submitted') - 1] as string;
-    const schema = onPostgres
-      ? ((await t.app.db.selectNoFrom((eb) => eb.fn<string>('current_schema').as('s')).executeTakeFirst())?.s as string)
-      : undefined;
-    const migrator = new Migrator({
-      db: t.app.db,
-      provider: { getMigrations: async () => migrations },
-      ...(schema ? { migrationTableSchema: schema } : {}),
+    await t.migrating(async (migrator) => {
+      const down = await migrator.migrateTo(before);
+      assert.equal(down.error, undefined);
+      const up = await migrator.migrateToLatest();
+      assert.equal(up.error, undefined);
     });
-    const down = await migrator.migrateTo(before);
-    assert.equal(down.error, undefined);
-    const up = await migrator.migrateToLatest();
-    assert.equal(up.error, undefined);
 
     const [lead] = await leadsOf(page.pageId);
     assert.deepEqual(
