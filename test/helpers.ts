@@ -41,7 +41,7 @@ export interface TestApp {
    * service's 2.5 s limit on a query, as the service migrates: the migration lock is one for every
    * test file on the PostgreSQL server, and a loaded machine's files wait for it longer than that.
    */
-  migrating<T>(work: (migrator: Migrator, db: Kysely<Database>) => Promise<T>): Promise<T>;
+  migrating<T>(work: (migrator: Migrator) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -189,7 +189,7 @@ export async function startApp(env: Record<string, string> = {}, options: Omit<A
           provider: { getMigrations: async () => migrations },
           ...(schema ? { migrationTableSchema: schema } : {}),
         });
-        return await work(migrator, db);
+        return await work(migrator);
       } finally {
         await bulk?.close();
       }

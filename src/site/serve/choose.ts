@@ -17,7 +17,7 @@ import { assignment, stickyArm } from '../../experiments/index.js';
 import type { SiteContext } from '../context.js';
 import type { SiteHost } from '../hosts.js';
 import type { Resolution } from './resolve.js';
-import { readStamp } from './stamp.js';
+import { readStamp, type Stamp } from './stamp.js';
 import { type Chosen, variantOf } from './variant.js';
 import type { VisitFacts } from './visit.js';
 
@@ -83,12 +83,14 @@ export async function choose<T>(
   const stamp = await readStamp(context.db, host.tenantId, resolution.pageId, audience);
   if (!stamp) return { kind: 'none' };
   if (stamp.gone) return { kind: 'gone' };
-  const assigned = await assignment(stamp, options.visitorKey, (experimentId, unit, candidate) =>
-    stickyArm(context.db, experimentId, unit, candidate),
-  );
+  const assigned = await assignArm(context, stamp, options.visitorKey);
   const chosen = variantOf(host, resolution, stamp, assigned, options);
   return { kind: 'chosen', chosen: { ...chosen, segmented: segments !== undefined, company } };
 }
+
+/** The visitor's arm in the experiment the stamp names, kept once assigned (experiments/units.ts); run.ts's hot path too. */
+export const assignArm = (context: SiteContext, stamp: Stamp, visitorKey: (() => Promise<string>) | undefined) =>
+  assignment(stamp, visitorKey, (experimentId, unit, candidate) => stickyArm(context.db, experimentId, unit, candidate));
 
 // The page's segments: read once per change of the tenant, their rules compiled once per change of
 // each, and the first the visit matches.

@@ -8,11 +8,10 @@ import type { SiteContext } from '../context.js';
 import type { SiteHost } from '../hosts.js';
 import type { TokenFields } from '../token.js';
 import type { DocumentCache } from './cache.js';
-import { assignment, stickyArm } from '../../experiments/index.js';
 import { armLabel, type Chosen } from './variant.js';
 import type { OutcomeMemo } from './memo.js';
 import type { Link } from './resolve.js';
-import { matchSegment, type PageResolution, type PageSegments } from './choose.js';
+import { assignArm, matchSegment, type PageResolution, type PageSegments } from './choose.js';
 import type { Stamp } from './stamp.js';
 import type { VisitFacts } from './visit.js';
 
@@ -148,9 +147,7 @@ async function hot(
 ): Promise<Outcome | undefined> {
   if (known?.kind !== 'assigned') return fromCache(documents.cache, known, options.facts);
   if (version === undefined) return undefined;
-  const assigned = await assignment(known.stamp, options.visitorKey, (experimentId, unit, candidate) =>
-    stickyArm(context.db, experimentId, unit, candidate),
-  );
+  const assigned = await assignArm(context, known.stamp, options.visitorKey);
   if (typeof assigned !== 'object') return undefined;
   const found = await fromCache(documents.cache, documents.memo.get(version, armKey(at, armLabel(assigned))), options.facts);
   return found?.kind === 'document' ? { ...found, visit: { ...found.visit, unit: assigned.unit } } : undefined;
