@@ -17,7 +17,11 @@ let host: string;
 /** On PostgreSQL the `domains` counter is read on every request for 5 s after this process changed a domain (site/hosts.ts). */
 let hostMadeAt = 0;
 before(async () => {
-  t = await startApp({ METRICS_TOKEN: METRICS, WEBHOOK_DISPATCHER: 'false', ALERT_SENDER: 'false' }, { sessionEndsEveryMs: 3_600_000 });
+  // Statements are counted process-wide: the scheduled sweeps, domain checks and experiment looks wait an hour.
+  t = await startApp(
+    { METRICS_TOKEN: METRICS, WEBHOOK_DISPATCHER: 'false', ALERT_SENDER: 'false' },
+    { sessionEndsEveryMs: 3_600_000, domainChecksEveryMs: 3_600_000, reweighEveryMs: 3_600_000 },
+  );
   host = await fallbackHost(t);
   hostMadeAt = Date.now();
 });
