@@ -26,6 +26,20 @@ export interface Assignment {
   versionId: string | undefined;
 }
 
+/**
+ * A stamp's arms, parsed once: the outcome memo serves many visits from one stamp (site/serve/run.ts).
+ * Not a cache of the catalogue (db/caches.ts): it holds what its stamp holds, and goes with it.
+ */
+const parsedArms = new WeakMap<ExperimentStamp, readonly StoredArm[]>();
+function armsOf(stamp: ExperimentStamp, text: string): readonly StoredArm[] {
+  let arms = parsedArms.get(stamp);
+  if (!arms) {
+    arms = JSON.parse(text) as StoredArm[];
+    parsedArms.set(stamp, arms);
+  }
+  return arms;
+}
+
 /** The unit's kept arm, or `candidate` stored as its arm at this first exposure (units.ts, `stickyArm`). */
 export type KeepArm = (experimentId: string, unit: string, candidate: string) => Promise<string>;
 
@@ -49,7 +63,7 @@ export async function assignment(
   }
   const unit = stamp.personId !== null ? `person:${stamp.personId}` : await visitorKey?.();
   if (unit === undefined) return undefined;
-  const arms = JSON.parse(stamp.experimentArms) as StoredArm[];
+  const arms = armsOf(stamp, stamp.experimentArms);
   const bucket = armFor(stamp.experimentId, unit, arms);
   const kept = await keep(stamp.experimentId, unit, bucket);
   // Arms are never removed, so a kept arm is always one of them; should it not be, the bucket serves.
