@@ -1,24 +1,27 @@
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { DbObserver } from './observer.js';
 
 /**
- * The tenants' change sequences as PostgreSQL announces them (LISTEN/NOTIFY): the trigger that
- * moves a tenant's sequence (migration 2026_11_27_0024_tenant_changes) also notifies `pam_site`
- * with the tenant's id, delivered at commit to every instance's listening connection.
+ * The tenants' change sequences as PostgreSQL records them: the trigger that moves a tenant's
+ * sequence (migrations 0024, 0063 and 0071), and `noteSiteChange`, record in the moved row the
+ * writing transaction's id (`writer`). Nothing is notified: a transaction that calls NOTIFY commits
+ * under a lock of the whole cluster, one at a time (issue 50).
  *
- * A notification alone is never trusted to have arrived in time: before a kept answer is used,
- * `sync` sends a notification of its own on this instance's private channel and waits for it to
- * come back. PostgreSQL delivers notifications in commit order, so when it is back, every change
- * committed before `sync` was called has been received. The round trip is shared: every request
- * that arrives while one is out waits for the next one, which starts when the first is back. Under
- * load (SYNC_BATCH requests within SYNC_GAP_MS that found another's sync out or waiting) the next
- * also waits until SYNC_BATCH requests wait or SYNC_GAP_MS passed since the previous was sent, so
- * one statement covers many requests (a request waits SYNC_GAP_MS more at most); below that it is
- * sent at once, so a client sending requests one after another waits one round trip, not the gap.
+ * A kept answer is used only once `sync` is back. A sync is one statement: the rows written at or
+ * after the previous sync's `xmin` (the oldest transaction its snapshot saw still running), and this
+ * snapshot's own `xmin`. A transaction below that `xmin` had ended when the previous snapshot was
+ * taken, so its rows were read then (or, by the same argument, by an earlier sync); one still
+ * running then, or begun since, has an id at or above it. So when a sync is back, every change
+ * committed before it was called has been received, whatever the order of ids and commits. A row
+ * read again with the same value is no new change. The round trip is shared: every request that
+ * arrives while one is out waits for the next one, which starts when the first is back. Under load
+ * (SYNC_BATCH requests within SYNC_GAP_MS that found another's sync out or waiting) the next also
+ * waits until SYNC_BATCH requests wait or SYNC_GAP_MS passed since the previous was sent, so one
+ * statement covers many requests (a request waits SYNC_GAP_MS more at most); below that it is sent
+ * at once, so a client sending requests one after another waits one round trip, not the gap.
  * While the connection is down (killed, server restarted) `sync` answers false at once and the
  * callers read instead; after a reconnect, the epoch moves, and everything remembered before it is
- * dropped (changes made meanwhile were missed).
+ * dropped.
  */
 export interface ChangeFeed {
   /** True once every change committed before the call has been received; false when the feed cannot tell. */
@@ -29,8 +32,6 @@ export interface ChangeFeed {
   changedSince(tenantId: string, mark: { epoch: number; at: number }): boolean;
   close(): Promise<void>;
 }
-
-export const SITE_CHANNEL = 'pam_site';
 
 /** A sync not back within this long means the connection is unwell: the callers read instead. */
 const SYNC_TIMEOUT_MS = 1000;
@@ -48,19 +49,40 @@ const SYNC_GAP_MS = 16;
 const RECONNECT_MS = 1000;
 /** Tenants whose last change is remembered; past this, all are forgotten (the epoch moves). */
 const MAX_TENANTS = 100_000;
+/**
+ * Rows a sync reads at most. A transaction that wrote and stays open (a session left idle in one)
+ * holds every snapshot's `xmin` back, so every sync reads every row written since: past this many,
+ * everything remembered is forgotten (the epoch moves) and the callers read until it ends.
+ */
+const MAX_ROWS = 1000;
+
+/** The sync (see above): `$1`, the previous sync's `xmin`; null reads no row, only this `xmin`. */
+const SYNC = `
+  select s.xmin, c.scope, c.value::text as value
+  from (select pg_snapshot_xmin(pg_current_snapshot())::text as xmin) s
+  left join (select scope, value from change_counters where writer >= $1::xid8 limit ${MAX_ROWS + 1}) c on true`;
+interface SyncRow {
+  xmin: string;
+  scope: string | null;
+  value: string | null;
+}
+/** `site:<tenant>` or one of its shards, `site:<tenant>#1` … `#7` (migration 0063). */
+const tenantOf = (scope: string) => scope.slice('site:'.length).replace(/#[1-7]$/, '');
 
 interface Waiter {
   resolve(ok: boolean): void;
 }
 
 export function changeFeed(url: string, observer: DbObserver = {}): ChangeFeed {
-  const channel = `pam_sync_${randomBytes(8).toString('hex')}`;
   let client: pg.Client | undefined;
   let healthy = false;
   let closed = false;
   let epoch = 0;
   let received = 0;
   const lastChange = new Map<string, number>();
+  // Each row's value as last read: read again unchanged, it is no new change.
+  const seen = new Map<string, string>();
+  let since: string | undefined;
   let sent = 0;
   let sentAt = Number.NEGATIVE_INFINITY;
   let out: { n: number; waiters: Waiter[]; timer: NodeJS.Timeout } | undefined;
@@ -110,13 +132,41 @@ export function changeFeed(url: string, observer: DbObserver = {}): ChangeFeed {
     }, Math.ceil(wait));
   };
 
+  const forget = () => {
+    lastChange.clear();
+    seen.clear();
+    epoch++;
+  };
+
+  const receive = (rows: SyncRow[]) => {
+    if (rows.length > MAX_ROWS) forget();
+    else
+      for (const { scope, value } of rows) {
+        if (scope === null || value === null || !scope.startsWith('site:') || seen.get(scope) === value) continue;
+        if (lastChange.size >= MAX_TENANTS || seen.size >= 8 * MAX_TENANTS) forget();
+        seen.set(scope, value);
+        lastChange.set(tenantOf(scope), ++received);
+      }
+    since = rows[0]?.xmin;
+  };
+
   const send = (waiters: Waiter[]) => {
+    if (!client || since === undefined) {
+      for (const w of waiters) w.resolve(false);
+      return;
+    }
     const n = ++sent;
     sentAt = performance.now();
     out = { n, waiters, timer: setTimeout(() => down(), SYNC_TIMEOUT_MS) };
     const start = performance.now();
-    client?.query('select pg_notify($1, $2)', [channel, String(n)]).then(
-      () => observer.query?.('select pg_notify', (performance.now() - start) / 1000, false),
+    client.query<SyncRow>(SYNC, [since]).then(
+      (result) => {
+        observer.query?.('change feed sync', (performance.now() - start) / 1000, false);
+        // Gone meanwhile (timed out, reconnected): the next connection starts afresh.
+        if (out?.n !== n) return;
+        receive(result.rows);
+        settle(true);
+      },
       () => down(),
     );
   };
@@ -126,7 +176,7 @@ export function changeFeed(url: string, observer: DbObserver = {}): ChangeFeed {
     healthy = false;
     const old = client;
     client = undefined;
-    old?.removeAllListeners('notification');
+    since = undefined;
     void old?.end().catch(() => {});
     settle(false);
     if (!closed) setTimeout(connect, RECONNECT_MS).unref();
@@ -139,22 +189,14 @@ export function changeFeed(url: string, observer: DbObserver = {}): ChangeFeed {
     c.on('end', () => {
       if (client === c) down();
     });
-    c.on('notification', (msg) => {
-      if (msg.channel === SITE_CHANNEL && msg.payload) {
-        if (lastChange.size >= MAX_TENANTS) {
-          lastChange.clear();
-          epoch++;
-        }
-        lastChange.set(msg.payload, ++received);
-      } else if (msg.channel === channel && out && msg.payload === String(out.n)) settle(true);
-    });
     try {
       client = c;
       await c.connect();
-      await c.query(`listen ${SITE_CHANNEL}`);
-      await c.query(`listen ${channel}`);
-      // Whatever was remembered before this connection listened may have missed a change.
-      epoch++;
+      const { rows } = await c.query<SyncRow>(SYNC, [null]);
+      if (client !== c) return;
+      // Whatever was remembered before this connection's first snapshot may have missed a change.
+      forget();
+      since = rows[0]?.xmin;
       healthy = true;
     } catch {
       if (client === c) down();

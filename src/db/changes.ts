@@ -1,6 +1,6 @@
 import { type Expression, type RawBuilder, sql, type Kysely } from 'kysely';
 import { isPostgres } from './adapter.js';
-import { type ChangeFeed, SITE_CHANNEL } from './change-feed.js';
+import type { ChangeFeed } from './change-feed.js';
 import { perDatabase } from './per-database.js';
 import { prepared } from './prepared.js';
 import type { Database } from './types.js';
@@ -91,10 +91,20 @@ export function movedHereAt(db: Kysely<Database>, scope: ChangeScope): number {
  * sequence stands still (docs/contributing.md, "In-process caches").
  */
 export async function noteSiteChange(trx: Kysely<Database>, tenantId: string): Promise<void> {
-  await noteChange(trx, `site:${tenantId}`);
-  // As the sequence's triggers do, so that the change feed hears of every move (siteSequenceFed).
-  if (isPostgres(trx)) await sql`select pg_notify(${SITE_CHANNEL}, ${tenantId})`.execute(trx);
+  if (isPostgres(trx)) await moveWithWriter(trx, { scope: `site:${tenantId}` });
+  else await noteChange(trx, `site:${tenantId}`);
 }
+
+/**
+ * As the sequence's triggers do on PostgreSQL (migration 0071): the row records its writer's
+ * transaction, which is how the change feed hears of the move (db/change-feed.ts).
+ */
+const moveWithWriter = prepared((db, p: { scope: string }) => ({
+  compile: () =>
+    sql`
+      insert into change_counters (scope, value, writer) values (${p.scope}, 1, pg_current_xact_id())
+      on conflict (scope) do update set value = change_counters.value + 1, writer = excluded.writer`.compile(db),
+}));
 
 /** The tenant's change sequence as committed: 0 before its first change. */
 export const siteSequence = (db: Kysely<Database>, tenantId: string): Promise<number> => changeCount(db, `site:${tenantId}`);
@@ -138,8 +148,8 @@ export interface Freshness {
  * The tenant's change sequence as PostgreSQL's change feed vouches for it (db/change-feed.ts): read
  * once, then trusted while the feed has heard of no change of the tenant since the mark taken
  * before the read, once a sync has shown every change committed before this call received. Every
- * move of the sequence notifies (its triggers, and noteSiteChange), so a kept count that is not
- * the committed one is never answered. The sync is one statement shared by the requests that wait
+ * move of the sequence records its writer (its triggers, and noteSiteChange), which the feed reads,
+ * so a kept count that is not the committed one is never answered. The sync is one statement shared by the requests that wait
  * together: under load, a fraction of a statement a request. When the feed cannot tell, it reads.
  */
 const fedCounts = perDatabase(() => new Map<string, { count: Promise<number>; mark: ReturnType<ChangeFeed['mark']> }>());

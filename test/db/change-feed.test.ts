@@ -1,24 +1,36 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
 import { type ChangeFeed, changeFeed } from '../../src/db/change-feed.js';
-import { onPostgres, TEST_DATABASE_URL } from '../helpers.js';
+import { freshDatabase, onPostgres, type TestDatabase } from '../helpers.js';
+import { migrateDatabase } from '../../src/db/migrate.js';
+import { loadConfig } from '../../src/config.js';
+import { noteSiteChange } from '../../src/db/changes.js';
+import { openDatabase } from '../../src/db/connection.js';
 
 // The change feed's shared sync (src/db/change-feed.ts): a client asking one request after another
 // waits a round trip, not the gap that batches a loaded instance's requests; requests asked
-// together share one statement.
+// together share one statement. And what a sync receives: every change committed before it was
+// called, whatever the order of transaction ids and commits, and nothing else.
 
 describe('the change feed sync', { skip: !onPostgres && 'PostgreSQL only' }, () => {
   let feed: ChangeFeed;
   let sent = 0;
+  let database: TestDatabase;
   before(async () => {
-    feed = changeFeed(TEST_DATABASE_URL, { query: () => sent++ });
+    database = await freshDatabase();
+    await migrateDatabase(loadConfig({ DATABASE_URL: database.url }).database);
+    feed = changeFeed(database.url, { query: () => sent++ });
     const end = Date.now() + 10_000;
     while (!(await feed.sync())) {
       if (Date.now() > end) assert.fail('the feed did not connect');
       await new Promise((r) => setTimeout(r, 20));
     }
   });
-  after(() => feed.close());
+  after(async () => {
+    await feed.close();
+    await database.drop();
+  });
 
   test('one after another: each sync is sent at once, not after the 16 ms gap', async () => {
     const took: number[] = [];
@@ -39,5 +51,95 @@ describe('the change feed sync', { skip: !onPostgres && 'PostgreSQL only' }, () 
     const all = await Promise.all(Array.from({ length: 120 }, () => feed.sync()));
     assert.ok(all.every(Boolean));
     assert.ok(sent - before <= 3, `${sent - before} syncs sent for 120 asked together`);
+  });
+
+  /** A connection writing as the sequence's trigger does (migration 0071). */
+  async function writer(): Promise<{ move(tenant: string): Promise<void>; query(text: string): Promise<unknown>; end(): Promise<void> }> {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    return {
+      move: async (tenant) => {
+        await client.query(
+          `insert into change_counters (scope, value, writer) values ($1, 1, pg_current_xact_id())
+           on conflict (scope) do update set value = change_counters.value + 1, writer = excluded.writer`,
+          [`site:${tenant}`],
+        );
+      },
+      query: (text) => client.query(text),
+      end: () => client.end(),
+    };
+  }
+
+  test('a change committed after a sync by a transaction older than it is received by the next', async () => {
+    const [older, newer] = [await writer(), await writer()];
+    try {
+      // The older transaction takes its id first and stays open across the sync.
+      await older.query('begin');
+      await older.move('t-older');
+      assert.equal(await feed.sync(), true);
+      const mark = feed.mark();
+      // A younger one commits first.
+      await newer.move('t-newer#3');
+      assert.equal(await feed.sync(), true);
+      assert.equal(feed.changedSince('t-newer', mark), true, 'a shard of the tenant moved');
+      assert.equal(feed.changedSince('t-older', mark), false, 'not committed yet');
+      await older.query('commit');
+      assert.equal(await feed.sync(), true);
+      assert.equal(feed.changedSince('t-older', mark), true);
+      assert.equal(feed.changedSince('t-untouched', mark), false);
+      // Rows read again unchanged are no new change.
+      const later = feed.mark();
+      for (let i = 0; i < 3; i++) assert.equal(await feed.sync(), true);
+      assert.equal(feed.changedSince('t-older', later), false);
+      assert.equal(feed.changedSince('t-newer', later), false);
+      // A rolled-back move is none.
+      await older.query('begin');
+      await older.move('t-older');
+      await older.query('rollback');
+      assert.equal(await feed.sync(), true);
+      assert.equal(feed.changedSince('t-older', later), false);
+    } finally {
+      await older.end();
+      await newer.end();
+    }
+  });
+
+  test('a transaction held open past the rows a sync reads: everything kept is forgotten until it ends', async () => {
+    const [held, other] = [await writer(), await writer()];
+    try {
+      assert.equal(await feed.sync(), true);
+      const mark = feed.mark();
+      await held.query('begin');
+      await held.move('t-held');
+      for (let i = 0; i < 1001; i++) await other.move(`t-many-${i}`);
+      assert.equal(await feed.sync(), true);
+      assert.equal(feed.changedSince('t-untouched', mark), true, 'the epoch moved');
+      const during = feed.mark();
+      assert.equal(await feed.sync(), true);
+      assert.equal(feed.changedSince('t-untouched', during), true, 'still too many rows: forgotten again');
+      await held.query('commit');
+      assert.equal(await feed.sync(), true);
+      const after = feed.mark();
+      await other.move('t-many-0');
+      assert.equal(await feed.sync(), true);
+      assert.equal(feed.changedSince('t-untouched', after), false, 'back to reading only what moved');
+      assert.equal(feed.changedSince('t-many-0', after), true);
+    } finally {
+      await held.end();
+      await other.end();
+    }
+  });
+
+  test('a change no trigger covers (noteSiteChange) is received too', async () => {
+    const db = openDatabase(loadConfig({ DATABASE_URL: database.url }).database);
+    try {
+      assert.equal(await feed.sync(), true);
+      const mark = feed.mark();
+      await db.kysely.transaction().execute((trx) => noteSiteChange(trx, 't-noted'));
+      assert.equal(await feed.sync(), true);
+      assert.equal(feed.changedSince('t-noted', mark), true);
+    } finally {
+      await db.close();
+    }
   });
 });

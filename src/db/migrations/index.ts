@@ -56,6 +56,7 @@ import * as clickScrollMaps from './2026_12_06_0067_click_scroll_maps.js';
 import * as pageNameOnce from './2026_12_06_0068_page_name_once.js';
 import * as outboxConsumers from './2026_12_07_0069_outbox_consumers.js';
 import * as earlyConversions from './2026_12_08_0070_early_conversions.js';
+import * as changeWriters from './2026_12_09_0071_change_writers.js';
 import * as experienceMeasures from './2026_12_06_0066_experience_measures.js';
 
 /** Every migration, by name; names sort in the order they must run. Add new files here. */
@@ -118,4 +119,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_06_0066_experience_measures': experienceMeasures,
   '2026_12_07_0069_outbox_consumers': outboxConsumers,
   '2026_12_08_0070_early_conversions': earlyConversions,
+  '2026_12_09_0071_change_writers': changeWriters,
 };
