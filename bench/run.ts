@@ -11,7 +11,9 @@
  * Each scenario's load keeps 50 requests in flight; `--connections 1` measures one client's
  * latency instead (a person typing into a search box alone on the service).
  * `BENCH_NODE_ARGS` adds options to the service's node, to profile it under load, for example
- * `BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'`.
+ * `BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'`. `BENCH_HEAP_DIR=<dir>` has the service
+ * write a heap snapshot there after each scenario it ran, named by backend, order and scenario, to
+ * see what grows from one to the next (bench/heap-summary.ts compares two).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -739,6 +741,32 @@ async function peakRss<T>(pid: number, during: Promise<T>): Promise<[T, number]>
  * Waits until the server has worked off what the last run left queued (a scenario whose requests
  * timed out in the load generator still has them in the server), so it does not weigh on the next.
  */
+const HEAP_DIR = process.env.BENCH_HEAP_DIR;
+const heapOptions = () => (HEAP_DIR ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${path.resolve(HEAP_DIR)}`] : []);
+
+/**
+ * Asks the service for a heap snapshot (`heapOptions`) and waits for it: the snapshot holds the
+ * service's only thread, so once the file is there and the service answers again, it is whole.
+ */
+async function heapSnapshot(pid: number, port: number, name: string): Promise<void> {
+  if (!HEAP_DIR) return;
+  const dir = path.resolve(HEAP_DIR);
+  const before = new Set(fs.readdirSync(dir));
+  process.kill(pid, 'SIGUSR2');
+  const deadline = Date.now() + 600_000;
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const file = fs.readdirSync(dir).find((f) => !before.has(f) && f.startsWith('Heap.') && f.endsWith('.heapsnapshot'));
+    if (file && fs.statSync(path.join(dir, file)).size > 0) {
+      await waitFor(`http://127.0.0.1:${port}/healthz`, 600_000);
+      fs.renameSync(path.join(dir, file), path.join(dir, `${name}.heapsnapshot`));
+      console.log(`# heap snapshot: ${path.join(dir, `${name}.heapsnapshot`)}`);
+      return;
+    }
+    if (Date.now() > deadline) throw new Error(`no heap snapshot of ${name} in 10 minutes`);
+  }
+}
+
 async function waitIdle(pid: number, ms = 60_000): Promise<void> {
   const cpuTicks = () => {
     try {
@@ -1016,7 +1044,7 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
       pinned(
         SERVER_CPU,
         process.execPath,
-        [...startOptions(), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/server.js'],
+        [...startOptions(), ...heapOptions(), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/server.js'],
         {
           DATABASE_URL: database.url,
           PORT: String(port),
@@ -1094,6 +1122,7 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
           results.push(row);
           log(formatRow(backend, row));
         }
+        await heapSnapshot(child.pid!, port, `${backend}-${String(results.length).padStart(2, '0')}-${scenario.name}-${child.pid}`);
         continue;
       }
       const holdouts = scenario.name === 'serve-page-experiment' ? await startHoldouts(data, port) : [];
@@ -1123,6 +1152,8 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
       log(`# ${backend} ${scenario.name}: ${(cpuPerRequest * 1e6).toFixed(1)} µs of the process's CPU a request`);
       log(formatRow(backend, row));
       await concludeHoldouts(data, port, holdouts);
+      if (scenario.target !== 'ceiling' && scenario.target !== 'prism')
+        await heapSnapshot(child.pid!, port, `${backend}-${String(results.length).padStart(2, '0')}-${scenario.name}-${child.pid}`);
     }
     let metricsCost: Run['metricsCost'];
     if (service && metered && results.some((r) => r.name === 'get-person') && results.some((r) => r.name === 'get-person-metrics')) {
