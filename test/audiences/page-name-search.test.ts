@@ -93,14 +93,20 @@ describe('audience search through the page name', () => {
 });
 
 describe('a rename costs the same statements however many audiences the page has', () => {
-  /** Every statement the service has run so far: the sum of its query counter's series. */
-  const statements = async () => {
+  /**
+   * Every statement the service has run so far (the sum of its query counter's series), and those
+   * of them that are no `select`: the writes, where a rename once rewrote every audience.
+   */
+  const statements = async (): Promise<{ all: number; writes: number }> => {
     const res = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS}` } });
-    let total = 0;
+    const counted = { all: 0, writes: 0 };
     for (const line of res.body.split('\n')) {
-      if (line.startsWith('pam_db_query_duration_seconds_count')) total += Number(line.slice(line.lastIndexOf(' ') + 1));
+      if (!line.startsWith('pam_db_query_duration_seconds_count')) continue;
+      const n = Number(line.slice(line.lastIndexOf(' ') + 1));
+      counted.all += n;
+      if (!line.includes('operation="select"')) counted.writes += n;
     }
-    return total;
+    return counted;
   };
   /** A page with `n` audiences (the first made through the API, the others copies of its row). */
   async function pageWith(n: number): Promise<string> {
@@ -125,14 +131,19 @@ describe('a rename costs the same statements however many audiences the page has
   /**
    * The fewest statements of three renames, the last to `name`: a round of one of the service's
    * other loops (the agent's, the domain checks', ...) may land in one window, never in all three.
+   * Reads are counted apart: authentication's change-feed sync and key read, and an outbox
+   * consumer's wake-up read, fall in or out of a window with the machine's load (seen in CI on
+   * PostgreSQL: 3 statements for one page, 4 for the other), whatever the page.
    */
-  async function renameCost(pageId: string, name: string): Promise<number> {
-    let fewest = Number.POSITIVE_INFINITY;
+  async function renameCost(pageId: string, name: string): Promise<{ all: number; writes: number }> {
+    const fewest = { all: Number.POSITIVE_INFINITY, writes: Number.POSITIVE_INFINITY };
     for (const each of [`${name} first`, `${name} second`, name]) {
-      const scrape = -(await statements()) + (await statements());
+      const [s0, s1] = [await statements(), await statements()];
       const before = await statements();
       ok(await t.req('PATCH', `/v0/pages/${pageId}`, { name: each }));
-      fewest = Math.min(fewest, (await statements()) - before - scrape);
+      const after = await statements();
+      fewest.all = Math.min(fewest.all, after.all - before.all - (s1.all - s0.all));
+      fewest.writes = Math.min(fewest.writes, after.writes - before.writes - (s1.writes - s0.writes));
     }
     return fewest;
   }
@@ -144,7 +155,10 @@ describe('a rename costs the same statements however many audiences the page has
     await renameCost(small, 'Warm small');
     await renameCost(large, 'Warm large');
     const [one, many] = [await renameCost(small, 'Small renamed'), await renameCost(large, 'Large renamed')];
-    assert.equal(many, one, `a page of 2,500 audiences: ${many} statements; of 1: ${one}`);
+    assert.equal(many.writes, one.writes, `a page of 2,500 audiences: ${many.writes} writes; of 1: ${one.writes}`);
+    assert.ok(many.writes >= 1, 'the rename is written');
+    // Reads: at most five more (what varies with the load), where chunks of 200 audiences would be 13.
+    assert.ok(many.all <= one.all + 5, `a page of 2,500 audiences: ${many.all} statements; of 1: ${one.all}`);
     const found = ok(await t.req('GET', '/v0/audiences/search?query=large%20renamed&limit=100'));
     assert.equal(found.totalCount, null);
     assert.equal(found.items.length, 100);
