@@ -36,7 +36,8 @@ const TABLES: Record<string, string[]> = {
   analytics_site_days: [],
   // An event's place in the outbox is a transaction id on PostgreSQL, a count on SQLite (migration 0069).
   events: ['id', 'fanned_out', 'fan_lease_until', 'position'],
-  change_counters: [],
+  // The moved row's writer (a transaction id) is kept on PostgreSQL only, for its change feed (migration 0071).
+  change_counters: ['writer'],
   visit_maps: [],
   heatmap_cells: [],
   heatmap_sections: [],
