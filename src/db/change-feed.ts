@@ -161,7 +161,7 @@ export function changeFeed(url: string, observer: DbObserver = {}): ChangeFeed {
     const start = performance.now();
     client.query<SyncRow>(SYNC, [since]).then(
       (result) => {
-        observer.query?.('change feed sync', (performance.now() - start) / 1000, false);
+        observer.query?.(SYNC, (performance.now() - start) / 1000, false);
         // Gone meanwhile (timed out, reconnected): the next connection starts afresh.
         if (out?.n !== n) return;
         receive(result.rows);

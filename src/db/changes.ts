@@ -149,8 +149,9 @@ export interface Freshness {
  * once, then trusted while the feed has heard of no change of the tenant since the mark taken
  * before the read, once a sync has shown every change committed before this call received. Every
  * move of the sequence records its writer (its triggers, and noteSiteChange), which the feed reads,
- * so a kept count that is not the committed one is never answered. The sync is one statement shared by the requests that wait
- * together: under load, a fraction of a statement a request. When the feed cannot tell, it reads.
+ * so a kept count that is not the committed one is never answered. The sync is one statement
+ * shared by the requests that wait together: under load, a fraction of a statement a request.
+ * When the feed cannot tell, it reads.
  */
 const fedCounts = perDatabase(() => new Map<string, { count: Promise<number>; mark: ReturnType<ChangeFeed['mark']> }>());
 const TENANTS_FED = 10_000;
