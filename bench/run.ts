@@ -737,10 +737,6 @@ async function peakRss<T>(pid: number, during: Promise<T>): Promise<[T, number]>
   }
 }
 
-/**
- * Waits until the server has worked off what the last run left queued (a scenario whose requests
- * timed out in the load generator still has them in the server), so it does not weigh on the next.
- */
 const HEAP_DIR = process.env.BENCH_HEAP_DIR;
 const heapOptions = () => (HEAP_DIR ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${path.resolve(HEAP_DIR)}`] : []);
 
@@ -751,6 +747,7 @@ const heapOptions = () => (HEAP_DIR ? ['--heapsnapshot-signal=SIGUSR2', `--diagn
 async function heapSnapshot(pid: number, port: number, name: string): Promise<void> {
   if (!HEAP_DIR) return;
   const dir = path.resolve(HEAP_DIR);
+  const target = path.join(dir, `${name}-${pid}.heapsnapshot`);
   const before = new Set(fs.readdirSync(dir));
   process.kill(pid, 'SIGUSR2');
   const deadline = Date.now() + 600_000;
@@ -759,14 +756,18 @@ async function heapSnapshot(pid: number, port: number, name: string): Promise<vo
     const file = fs.readdirSync(dir).find((f) => !before.has(f) && f.startsWith('Heap.') && f.endsWith('.heapsnapshot'));
     if (file && fs.statSync(path.join(dir, file)).size > 0) {
       await waitFor(`http://127.0.0.1:${port}/healthz`, 600_000);
-      fs.renameSync(path.join(dir, file), path.join(dir, `${name}.heapsnapshot`));
-      console.log(`# heap snapshot: ${path.join(dir, `${name}.heapsnapshot`)}`);
+      fs.renameSync(path.join(dir, file), target);
+      console.log(`# heap snapshot: ${target}`);
       return;
     }
     if (Date.now() > deadline) throw new Error(`no heap snapshot of ${name} in 10 minutes`);
   }
 }
 
+/**
+ * Waits until the server has worked off what the last run left queued (a scenario whose requests
+ * timed out in the load generator still has them in the server), so it does not weigh on the next.
+ */
 async function waitIdle(pid: number, ms = 60_000): Promise<void> {
   const cpuTicks = () => {
     try {
@@ -1098,6 +1099,8 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
     let ceilingRps: number | null = null;
     // serve-page-segments' paths, kept for its alternating rounds against serve-page after the scenarios.
     let keptSegmentPaths: string[] | undefined;
+    // Named by backend, order and scenario (and the process, heapSnapshot adds), so a listing sorts as the run went.
+    const snapshotName = (scenario: string) => `${backend}-${String(results.length).padStart(2, '0')}-${scenario}`;
     for (const scenario of wanted) {
       const [child, port] = {
         ceiling: [ceiling, ceilingPort] as const,
@@ -1122,7 +1125,7 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
           results.push(row);
           log(formatRow(backend, row));
         }
-        await heapSnapshot(child.pid!, port, `${backend}-${String(results.length).padStart(2, '0')}-${scenario.name}-${child.pid}`);
+        await heapSnapshot(child.pid!, port, snapshotName(scenario.name));
         continue;
       }
       const holdouts = scenario.name === 'serve-page-experiment' ? await startHoldouts(data, port) : [];
@@ -1152,8 +1155,7 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
       log(`# ${backend} ${scenario.name}: ${(cpuPerRequest * 1e6).toFixed(1)} µs of the process's CPU a request`);
       log(formatRow(backend, row));
       await concludeHoldouts(data, port, holdouts);
-      if (scenario.target !== 'ceiling' && scenario.target !== 'prism')
-        await heapSnapshot(child.pid!, port, `${backend}-${String(results.length).padStart(2, '0')}-${scenario.name}-${child.pid}`);
+      if (scenario.target !== 'ceiling' && scenario.target !== 'prism') await heapSnapshot(child.pid!, port, snapshotName(scenario.name));
     }
     let metricsCost: Run['metricsCost'];
     if (service && metered && results.some((r) => r.name === 'get-person') && results.some((r) => r.name === 'get-person-metrics')) {

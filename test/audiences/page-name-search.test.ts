@@ -92,7 +92,7 @@ describe('audience search through the page name', () => {
   });
 });
 
-describe('a rename costs the same statements however many audiences the page has', () => {
+describe('a rename writes the same statements however many audiences the page has', () => {
   /**
    * Every statement the service has run so far (the sum of its query counter's series), and those
    * of them that are no `select`: the writes, where a rename once rewrote every audience.
@@ -148,7 +148,7 @@ describe('a rename costs the same statements however many audiences the page has
     return fewest;
   }
 
-  test('1 audience and 2,500 (more than two of the old copy statements each): the same count, and search follows', async () => {
+  test('1 audience and 2,500 (more than two of the old copy statements each): the same writes, and search follows', async () => {
     const small = await pageWith(1);
     const large = await pageWith(2500);
     // Warmed: the first PATCH of a process compiles and caches what later ones reuse.
