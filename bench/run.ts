@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- [--scale small|full] [--backend sqlite|postgres|both] [--duration S] [--only NAME] [--out DIR] [--connections N]`
+ * `npm run bench -- [--scale small|full] [--backend sqlite|postgres|both] [--duration S] [--only NAME] [--out DIR] [--connections N] [--hold FILE]`
  *
  * Results go to stdout, to `<out>/<date>-<backend>-<scale>.json` (default bench/results), and, for
  * a run of every scenario without `--out`, into the "Current figures" table of BENCHMARKS.md.
@@ -14,14 +14,17 @@
  * `BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'`. `BENCH_HEAP_DIR=<dir>` has the service
  * write a heap snapshot there after each scenario it ran, named by backend, order and scenario, to
  * see what grows from one to the next (bench/heap-summary.ts compares two).
+ *
+ * `--hold FILE` seeds and starts the service as a run does, writes the service and its scenarios'
+ * loads to FILE, and keeps it running until interrupted: bench/alternate.ts then loads two held
+ * services (two commits, each from its own checkout) in turn, to compare their CPU a request.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { forBulkWork, loadConfig } from '../src/config.js';
@@ -32,11 +35,22 @@ import { viewTokens } from '../src/site/token.js';
 import type { LoadResult, LoadSpec } from './load.js';
 import { currentSection, replaceCurrent } from './current.js';
 import { formatRow, HEADER, type Run, type ScenarioResult } from './report.js';
+import {
+  alternatingRounds,
+  cpuSeconds,
+  freePort,
+  load,
+  peakRss,
+  pinned,
+  ROOT,
+  SERVER_CPU,
+  startOptions,
+  waitFor,
+  visitEach,
+  waitIdle,
+  warmedRound,
+} from './processes.js';
 import { seed, type Scale, type Seeded } from './seed.js';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SERVER_CPU = '1';
-const LOAD_CPU = '0';
 
 interface Options {
   scale: Scale;
@@ -47,6 +61,8 @@ interface Options {
   connections: number;
   out: string;
   markdown: boolean;
+  /** `--hold FILE`: seed, start the service, describe it and its scenarios' loads in FILE, and wait (alternate.ts). */
+  hold: string | undefined;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -58,6 +74,7 @@ function parseArgs(argv: string[]): Options {
   if (!['tiny', 'small', 'full'].includes(scale)) throw new Error('--scale must be small or full');
   const backend = get('backend') ?? 'sqlite';
   if (!['sqlite', 'postgres', 'both'].includes(backend)) throw new Error('--backend must be sqlite, postgres or both');
+  if (get('hold') !== undefined && backend === 'both') throw new Error('--hold holds one service: give --backend sqlite or postgres');
   const connections = Number(get('connections') ?? 50);
   if (!Number.isInteger(connections) || connections < 1 || connections > 1000) throw new Error('--connections must be 1 to 1000');
   return {
@@ -70,7 +87,8 @@ function parseArgs(argv: string[]): Options {
     // The current table is every scenario from one run at 50 connections: a run with its own output
     // directory (the smoke test, a quick look), of some scenarios only, or at other connections
     // leaves BENCHMARKS.md alone.
-    markdown: get('out') === undefined && get('only') === undefined && get('connections') === undefined,
+    markdown: get('out') === undefined && get('only') === undefined && get('connections') === undefined && get('hold') === undefined,
+    hold: get('hold'),
   };
 }
 
@@ -436,7 +454,8 @@ const statementsRun = (port: number) => metricTotal(port, 'pam_db_query_duration
  * service over the same database, with its metrics on), warmed as long as the timed run, then counted for two.
  * Background work (housekeeping, the webhook poller) runs a few statements a second meanwhile:
  * counted too, it adds a few thousandths at these rates. The outcome memo's misses a request are
- * logged beside (issue 50: a miss reads the database, and on SQLite any commit empties the memo).
+ * logged beside (issue 50: a miss reads the database, and on SQLite any commit empties the memo), and
+ * the documents rendered a request (a miss of the document cache, bounded in bytes).
  */
 async function countStatements(
   pid: number,
@@ -454,37 +473,17 @@ async function countStatements(
   await waitIdle(pid);
   const before = await statementsRun(port);
   const missesBefore = await metricTotal(port, 'pam_site_outcome_memo_misses_total');
+  const rendersBefore = await metricTotal(port, 'pam_site_document_cache_misses_total');
   const counted = await load({ ...base, url, duration: 2 });
   const misses = (await metricTotal(port, 'pam_site_outcome_memo_misses_total')) - missesBefore;
+  const renders = (await metricTotal(port, 'pam_site_document_cache_misses_total')) - rendersBefore;
   const requests = Math.max(1, counted.requests);
   if (base.headers.host)
-    console.log(`# ${label}: ${(misses / requests).toFixed(3)} outcome memo misses a request (${misses} in ${requests})`);
+    console.log(
+      `# ${label}: ${(misses / requests).toFixed(3)} outcome memo misses and ${(renders / requests).toFixed(3)} renders a request ` +
+        `(${misses} and ${renders} in ${requests})`,
+    );
   return ((await statementsRun(port)) - before) / requests;
-}
-
-/**
- * Each path of a visitor-plane GET scenario once, 8 at a time: drawn at random, a thousand paths
- * were not all served within a warm-up on a busy machine, and their first renders were counted
- * (serve-page at 1.11 statements a request on PostgreSQL, 4.55 at a fifth of that rate).
- */
-async function visitEach(port: number, base: Omit<LoadSpec, 'duration'>): Promise<void> {
-  const host = base.headers.host;
-  if (base.method !== 'GET' || !host) return;
-  const queue = [...new Set(base.paths)];
-  const one = (path: string) =>
-    new Promise<void>((resolve, reject) => {
-      http
-        .get({ host: '127.0.0.1', port, path, headers: base.headers }, (res) => {
-          res.resume();
-          res.on('end', resolve);
-        })
-        .on('error', reject);
-    });
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      for (let path = queue.pop(); path !== undefined; path = queue.pop()) await one(path);
-    }),
-  );
 }
 
 /** The view tokens' secret, given to the benchmarked service so the harness can sign reports as its documents do. */
@@ -656,87 +655,6 @@ async function concludeHoldouts(data: Seeded, port: number, holdouts: { pageId: 
   }
 }
 
-async function freePort(): Promise<number> {
-  const net = await import('node:net');
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** The node options of `npm start` (`node <options> dist/server.js`): the service is measured as it is run. */
-function startOptions(): string[] {
-  const start = (
-    JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
-  ).scripts.start.split(' ');
-  if (start[0] !== 'node' || start.at(-1) !== 'dist/server.js')
-    throw new Error(`npm start is no longer "node <options> dist/server.js": ${start.join(' ')}`);
-  return start.slice(1, -1);
-}
-
-function pinned(cpu: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  const child = spawn('taskset', ['-c', cpu, command, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  // Read as it comes: a pipe nobody reads fills, and a process writing to it blocks. What a process
-  // said last is printed if it dies on its own.
-  let said = '';
-  const keep = (d: Buffer) => {
-    said = (said + d.toString('utf8')).slice(-4000);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  child.on('exit', (code) => {
-    if (code !== null && code !== 0) console.log(`# ${path.basename(args.at(-1) ?? command)} exited with ${code}:\n${said}`);
-  });
-  return child;
-}
-
-async function waitFor(url: string, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      const res = await fetch(url);
-      if (res.status < 500) return;
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > deadline) throw new Error(`${url} did not answer in ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-/** Peak resident memory of a process while `during` runs, sampled every 100 ms. */
-/** CPU seconds (user and system) a process has used so far, from /proc (clock ticks of 1/100 s). */
-function cpuSeconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-async function peakRss<T>(pid: number, during: Promise<T>): Promise<[T, number]> {
-  let peak = 0;
-  const sample = () => {
-    try {
-      const kb = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-      if (kb) peak = Math.max(peak, Number(kb) * 1024);
-    } catch {
-      // gone
-    }
-  };
-  const timer = setInterval(sample, 100);
-  try {
-    const result = await during;
-    sample();
-    return [result, peak];
-  } finally {
-    clearInterval(timer);
-  }
-}
-
 const HEAP_DIR = process.env.BENCH_HEAP_DIR;
 const heapOptions = () => (HEAP_DIR ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${path.resolve(HEAP_DIR)}`] : []);
 
@@ -762,79 +680,6 @@ async function heapSnapshot(pid: number, port: number, name: string): Promise<vo
     }
     if (Date.now() > deadline) throw new Error(`no heap snapshot of ${name} in 10 minutes`);
   }
-}
-
-/**
- * Waits until the server has worked off what the last run left queued (a scenario whose requests
- * timed out in the load generator still has them in the server), so it does not weigh on the next.
- */
-async function waitIdle(pid: number, ms = 60_000): Promise<void> {
-  const cpuTicks = () => {
-    try {
-      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      return Number(fields[11]) + Number(fields[12]); // utime + stime, in clock ticks (1/100 s)
-    } catch {
-      return 0;
-    }
-  };
-  const deadline = Date.now() + ms;
-  let before = cpuTicks();
-  while (Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 250));
-    const now = cpuTicks();
-    if (now - before <= 2) return; // under 10% of a core over the last 250 ms
-    before = now;
-  }
-}
-
-/**
- * Six rounds measuring `off` and `on` in turn (off first in even rounds, on first in odd ones), and
- * the median of each side: one run of each is at the mercy of whatever else the machine does.
- */
-async function alternatingRounds(
-  measure: (which: 'off' | 'on') => Promise<{ rps: number; cpu: number }>,
-): Promise<Record<'off' | 'on', { rps: number; cpu: number }>> {
-  const rounds = { off: { rps: [] as number[], cpu: [] as number[] }, on: { rps: [] as number[], cpu: [] as number[] } };
-  for (let round = 0; round < 6; round++) {
-    for (const which of round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
-      const { rps, cpu } = await measure(which);
-      rounds[which].rps.push(rps);
-      rounds[which].cpu.push(cpu);
-    }
-  }
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-  return {
-    off: { rps: median(rounds.off.rps), cpu: median(rounds.off.cpu) },
-    on: { rps: median(rounds.on.rps), cpu: median(rounds.on.cpu) },
-  };
-}
-
-/**
- * One side of an alternating round on a service: warmed for 2 s, so every path has been served in
- * the round's state, then measured for a third of a scenario's duration (at least 2 s).
- */
-async function warmedRound(pid: number, spec: Omit<LoadSpec, 'duration'>, duration: number): Promise<{ rps: number; cpu: number }> {
-  await waitIdle(pid);
-  await load({ ...spec, duration: 2 });
-  await waitIdle(pid);
-  const before = cpuSeconds(pid);
-  const result = await load({ ...spec, duration: Math.max(2, duration / 3) });
-  return { rps: result.rps, cpu: (cpuSeconds(pid) - before) / Math.max(1, result.requests) };
-}
-
-function load(spec: LoadSpec): Promise<LoadResult> {
-  const file = path.join(os.tmpdir(), `pam-load-${process.pid}-${randomBytes(4).toString('hex')}.json`);
-  fs.writeFileSync(file, JSON.stringify(spec));
-  return new Promise<LoadResult>((resolve, reject) => {
-    const child = pinned(LOAD_CPU, process.execPath, ['--import', 'tsx', 'bench/load.ts', file]);
-    let out = '';
-    let err = '';
-    child.stdout!.on('data', (d: Buffer) => (out += d));
-    child.stderr!.on('data', (d: Buffer) => (err += d));
-    child.on('exit', (code) =>
-      code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!) as LoadResult) : reject(new Error(`load failed: ${err}`)),
-    );
-  }).finally(() => fs.rmSync(file, { force: true }));
 }
 
 /**
@@ -986,6 +831,45 @@ async function maintenance(url: string, deepTenantId: string): Promise<{ created
   }
 }
 
+/** What `--hold` writes: a seeded service left running, and each of its scenarios' load (bench/alternate.ts reads it). */
+export interface Held {
+  backend: 'sqlite' | 'postgres';
+  commit: string;
+  scale: Scale;
+  pid: number;
+  url: string;
+  scenarios: Record<string, Omit<LoadSpec, 'url' | 'connections' | 'duration'>>;
+}
+
+/**
+ * The loads of the service's scenarios that leave its state as they found it: not the agent's
+ * (it publishes versions) nor serve-page-experiment (its holdouts would change serve-page's pages).
+ * Segments and the site script's experiences are made first, as a run makes them.
+ */
+async function hold(
+  file: string,
+  backend: Held['backend'],
+  data: Seeded,
+  pid: number,
+  port: number,
+  wanted: Scenario[],
+  deepCursor: string,
+  site: SiteLoad,
+  scale: Scale,
+): Promise<void> {
+  const scenarios: Held['scenarios'] = {};
+  for (const scenario of wanted) {
+    if (scenario.target !== 'service' || ['agent-template', 'serve-page-experiment'].includes(scenario.name)) continue;
+    const spec = scenario.spec(data, deepCursor, site);
+    if (scenario.name === 'serve-page-segments') spec.paths = await startSegments(data, port, scale);
+    if (scenario.name === 'decide') spec.paths = await startOnsite(data, port);
+    scenarios[scenario.name] = spec;
+  }
+  const commit = execFileSync('git', ['describe', '--always', '--dirty'], { cwd: ROOT, encoding: 'utf8' }).trim();
+  const held: Held = { backend, commit, scale, pid, url: `http://127.0.0.1:${port}`, scenarios };
+  fs.writeFileSync(file, JSON.stringify(held));
+}
+
 async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log: (line: string) => void): Promise<Run> {
   const wanted = SCENARIOS.filter((s) => options.only.length === 0 || options.only.includes(s.name) || s.name === 'ceiling');
   const needsData = wanted.some((s) => s.target !== 'ceiling');
@@ -1067,9 +951,11 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
     if (service) processes.push(service);
     const meteredPort = await freePort();
     // The metered process also counts each scenario's statements a request (its query counter).
-    const metered = wanted.some((s) => s.target === 'metered' || s.target === 'service')
-      ? startService(meteredPort, { METRICS_TOKEN: BENCH_SECRET })
-      : undefined;
+    // A held service is alone on its core: no metered twin running background work beside it.
+    const metered =
+      !options.hold && wanted.some((s) => s.target === 'metered' || s.target === 'service')
+        ? startService(meteredPort, { METRICS_TOKEN: BENCH_SECRET })
+        : undefined;
     if (metered) processes.push(metered);
     await waitFor(`http://127.0.0.1:${ceilingPort}/`);
     if (service) await waitFor(`http://127.0.0.1:${servicePort}/healthz`);
@@ -1095,6 +981,11 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
       service && wanted.some((s) => ['serve-page-304', 'collect'].includes(s.name))
         ? await prepareSite(data, servicePort)
         : { etag: '', reports: [] };
+    if (options.hold && service) {
+      await hold(options.hold, backend, data, service.pid!, servicePort, wanted, deepCursor, site, options.scale);
+      log(`# ${backend}: holding the service (pid ${service.pid}, port ${servicePort}), described in ${options.hold}; Ctrl-C ends it`);
+      await new Promise(() => {}); // until SIGINT or SIGTERM: `interrupted` removes the database and the processes
+    }
     const results: ScenarioResult[] = [];
     let ceilingRps: number | null = null;
     // serve-page-segments' paths, kept for its alternating rounds against serve-page after the scenarios.
