@@ -60,13 +60,13 @@ export const CACHES = {
   outcomes: declare({
     name: 'Outcome memo',
     file: 'src/site/serve/memo.ts',
-    key: 'host, path, ?submitted; the tenant and its change sequence first without data_version',
+    key: 'the tenant and its change sequence, origin, path, ?submitted',
     max: 4000,
     maxBytes: 8 * MB,
     // A stamp and a token's fields at most beside the key.
     size: keyed(512),
     holds: 'app',
-    invalidatedBy: ['data_version', 'site:<tenant>'],
+    invalidatedBy: ['new key'],
   }),
   hosts: declare<{ host: unknown }>({
     name: 'Site hosts',

@@ -143,7 +143,7 @@ const liveSegmentReadsCompany = (tenantId: string) => sql<number>`(
 
 /**
  * One statement, read when a path to the page is resolved (kept in the outcome memo with the path's
- * resolution, so under the same `data_version` or change sequence it is not read again). The row
+ * resolution, so under the same change sequence it is not read again). The row
  * of `here` answers the tenant's flag when the page has no segment. The rules themselves are not
  * read: each segment's `updated_at` names its compiled rules, kept until it changes.
  */

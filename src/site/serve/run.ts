@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { batchedReads } from '../../db/batch.js';
-import { counterRows } from '../../db/changes.js';
+import { counterRows, siteSequenceAt } from '../../db/changes.js';
 import { prepared } from '../../db/prepared.js';
 import type { Database } from '../../db/types.js';
 import type { Rendered, ShownRows } from '../../render/index.js';
@@ -69,8 +69,8 @@ export interface Run {
   known: Remembered | undefined;
   /** The link at exactly the path, when the first statement read it (null: read, and there is none). */
   link: Link | null | undefined;
-  /** The tenant's change sequence, when the first statement read it (without `data_version`). */
-  sequence: number | undefined;
+  /** The tenant's change sequence the request's memo keys were read at. */
+  sequence: number;
   /** Remembers an answer with no document where the request stands now, and gives it. */
   settle(value: { kind: 'none' } | { kind: 'redirect'; location: string } | { kind: 'gone' }): Outcome;
   remember(value: Remembered): void;
@@ -92,10 +92,13 @@ interface RunOptions {
 /**
  * Starts a request's run: the path's answer when it is remembered and still holds (the hot path:
  * nothing is built for it but the answer), else the run of the steps. Read before anything else:
- * an outcome is remembered under the version its reads saw, or an older one. On SQLite that is
- * `data_version`; elsewhere the tenant's change sequence, read with the link in one statement
- * (sequenceAndLink, below), so an unchanged path costs that statement only. `form` shows a lead form's errors:
- * such a rendering is never cached. Undefined: the domain is no longer served, or nothing is here.
+ * an outcome is remembered under the tenant's change sequence its reads saw, or an older one. On
+ * SQLite the sequence is read once per committed state (`siteSequenceAt`), so a commit that moves
+ * no tenant's sequence (a visit recorded, an experiment unit's first exposure) costs the next
+ * request one read, not the whole run; elsewhere it is read with the link in one statement
+ * (sequenceAndLink, below), so an unchanged path costs that statement only. `form` shows a lead
+ * form's errors: such a rendering is never remembered. Undefined: the domain is no longer served,
+ * or nothing is here.
  */
 export async function startRun(
   context: SiteContext,
@@ -105,26 +108,33 @@ export async function startRun(
   options: RunOptions,
 ): Promise<Outcome | Run> {
   const dataVersion = context.dataVersion?.();
-  const first = dataVersion === undefined ? await readSequenceAndLink(context.db, host, path) : undefined;
-  if (first && !first.domainLive) return undefined;
+  let first: SequenceAndLink | undefined;
+  let sequence: number;
+  if (dataVersion === undefined) {
+    first = await readSequenceAndLink(context.db, host, path);
+    if (!first.domainLive) return undefined;
+    sequence = first.sequence;
+  } else sequence = await siteSequenceAt(context.db, host.tenantId, dataVersion);
   // By origin, not hostname: the same domain reached over https and over http has other image URLs.
   const memoKey = `${options.origin}|${path}|${options.submitted ? 1 : 0}`;
-  const version = options.form ? undefined : (dataVersion ?? 0);
-  const key0 = first ? `${host.tenantId}:${first.sequence}|${memoKey}` : memoKey;
-  const prior = version === undefined ? undefined : documents.memo.get(version, key0);
+  const remembers = !options.form;
+  const key0 = `${host.tenantId}:${sequence}|${memoKey}`;
+  const prior = remembers ? documents.memo.get(key0) : undefined;
   if (prior?.kind === 'none') return undefined;
   if (prior?.kind === 'redirect' || prior?.kind === 'gone') return prior;
-  if (prior?.kind === 'segmented' && version !== undefined && options.facts) {
+  if (prior?.kind === 'segmented' && remembers && options.facts) {
     // A segmented path's hot case: the visit matched, then its segment's remembered answer.
     const segment = await matchSegment(prior.segments, options.facts);
     const at = segmentKey(key0, segment);
-    const there = documents.memo.get(version, at);
+    const there = documents.memo.get(at);
     return (
-      (await hot(context, documents, version, at, there, options)) ??
-      runOf(documents, options, version, key0, prior, first, { segment, there })
+      (await hot(context, documents, remembers, at, there, options)) ??
+      runOf(documents, options, remembers, key0, prior, sequence, first, { segment, there })
     );
   }
-  return (await hot(context, documents, version, key0, prior, options)) ?? runOf(documents, options, version, key0, prior, first);
+  return (
+    (await hot(context, documents, remembers, key0, prior, options)) ?? runOf(documents, options, remembers, key0, prior, sequence, first)
+  );
 }
 
 /** Where a segmented path's answer for one of its segments (or none) is remembered. */
@@ -140,16 +150,16 @@ const armKey = (at: string, arm: string) => `${at}|a:${arm}`;
 async function hot(
   context: SiteContext,
   documents: Documents,
-  version: number | undefined,
+  remembers: boolean,
   at: string,
   known: Remembered | undefined,
   options: RunOptions,
 ): Promise<Outcome | undefined> {
   if (known?.kind !== 'assigned') return fromCache(documents.cache, known, options.facts);
-  if (version === undefined) return undefined;
+  if (!remembers) return undefined;
   const assigned = await assignArm(context, known.stamp, options.visitorKey);
   if (typeof assigned !== 'object') return undefined;
-  const found = await fromCache(documents.cache, documents.memo.get(version, armKey(at, armLabel(assigned))), options.facts);
+  const found = await fromCache(documents.cache, documents.memo.get(armKey(at, armLabel(assigned))), options.facts);
   return found?.kind === 'document' ? { ...found, visit: { ...found.visit, unit: assigned.unit } } : undefined;
 }
 
@@ -172,9 +182,10 @@ async function fromCache(cache: DocumentCache, known: Remembered | undefined, fa
 function runOf(
   { cache, memo }: Documents,
   options: RunOptions,
-  version: number | undefined,
+  remembers: boolean,
   key0: string,
   known: Remembered | undefined,
+  sequence: number,
   first: SequenceAndLink | undefined,
   /** The segment startRun matched, and what the memo held there: not asked again. */
   looked?: { segment: string | undefined; there: Remembered | undefined },
@@ -182,7 +193,7 @@ function runOf(
   const { facts } = options;
   let memoAt = key0;
   let prior = known;
-  const remember = (at: string, value: Remembered) => version !== undefined && memo.set(version, at, value);
+  const remember = (at: string, value: Remembered) => remembers && memo.set(at, value);
   const document = (chosen: Chosen, rendered: Rendered, tokens: readonly string[]): Outcome => {
     const { key, visit, company } = chosen;
     const varies = variesOf(chosen, tokens);
@@ -196,13 +207,12 @@ function runOf(
     return { kind: 'document', rendered, visit, varies };
   };
   /** What the memo holds for the chosen variant: an experiment's arm's answer, else the path's (or segment's). */
-  const priorOf = (chosen: Chosen) =>
-    chosen.rememberable || version === undefined ? prior : memo.get(version, armKey(memoAt, chosen.variant.arm));
+  const priorOf = (chosen: Chosen) => (chosen.rememberable || !remembers ? prior : memo.get(armKey(memoAt, chosen.variant.arm)));
   return {
     kind: 'run',
     known,
     link: first ? (first.link ?? null) : undefined,
-    sequence: first?.sequence,
+    sequence,
     settle: (value) => {
       remember(memoAt, value);
       return value.kind === 'none' ? undefined : value;
@@ -215,7 +225,7 @@ function runOf(
         prior = looked.there;
         return undefined;
       }
-      prior = version === undefined ? undefined : memo.get(version, memoAt);
+      prior = remembers ? memo.get(memoAt) : undefined;
       return fromCache(cache, prior, facts);
     },
     cached: async (chosen) => {
@@ -272,8 +282,8 @@ interface SequenceRow {
 
 /**
  * The tenant's change sequence, whether the domain is still served, and the link at the path, in
- * one statement: without SQLite's `data_version` (PostgreSQL), the served-document memo is keyed by
- * the sequence, so a path whose tenant changed nothing costs this one statement. The sequence is
+ * one statement: without SQLite's `data_version` (PostgreSQL), the sequence that keys the memo is
+ * read with the link, so a path whose tenant changed nothing costs this one statement. The sequence is
  * read in the same snapshot as the link, and every later read sees that state or a newer one: an
  * answer remembered under it is never older than it.
  */
