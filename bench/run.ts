@@ -454,8 +454,8 @@ const statementsRun = (port: number) => metricTotal(port, 'pam_db_query_duration
  * service over the same database, with its metrics on), warmed as long as the timed run, then counted for two.
  * Background work (housekeeping, the webhook poller) runs a few statements a second meanwhile:
  * counted too, it adds a few thousandths at these rates. The outcome memo's misses a request are
- * logged beside (issue 50: a miss reads the database, and on SQLite any commit empties the memo), and
- * the documents rendered a request (a miss of the document cache, bounded in bytes).
+ * logged beside (issue 50: a miss reads the database), and the documents rendered a request (a
+ * miss of the document cache, bounded in bytes).
  */
 async function countStatements(
   pid: number,
