@@ -10,7 +10,7 @@
  */
 import fs from 'node:fs';
 import type { LoadSpec } from './load.js';
-import { cpuSeconds, load, visitEach, waitIdle } from './processes.js';
+import { warmedRound } from './processes.js';
 import type { Held } from './run.js';
 
 interface Measured {
@@ -34,16 +34,9 @@ function parseArgs(argv: string[]) {
 }
 
 async function measure(held: Held, spec: Omit<LoadSpec, 'url' | 'connections' | 'duration'>, seconds: number): Promise<Measured> {
-  const full = { ...spec, url: held.url, connections: 50 };
-  await waitIdle(held.pid);
-  await visitEach(Number(new URL(held.url).port), full);
-  await load({ ...full, duration: 2 });
-  await waitIdle(held.pid);
-  const before = cpuSeconds(held.pid);
-  const result = await load({ ...full, duration: seconds });
-  if (result.errors > 0 || result.non2xx > 0)
-    throw new Error(`${held.commit}: ${result.errors} errors and ${result.non2xx} unexpected answers in ${seconds} s`);
-  return { cpu: (cpuSeconds(held.pid) - before) / Math.max(1, result.requests), rps: result.rps };
+  const { rps, cpu, unexpected } = await warmedRound(held.pid, { ...spec, url: held.url, connections: 50 }, seconds);
+  if (unexpected > 0) throw new Error(`${held.commit}: ${unexpected} errors or unexpected answers in ${seconds} s`);
+  return { cpu, rps };
 }
 
 const median = (values: number[]) => {

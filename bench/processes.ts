@@ -145,17 +145,22 @@ export async function alternatingRounds(
 /**
  * One side of an alternating round on a service: every path served once in the round's state (a
  * random warm-up leaves some of a thousand paths unserved, and their first visits, an experiment's
- * first exposures among them, fall into the measured load), warmed for 2 s, then measured for a
- * third of a scenario's duration (at least 2 s).
+ * first exposures among them, fall into the measured load), warmed for 2 s, then measured for
+ * `seconds`: its requests a second, the service's CPU a request, and the answers that were errors
+ * or not as expected.
  */
-export async function warmedRound(pid: number, spec: Omit<LoadSpec, 'duration'>, duration: number): Promise<{ rps: number; cpu: number }> {
+export async function warmedRound(
+  pid: number,
+  spec: Omit<LoadSpec, 'duration'>,
+  seconds: number,
+): Promise<{ rps: number; cpu: number; unexpected: number }> {
   await waitIdle(pid);
   await visitEach(Number(new URL(spec.url).port), spec);
   await load({ ...spec, duration: 2 });
   await waitIdle(pid);
   const before = cpuSeconds(pid);
-  const result = await load({ ...spec, duration: Math.max(2, duration / 3) });
-  return { rps: result.rps, cpu: (cpuSeconds(pid) - before) / Math.max(1, result.requests) };
+  const result = await load({ ...spec, duration: seconds });
+  return { rps: result.rps, cpu: (cpuSeconds(pid) - before) / Math.max(1, result.requests), unexpected: result.errors + result.non2xx };
 }
 
 export function load(spec: LoadSpec): Promise<LoadResult> {

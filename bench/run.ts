@@ -1085,7 +1085,7 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
       };
       const rounds = await alternatingRounds(async (which) => {
         const holdouts = which === 'on' ? await startHoldouts(data, servicePort) : [];
-        const measured = await warmedRound(service.pid!, spec, options.duration);
+        const measured = await warmedRound(service.pid!, spec, Math.max(2, options.duration / 3));
         await concludeHoldouts(data, servicePort, holdouts);
         return measured;
       });
@@ -1106,7 +1106,9 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
         connections: 50,
       };
       const segmented = { ...plain, paths: keptSegmentPaths };
-      const rounds = await alternatingRounds((which) => warmedRound(service.pid!, which === 'on' ? segmented : plain, options.duration));
+      const rounds = await alternatingRounds((which) =>
+        warmedRound(service.pid!, which === 'on' ? segmented : plain, Math.max(2, options.duration / 3)),
+      );
       segmentsRatio = rounds.on.rps / rounds.off.rps;
       log(
         `# ${backend}: segments, 6 alternating rounds: serve-page ${rounds.off.rps.toFixed(0)} → serve-page-segments ` +
