@@ -134,16 +134,23 @@ describe('a rename writes the same statements however many audiences the page ha
    * Reads are counted apart: authentication's change-feed sync and key read, and an outbox
    * consumer's wake-up read, fall in or out of a window with the machine's load (seen in CI on
    * PostgreSQL: 3 statements for one page, 4 for the other), whatever the page.
+   * Such a round only ever adds, so the cost of a /metrics read itself is the fewest of three
+   * reads: one round inside the single read subtracted made a rename count 0 writes (CI).
    */
   async function renameCost(pageId: string, name: string): Promise<{ all: number; writes: number }> {
     const fewest = { all: Number.POSITIVE_INFINITY, writes: Number.POSITIVE_INFINITY };
     for (const each of [`${name} first`, `${name} second`, name]) {
-      const [s0, s1] = [await statements(), await statements()];
+      const read = { all: Number.POSITIVE_INFINITY, writes: Number.POSITIVE_INFINITY };
+      for (let i = 0; i < 3; i++) {
+        const [s0, s1] = [await statements(), await statements()];
+        read.all = Math.min(read.all, s1.all - s0.all);
+        read.writes = Math.min(read.writes, s1.writes - s0.writes);
+      }
       const before = await statements();
       ok(await t.req('PATCH', `/v0/pages/${pageId}`, { name: each }));
       const after = await statements();
-      fewest.all = Math.min(fewest.all, after.all - before.all - (s1.all - s0.all));
-      fewest.writes = Math.min(fewest.writes, after.writes - before.writes - (s1.writes - s0.writes));
+      fewest.all = Math.min(fewest.all, after.all - before.all - read.all);
+      fewest.writes = Math.min(fewest.writes, after.writes - before.writes - read.writes);
     }
     return fewest;
   }
