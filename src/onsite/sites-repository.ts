@@ -147,12 +147,12 @@ const stamped = perDatabase(() => new Map<string, number>());
 const MAX_REMEMBERED = 10_000;
 
 /**
- * Stamps a site's `lastSeenAt` with `at` (ISO 8601), at most once a minute per site: this process
- * skips a site it stamped less than a minute ago, and the write itself skips a row stamped less
- * than a minute before `at` (by another instance). Not an edit: `updatedAt` stays.
+ * Stamps a site's `lastSeenAt` with `ms` (milliseconds since the epoch), at most once a minute per
+ * site: this process skips a site it stamped less than a minute ago, and the write itself skips a
+ * row stamped less than a minute before (by another instance). Not an edit: `updatedAt` stays.
+ * Asked on every request of the site's script: the skip makes no date text.
  */
-export async function touchSiteSeen(db: Kysely<Database>, siteId: string, at: string): Promise<void> {
-  const ms = Date.parse(at);
+export async function touchSiteSeen(db: Kysely<Database>, siteId: string, ms: number): Promise<void> {
   const memory = stamped(db);
   const last = memory.get(siteId);
   if (last !== undefined && ms - last < SEEN_EVERY_MS && ms >= last) return;
@@ -161,7 +161,7 @@ export async function touchSiteSeen(db: Kysely<Database>, siteId: string, at: st
   const threshold = new Date(ms - SEEN_EVERY_MS).toISOString();
   await db
     .updateTable('sites')
-    .set({ last_seen_at: at })
+    .set({ last_seen_at: new Date(ms).toISOString() })
     .where('id', '=', siteId)
     .where((eb) => eb.or([eb('last_seen_at', 'is', null), eb('last_seen_at', '<=', threshold)]))
     .execute();

@@ -104,7 +104,7 @@ describe("issue 48's Sites and Experiences views in a real browser", { skip }, (
 
     // Once the script has run on one of the origins, the card says so.
     const { touchSiteSeen } = await import('../../src/onsite/index.js');
-    await touchSiteSeen(t.app.db, site.siteId, new Date().toISOString());
+    await touchSiteSeen(t.app.db, site.siteId, Date.now());
     await tab.reload();
     await card.locator('[data-installed="yes"]', { hasText: 'Installed, last seen' }).waitFor();
 

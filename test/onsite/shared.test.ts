@@ -181,11 +181,11 @@ describe('the visitor plane reads', () => {
     assert.equal(live[0]?.rules, null);
 
     const at = '2026-12-06T10:00:00.000Z';
-    await touchSiteSeen(t.app.db, site.siteId, at);
+    await touchSiteSeen(t.app.db, site.siteId, Date.parse(at));
     assert.equal((await siteByKey(t.app.db, site.siteKey))?.lastSeenAt, at);
-    await touchSiteSeen(t.app.db, site.siteId, '2026-12-06T10:00:59.000Z');
+    await touchSiteSeen(t.app.db, site.siteId, Date.parse('2026-12-06T10:00:59.000Z'));
     assert.equal((await siteByKey(t.app.db, site.siteKey))?.lastSeenAt, at);
-    await touchSiteSeen(t.app.db, site.siteId, '2026-12-06T10:01:00.000Z');
+    await touchSiteSeen(t.app.db, site.siteId, Date.parse('2026-12-06T10:01:00.000Z'));
     assert.equal((await siteByKey(t.app.db, site.siteKey))?.lastSeenAt, '2026-12-06T10:01:00.000Z');
   });
 });

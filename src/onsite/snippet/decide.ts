@@ -42,6 +42,8 @@ interface Compiled {
   rules: CompiledRules | undefined;
   /** The fields its rules read and the visit tokens its changes use: the facts gathered for it. */
   reads: Set<string>;
+  /** Whether a rule or a token reads `company.*`: only then is the provider asked. */
+  company: boolean;
   /** Its selectors, each as css-what writes it back: two experiences overlap when they share one. */
   selectors: Set<string>;
 }
@@ -69,6 +71,7 @@ export function compiled<E extends Decidable>(experience: E): CompiledExperience
       conversion: experience.conversionUrl ? compileUrlMatch(conversionMatch(experience.conversionUrl)) : undefined,
       rules,
       reads,
+      company: [...reads].some((f) => f.startsWith('company.')),
       selectors: new Set(experience.changes.map((c) => normalSelector(c.selector))),
     },
   };
@@ -83,14 +86,14 @@ export function experiencesAt(experiences: CompiledExperience[], path: string): 
 }
 
 /** Whether any of `experiences` reads `company.*` (a rule or a token): only then is the provider asked. */
-export const readsCompany = (experiences: CompiledExperience[]) =>
-  experiences.some((e) => [...e.compiled.reads].some((f) => f.startsWith('company.')));
+export const readsCompany = (experiences: CompiledExperience[]) => experiences.some((e) => e.compiled.company);
 
 /**
- * The experiences a visit gets, highest priority first: the first whose rules match, then every
- * other matching one that shares no selector with one already chosen (issue 48 §2: "two may both
- * apply when their selectors do not overlap"; overlap judged on the selectors as written,
- * normalised, since the page's elements are not known here).
+ * The experiences a visit gets, of `matching` in the order they apply (highest priority first, as
+ * `liveExperiencesOfSite` reads them): the first whose rules match, then every other matching one
+ * that shares no selector with one already chosen (issue 48 §2: "two may both apply when their
+ * selectors do not overlap"; overlap judged on the selectors as written, normalised, since the
+ * page's elements are not known here).
  */
 export async function chooseExperiences(
   matching: CompiledExperience[],
@@ -100,10 +103,9 @@ export async function chooseExperiences(
   const reads = new Set<string>();
   for (const e of matching) for (const f of e.compiled.reads) reads.add(f);
   await facts.prepare(reads, company);
-  const ordered = [...matching].sort((a, b) => b.priority - a.priority);
   const chosen: CompiledExperience[] = [];
   const taken = new Set<string>();
-  for (const e of ordered) {
+  for (const e of matching) {
     const { rules, selectors } = e.compiled;
     if (rules && !matches(rules, facts.value, facts.withheld)) continue;
     if ([...selectors].some((s) => taken.has(s))) continue;

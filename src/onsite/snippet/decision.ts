@@ -6,7 +6,6 @@ import type { Database } from '../../db/types.js';
 import type { CompanyLookup } from '../../enrichment/index.js';
 import type { PublicOrigin } from '../../http/public-origin.js';
 import { visitorKey } from '../../experiments/index.js';
-import { clientAddress } from '../../http/proxies.js';
 import { describedVisit, visitFacts, sourceOf } from '../../site/index.js';
 import { type DecisionClaims, type DecisionTokens, type DecisionUtm, MAX_DECISION_TOKEN_LENGTH } from '../decision-token.js';
 import {
@@ -37,6 +36,8 @@ export interface DecideContext {
 
 export interface DecideInput {
   site: { siteId: string; tenantId: string };
+  /** The visitor's address (http/proxies.ts `clientAddress`), used and dropped. */
+  address: string;
   experiences: CompiledExperience[];
   page: URL;
   ref: string;
@@ -51,20 +52,19 @@ export interface Decision {
 }
 
 const CLICK_IDS = ['gclid', 'fbclid', 'msclkid'];
-const UTM = {
-  utmSource: 'utm_source',
-  utmMedium: 'utm_medium',
-  utmCampaign: 'utm_campaign',
-  utmTerm: 'utm_term',
-  utmContent: 'utm_content',
-};
+const UTM: [keyof DecisionUtm, string][] = [
+  ['utmSource', 'utm_source'],
+  ['utmMedium', 'utm_medium'],
+  ['utmCampaign', 'utm_campaign'],
+  ['utmTerm', 'utm_term'],
+  ['utmContent', 'utm_content'],
+];
 
 /**
  * The unit a page's visitor is assigned by: the daily visitor key of served pages' experiments
  * (experiments/assign.ts), on the page's host. The address and user agent are used and dropped.
  */
-export async function unitFor(context: DecideContext, request: FastifyRequest, hostname: string): Promise<string> {
-  const address = clientAddress(context.trusted, request.raw.socket.remoteAddress, request.headers['x-forwarded-for']);
+export async function unitFor(context: DecideContext, request: FastifyRequest, hostname: string, address: string): Promise<string> {
   return visitorKey(await context.secrets.today(), hostname, address, request.headers['user-agent'] ?? '');
 }
 
@@ -78,10 +78,10 @@ export async function unitFor(context: DecideContext, request: FastifyRequest, h
 export async function decideFor(context: DecideContext, request: FastifyRequest, input: DecideInput): Promise<Decision> {
   const { site, page } = input;
   const now = Date.now();
-  const unit = await unitFor(context, request, page.hostname);
+  const unit = await unitFor(context, request, page.hostname, input.address);
   const { matching, converting } = experiencesAt(input.experiences, page.pathname);
   const forced = input.preview === undefined ? undefined : await previewOf(context, input, unit);
-  const query = Object.fromEntries(page.searchParams);
+  const query = queryOf(page);
   const facts = forced
     ? describedVisit(forced.visit)
     : visitFacts(
@@ -100,16 +100,16 @@ export async function decideFor(context: DecideContext, request: FastifyRequest,
     return { experienceId: e.experienceId, arm, changes: arm === 'holdout' ? [] : appliedChanges(e.changes, facts, images) };
   });
   const source = sourceOf(input.ref, page.hostname, {
-    adClick: CLICK_IDS.some((id) => page.searchParams.has(id)),
-    utmMedium: page.searchParams.get('utm_medium') ?? '',
-    utmSource: page.searchParams.get('utm_source') ?? '',
-    utmCampaign: page.searchParams.get('utm_campaign') ?? '',
+    adClick: CLICK_IDS.some((id) => query[id] !== undefined),
+    utmMedium: query.utm_medium ?? '',
+    utmSource: query.utm_source ?? '',
+    utmCampaign: query.utm_campaign ?? '',
   });
   const utm: DecisionUtm = {};
-  for (const [field, param] of Object.entries(UTM)) {
+  for (const [field, param] of UTM) {
     // Cut so that the token stays well inside the collector's 2 KB report.
-    const value = page.searchParams.get(param)?.slice(0, 100);
-    if (value) utm[field as keyof DecisionUtm] = value;
+    const value = query[param]?.slice(0, 100);
+    if (value) utm[field] = value;
   }
   const claims: DecisionClaims = {
     tenantId: site.tenantId,
@@ -136,6 +136,13 @@ export async function decideFor(context: DecideContext, request: FastifyRequest,
     token,
     ...(sections ? { style: await sectionStyle(context.db, site.tenantId) } : {}),
   };
+}
+
+/** The page URL's query, each parameter given twice by its first value, as a served page reads it (site/serve/visit.ts). */
+function queryOf(page: URL): Record<string, string | undefined> {
+  const query: Record<string, string | undefined> = Object.create(null);
+  for (const [name, value] of page.searchParams) query[name] ??= value;
+  return query;
 }
 
 /**

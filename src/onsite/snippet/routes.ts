@@ -5,9 +5,9 @@ import type { Freshness } from '../../db/changes.js';
 import { dailySecrets } from '../../db/daily-secrets.js';
 import type { CompanyLookup } from '../../enrichment/index.js';
 import { AppError, invalidField, notFound } from '../../http/errors.js';
-import { trustedProxies } from '../../http/proxies.js';
+import { clientAddress, trustedProxies } from '../../http/proxies.js';
 import type { PublicOrigin } from '../../http/public-origin.js';
-import { notModified, addressLimiter, takeFor } from '../../site/index.js';
+import { notModified, addressLimiter } from '../../site/index.js';
 import { siteByKey, touchSiteSeen } from '../sites-repository.js';
 import { decisionTokens } from '../decision-token.js';
 import { urlMatchSource, conversionMatch } from '../url-match.js';
@@ -66,10 +66,12 @@ export const snippetRoutes: FastifyPluginAsyncTypebox<SnippetOptions> = async (a
   const perAddress = addressLimiter(config.decideRatePerMinute);
   const perSite = addressLimiter(config.decideSiteRatePerMinute);
   const consoleOrigin = new URL(config.publicBaseUrl).origin;
+  const addressOf = (request: FastifyRequest) =>
+    clientAddress(trusted, request.raw.socket.remoteAddress, request.headers['x-forwarded-for']);
 
   // At most one write a minute a site (touchSiteSeen): awaited, so that what a request did is seen after it.
   const seen = (siteId: string) =>
-    touchSiteSeen(app.db, siteId, new Date().toISOString()).catch((err: unknown) => app.log.warn({ err }, 'lastSeenAt not stamped'));
+    touchSiteSeen(app.db, siteId, Date.now()).catch((err: unknown) => app.log.warn({ err }, 'lastSeenAt not stamped'));
 
   app.get('/_pam/site.js', { schema: { hide: true, querystring: ScriptQuery } }, async (request, reply) => {
     const live = await liveSite(app.db, request.query.site, options.freshness);
@@ -97,7 +99,8 @@ export const snippetRoutes: FastifyPluginAsyncTypebox<SnippetOptions> = async (a
     const page = URL.parse(url);
     if (!page || (page.protocol !== 'https:' && page.protocol !== 'http:'))
       throw invalidField('/url', 'must be an absolute http or https URL');
-    limit(takeFor(perAddress, trusted, request.raw));
+    const address = addressOf(request);
+    limit(perAddress.take(address));
     const live = await liveSite(app.db, request.query.site, options.freshness);
     if (!live) throw notFound('Site');
     const { site, experiences } = live;
@@ -105,17 +108,18 @@ export const snippetRoutes: FastifyPluginAsyncTypebox<SnippetOptions> = async (a
     const origin = ownOrigin(request, site.origins, page.origin);
     reply.header('access-control-allow-origin', origin);
     await seen(site.siteId);
-    return decideFor(context, request, { site, experiences, page, ref, preview });
+    return decideFor(context, request, { site, address, experiences, page, ref, preview });
   });
 
   app.get('/_pam/pick', { schema: { hide: true, querystring: PickQuery } }, async (request, reply) => {
     private_(reply);
-    limit(takeFor(perAddress, trusted, request.raw));
+    const address = addressOf(request);
+    limit(perAddress.take(address));
     const site = await siteByKey(app.db, request.query.site);
     if (!site) throw notFound('Site');
     const origin = ownOrigin(request, site.origins, originOf(request.headers.origin) ?? '');
     reply.header('access-control-allow-origin', origin);
-    const unit = await unitFor(context, request, new URL(origin).hostname);
+    const unit = await unitFor(context, request, new URL(origin).hostname, address);
     const redeemed = await redeemToolToken(app.db, 'pick', site.siteId, request.query.token, unit);
     if (!redeemed) throw notFound('Pick token');
     return { consoleOrigin };
