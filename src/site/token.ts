@@ -40,8 +40,9 @@ export interface ViewTokens {
   /**
    * A token for a new visit. Pass the same `fields` object for every visit of a document (the
    * document's outcome keeps one): its part of the token is then encoded once, not per visit.
+   * `unit`, for `fields` without one: each visitor's own unit of an arm's shared fields.
    */
-  sign(fields: TokenFields, at?: number): { token: string; claims: ViewClaims };
+  sign(fields: TokenFields, at?: number, unit?: string): { token: string; claims: ViewClaims };
   /** The claims of a genuine token not older than `maxAgeMs`; undefined for anything else. */
   verify(token: string, at?: number): ViewClaims | undefined;
 }
@@ -83,11 +84,12 @@ export function viewTokens(serviceSecret: string, maxAgeMs = VIEW_TOKEN_MAX_AGE_
     return head;
   };
   return {
-    sign(fields, at = Date.now()) {
+    sign(fields, at = Date.now(), unit = undefined) {
       const visitId = `visit_${random().toString('base64url')}`;
-      // The claims' JSON is the fields' part, then the visit's: `…,"visitId":"…","issuedAt":…}`.
-      const body = headOf(fields) + Buffer.from(`,"visitId":"${visitId}","issuedAt":${at}}`).toString('base64url');
-      const claims: ViewClaims = { ...fields, visitId, issuedAt: at };
+      // The claims' JSON is the fields' part, then the visit's: `…[,"unit":…],"visitId":"…","issuedAt":…}`.
+      const own = unit === undefined ? '' : `,"unit":${JSON.stringify(unit)}`;
+      const body = headOf(fields) + Buffer.from(`${own},"visitId":"${visitId}","issuedAt":${at}}`).toString('base64url');
+      const claims: ViewClaims = { ...fields, ...(unit === undefined ? {} : { unit }), visitId, issuedAt: at };
       return { token: `${body}.${mac(body).digest('base64url')}`, claims };
     },
     verify(token, at = Date.now()) {

@@ -425,6 +425,15 @@ describe('POST /_pam/collect: what is refused, and writes nothing', () => {
       }
       assert.notEqual(first.claims.visitId, second.claims.visitId);
       assert.equal(second.claims.issuedAt, 1_000_500);
+      // An arm's fields shared by its visitors, each visitor's unit beside them (site/serve/run.ts).
+      const arm = { ...fields, experimentId: 'experiment_1', arm: 'b' };
+      for (const unit of ['v:AbC-_9', 'person:person_1', 'a "quoted" \\ unit']) {
+        const { token, claims } = own.sign(arm, 1_000_700, unit);
+        assert.deepEqual(claims, { ...arm, unit, visitId: claims.visitId, issuedAt: 1_000_700 });
+        assert.deepEqual(own.verify(token, 1_000_701), claims);
+        const decoded = JSON.parse(Buffer.from(token.split('.')[0] as string, 'base64url').toString('utf8'));
+        assert.deepEqual(decoded, claims);
+      }
     }
   });
 

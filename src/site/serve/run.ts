@@ -24,6 +24,11 @@ export interface Servable {
    * object per remembered outcome, so that its part of each token is encoded once (site/token.ts).
    */
   visit: TokenFields;
+  /**
+   * The visitor's unit, when `visit` is an experiment arm's fields shared by its visitors (a daily
+   * visitor key's arm): signed into the token beside them, so that `visit` stays one object.
+   */
+  unit?: string;
   /** Another visitor of the same URL may get another document (segments, visit tokens): never for a shared cache. */
   varies?: boolean;
 }
@@ -160,7 +165,7 @@ async function hot(
   const assigned = await assignArm(context, known.stamp, options.visitorKey);
   if (typeof assigned !== 'object') return undefined;
   const found = await fromCache(documents.cache, documents.memo.get(armKey(at, armLabel(assigned))), options.facts);
-  return found?.kind === 'document' ? { ...found, visit: { ...found.visit, unit: assigned.unit } } : undefined;
+  return found?.kind === 'document' ? { ...found, unit: assigned.unit } : undefined;
 }
 
 /** The end of a document's cache key: the values this visit gives the tokens its rendering used. */

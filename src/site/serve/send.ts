@@ -60,7 +60,7 @@ export function sendDocument(
   const { parts, slots } = rendered;
   let body = parts[0] ?? '';
   if (slots.length > 0) {
-    const value = token ?? context.tokens.sign(served.visit).token;
+    const value = token ?? context.tokens.sign(served.visit, undefined, served.unit).token;
     const kept = attr(query);
     for (let i = 0; i < slots.length; i++) body += (slots[i] === 'query' ? kept : value) + (parts[i + 1] ?? '');
   }
