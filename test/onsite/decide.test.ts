@@ -217,6 +217,21 @@ describe('GET /_pam/decide', () => {
     );
   });
 
+  test("a parameter given twice counts by its first value, in the rules, the tokens and the token's UTM", async () => {
+    const exp = await experience({
+      urlMatch: { type: 'exact', value: '/twice' },
+      rules: { match: 'all', conditions: [{ field: 'utm.source', operator: 'equals', value: 'ads' }] },
+      changes: [{ selector: 'h1', action: 'text', value: 'For {{utm.term | you}}' }],
+    });
+    const odd = '&__proto__=x&constructor=y&hasOwnProperty=z';
+    const res = await decide({ url: `${ORIGIN}/twice?utm_source=ads&utm_source=news&utm_term=first&utm_term=second${odd}` });
+    assert.equal(of(res, exp.experienceId).changes[0].value, 'For first');
+    assert.deepEqual(tokens.verify(res.body.token)?.utm, { utmSource: 'ads', utmTerm: 'first' });
+    const other = await decide({ url: `${ORIGIN}/twice?utm_source=news&utm_source=ads${odd}` });
+    assert.equal(of(other, exp.experienceId), undefined);
+    assert.deepEqual(tokens.verify(other.body.token)?.utm, { utmSource: 'news' });
+  });
+
   test('a hostile UTM value never becomes markup: it takes the fallback, and a value is text anyway', async () => {
     const exp = await experience({
       urlMatch: { type: 'exact', value: '/hostile' },
