@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { notFound } from '../http/errors.js';
 import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
+import { keptJson } from '../http/kept-json.js';
 import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
 import { Pipeline, PipelineQuery } from './pipeline-schemas.js';
 import { pipelineReport } from './pipeline.js';
@@ -11,6 +12,7 @@ const extension = { tags: ['deals'], 'x-extension': true };
 
 /** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
 export const dealRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const sendPipeline = keptJson();
   app.post(
     '/v0/deals',
     {
@@ -100,6 +102,6 @@ export const dealRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: Pipeline }),
       },
     },
-    async (request) => pipelineReport(app.db, request.tenantId, request.query),
+    async (request, reply) => sendPipeline(reply, await pipelineReport(app.db, request.tenantId, request.query)),
   );
 };

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { notFound } from '../http/errors.js';
 import { createOnce, fromHeader, IdempotencyHeaders, sendOnce } from '../http/idempotency.js';
+import { keptJson } from '../http/kept-json.js';
 import { ListEnvelope, NoContent, responses } from '../http/schemas.js';
 import { createFunnel, deleteFunnel, findFunnel, listFunnels, toFunnel, updateFunnel } from './repository.js';
 import { funnelResults } from './results.js';
@@ -10,6 +11,7 @@ const extension = { tags: ['funnels'], 'x-extension': true };
 
 /** One plugin, listed in app.ts; the route rules (API key, query parameters, dispatcher wake-ups) are in src/http/route-rules.ts. */
 export const funnelRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const sendResults = keptJson();
   app.post(
     '/v0/funnels',
     {
@@ -113,10 +115,10 @@ export const funnelRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: responses({ 200: FunnelResults }),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const row = await findFunnel(app.db, request.tenantId, request.params.funnel_id);
       if (!row) throw notFound('Funnel');
-      return funnelResults(app.db, row, request.query);
+      return sendResults(reply, await funnelResults(app.db, row, request.query));
     },
   );
 };

@@ -397,3 +397,30 @@ describe('served visits: by arm, and through a lead’s person', () => {
     );
   });
 });
+
+describe('a kept answer', () => {
+  test('is sent as the same JSON text while kept, and a new deal gives a new one', async () => {
+    const D2 = D + 200 * DAY;
+    await t.req('POST', '/v0/accounts', { name: 'Hooli', domain: 'hooli.example' });
+    const gavin = await person('Gavin Belson', 'hooli.example');
+    const page = await newPage(t, 'Kept "answer" <page>');
+    const audience = await newAudience(t, page, { personId: gavin });
+    await postSession(t, page, { audienceId: audience, start: at(D2 - DAY) });
+    await deal({ accountDomain: 'hooli.example', createdAt: at(D2), amount: 250 });
+    const url = `/v0/analytics/pipeline${qs({ startDate: at(D2), endDate: at(D2 + 1), model: 'linear' })}`;
+    const first = await t.req('GET', url);
+    const second = await t.req('GET', url);
+    assert.equal(first.status, 200, first.text);
+    assert.equal(first.headers['content-type'], 'application/json; charset=utf-8');
+    assert.equal(second.headers['content-type'], 'application/json; charset=utf-8');
+    assert.equal(second.text, first.text);
+    const answer = first.body;
+    assert.deepEqual(
+      answer.groups.map((g: Json) => [g.label, g.deals, g.amount, g.attributedDeals]),
+      [['Kept "answer" <page>', 1, 250, 1]],
+    );
+    await deal({ accountDomain: 'hooli.example', createdAt: at(D2), amount: 50, currency: 'EUR' });
+    const third = ok(await t.req('GET', url));
+    assert.deepEqual([third.totals.deals, third.totals.amount, third.groups[0].amount], [2, 300, 300]);
+  });
+});
