@@ -6,10 +6,23 @@ import { newId } from '../ids.js';
 import { now } from '../time.js';
 import type { EventType } from './catalogue.js';
 
+/**
+ * SQLite: one past the highest position kept or pruned (migration 0072); its writers take turns, so
+ * no two events get the same. PostgreSQL's is its column's default, the writing transaction's id.
+ */
+const nextPosition = sql<number>`(select max(s.last, coalesce((select max(e.position) from events e), 0)) + 1 from event_sequence s where s.name = 'events')`;
+
 const insertEvent = prepared((db, p: { id: string; tenantId: string; type: string; payload: string; at: string }) =>
-  db
-    .insertInto('events')
-    .values({ id: p.id, tenant_id: p.tenantId, type: p.type, payload: p.payload, created_at: p.at, fanned_out: 0, fan_lease_until: null }),
+  db.insertInto('events').values({
+    id: p.id,
+    tenant_id: p.tenantId,
+    type: p.type,
+    payload: p.payload,
+    created_at: p.at,
+    fanned_out: 0,
+    fan_lease_until: null,
+    ...(isPostgres(db) ? {} : { position: nextPosition }),
+  }),
 );
 
 /**

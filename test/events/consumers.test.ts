@@ -139,6 +139,41 @@ describe('the outbox’s consumers', () => {
     assert.deepEqual(seen, [id]);
   });
 
+  test('SQLite: an event inserted without a position still gets the next one, after the newest pruned', { skip: onPostgres }, async () => {
+    const newest = (await emitted(2)).at(-1);
+    const top = await db.kysely
+      .selectFrom('events')
+      .select('position')
+      .where('id', '=', newest as string)
+      .executeTakeFirstOrThrow();
+    await db.kysely
+      .deleteFrom('events')
+      .where('id', '=', newest as string)
+      .execute();
+    const id = newId('event');
+    await db.kysely
+      .insertInto('events')
+      .values({
+        id,
+        tenant_id: tenant,
+        type: 'person.created',
+        payload: '{}',
+        created_at: new Date().toISOString(),
+        fanned_out: 0,
+        fan_lease_until: null,
+      })
+      .execute();
+    const row = await db.kysely.selectFrom('events').select('position').where('id', '=', id).executeTakeFirstOrThrow();
+    assert.equal(row.position, top.position + 1);
+    const [next] = await emitted(1);
+    const nextRow = await db.kysely
+      .selectFrom('events')
+      .select('position')
+      .where('id', '=', next as string)
+      .executeTakeFirstOrThrow();
+    assert.equal(nextRow.position, top.position + 2);
+  });
+
   test('PostgreSQL: an event committed while an older transaction runs is consumed at once; the older one’s, when it commits', {
     skip: !onPostgres,
   }, async () => {

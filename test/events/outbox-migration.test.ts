@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config.js';
 import { openDatabase, type Db } from '../../src/db/connection.js';
 import { migrateDatabase } from '../../src/db/migrate.js';
 import * as migration from '../../src/db/migrations/2026_12_07_0069_outbox_consumers.js';
+import * as positionInInsert from '../../src/db/migrations/2026_12_10_0072_event_position_in_insert.js';
 import { consume, type EventHandler } from '../../src/events/consumers.js';
 import { emit } from '../../src/events/outbox.js';
 import { newId } from '../../src/ids.js';
@@ -29,6 +30,8 @@ after(async () => {
 
 test('events not fanned out before the upgrade reach both consumers, once, before any newer event', async () => {
   const raw = db.kysely as unknown as Kysely<unknown>;
+  // 0072 rests on 0069's tables: undone first, done again after.
+  await positionInInsert.down(raw);
   await migration.down(raw);
   const tenant = newId('tenant');
   await db.kysely
@@ -52,6 +55,7 @@ test('events not fanned out before the upgrade reach both consumers, once, befor
     .values([done[0], waiting[0], done[1], waiting[1], waiting[2]] as typeof done)
     .execute();
   await migration.up(raw);
+  await positionInInsert.up(raw);
   const newer = await emit(db.kysely, tenant, 'person.created', { after: true });
   for (const name of ['webhooks', 'alerts'] as const) {
     const seen: string[] = [];

@@ -47,7 +47,7 @@ export interface OutboxConsumedAheadTable {
   event_id: string;
 }
 
-/** SQLite only: the last position given to an event (migration 0069's trigger). */
+/** SQLite only: a floor for the next event's position, raised as events are pruned (migrations 0069, 0072). */
 export interface EventSequenceTable {
   name: string;
   last: number;
