@@ -44,3 +44,23 @@ export function prepared<P extends object, O>(
     return result.rows;
   };
 }
+
+/**
+ * `prepared` for a query whose shape depends on which of a fixed set of names it is given (a
+ * PATCH's columns): built and compiled once per shape. `shape` names the variant, e.g. the patched
+ * columns in the order `build` uses them; `build` must make the same query for the same `shape`.
+ * The shapes are bounded by the subsets of those names, so the map needs no eviction.
+ */
+export function preparedByShape<P extends object, O>(
+  build: (db: Kysely<Database>, params: P, shape: string) => Compilable<O>,
+): (db: Kysely<Database>, shape: string, params: P) => Promise<O[]> {
+  const shapes = new Map<string, (db: Kysely<Database>, params: P) => Promise<O[]>>();
+  return (db, shape, params) => {
+    let query = shapes.get(shape);
+    if (!query) {
+      query = prepared((db, p: P) => build(db, p, shape));
+      shapes.set(shape, query);
+    }
+    return query(db, params);
+  };
+}

@@ -1,6 +1,6 @@
 import { type Kysely, sql, type UpdateQueryBuilder } from 'kysely';
 import { isPostgres } from '../db/adapter.js';
-import { prepared } from '../db/prepared.js';
+import { prepared, preparedByShape } from '../db/prepared.js';
 import type { Database } from '../db/types.js';
 import { newId } from '../ids.js';
 import { now } from '../time.js';
@@ -49,45 +49,85 @@ function eventOf(type: string, data: unknown, extra: Record<string, unknown> = {
   return { id, type, at, payload: JSON.stringify({ type, timestamp: at, ...extra, data }) };
 }
 
+/** The event's values in a change's statement, named apart from the columns a change sets. */
+interface EventParams {
+  eventId: string;
+  eventTenant: string;
+  eventType: string;
+  eventPayload: string;
+  eventAt: string;
+}
+
 /**
- * A change made by one conditional UPDATE (returning its rows' ids) and its event, recorded
- * together, or neither: false when the UPDATE matched no row. Given the database on PostgreSQL, the
- * two are one statement (a data-modifying WITH), atomic with no transaction of its own: one round
- * trip where begin, the update, the event and commit took four. In a transaction, or on SQLite,
- * they are its two statements.
+ * A conditional UPDATE returning its rows' ids, whose shape depends on `shape` (e.g. the columns a
+ * PATCH sets), with and without its event: each shape is built and compiled once (db/prepared.ts).
+ * `build` gets placeholders for `P`'s values. Made once, at a module's top, by the area that owns
+ * the table.
  */
-export async function changeAndEmit<UT extends keyof Database, TB extends keyof Database>(
+export interface ChangeStatement<P extends object> {
+  alone: (db: Kysely<Database>, shape: string, params: P) => Promise<{ id: string }[]>;
+  withEvent: (db: Kysely<Database>, shape: string, params: P & EventParams) => Promise<{ id: string }[]>;
+}
+
+export function changeStatement<P extends object, UT extends keyof Database, TB extends keyof Database>(
+  build: (db: Kysely<Database>, params: P, shape: string) => UpdateQueryBuilder<Database, UT, TB, { id: string }>,
+): ChangeStatement<P> {
+  return {
+    alone: preparedByShape(build),
+    withEvent: preparedByShape((db, p: P & EventParams, shape) =>
+      db
+        .with('changed', () => build(db, p, shape))
+        .insertInto('events')
+        .columns(['id', 'tenant_id', 'type', 'payload', 'created_at', 'fanned_out', 'fan_lease_until'])
+        .expression((eb) =>
+          eb
+            .selectFrom('changed')
+            .select([
+              sql<string>`cast(${p.eventId} as text)`.as('id'),
+              sql<string>`cast(${p.eventTenant} as text)`.as('tenant_id'),
+              sql<string>`cast(${p.eventType} as text)`.as('type'),
+              sql<string>`cast(${p.eventPayload} as text)`.as('payload'),
+              sql<string>`cast(${p.eventAt} as timestamptz)`.as('created_at'),
+              sql<number>`0`.as('fanned_out'),
+              sql<null>`null`.as('fan_lease_until'),
+            ])
+            .limit(1),
+        )
+        .returning('events.id'),
+    ),
+  };
+}
+
+/**
+ * A change made by one conditional UPDATE (`statement` of `shape`, filled by `params`) and its
+ * event, recorded together, or neither: false when the UPDATE matched no row. Given the database
+ * on PostgreSQL, the two are one statement (a data-modifying WITH), atomic with no transaction of
+ * its own: one round trip where begin, the update, the event and commit took four. In a
+ * transaction, or on SQLite, they are its two statements.
+ */
+export async function changeAndEmit<P extends object>(
   db: Kysely<Database>,
-  change: (db: Kysely<Database>) => UpdateQueryBuilder<Database, UT, TB, { id: string }>,
+  statement: ChangeStatement<P>,
+  shape: string,
+  params: P,
   tenantId: string,
   type: EventType,
   data: unknown,
 ): Promise<boolean> {
   if (isPostgres(db) && !db.isTransaction) {
     const event = eventOf(type, data);
-    const result = await db
-      .with('changed', () => change(db))
-      .insertInto('events')
-      .columns(['id', 'tenant_id', 'type', 'payload', 'created_at', 'fanned_out', 'fan_lease_until'])
-      .expression((eb) =>
-        eb
-          .selectFrom('changed')
-          .select([
-            sql<string>`cast(${event.id} as text)`.as('id'),
-            sql<string>`cast(${tenantId} as text)`.as('tenant_id'),
-            sql<string>`cast(${event.type} as text)`.as('type'),
-            sql<string>`cast(${event.payload} as text)`.as('payload'),
-            sql<string>`cast(${event.at} as timestamptz)`.as('created_at'),
-            sql<number>`0`.as('fanned_out'),
-            sql<null>`null`.as('fan_lease_until'),
-          ])
-          .limit(1),
-      )
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+    const rows = await statement.withEvent(db, shape, {
+      ...params,
+      eventId: event.id,
+      eventTenant: tenantId,
+      eventType: event.type,
+      eventPayload: event.payload,
+      eventAt: event.at,
+    });
+    return rows.length > 0;
   }
   const run = async (trx: Kysely<Database>) => {
-    if ((await change(trx).executeTakeFirst()) === undefined) return false;
+    if ((await statement.alone(trx, shape, params)).length === 0) return false;
     await emit(trx, tenantId, type, data);
     return true;
   };

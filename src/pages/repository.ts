@@ -1,11 +1,12 @@
 import { type ExpressionBuilder, type Kysely, type Transaction, sql } from 'kysely';
 import { isPostgres } from '../db/adapter.js';
+import { preparedByShape } from '../db/prepared.js';
 import { bump, counter } from '../db/counters.js';
 import { noteChange } from '../db/changes.js';
 import type { Database, PagesTable } from '../db/types.js';
 import { contentListQuery, keysetList, NEWEST_FIRST } from '../http/pagination.js';
 import { newId } from '../ids.js';
-import { changeAndEmit, emit } from '../events/index.js';
+import { changeAndEmit, changeStatement, emit } from '../events/index.js';
 import { after, now } from '../time.js';
 import { deletePageLinksOf } from '../page-links/index.js';
 import { resolveActions, type StoredAction } from './actions.js';
@@ -98,16 +99,20 @@ export function findPage(db: Kysely<Database>, tenantId: string, pageId: string)
 }
 
 /** A live page of the tenant, as stored, with its audiences' count. */
-function findPageCounted(db: Kysely<Database>, tenantId: string, pageId: string, forUpdate = false): Promise<PageRow | undefined> {
+async function findPageCounted(db: Kysely<Database>, tenantId: string, pageId: string, forUpdate = false): Promise<PageRow | undefined> {
+  return (await pageCounted(db, forUpdate ? 'for update' : 'read', { tenantId, pageId }))[0];
+}
+
+const pageCounted = preparedByShape((db, p: { tenantId: string; pageId: string }, shape) => {
   const query = db
     .selectFrom('pages')
     .selectAll()
     .select(audiencesCount)
-    .where('id', '=', pageId)
-    .where('tenant_id', '=', tenantId)
+    .where('id', '=', p.pageId)
+    .where('tenant_id', '=', p.tenantId)
     .where('deleted_at', 'is', null);
-  return (forUpdate ? query.forUpdate('pages') : query).executeTakeFirst();
-}
+  return shape === 'for update' ? query.forUpdate('pages') : query;
+});
 
 export async function getPage(db: Kysely<Database>, tenantId: string, pageId: string): Promise<Page | undefined> {
   const row = await findPageCounted(db, tenantId, pageId);
@@ -254,18 +259,26 @@ async function patchPage(
   // The row as written, without reading it again: a patch moves no audience, so the count read
   // with it stands, and counting a page's thousands of audiences twice was most of a rename's cost.
   const page = toPage({ ...current, ...changes });
-  const written = await changeAndEmit(
-    db,
-    (db) => {
-      const update = db.updateTable('pages').set(changes).where('id', '=', pageId).where('deleted_at', 'is', null);
-      return (locked ? update : update.where('updated_at', '=', current.updated_at)).returning('id');
-    },
-    tenantId,
-    'page.updated',
-    page,
-  );
+  const columns = Object.keys(changes) as PatchedColumn[];
+  const shape = `${locked ? 'locked' : 'as-read'}:${columns.join(',')}`;
+  const params: PageChange = { ...changes, pageId, readAt: current.updated_at };
+  const written = await changeAndEmit(db, pageChange, shape, params, tenantId, 'page.updated', page);
   return written ? page : RACED;
 }
+
+type PatchedColumn = keyof PagesTable;
+type PageChange = Partial<PagesTable> & { pageId: string; readAt: string };
+
+/**
+ * A patch's UPDATE of the live page, by its shape (`locked:` or `as-read:`, then the columns it
+ * sets): under the row's lock, or holding only if the page is still as read (`readAt`).
+ */
+const pageChange = changeStatement((db, p: PageChange, shape: string) => {
+  const [lock, list = ''] = shape.split(':');
+  const set = Object.fromEntries(list.split(',').map((c) => [c, p[c as PatchedColumn]]));
+  const update = db.updateTable('pages').set(set).where('id', '=', p.pageId).where('deleted_at', 'is', null);
+  return (lock === 'locked' ? update : update.where('updated_at', '=', p.readAt)).returning('id');
+});
 
 /** The number of the page's next audience (numbers are never reused). */
 export async function nextAudienceNumber(trx: Transaction<Database>, pageId: string): Promise<PagesTable['audience_seq']> {
