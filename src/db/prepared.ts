@@ -24,6 +24,8 @@ interface Template {
  */
 export function prepared<P extends object, O>(
   build: (db: Kysely<Database>, params: P) => Compilable<O>,
+  /** Whether PostgreSQL may run it as a named statement (db/named-statements.ts); a connection holds few. */
+  named = true,
 ): (db: Kysely<Database>, params: P) => Promise<O[]> {
   const templates = new Map<unknown, Template>();
   const placeholders = new Proxy({} as P, { get: (_target, name) => ({ [PLACEHOLDER]: String(name) }) });
@@ -37,7 +39,7 @@ export function prepared<P extends object, O>(
       template = { sql: planEachOnce(db, compiled), parameters: compiled.parameters };
       templates.set(dialect, template);
       // A named statement on PostgreSQL where allowed (db/named-statements.ts).
-      if (isPostgres(db)) registerHot(template.sql);
+      if (named && isPostgres(db)) registerHot(template.sql);
     }
     const values = template.parameters.map((p) => (isPlaceholder(p) ? (params as Record<string, unknown>)[p[PLACEHOLDER]] : p));
     const result = await db.executeQuery<O>(CompiledQuery.raw(template.sql, values));
@@ -45,11 +47,15 @@ export function prepared<P extends object, O>(
   };
 }
 
+const NAMED_SHAPES = 4;
+
 /**
  * `prepared` for a query whose shape depends on which of a fixed set of names it is given (a
  * PATCH's columns): built and compiled once per shape. `shape` names the variant, e.g. the patched
  * columns in the order `build` uses them; `build` must make the same query for the same `shape`.
- * The shapes are bounded by the subsets of those names, so the map needs no eviction.
+ * The shapes are bounded by the subsets of those names, so the map needs no eviction. Only the
+ * first NAMED_SHAPES shapes become PostgreSQL named statements: a connection holds 64, and a
+ * family's rarer shapes must not take the places of the hot paths' statements.
  */
 export function preparedByShape<P extends object, O>(
   build: (db: Kysely<Database>, params: P, shape: string) => Compilable<O>,
@@ -58,7 +64,7 @@ export function preparedByShape<P extends object, O>(
   return (db, shape, params) => {
     let query = shapes.get(shape);
     if (!query) {
-      query = prepared((db, p: P) => build(db, p, shape));
+      query = prepared((db, p: P) => build(db, p, shape), shapes.size < NAMED_SHAPES);
       shapes.set(shape, query);
     }
     return query(db, params);
