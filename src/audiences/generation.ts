@@ -20,7 +20,8 @@ export function claimVersions(db: Kysely<Database>, limit: number, at: string, u
     // of the queue (audience_versions_agent_idx) instead of every version of every audience.
     due: (eb) =>
       eb.and([sql<boolean>`status in ('queued', 'processing')`, eb.or([eb('agent_retry_at', 'is', null), eb('agent_retry_at', '<=', at)])]),
-    orderBy: [sql`row_number() over (partition by tenant_id order by queued_at, id)`, 'queued_at', 'id'],
+    // Each tenant's first versions only, found through the same index: not the whole queue each claim.
+    orderBy: { across: 'tenant_id', within: ['queued_at', 'id'] },
     limit,
     now: at,
     until,

@@ -25,13 +25,24 @@ type LeaseColumn<T extends Leasable> = {
 type Column<T extends Leasable> = keyof Database[T] & string;
 type Order<T extends Leasable> = Column<T> | Expression<unknown>;
 
+/**
+ * Turns across a column's values (a tenant's, say), in `within`'s order inside each: the k-th row
+ * of one value waits behind every other value's (k-1)-th. A claim reads each value's first `limit`
+ * due rows only, not the whole queue; the values are found one by one (`min(across) > last`), so
+ * an index that leads with `across`, `within` after it, and whose condition `due` implies, serves it.
+ */
+export interface Turns<T extends Leasable> {
+  across: Column<T>;
+  within: readonly Column<T>[];
+}
+
 export interface Claim<T extends Leasable, R extends Column<T> = Column<T>> {
   table: T;
   lease: LeaseColumn<T>;
   /** The rows waiting for this work, lease aside. Checked again as each row is taken. */
   due: (eb: ExpressionBuilder<Database, T>) => Expression<SqlBool>;
-  /** Which of the due rows go first: a column, or any expression over the row (a window function, say), or several (ties go to the next). */
-  orderBy: Order<T> | readonly Order<T>[];
+  /** Which of the due rows go first: a column, or any expression over the row, or several (ties go to the next); or turns. */
+  orderBy: Order<T> | readonly Order<T>[] | Turns<T>;
   limit: number;
   /** The time of the claim; a lease that ended before it is free. */
   now: string;
@@ -51,15 +62,55 @@ export async function claimLeases<T extends Leasable, R extends Column<T> = Colu
   const lease = sql.ref(claim.lease);
   const due = claim.due(expressionBuilder<Database, T>());
   const free = sql`(${lease} is null or ${lease} < ${claim.now})`;
-  const orders = Array.isArray(claim.orderBy) ? (claim.orderBy as readonly Order<T>[]) : [claim.orderBy as Order<T>];
-  const order = sql.join(orders.map((o) => (typeof o === 'string' ? sql.ref(o) : o)));
   const returning = claim.returning ? sql.join(claim.returning.map((column) => sql.ref(column))) : sql`*`;
+  const candidates = isTurns(claim.orderBy)
+    ? inTurns(table, claim.orderBy, due, free, claim.limit)
+    : sql`select id from ${table} where ${due} and ${free} order by ${orderOf(claim.orderBy)} limit ${claim.limit}`;
   // The condition again outside the subquery: a row changed since the subquery read it is left alone.
   const { rows } = await sql<Pick<Database[T], R>>`update ${table} set ${lease} = ${claim.until}
     where ${due} and ${free}
-    and id in (select id from ${table} where ${due} and ${free} order by ${order} limit ${claim.limit})
+    and id in (${candidates})
     returning ${returning}`.execute(db);
   return rows;
+}
+
+const isTurns = <T extends Leasable>(order: Claim<T>['orderBy']): order is Turns<T> =>
+  typeof order === 'object' && order !== null && 'across' in order;
+
+function orderOf<T extends Leasable>(orderBy: Order<T> | readonly Order<T>[]) {
+  const orders = Array.isArray(orderBy) ? (orderBy as readonly Order<T>[]) : [orderBy as Order<T>];
+  return sql.join(orders.map((o) => (typeof o === 'string' ? sql.ref(o) : o)));
+}
+
+/**
+ * The ids of up to `limit` due free rows in turns (see Turns): each value of `across`, found by
+ * an index seek from the last, gives its first `limit` rows, and those are ranked. The same rows as
+ * a rank over every due row (`row_number() over (partition by across ...)`), which read the whole
+ * queue on every claim: no row ranked past `limit` in its own value can be among the first `limit`.
+ */
+function inTurns<T extends Leasable>(
+  table: RawBuilder<unknown>,
+  turns: Turns<T>,
+  due: Expression<SqlBool>,
+  free: RawBuilder<unknown>,
+  limit: number,
+) {
+  const across = sql.ref(turns.across);
+  const within = sql.join(turns.within.map((c) => sql.ref(c)));
+  // Each ordering column once, beside the id (which may be one of them).
+  const ranked = sql.join(['id', ...turns.within.filter((c) => c !== 'id')].map((c) => sql`${sql.ref(`c.${c}`)} as ${sql.ref(c)}`));
+  const withinC = sql.join(turns.within.map((c) => sql.ref(`c.${c}`)));
+  return sql`with recursive claim_values (v) as (
+      select min(${across}) from ${table} where ${due}
+      union all
+      select (select min(${across}) from ${table} where ${due} and ${across} > claim_values.v) from claim_values where claim_values.v is not null
+    )
+    select id from (
+      select ${ranked}, row_number() over (partition by ${sql.ref(`c.${turns.across}`)} order by ${withinC}) as claim_turn
+      from claim_values g join ${table} c
+        on c.id in (select id from ${table} where ${across} = g.v and ${due} and ${free} order by ${within} limit ${limit})
+      where g.v is not null
+    ) turned order by claim_turn, ${within} limit ${limit}`;
 }
 
 export interface Held<T extends Leasable> {

@@ -132,3 +132,60 @@ test('the order may be any expression: one row per tenant first (round robin), o
   assert.deepEqual(claimed.map((r) => r.tenant_id).sort(), [...tenants].sort());
   assert.deepEqual(claimed.map((r) => r.created_at).sort(), [iso(0), iso(1), iso(2)]);
 });
+
+test('in turns across tenants: the same rows as a rank over the whole queue, held and not-due rows skipped', async () => {
+  // Uneven queues (tenant 0 has most), some rows held by a running lease, some not due.
+  const ids = await events(60, {
+    tenant: (i) => tenants[i % 7 === 0 ? 1 : i % 11 === 0 ? 2 : 0] as string,
+    fanned: (i) => i % 13 === 5,
+  });
+  await db.kysely
+    .updateTable('events')
+    .set({ fan_lease_until: iso(50_000) })
+    .where(
+      'id',
+      'in',
+      ids.filter((_, i) => i % 5 === 1),
+    )
+    .execute();
+  for (const limit of [1, 2, 3, 7, 40]) {
+    const now = iso(10_000);
+    const expected = await db.kysely
+      .selectFrom((eb) =>
+        eb
+          .selectFrom('events')
+          .select(['id', sql<number>`row_number() over (partition by tenant_id order by created_at, id)`.as('turn'), 'created_at'])
+          .where('fanned_out', '=', 0)
+          .where((w) => w.or([w('fan_lease_until', 'is', null), w('fan_lease_until', '<', now)]))
+          .as('ranked'),
+      )
+      .select('id')
+      .orderBy('turn')
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    const claimed = await claimLeases(db.kysely, {
+      table: 'events',
+      lease: 'fan_lease_until',
+      due: (eb) => eb('fanned_out', '=', 0),
+      orderBy: { across: 'tenant_id', within: ['created_at', 'id'] },
+      limit,
+      now,
+      until: iso(20_000),
+      returning: ['id'],
+    });
+    assert.equal(claimed.length, Math.min(limit, expected.length));
+    assert.deepEqual(claimed.map((r) => r.id).sort(), expected.map((r) => r.id).sort(), `limit ${limit}`);
+    // Given back, so the next limit sees the same queue.
+    await db.kysely
+      .updateTable('events')
+      .set({ fan_lease_until: null })
+      .where(
+        'id',
+        'in',
+        claimed.map((r) => r.id),
+      )
+      .execute();
+  }
+});
