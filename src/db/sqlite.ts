@@ -1,5 +1,6 @@
 import SQLite from 'better-sqlite3';
 import { type CompiledQuery, SqliteDialect, type DatabaseConnection, type Dialect, type Driver, type QueryResult } from 'kysely';
+import { type Checkpointer, checkpointOffLoop } from './checkpoints.js';
 import type { DbObserver } from './observer.js';
 
 /**
@@ -36,6 +37,9 @@ function statementCache(db: SQLite.Database, max = 1000): (sql: string) => State
     return statement;
   };
 }
+
+/** SQLite's default for its automatic checkpoint: 1,000 pages, 4 MB. */
+const WAL_FRAMES = 1000;
 
 function run(statement: Statement, parameters: readonly unknown[]): QueryResult<unknown> {
   if (statement.reader) return { rows: statement.all(parameters) };
@@ -96,6 +100,16 @@ export function groupCommitSqlite(file: string, observer: DbObserver = {}): Grou
   writer.pragma('secure_delete = ON');
   // The CLI may write while a server runs on the same file: wait for the lock instead of failing.
   writer.pragma('busy_timeout = 5000');
+  // The WAL is checkpointed off the event loop (checkpoints.ts), never inside a COMMIT here. Once a
+  // pass finds it past SQLite's own threshold, the group after the next commit waits for a whole copy.
+  let checkpointDue = false;
+  const checkpointer: Checkpointer | undefined =
+    file === ':memory:'
+      ? undefined
+      : checkpointOffLoop(file, (pass) => {
+          if (pass.log >= WAL_FRAMES) checkpointDue = true;
+        });
+  if (checkpointer) writer.pragma('wal_autocheckpoint = 0');
   // An in-memory database cannot be shared with a second connection: its reads take the write path.
   const reader = file === ':memory:' ? undefined : new SQLite(file, { readonly: true });
   reader?.pragma('busy_timeout = 5000');
@@ -200,6 +214,13 @@ export function groupCommitSqlite(file: string, observer: DbObserver = {}): Grou
       write('commit').run();
       current.resolve();
       observer.groupCommitted?.(current.members);
+      if (checkpointDue && checkpointer) {
+        checkpointDue = false;
+        // Holding the lock, so that the next group begins on a WAL copied whole and starts it over.
+        await checkpointer.now();
+        // A snapshot begun while the copy ran still reads the WAL's frames, and would stop the restart.
+        endSnapshot();
+      }
     } catch (err) {
       if (writer.inTransaction) write('rollback').run();
       current?.reject(err);
@@ -314,6 +335,7 @@ export function groupCommitSqlite(file: string, observer: DbObserver = {}): Grou
       await flush();
       endSnapshot();
       reader?.close();
+      await checkpointer?.stop();
       writer.close();
     },
   };
