@@ -23,7 +23,9 @@ const db = () => t.app.db as unknown as Kysely<unknown>;
 
 async function indexes(): Promise<string[]> {
   const { rows } = onPostgres
-    ? await sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'audience_sessions'`.execute(db())
+    ? await sql<{
+        name: string;
+      }>`select indexname as name from pg_indexes where tablename = 'audience_sessions' and schemaname = current_schema()`.execute(db())
     : await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'audience_sessions'`.execute(db());
   return rows.map((r) => r.name).sort();
 }
