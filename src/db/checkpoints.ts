@@ -6,9 +6,9 @@ import { Worker } from 'node:worker_threads';
  *
  * By default the connection that commits checkpoints once the WAL passes 1,000 pages, inside that
  * COMMIT: it copies the WAL's pages into the database file and syncs both, holding the event loop.
- * On the full-scale bench database a regenerate of 10,000 audiences made one such commit hold it
- * for more than a second, with no request answered. Here one worker thread per process copies the
- * pages instead (PASSIVE: it never waits for, nor blocks, a reader or the writer).
+ * Under concurrent writes to a 456 MB file that held it 40–65 ms at a time, with no request
+ * answered (docs/benchmarks-history.md, sessions 46 to 48). Here one worker thread per process
+ * copies the pages instead (PASSIVE: it never waits for, nor blocks, a reader or the writer).
  *
  * SQLite starts the WAL over only when a write transaction begins after every frame was copied.
  * The group committer begins its next transaction in the turn after a commit, so a copy on another
