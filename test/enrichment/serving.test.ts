@@ -63,9 +63,27 @@ async function see(siteHost: string, path: string, remoteAddress: string) {
   return { headline: h1(res.body), took: performance.now() - started };
 }
 
+/**
+ * Pays what only the first question pays (a connection to the provider, the tenant's setting read)
+ * before any question a test counts or times. Under load that first question can be cut off by the
+ * timeout before it leaves, and its network is then kept as a failure: each try is another network.
+ */
+async function warmUp(path: string) {
+  for (let n = 1; n <= 20; n++) {
+    await see(host, path, `192.0.${n}.1`);
+    const deadline = performance.now() + 1000;
+    while (performance.now() < deadline) {
+      if (askedFor(`192.0.${n}.`) > 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+  assert.fail('the provider never received a warm-up question');
+}
+
 describe('company segments served through HTTP', () => {
   test('the company names the segment; one question per /24', async () => {
     const path = await companyPage();
+    await warmUp(path);
     // A network without a company first: the first question (a new connection to the provider, the
     // first read of the tenant's setting) is then not the one whose answer the test needs in 150 ms.
     assert.equal((await see(host, path, '198.51.100.1')).headline, 'Everyone');
