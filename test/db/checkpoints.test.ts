@@ -29,22 +29,18 @@ function open(name: string) {
 const walBytes = (file: string) => (fs.existsSync(`${file}-wal`) ? fs.statSync(`${file}-wal`).size : 0);
 
 test('the WAL starts over while writes go on, and a closed handle leaves every row in the file', { skip: onPostgres }, async () => {
-  // A second handle in the same process, opened and closed first: the worker they share must go on
-  // checkpointing the file still open.
+  // Two handles in one process share the worker: the first is closed while the second is open, and
+  // the worker must go on checkpointing the file still open.
   const first = open('first.sqlite');
-  await first.db.schema
-    .createTable('blobs')
-    .addColumn('id', 'integer', (c) => c.primaryKey())
-    .addColumn('body', 'blob')
-    .execute();
-  await first.db.destroy();
-
   const { file, db } = open('second.sqlite');
-  await db.schema
-    .createTable('blobs')
-    .addColumn('id', 'integer', (c) => c.primaryKey())
-    .addColumn('body', 'blob')
-    .execute();
+  for (const handle of [first.db, db]) {
+    await handle.schema
+      .createTable('blobs')
+      .addColumn('id', 'integer', (c) => c.primaryKey())
+      .addColumn('body', 'blob')
+      .execute();
+  }
+  await first.db.destroy();
   // Rounds of 10 concurrent transactions of 8 KB (2 pages) each, back to back until 32 MB are
   // written: the group committer's next write follows each commit at once, as under load.
   const body = Buffer.alloc(8 * 1024, 7);
