@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { containsIndexed, type Rows, startsWith, textSearch } from '../db/search/index.js';
 import { planOnce } from '../db/plan-once.js';
 import type { Database } from '../db/types.js';
@@ -26,6 +26,7 @@ export async function searchAudiences(db: Kysely<Database>, tenantId: string, qu
     .where('pages.tenant_id', '=', tenantId)
     .where('pages.deleted_at', 'is', null)
     .where(containsIndexed(db, 'pages', 'name_lc', text));
+  const named = text === '' ? 'none' : await pageNames(db, pages, text);
   // The live audiences of `matched` pages, read from the pages: a cross join, as SQLite then keeps
   // the tables in their written order (with an order by, it would rather walk the audiences).
   const ofPages = (matched: typeof pages) =>
@@ -42,20 +43,24 @@ export async function searchAudiences(db: Kysely<Database>, tenantId: string, qu
     order: { prefixFirst: { countUpTo: AUDIENCE_COUNT_UP_TO } },
     page: { limit },
     where: (q) => q.where(live),
-    through: {
-      rows: (walk) =>
-        walk
-          ? db
-              .selectFrom('audiences')
-              .where('audiences.tenant_id', '=', tenantId)
-              .where(live)
-              .where(sql<boolean>`${planOnce(db, sql.ref('audiences.page_id'))} in (${pages.select('pages.id')})`)
-          : ofPages(pages),
-      startsWith: startsWith(db, pageNameLc, text),
-      // From the pages: a walk of the tenant's audiences newest first would read them all when
-      // no page's name starts with the text (the usual case).
-      starting: ofPages(pages.where(startsWith(db, 'pages.name_lc', text))),
-    },
+    through:
+      named === 'none'
+        ? undefined
+        : {
+            rows: (walk) =>
+              walk
+                ? db
+                    .selectFrom('audiences')
+                    .where('audiences.tenant_id', '=', tenantId)
+                    .where(live)
+                    .where(sql<boolean>`${planOnce(db, sql.ref('audiences.page_id'))} in (${pages.select('pages.id')})`)
+                : ofPages(pages),
+            // Read from the pages: a walk of the tenant's audiences newest first would read them all.
+            starting:
+              named === 'start'
+                ? { condition: startsWith(db, pageNameLc, text), rows: ofPages(pages.where(startsWith(db, 'pages.name_lc', text))) }
+                : undefined,
+          },
     select: (q) =>
       q.select([
         'audiences.id',
@@ -72,4 +77,17 @@ export async function searchAudiences(db: Kysely<Database>, tenantId: string, qu
     nextCursor: null,
     totalCount,
   };
+}
+
+/**
+ * Whether a live page's name contains the text (`pages` is those of the tenant whose name does),
+ * and whether one starts with it. Most searches match no page's name, and then read no audience
+ * through a page: asking the pages first costs one statement where four would find nothing.
+ */
+async function pageNames(db: Kysely<Database>, pages: SelectQueryBuilder<Database, 'pages', object>, text: string) {
+  const row = await pages
+    .select(sql<number | null>`max(case when ${startsWith(db, 'pages.name_lc', text)} then 1 else 0 end)`.as('starts'))
+    .executeTakeFirst();
+  const starts = row?.starts ?? null;
+  return starts === null ? 'none' : Number(starts) === 1 ? 'start' : 'contain';
 }

@@ -38,7 +38,7 @@ export async function prefixFirst<T extends SearchedTable, Row>(
   const { countUpTo } = search.order.prefixFirst;
   const matches = await dialect.matches(db, search);
   const prefix = sql<boolean>`(${sql.join(
-    [...columns.map((c) => startsWith(db, `${table}.${c}`, text)), ...(through ? [through.startsWith] : [])],
+    [...columns.map((c) => startsWith(db, `${table}.${c}`, text)), ...(through?.starting ? [through.starting.condition] : [])],
     sql` or `,
   )})`;
   const select: Shape<Row> = (q) =>
@@ -60,32 +60,32 @@ export async function prefixFirst<T extends SearchedTable, Row>(
     const [{ first, rest }, counted] = await Promise.all([readPage(), matchIds()]);
     return { rows: [...first, ...rest], totalCount: counted.length > countUpTo ? null : counted.length };
   }
-  // The prefix matches through the other row are those of `starting`: the rows whose own text
-  // starts with the search's are among `readPage`'s already. The others are read from the other
-  // rows when they are few, else by a walk that soon fills the page: each reads at most about
-  // WALK_FROM rows.
-  const other = async (atStart: boolean, take: number) => {
-    const walk = !atStart && (await countAtMost(db, through.rows(false) as unknown as AnyRows, WALK_FROM)) > WALK_FROM;
-    return (
-      atStart
-        ? select(through.starting as unknown as AnyRows)
-        : select(through.rows(walk) as unknown as AnyRows).where(sql<boolean>`not ${prefix}`)
+  // The rows matching through the other row: their ids up to the count's bound, and beyond, how
+  // many up to WALK_FROM. That says how the others are read: from the other rows when they are
+  // few, else by a walk of `table`'s rows newest first, which soon fills the page. The prefix
+  // matches through the other row are those of `starting`: the rows whose own text starts with
+  // the search's are among `readPage`'s.
+  const matchingThrough = through.rows(false) as unknown as AnyRows;
+  const theirIds = (await matchingThrough
+    .select(`${table}.id`)
+    .limit(countUpTo + 1)
+    .execute()) as unknown as { id: string }[];
+  const walk = theirIds.length > countUpTo && (await countAtMost(db, matchingThrough, WALK_FROM)) > WALK_FROM;
+  const other = async (atStart: boolean, take: number) =>
+    (atStart && through.starting
+      ? select(through.starting.rows as unknown as AnyRows)
+      : select(through.rows(walk) as unknown as AnyRows).where(sql<boolean>`not ${prefix}`)
     )
       .orderBy(sql.ref(`${table}.created_at`), 'desc')
       .orderBy(sql.ref(`${table}.id`), 'desc')
       .limit(take)
       .execute();
-  };
   const readOther = async (): Promise<Ranked<Row>> => {
-    const first = await other(true, limit + 1);
+    if (theirIds.length === 0) return { first: [], rest: [] };
+    const first = through.starting ? await other(true, limit + 1) : [];
     return first.length > limit ? { first, rest: [] } : { first, rest: await other(false, limit + 1 - first.length) };
   };
-  const otherIds = async () =>
-    (await (through.rows(false) as unknown as AnyRows)
-      .select(`${table}.id`)
-      .limit(countUpTo + 1)
-      .execute()) as unknown as { id: string }[];
-  const [own, theirs, ownIds, theirIds] = await Promise.all([readPage(), readOther(), matchIds(), otherIds()]);
+  const [own, theirs, ownIds] = await Promise.all([readPage(), readOther(), matchIds()]);
   const counted = new Set([...ownIds, ...theirIds].map((r) => r.id)).size;
   const rows = [...newestFirst([...own.first, ...theirs.first]), ...newestFirst([...own.rest, ...theirs.rest])].slice(0, limit + 1);
   return { rows, totalCount: counted > countUpTo ? null : counted };

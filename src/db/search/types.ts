@@ -64,10 +64,11 @@ export interface Through<T extends SearchedTable> {
    * many match, a page fills soon), else from the other rows (when few do, sorting them is cheaper).
    */
   rows: (walk: boolean) => Rows<T>;
-  /** Whether the other row's text starts with the search's: a condition on `T`'s rows. */
-  startsWith: RawBuilder<boolean>;
-  /** The rows whose other text starts with the search's, read from the other rows (few do). */
-  starting: Rows<T>;
+  /**
+   * The rows whose other text starts with the search's: that as a condition on `T`'s rows, and
+   * the rows read from the other rows (few do). Undefined when no other row's text starts with it.
+   */
+  starting?: { condition: RawBuilder<boolean>; rows: Rows<T> };
 }
 
 /** A page of a search: one row more than the limit when more match; the count, or null beyond `countUpTo`. */
