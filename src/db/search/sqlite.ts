@@ -156,10 +156,21 @@ export const sqliteSearch: SearchDialect = {
       facets !== undefined && indexable(text) && inOrder(db, table, scope.id),
       facets ? countWithoutVisiting(db, counted(table), scope.id, facets, text) : undefined,
     ]);
-    const rows = (plan: Plan) =>
-      selected(matching(db, search, plan), search.select)
-        .$call(search.order.newestFirst(plan.ordered ? FTS_ORDER : undefined))
-        .execute() as Promise<Row[]>;
+    const rows = (plan: Plan) => {
+      const order = search.order.newestFirst(plan.ordered ? FTS_ORDER : undefined);
+      if (plan.ordered || !plan.substringIndex || !indexable(text)) {
+        return selected(matching(db, search, plan), search.select)
+          .$call(order)
+          .execute() as Promise<Row[]>;
+      }
+      // Matches looked up by rowid are all sorted before the page is cut: the page's rowids are
+      // found first, so that what the caller selects (a count a row) is worked out for its rows only.
+      const page = matching(db, search, plan)
+        .select(sql.ref(`${table}.rowid`).as('rowid'))
+        .$call(order);
+      const ofPage = db.selectFrom(table as SearchedTable).where(sql<boolean>`${sql.ref(`${table}.rowid`)} in (${page})`);
+      return selected(ofPage, search.select).$call(order).execute() as Promise<Row[]>;
+    };
     const total = (plan: Plan) => countAll(matching(db, search, plan));
     if (known !== undefined) {
       // Nothing matches: no page to read (a short text would be tested against every row to find that).
