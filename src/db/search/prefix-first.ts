@@ -141,8 +141,12 @@ async function fewPrefixMatches<T extends SearchedTable, Row>(
   type Keyed = Row & { id: string; created_at: string };
   const found = new Map<string, Keyed>();
   // A row in a name's range starts with the text (code-point order): it is a prefix match.
+  // The range's newest ids first, then what the caller selects for those only: a database computes
+  // the selected columns of every row in the range before it sorts them.
   for (const range of nonEmpty) {
-    const rows = (await select(inRange(range)).select(`${table}.created_at`).$call(dialect.byName(table, take)).execute()) as Keyed[];
+    const ids = inRange(range).select(`${table}.id`).$call(dialect.byName(table, take));
+    const newest = db.selectFrom(table as SearchedTable).where(sql<boolean>`${sql.ref(`${table}.id`)} in (${ids})`);
+    const rows = (await select(newest).select(`${table}.created_at`).execute()) as Keyed[];
     for (const row of rows) found.set(row.id, row);
   }
   return [...found.values()]
