@@ -71,19 +71,19 @@ export async function prefixFirst<T extends SearchedTable, Row>(
     .limit(countUpTo + 1)
     .execute()) as unknown as { id: string }[];
   const walk = theirIds.length > countUpTo && (await countAtMost(db, matchingThrough, WALK_FROM)) > WALK_FROM;
-  const other = async (atStart: boolean, take: number) =>
-    (atStart && through.starting
-      ? select(through.starting.rows as unknown as AnyRows)
-      : select(through.rows(walk) as unknown as AnyRows).where(sql<boolean>`not ${prefix}`)
-    )
+  const newestOf = (rows: SelectQueryBuilder<Database, SearchedTable, Row>, take: number) =>
+    rows
       .orderBy(sql.ref(`${table}.created_at`), 'desc')
       .orderBy(sql.ref(`${table}.id`), 'desc')
       .limit(take)
       .execute();
   const readOther = async (): Promise<Ranked<Row>> => {
     if (theirIds.length === 0) return { first: [], rest: [] };
-    const first = through.starting ? await other(true, limit + 1) : [];
-    return first.length > limit ? { first, rest: [] } : { first, rest: await other(false, limit + 1 - first.length) };
+    const { starting } = through;
+    const first = starting ? await newestOf(select(starting.rows as unknown as AnyRows), limit + 1) : [];
+    if (first.length > limit) return { first, rest: [] };
+    const others = select(through.rows(walk) as unknown as AnyRows).where(sql<boolean>`not ${prefix}`);
+    return { first, rest: await newestOf(others, limit + 1 - first.length) };
   };
   const [own, theirs, ownIds] = await Promise.all([readPage(), readOther(), matchIds()]);
   const counted = new Set([...ownIds, ...theirIds].map((r) => r.id)).size;
