@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContext, chromium, type Locator, type Page as Tab } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page as Tab, type Request } from 'playwright-core';
 import { buildConsole } from '../../scripts/build-console.js';
 import { available, CHROMIUM, skip, until, USER_AGENT } from '../browser.js';
 import { type Json, ok, onPostgres, startApp, type TestApp } from '../helpers.js';
@@ -123,18 +123,32 @@ export async function previewHeading(tab: Tab, name: string, timeoutMs = 30_000)
 }
 
 /** The API calls a tab made, latest last (`recordAnswers`): what a wait that timed out reports. */
-const answers = new WeakMap<Tab, string[]>();
+const answers = new WeakMap<Tab, { request: Request; text: string }[]>();
 
-/** Keeps the tab's last 12 API calls, each as method, status and path, for `shown` to report. */
+/**
+ * Keeps the tab's last 12 API calls, each as method, status and path, for `shown` to report. A call
+ * still unanswered says `pending`, and one the browser gave up on says why, so a wait that timed out
+ * tells a request never sent from one sent and never answered.
+ */
 export function recordAnswers(tab: Tab): void {
-  const kept: string[] = [];
+  const kept: { request: Request; text: string }[] = [];
   answers.set(tab, kept);
-  tab.on('response', (response) => {
-    const url = new URL(response.url());
-    if (!url.pathname.startsWith('/v0/')) return;
-    kept.push(`${response.request().method()} ${response.status()} ${url.pathname.replace(/[a-z]+_[0-9a-z]{26}/g, '…')}`);
+  const pathOf = (request: Request) => {
+    const url = new URL(request.url());
+    return url.pathname.startsWith('/v0/') ? url.pathname.replace(/[a-z]+_[0-9a-z]{26}/g, '…') : undefined;
+  };
+  const set = (request: Request, status: string) => {
+    const path = pathOf(request);
+    if (path === undefined) return;
+    const text = `${request.method()} ${status} ${path}`;
+    const entry = kept.find((e) => e.request === request);
+    if (entry) entry.text = text;
+    else kept.push({ request, text });
     if (kept.length > 12) kept.shift();
-  });
+  };
+  tab.on('request', (request) => set(request, 'pending'));
+  tab.on('response', (response) => set(response.request(), String(response.status())));
+  tab.on('requestfailed', (request) => set(request, `failed (${request.failure()?.errorText ?? 'unknown'})`));
 }
 
 /**
@@ -151,7 +165,7 @@ export async function shown(tab: Tab, target: Locator, timeoutMs = 30_000): Prom
         `[...document.querySelectorAll('main h1, main [role=alert], main output')].filter((e) => e.textContent.trim()).map((e) => e.tagName.toLowerCase() + ' ' + JSON.stringify(e.textContent.trim())).join('; ')`,
       )
       .catch((e: Error) => `(unread: ${e.message})`);
-    const calls = (answers.get(tab) ?? []).join(', ');
+    const calls = (answers.get(tab) ?? []).map((e) => e.text).join(', ');
     throw new Error(`${String((err as Error).message).split('\n')[0]}; the view showed ${words}; the last API calls: ${calls}`);
   }
 }
