@@ -1,3 +1,4 @@
+// Runs once (scripts/test.mjs): the console in a browser; its API is tested on both databases.
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
