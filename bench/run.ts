@@ -26,10 +26,12 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { forBulkWork, loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import type { Database } from '../src/db/types.js';
 import { encodeCursor } from '../src/http/pagination.js';
 import { viewTokens } from '../src/site/token.js';
 import type { LoadResult, LoadSpec } from './load.js';
@@ -695,7 +697,7 @@ async function agentScenario(
   pid: number,
   ceilingRps: number | null,
 ): Promise<ScenarioResult[]> {
-  const db = openDatabase(loadConfig({ DATABASE_URL: databaseUrl }).database);
+  const db = watchDatabase(databaseUrl);
   try {
     const regenerated = (status: string) =>
       db.kysely
@@ -774,6 +776,19 @@ async function agentScenario(
   } finally {
     await db.close();
   }
+}
+
+/**
+ * The harness's own reads of the service's database while the service runs. On SQLite, a plain
+ * read-only connection, each read its own transaction: `openDatabase` would open a writer and start
+ * a second checkpoint worker on the service's file, whose passes find the service's own busy (a
+ * pass's lock is one per file), and its reader keeps a snapshot for the rest of a loop turn.
+ */
+function watchDatabase(databaseUrl: string): { kysely: Kysely<Database>; close(): Promise<void> } {
+  const config = loadConfig({ DATABASE_URL: databaseUrl }).database;
+  if (config.kind === 'postgres') return openDatabase(config);
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: new SQLite(config.path, { readonly: true }) }) });
+  return { kysely, close: () => kysely.destroy() };
 }
 
 async function prepareDatabase(backend: 'sqlite' | 'postgres'): Promise<{ url: string; drop(): Promise<void> }> {
