@@ -791,6 +791,9 @@ function watchDatabase(databaseUrl: string): { kysely: Kysely<Database>; close()
   return { kysely, close: () => kysely.destroy() };
 }
 
+/** The metered twin's background writers, off (see where it starts). */
+const METER_ONLY = { AGENT: 'false', WEBHOOK_DISPATCHER: 'false', ALERT_SENDER: 'false' } as const;
+
 async function prepareDatabase(backend: 'sqlite' | 'postgres'): Promise<{ url: string; drop(): Promise<void> }> {
   if (backend === 'sqlite') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pam-bench-'));
@@ -966,10 +969,15 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
     if (service) processes.push(service);
     const meteredPort = await freePort();
     // The metered process also counts each scenario's statements a request (its query counter).
+    // It is a meter, not a second worker: its agent and its event consumers (the webhook
+    // dispatcher, the alert sender) are off. On SQLite they took the file's write lock from the
+    // measured service, whose writer then waited in `begin immediate` with its event loop held
+    // (SQLite's busy handler sleeps in the calling thread): up to 216 ms at a time, and
+    // agent-get-person's p99 of 1.2–1.9 s (docs/benchmarks-history.md, session 50).
     // A held service is alone on its core: no metered twin running background work beside it.
     const metered =
       !options.hold && wanted.some((s) => s.target === 'metered' || s.target === 'service')
-        ? startService(meteredPort, { METRICS_TOKEN: BENCH_SECRET })
+        ? startService(meteredPort, { METRICS_TOKEN: BENCH_SECRET, ...METER_ONLY })
         : undefined;
     if (metered) processes.push(metered);
     await waitFor(`http://127.0.0.1:${ceilingPort}/`);
