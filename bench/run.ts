@@ -723,11 +723,18 @@ async function agentScenario(
     }).then(async (res) => {
       if (res.status !== 202) throw new Error(`regenerate answered ${res.status}: ${await res.text()}`);
     });
+    // A failed regenerate (or watcher) ends the rounds, and is thrown by the Promise.all below.
+    // Unobserved until then, it was an unhandled rejection: the harness died and left its services running.
+    let failed = false;
+    request.catch(() => {
+      failed = true;
+    });
     let finishedAt = 0;
     let cancelled = 0;
     const watcher = (async () => {
       for (;;) {
         await new Promise((r) => setTimeout(r, 100));
+        if (failed) return;
         const published = await regenerated('published');
         cancelled = await regenerated('cancelled');
         if (published + cancelled >= Number(total)) break;
@@ -735,12 +742,15 @@ async function agentScenario(
       }
       finishedAt = Date.now();
     })();
+    watcher.catch(() => {
+      failed = true;
+    });
     const rounds: LoadResult[] = [];
     const [, peak] = await peakRss(
       pid,
       (async () => {
         do rounds.push(await load({ ...getPerson, duration: 2 }));
-        while (finishedAt === 0);
+        while (finishedAt === 0 && !failed);
       })(),
     );
     await Promise.all([request, watcher]);
