@@ -723,12 +723,9 @@ async function agentScenario(
     }).then(async (res) => {
       if (res.status !== 202) throw new Error(`regenerate answered ${res.status}: ${await res.text()}`);
     });
-    // A failed regenerate (or watcher) ends the rounds, and is thrown by the Promise.all below.
+    // A failed regenerate (or watcher) ends the rounds, and is thrown where `done` is awaited.
     // Unobserved until then, it was an unhandled rejection: the harness died and left its services running.
     let failed = false;
-    request.catch(() => {
-      failed = true;
-    });
     let finishedAt = 0;
     let cancelled = 0;
     const watcher = (async () => {
@@ -742,7 +739,8 @@ async function agentScenario(
       }
       finishedAt = Date.now();
     })();
-    watcher.catch(() => {
+    const done = Promise.all([request, watcher]);
+    done.catch(() => {
       failed = true;
     });
     const rounds: LoadResult[] = [];
@@ -753,7 +751,7 @@ async function agentScenario(
         while (finishedAt === 0 && !failed);
       })(),
     );
-    await Promise.all([request, watcher]);
+    await done;
     const seconds = (finishedAt - started) / 1000;
     const requests = rounds.reduce((n, r) => n + r.requests, 0);
     const rps = rounds.reduce((n, r) => n + r.rps, 0) / rounds.length;
