@@ -3,7 +3,7 @@ import { timesOfMove } from './lifecycle.js';
 import { draftRow, toVersion } from './versions.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { AudiencesTable, AudienceVersionsTable, Database, PagesTable } from '../db/types.js';
-import { emit } from '../events/index.js';
+import { emitMany, type EventToEmit } from '../events/index.js';
 import { AppError } from '../http/errors.js';
 import { newId } from '../ids.js';
 import { now } from '../time.js';
@@ -104,12 +104,18 @@ export async function queueNewVersions(
     }))
     .where('id', 'in', ids)
     .execute();
-  for (const [i, draft] of drafts.entries()) {
-    await emit(trx, draft.tenant_id, 'audience_version.created', toVersion(draft));
-    await emit(trx, draft.tenant_id, 'audience_version.status_changed', toVersion(queued[i] as AudienceVersionsTable), {
-      previousStatus: 'draft',
-    });
-  }
+  await emitMany(
+    trx,
+    drafts.flatMap((draft, i): EventToEmit[] => [
+      { tenantId: draft.tenant_id, type: 'audience_version.created', data: toVersion(draft) },
+      {
+        tenantId: draft.tenant_id,
+        type: 'audience_version.status_changed',
+        data: toVersion(queued[i] as AudienceVersionsTable),
+        extra: { previousStatus: 'draft' },
+      },
+    ]),
+  );
   return queued.length;
 }
 

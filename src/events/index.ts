@@ -5,7 +5,7 @@ export { SUBSCRIBABLE_EVENTS } from './catalogue.js';
 export { consume, consumerBacklog, ensureConsumers, type EventHandler, type OutboxEvent } from './consumers.js';
 export { pruneEventsBefore, redactEventsMentioning } from './keeping.js';
 export { mayLeave, mayLeaveWhere, sentGpc } from './may-leave.js';
-export { type ChangeStatement, changeAndEmit, changeStatement, emit } from './outbox.js';
+export { type ChangeStatement, changeAndEmit, changeStatement, emit, emitMany, type EventToEmit } from './outbox.js';
 export { attemptOutcome, claimDueAttempts, firstAttempt, givenUp, heldAttempt, type HeldAttempt, releaseAttempt } from './queue.js';
 export { eventIdsBefore, eventPayload, eventPayloads } from './repository.js';
 export { failingTooLong } from './retry-policy.js';

@@ -43,6 +43,49 @@ export async function emit(
   return event.id;
 }
 
+/** One event of `emitMany`: what `emit` takes. */
+export interface EventToEmit {
+  tenantId: string;
+  type: EventType;
+  data: unknown;
+  extra?: Record<string, unknown>;
+}
+
+/** Events a statement: 200 rows of 7 values stay under either database's limit on bound parameters. */
+const EMIT_CHUNK = 200;
+
+/**
+ * `emit` for many events of one change (a regenerate's batch of hundreds of versions), in order:
+ * a statement per 200 events, not one each. A batch of 500 audiences took 1,000 inserts, and on
+ * SQLite a transaction holds the event loop from start to end. SQLite's positions are taken once
+ * a statement and counted on from there: its writers take turns, so none can interleave.
+ */
+export async function emitMany(trx: Kysely<Database>, events: readonly EventToEmit[]): Promise<void> {
+  for (let i = 0; i < events.length; i += EMIT_CHUNK) {
+    const rows = events.slice(i, i + EMIT_CHUNK).map((e) => {
+      const event = eventOf(e.type, e.data, e.extra);
+      return {
+        id: event.id,
+        tenant_id: e.tenantId,
+        type: event.type,
+        payload: event.payload,
+        created_at: event.at,
+        fanned_out: 0,
+        fan_lease_until: null,
+      };
+    });
+    if (isPostgres(trx)) {
+      await trx.insertInto('events').values(rows).execute();
+      continue;
+    }
+    const { next } = await trx.selectNoFrom(nextPosition.as('next')).executeTakeFirstOrThrow();
+    await trx
+      .insertInto('events')
+      .values(rows.map((row, k) => ({ ...row, position: Number(next) + k })))
+      .execute();
+  }
+}
+
 function eventOf(type: string, data: unknown, extra: Record<string, unknown> = {}) {
   const id = newId('event');
   const at = now();
