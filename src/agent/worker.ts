@@ -6,6 +6,7 @@ import type { AudienceVersionsTable, Database } from '../db/types.js';
 import { compileJsonCheck } from '../http/validation.js';
 import { Content, layoutErrors, MAX_CONTENT_BYTES } from '../pages/index.js';
 import { gatherInputs } from './inputs.js';
+import { paced } from './pacing.js';
 import { claimVersions } from '../audiences/index.js';
 import { type Outcome, startProcessing, writeOutcomes } from './repository.js';
 import { retryIn } from './retry-policy.js';
@@ -39,17 +40,6 @@ export interface AgentTuning {
 }
 
 const POLL_MS = 1000;
-/**
- * The most of this process's time the agent's database work takes while the API is busy too: after
- * a step that took X ms, when requests were waiting, it leaves the process to them for
- * X × (1 − SHARE) / SHARE ms. When nothing else was waiting, it goes on at once. On SQLite a
- * transaction runs on the event loop from start to end, so without this a queue of ten thousand
- * versions would starve the API.
- */
-// 0.25, not 0.5: at full scale 0.5 left get-person 0.12 of the ceiling under the agent (docs/benchmarks-history.md, session 5).
-const SHARE = 0.25;
-/** A turn of the event loop longer than this had other work (requests) to do. */
-const BUSY_TURN_MS = 0.5;
 const MIN_ROUND_GAP_MS = 10;
 /** Beyond the generation's timeout: the batch's reads and writes around it. */
 const LEASE_MARGIN_MS = 10_000;
@@ -118,23 +108,6 @@ export function createAgent(
   const stopping = new AbortController();
   const batches = new Set<Promise<void>>();
   let held = 0;
-
-  /** Runs a step of database work, then leaves the process to the API for its share while it is busy (see SHARE). */
-  async function paced<T>(work: () => Promise<T>): Promise<T> {
-    const started = performance.now();
-    const result = await work();
-    const owed = ((performance.now() - started) * (1 - SHARE)) / SHARE;
-    const turn = performance.now();
-    await new Promise((resolve) => setImmediate(resolve));
-    if (performance.now() - turn >= BUSY_TURN_MS) {
-      for (let left = owed - (performance.now() - turn); left >= 1; ) {
-        const slept = performance.now();
-        await new Promise((resolve) => setTimeout(resolve, Math.min(left, 5)));
-        left -= performance.now() - slept;
-      }
-    }
-    return result;
-  }
 
   // Outcomes wait here and are written together, one transaction per turn of the writer.
   let pending: { outcome: Outcome; seconds: number | undefined; done: () => void }[] = [];
