@@ -63,6 +63,19 @@ async function hostsJustRead(): Promise<void> {
   assert.ok((await statements()) > before, 'a host known not to be a tenant reads the domains counter');
 }
 
+/** Statements counted so far, by operation kind: said when a count is off, to show what ran beside. */
+async function statementKinds(): Promise<Map<string, number>> {
+  const res = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS}` } });
+  const kinds = new Map<string, number>();
+  for (const line of res.body.split('\n')) {
+    const kind = /^pam_db_query_duration_seconds_count\{.*operation="([a-z]+)"/.exec(line)?.[1];
+    if (kind) kinds.set(kind, (kinds.get(kind) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
+  }
+  return kinds;
+}
+const kindsSince = (before: Map<string, number>, after: Map<string, number>) =>
+  [...after].map(([kind, n]) => `${kind} ${n - (before.get(kind) ?? 0)}`).join(', ');
+
 /** The statements `run` costs, less what reading the counter costs. */
 async function cost(run: () => Promise<void>): Promise<number> {
   const scrape = -(await statements()) + (await statements());
@@ -225,11 +238,18 @@ test('an experiment path already served assigns each visitor from the memo: no m
   await hostsJustRead();
   const missesBefore = await metric('pam_site_outcome_memo_misses_total');
   const hitsBefore = await metric('pam_site_outcome_memo_hits_total');
+  const kindsBefore = await statementKinds();
   const spent = await cost(again);
+  const kindsAfter = await statementKinds();
   // The whole page's path: its memo entry, then its arm's; the segment's: the path's, the segment's, the arm's.
   assert.equal((await metric('pam_site_outcome_memo_misses_total')) - missesBefore, 0);
   assert.equal((await metric('pam_site_outcome_memo_hits_total')) - hitsBefore, visitors.length * (2 + 3));
-  assert.equal(spent, onPostgres ? paths.length * visitors.length : 0);
+  // Twice off by a few on PostgreSQL in CI (29 and 39 for 32): the kinds say what ran beside the visits.
+  assert.equal(
+    spent,
+    onPostgres ? paths.length * visitors.length : 0,
+    `statements by kind, scrapes included: ${kindsSince(kindsBefore, kindsAfter)}`,
+  );
   // Each visitor is its own unit, in both experiments.
   for (const path of paths) assert.equal(new Set(visitors.map((v) => first.get(`${path} ${v}`)?.unit)).size, visitors.length);
 
