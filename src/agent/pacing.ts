@@ -26,3 +26,15 @@ export async function paced<T>(work: () => Promise<T>): Promise<T> {
   }
   return result;
 }
+
+/**
+ * Runs a step of a request's own database work, then gives every request that arrived meanwhile
+ * one turn before the next step. A request is not background work: it owes no pause, or a large
+ * page's regenerate would answer after the agent had worked through much of what it queued, and a
+ * tenant queueing after it would wait behind that (issue 16's fairness).
+ */
+export async function takingTurns<T>(work: () => Promise<T>): Promise<T> {
+  const result = await work();
+  await new Promise((resolve) => setImmediate(resolve));
+  return result;
+}

@@ -2,12 +2,12 @@ import type { Kysely } from 'kysely';
 import type { AudiencesTable, Database, PagesTable } from '../db/types.js';
 import { invalidField } from '../http/errors.js';
 import { forgetRegenerations, liveAudiencesAfter, liveAudiencesAmong, queueNewVersions, writtenAmong } from '../audiences/index.js';
-import { paced } from './pacing.js';
+import { takingTurns } from './pacing.js';
 import type { RegenerateBody, Regenerated } from './schemas.js';
 
 /**
- * Audiences queued per transaction, each paced as the agent's steps are (pacing.ts): on SQLite a
- * transaction holds the event loop, and requests wait for the whole of it.
+ * Audiences queued per transaction, with a turn for other requests between them (pacing.ts): on
+ * SQLite a transaction holds the event loop, and requests wait for the whole of it.
  */
 const REGENERATE_BATCH = 100;
 const KEY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -44,7 +44,7 @@ export async function regenerate(
     let queued = 0;
     for (let i = 0; i < audienceIds.length; i += REGENERATE_BATCH) {
       const chunk = audienceIds.slice(i, i + REGENERATE_BATCH);
-      queued += await paced(() =>
+      queued += await takingTurns(() =>
         db.transaction().execute(async (trx) => queueNewVersions(trx, await liveAudiencesAmong(trx, page, chunk), key)),
       );
     }
@@ -65,7 +65,7 @@ export async function regenerate(
     const from: string | null = afterId;
     afterId = dryRun
       ? await batch(from, db, async (todo) => todo.length)
-      : await paced(() => db.transaction().execute((trx) => batch(from, trx, (todo) => queueNewVersions(trx, todo, key))));
+      : await takingTurns(() => db.transaction().execute((trx) => batch(from, trx, (todo) => queueNewVersions(trx, todo, key))));
   } while (afterId !== null);
   return plan;
 }
