@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import { audienceOf, finishGeneration, giveBackVersion, retryVersionAt, moveVersion } from '../audiences/index.js';
+import { audienceOf, failGeneration, giveBackVersion, moveVersion, publishGenerations, retryVersionAt } from '../audiences/index.js';
 import type { AudienceVersionsTable, Database } from '../db/types.js';
 import { AppError } from '../http/errors.js';
 import type { Content } from '../pages/index.js';
@@ -37,21 +37,23 @@ export async function startProcessing(trx: Transaction<Database>, versions: Audi
 }
 
 /**
- * Writes a batch of outcomes in one transaction, each through the audiences' functions, which write
- * only while the version is still processing under this worker's lease (a late result is dropped).
- * Returns the outcomes that were written.
+ * Writes a batch of outcomes in one transaction, through the audiences' functions, which write
+ * only while the version is still processing under this worker's lease (a late result is dropped):
+ * the publications together, the rest one by one. Returns the outcomes that were written.
  */
 export async function writeOutcomes(trx: Transaction<Database>, outcomes: Outcome[]): Promise<Set<Outcome>> {
-  const written = new Set<Outcome>();
   // The same order in every worker, so two transactions on PostgreSQL never wait on each other in a circle.
   const sorted = [...outcomes].sort((a, b) => (a.version.audience_id < b.version.audience_id ? -1 : 1));
+  const publications = sorted.filter((o): o is Extract<Outcome, { kind: 'publish' }> => o.kind === 'publish');
+  const written: Set<Outcome> = await publishGenerations(trx, publications);
   for (const outcome of sorted) {
+    if (outcome.kind === 'publish') continue;
     const wrote =
       outcome.kind === 'give-back'
         ? await giveBackVersion(trx, outcome)
         : outcome.kind === 'retry'
           ? await retryVersionAt(trx, outcome, outcome.at)
-          : await finishGeneration(trx, outcome, outcome.kind === 'publish' ? { content: outcome.content } : { reason: outcome.reason });
+          : await failGeneration(trx, outcome, outcome.reason);
     if (wrote) written.add(outcome);
   }
   return written;

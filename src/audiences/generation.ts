@@ -2,7 +2,9 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { claimLeases } from '../db/lease.js';
 import type { AudienceVersionsTable, Database } from '../db/types.js';
 import type { Content } from '../pages/index.js';
-import { moveVersion } from './versions.js';
+import { timesOfMove } from './lifecycle.js';
+import { moveVersion, publishedTogether } from './versions.js';
+import { now } from '../time.js';
 
 // The page agent's writes of versions (src/agent/): its claims, its lease and what it made of each.
 
@@ -63,35 +65,45 @@ export async function retryVersionAt(trx: Transaction<Database>, holding: HeldVe
 }
 
 /**
- * The generated content, published through the lifecycle (moveVersion: events, publishedAt,
- * archiving the older published version); or, given a reason, the failure, counted, and the
- * version cancelled the same way.
+ * Generated contents, published together: each version that is still processing under its holder's
+ * lease gets its content and becomes published in one statement, then publishedTogether archives,
+ * serves and tells for the whole batch what moveVersion would for each. Returns those written.
  */
-export async function finishGeneration(
+export async function publishGenerations<T extends HeldVersion & { content: Content }>(
   trx: Transaction<Database>,
-  holding: HeldVersion,
-  outcome: { content: Content } | { reason: string },
-): Promise<boolean> {
+  generated: readonly T[],
+): Promise<Set<T>> {
+  const at = now();
+  const written = new Set<T>();
+  const published: AudienceVersionsTable[] = [];
+  for (const holding of generated) {
+    const row = await held(trx, holding)
+      .set({
+        agent_lease_until: null,
+        agent_retry_at: null,
+        failure_reason: null,
+        content: JSON.stringify(holding.content),
+        origin: 'generated' as const,
+        status: 'published' as const,
+        ...timesOfMove('processing', 'published', holding.version, at),
+      })
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) continue;
+    written.add(holding);
+    published.push(row);
+  }
+  await publishedTogether(trx, published, 'processing', at);
+  return written;
+}
+
+/** The failure, counted, and the version cancelled through the lifecycle (moveVersion: its event, cancelledAt). */
+export async function failGeneration(trx: Transaction<Database>, holding: HeldVersion, reason: string): Promise<boolean> {
   const row = await held(trx, holding)
-    .set(
-      'content' in outcome
-        ? {
-            agent_lease_until: null,
-            agent_retry_at: null,
-            failure_reason: null,
-            content: JSON.stringify(outcome.content),
-            origin: 'generated' as const,
-          }
-        : {
-            agent_lease_until: null,
-            agent_retry_at: null,
-            failure_reason: outcome.reason,
-            agent_attempts: sql<number>`agent_attempts + 1`,
-          },
-    )
+    .set({ agent_lease_until: null, agent_retry_at: null, failure_reason: reason, agent_attempts: sql<number>`agent_attempts + 1` })
     .returningAll()
     .executeTakeFirst();
   if (!row) return false;
-  await moveVersion(trx, audienceOf(row), row, 'content' in outcome ? 'published' : 'cancelled');
+  await moveVersion(trx, audienceOf(row), row, 'cancelled');
   return true;
 }

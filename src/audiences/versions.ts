@@ -1,7 +1,7 @@
 import { type Kysely, type Transaction, sql } from 'kysely';
 import type { VersionStatus } from '../db/enums.js';
 import type { AudiencesTable, AudienceVersionsTable, Database } from '../db/types.js';
-import { emit } from '../events/index.js';
+import { emit, emitMany, type EventToEmit } from '../events/index.js';
 import { AppError, conflict, type FieldError, invalidField } from '../http/errors.js';
 import { keysetList, type ListQueryParams } from '../http/pagination.js';
 import { settle } from '../http/round-trip.js';
@@ -239,6 +239,75 @@ export async function moveVersion(
     await emit(trx, audience.tenant_id, 'page.version.published', toVersion(moved), { pageId });
   }
   return toVersion(moved);
+}
+
+/**
+ * What moveVersion does after it publishes, for many versions just moved together from `from` to
+ * published (the agent's write of a batch): each audience's older published versions archived, each audience serving its
+ * newest published one, and the events in moveVersion's order, version by version (published, the
+ * versions it archived, `page.version.published`). A few statements for the whole batch, where one
+ * at a time took eight each: the agent's publication was what bounded its rate (session 51).
+ */
+export async function publishedTogether(
+  trx: Transaction<Database>,
+  published: readonly AudienceVersionsTable[],
+  from: VersionStatus,
+  at: string,
+): Promise<void> {
+  if (published.length === 0) return;
+  const ids = published.map((v) => v.id);
+  const audienceIds = [...new Set(published.map((v) => v.audience_id))];
+  const archived = await trx
+    .updateTable('audience_versions')
+    .set({ status: 'archived', obsolete_at: at, archived_at: at })
+    .where('audience_id', 'in', audienceIds)
+    .where('status', '=', 'published')
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('audience_versions as newer')
+          .select('newer.id')
+          .where('newer.id', 'in', ids)
+          .whereRef('newer.audience_id', '=', 'audience_versions.audience_id')
+          .whereRef('newer.version_number', '>', 'audience_versions.version_number'),
+      ),
+    )
+    .returningAll()
+    .execute();
+  const served = await trx
+    .updateTable('audiences')
+    .set((eb) => ({
+      published_version_id: eb
+        .selectFrom('audience_versions as v')
+        .select('v.id')
+        .whereRef('v.audience_id', '=', 'audiences.id')
+        .where('v.status', '=', 'published')
+        .orderBy('v.version_number', 'desc')
+        .limit(1),
+      updated_at: at,
+    }))
+    .where('id', 'in', audienceIds)
+    .returning(['id', 'page_id'])
+    .execute();
+  const pageOf = new Map(served.map((a) => [a.id, a.page_id]));
+  const events: EventToEmit[] = [];
+  const told = new Set<string>();
+  for (const version of published) {
+    const data = toVersion(version);
+    events.push({ tenantId: version.tenant_id, type: 'audience_version.status_changed', data, extra: { previousStatus: from } });
+    for (const old of archived) {
+      if (old.audience_id !== version.audience_id || Number(old.version_number) >= Number(version.version_number)) continue;
+      if (told.has(old.id)) continue;
+      told.add(old.id);
+      events.push({
+        tenantId: old.tenant_id,
+        type: 'audience_version.status_changed',
+        data: toVersion(old),
+        extra: { previousStatus: 'published' },
+      });
+    }
+    events.push({ tenantId: version.tenant_id, type: 'page.version.published', data, extra: { pageId: pageOf.get(version.audience_id) } });
+  }
+  await emitMany(trx, events);
 }
 
 /**

@@ -67,6 +67,46 @@ describe('queued → processing → published', () => {
     assert.equal(archived.length, 1);
   });
 
+  test('a write of many publications: each version published, its older one archived, then page.version.published', async () => {
+    // 12 audiences and batches of 10: the worker's writes hold several publications each.
+    const { page, audiences } = await pageWithAudiences(t, 12);
+    assert.deepEqual(ok(await regenerate(page.pageId), 202), { queued: 12, skipped: [] });
+    const ids = audiences.map((a: Json) => a.audienceId as string);
+    await until('all 12 published', () => allPublished(ids));
+    const rows = await t.app.db
+      .selectFrom('events')
+      .select(['type', 'payload'])
+      .where('type', 'in', ['audience_version.status_changed', 'page.version.published'])
+      .orderBy('id')
+      .execute();
+    const events = rows.map((r) => ({ type: r.type, ...JSON.parse(r.payload) }) as Json);
+    for (const audienceId of ids) {
+      const [v2, v1] = await versionsOf(t, audienceId);
+      assert.ok(v2 && v1);
+      const base = `/v0/pages/${page.pageId}/audiences/${audienceId}/versions`;
+      const [second, first] = [ok(await t.req('GET', `${base}/${v2.id}`)), ok(await t.req('GET', `${base}/${v1.id}`))];
+      const ours = events.filter((e) => e.data.versionId === v2.id || e.data.versionId === v1.id);
+      const from = ours.findIndex((e) => e.data.versionId === v2.id && e.data.status === 'processing');
+      assert.ok(from !== -1, 'the move to processing was told');
+      assert.deepEqual(
+        ours.slice(from + 1).map((e) => `${e.type} v${e.data.versionNumber} ${e.previousStatus ?? ''}→${e.data.status}`),
+        [
+          'audience_version.status_changed v2 processing→published',
+          'audience_version.status_changed v1 published→archived',
+          'page.version.published v2 →published',
+        ],
+        audienceId,
+      );
+      const [published, archived, told] = ours.slice(from + 1);
+      assert.deepEqual(published.data, second, 'the event carries the version as the API returns it');
+      assert.deepEqual(archived.data, first);
+      assert.deepEqual(told.data, second);
+      assert.equal(told.pageId, page.pageId);
+      const audience = ok(await t.req('GET', `/v0/pages/${page.pageId}/audiences/${audienceId}`));
+      assert.equal(audience.publishedVersion.versionId, v2.id, 'the audience serves the new version');
+    }
+  });
+
   test('a version a client queues by hand is generated and published too', async () => {
     const { page, audiences } = await pageWithAudiences(t, 1);
     const base = `/v0/pages/${page.pageId}/audiences/${audiences[0].audienceId}/versions`;
