@@ -1,7 +1,6 @@
 import type { Transaction } from 'kysely';
-import { audienceOf, failGeneration, giveBackVersion, moveVersion, publishGenerations, retryVersionAt } from '../audiences/index.js';
+import { failGeneration, giveBackVersion, publishGenerations, retryVersionAt } from '../audiences/index.js';
 import type { AudienceVersionsTable, Database } from '../db/types.js';
-import { AppError } from '../http/errors.js';
 import type { Content } from '../pages/index.js';
 
 /** What became of one claimed version's generation. */
@@ -11,30 +10,6 @@ export type Outcome =
   | { kind: 'fail'; version: AudienceVersionsTable; lease: string; reason: string }
   /** Not generated (the worker stops): the version goes back for the next claim at once. */
   | { kind: 'give-back'; version: AudienceVersionsTable; lease: string };
-
-/**
- * Moves the claimed queued versions to processing (the lifecycle's move, its event and
- * queueDurationMs), in one transaction for the batch. Returns the versions still this worker's to
- * generate: a version cancelled (or moved on by a client) since the claim is left out.
- */
-export async function startProcessing(trx: Transaction<Database>, versions: AudienceVersionsTable[]): Promise<AudienceVersionsTable[]> {
-  const ours: AudienceVersionsTable[] = [];
-  for (const version of versions) {
-    if (version.status !== 'queued') {
-      ours.push(version);
-      continue;
-    }
-    try {
-      await moveVersion(trx, audienceOf(version), version, 'processing');
-    } catch (err) {
-      // The move is conditional on the status claimed: a client's change won, and nothing was written.
-      if (err instanceof AppError) continue;
-      throw err;
-    }
-    ours.push({ ...version, status: 'processing' });
-  }
-  return ours;
-}
 
 /**
  * Writes a batch of outcomes in one transaction, through the audiences' functions, which write

@@ -7,8 +7,8 @@ import { compileJsonCheck } from '../http/validation.js';
 import { Content, layoutErrors, MAX_CONTENT_BYTES } from '../pages/index.js';
 import { gatherInputs } from './inputs.js';
 import { paced } from './pacing.js';
-import { claimVersions } from '../audiences/index.js';
-import { type Outcome, startProcessing, writeOutcomes } from './repository.js';
+import { claimVersions, startGenerations } from '../audiences/index.js';
+import { type Outcome, writeOutcomes } from './repository.js';
 import { retryIn } from './retry-policy.js';
 import { GenerationError, type Generator, type GeneratorInput } from './types.js';
 
@@ -178,7 +178,7 @@ export function createAgent(
 
   async function runBatch(claimed: AudienceVersionsTable[]): Promise<void> {
     try {
-      const ours = await paced(() => db.transaction().execute((trx) => startProcessing(trx, claimed)));
+      const ours = await paced(() => db.transaction().execute((trx) => startGenerations(trx, claimed)));
       const inputs = await paced(() => gatherInputs(db, ours, generator.readsHistory));
       const done = ours.map(async (version) => {
         // The claim set the lease; a row without one was not claimed here.

@@ -3,7 +3,8 @@ import { claimLeases } from '../db/lease.js';
 import type { AudienceVersionsTable, Database } from '../db/types.js';
 import type { Content } from '../pages/index.js';
 import { timesOfMove } from './lifecycle.js';
-import { moveVersion, publishedTogether } from './versions.js';
+import { moveVersion, publishedTogether, toVersion } from './versions.js';
+import { emitMany, type EventToEmit } from '../events/index.js';
 import { now } from '../time.js';
 
 // The page agent's writes of versions (src/agent/): its claims, its lease and what it made of each.
@@ -62,6 +63,41 @@ export async function retryVersionAt(trx: Transaction<Database>, holding: HeldVe
     .set({ agent_lease_until: null, agent_attempts: sql<number>`agent_attempts + 1`, agent_retry_at: at })
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * Moves the claimed queued versions to processing as moveVersion would (its conditional update,
+ * queueDurationMs, its event), with the batch's events in one statement. Returns the versions still
+ * the holder's to generate: one a client moved on since the claim is left out; one already
+ * processing (a crashed holder's, a retry) stays as it is.
+ */
+export async function startGenerations(trx: Transaction<Database>, versions: readonly AudienceVersionsTable[]) {
+  const at = now();
+  const ours: AudienceVersionsTable[] = [];
+  const events: EventToEmit[] = [];
+  for (const version of versions) {
+    if (version.status !== 'queued') {
+      ours.push(version);
+      continue;
+    }
+    const moved = await trx
+      .updateTable('audience_versions')
+      .set({ status: 'processing', ...timesOfMove('queued', 'processing', version, at) })
+      .where('id', '=', version.id)
+      .where('status', '=', 'queued')
+      .returningAll()
+      .executeTakeFirst();
+    if (!moved) continue;
+    ours.push({ ...version, status: 'processing' });
+    events.push({
+      tenantId: moved.tenant_id,
+      type: 'audience_version.status_changed',
+      data: toVersion(moved),
+      extra: { previousStatus: 'queued' },
+    });
+  }
+  await emitMany(trx, events);
+  return ours;
 }
 
 /**

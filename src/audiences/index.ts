@@ -1,7 +1,15 @@
 // The audiences area's front door: what other areas may use of it. An import of another area's
 // inner file fails `npm run lint` (scripts/check-doors.ts).
 export { archiveErased, eraseAudiencesOf, erasedRouteKey } from './erasure.js';
-export { audienceOf, claimVersions, failGeneration, giveBackVersion, publishGenerations, retryVersionAt } from './generation.js';
+export {
+  audienceOf,
+  claimVersions,
+  failGeneration,
+  giveBackVersion,
+  publishGenerations,
+  retryVersionAt,
+  startGenerations,
+} from './generation.js';
 export { labelGroups, MAX_GROUPS, topGroups } from './groups.js';
 export { refreshPersonAudiences } from './names.js';
 export { pageCopies } from './page-copies.js';
