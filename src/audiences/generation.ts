@@ -37,7 +37,7 @@ export interface HeldVersion {
   lease: string;
 }
 
-export const audienceOf = (version: AudienceVersionsTable) => ({ id: version.audience_id, tenant_id: version.tenant_id });
+const audienceOf = (version: AudienceVersionsTable) => ({ id: version.audience_id, tenant_id: version.tenant_id });
 
 /**
  * Each write below is conditional on the version being still processing and still under the

@@ -2,7 +2,6 @@
 // inner file fails `npm run lint` (scripts/check-doors.ts).
 export { archiveErased, eraseAudiencesOf, erasedRouteKey } from './erasure.js';
 export {
-  audienceOf,
   claimVersions,
   failGeneration,
   giveBackVersion,
