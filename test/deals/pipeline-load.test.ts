@@ -7,6 +7,8 @@ import { qs } from '../analytics/helpers.js';
 import { expectProblem, ok, startApp, type Json, type TestApp } from '../helpers.js';
 import { addDeals, dealRange, type LoadShape, seedLoad } from './pipeline-load.js';
 
+// Runs alone (scripts/test.mjs): it bounds how long the event loop is held.
+
 // Issue 45 §3: one tenant's pipeline report never stalls the process. The probe's worst case for
 // its size: 1,000 persons of one account, each with a session (reached through their audience and
 // through a lead sent in it) and 1,000 deals on that account, every deal touched by every session.
