@@ -113,7 +113,7 @@ const postgresFiles = files.filter(reachesDatabase);
 /**
  * A file that bounds how long this process holds its event loop says so with this line, and runs
  * after the others, by itself: beside three other files on two cores, its bound measured how long
- * the machine left the process waiting (stop 70: 103 ms against 100; about 30 ms alone).
+ * the machine left the process waiting (session 52's CI run: 103 ms against 100; about 30 ms alone).
  */
 const ALONE = '// Runs alone (scripts/test.mjs): it bounds how long the event loop is held.';
 const alone = (file) => readFileSync(file, 'utf8').includes(ALONE);
