@@ -243,10 +243,10 @@ export async function moveVersion(
 
 /**
  * What moveVersion does after it publishes, for many versions just moved together from `from` to
- * published (the agent's write of a batch): each audience's older published versions archived, each audience serving its
- * newest published one, and the events in moveVersion's order, version by version (published, the
- * versions it archived, `page.version.published`). A few statements for the whole batch, where one
- * at a time took eight each: the agent's publication was what bounded its rate (session 51).
+ * published (the agent's write of a batch): each audience's older published versions archived,
+ * each audience serving its newest published one, and the events in moveVersion's order, version
+ * by version (published, the versions it archived, `page.version.published`). A few statements for
+ * the whole batch, where one at a time took eight each: the agent's publication bounded its rate.
  */
 export async function publishedTogether(
   trx: Transaction<Database>,

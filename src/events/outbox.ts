@@ -12,17 +12,16 @@ import type { EventType } from './catalogue.js';
  */
 const nextPosition = sql<number>`(select max(s.last, coalesce((select max(e.position) from events e), 0)) + 1 from event_sequence s where s.name = 'events')`;
 
-const insertEvent = prepared((db, p: { id: string; tenantId: string; type: string; payload: string; at: string }) =>
-  db.insertInto('events').values({
-    id: p.id,
-    tenant_id: p.tenantId,
-    type: p.type,
-    payload: p.payload,
-    created_at: p.at,
-    fanned_out: 0,
-    fan_lease_until: null,
-    ...(isPostgres(db) ? {} : { position: nextPosition }),
-  }),
+/** An event as `eventOf` makes it, for one tenant. */
+type TenantEvent = ReturnType<typeof eventOf> & { tenantId: string };
+
+/** The row of an event not yet fanned out; SQLite's position is the caller's to add. */
+function eventRow<T>(e: { id: T; tenantId: T; type: T; payload: T; at: T }) {
+  return { id: e.id, tenant_id: e.tenantId, type: e.type, payload: e.payload, created_at: e.at, fanned_out: 0, fan_lease_until: null };
+}
+
+const insertEvent = prepared((db, p: TenantEvent) =>
+  db.insertInto('events').values({ ...eventRow(p), ...(isPostgres(db) ? {} : { position: nextPosition }) }),
 );
 
 /**
@@ -62,18 +61,7 @@ const EMIT_CHUNK = 200;
  */
 export async function emitMany(trx: Kysely<Database>, events: readonly EventToEmit[]): Promise<void> {
   for (let i = 0; i < events.length; i += EMIT_CHUNK) {
-    const rows = events.slice(i, i + EMIT_CHUNK).map((e) => {
-      const event = eventOf(e.type, e.data, e.extra);
-      return {
-        id: event.id,
-        tenant_id: e.tenantId,
-        type: event.type,
-        payload: event.payload,
-        created_at: event.at,
-        fanned_out: 0,
-        fan_lease_until: null,
-      };
-    });
+    const rows = events.slice(i, i + EMIT_CHUNK).map((e) => eventRow({ ...eventOf(e.type, e.data, e.extra), tenantId: e.tenantId }));
     if (isPostgres(trx)) {
       await trx.insertInto('events').values(rows).execute();
       continue;
