@@ -201,11 +201,19 @@ function liveAudiencesOf(db: Kysely<Database>, page: PagesTable) {
     .where('archived_at', 'is', null);
 }
 
-/** Live audiences of the page after `afterId` (by id), up to `limit`: the batches of "every live audience". */
+/**
+ * Live audiences of the page after `afterId`, up to `limit`, in the order of the page's index
+ * (page, created, id): the batches of "every live audience". Each batch reads its own rows only.
+ * In id order, SQLite walked every audience's id for the first batch (290 ms at the bench's full
+ * scale, the event loop held) or sorted all the page's audiences for each. The row after which to
+ * go on is read by its id, so PostgreSQL compares its own timestamps, not their values in JS.
+ */
 export function liveAudiencesAfter(db: Kysely<Database>, page: PagesTable, afterId: string | null, limit: number) {
+  const after = sql<boolean>`(audiences.created_at, audiences.id) > (select a.created_at, a.id from audiences a where a.id = ${afterId})`;
   return liveAudiencesOf(db, page)
-    .$if(afterId !== null, (q) => q.where('id', '>', afterId as string))
-    .orderBy('id')
+    .$if(afterId !== null, (q) => q.where(after))
+    .orderBy('audiences.created_at')
+    .orderBy('audiences.id')
     .limit(limit)
     .execute();
 }

@@ -110,3 +110,20 @@ test('emitMany records 401 events over three statements, in order, each once', a
     else assert.ok(here > before, `event ${k} after event ${k - 1}`);
   }
 });
+
+test('audiences created in one instant are each queued once, across batches, archived ones left', async () => {
+  const { page, audiences } = await pageWithAudiences(t, 230);
+  // One instant for all, with microseconds on PostgreSQL (more than a JS date holds): the batches go
+  // on from the last row of the one before by (created, id), and must neither repeat nor skip a tie.
+  const instant = isPostgres(t.app.db) ? '2026-01-01T00:00:00.123456Z' : '2026-01-01T00:00:00.123Z';
+  await sql`update audiences set created_at = ${instant} where page_id = ${page.pageId}`.execute(t.app.db);
+  const archived = audiences.filter((_, i) => i % 50 === 7).map((a) => a.audienceId as string);
+  for (const id of archived) ok(await t.req('POST', `/v0/pages/${page.pageId}/audiences/${id}/archive`, {}));
+  const live = audiences.length - archived.length;
+  assert.deepEqual(ok(await t.req('POST', `/v0/pages/${page.pageId}/regenerate`, {}), 202), { queued: live, skipped: [] });
+  for (const a of audiences) {
+    const audience = ok(await t.req('GET', `/v0/pages/${page.pageId}/audiences/${a.audienceId}`));
+    const expected = archived.includes(a.audienceId) ? 1 : 2;
+    assert.equal(audience.latestVersion.versionNumber, expected, `audience ${a.audienceId}`);
+  }
+});
