@@ -26,7 +26,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { forBulkWork, loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/connection.js';
@@ -715,13 +715,32 @@ async function agentScenario(
       .where('page_id', '=', data.agentPageId)
       .where('archived_at', 'is', null)
       .executeTakeFirstOrThrow();
+    const { tenant_id: tenantId } = await db.kysely
+      .selectFrom('pages')
+      .select('tenant_id')
+      .where('id', '=', data.agentPageId)
+      .executeTakeFirstOrThrow();
+    // Whether the tenant has versions left for the agent: one probe of the agent's partial index (its
+    // literal condition, so SQLite can use it). Counting the page's published versions every poll
+    // read all 10,000 audiences at full scale, twice a poll, on a core the service or the load needed.
+    const working = () =>
+      db.kysely
+        .selectFrom('audience_versions')
+        .select('id')
+        .where('tenant_id', '=', tenantId)
+        .where(sql<boolean>`status in ('queued', 'processing')`)
+        .limit(1)
+        .executeTakeFirst()
+        .then((row) => row !== undefined);
     const started = Date.now();
+    let answered = false;
     const request = fetch(`${getPerson.url}/v0/pages/${data.agentPageId}/regenerate`, {
       method: 'POST',
       headers: { ...getPerson.headers, 'content-type': 'application/json', 'idempotency-key': `bench-agent-${started}` },
       body: '{}',
     }).then(async (res) => {
       if (res.status !== 202) throw new Error(`regenerate answered ${res.status}: ${await res.text()}`);
+      answered = true;
     });
     // A failed regenerate (or watcher) ends the rounds, and is thrown where `done` is awaited.
     // Unobserved until then, it was an unhandled rejection: the harness died and left its services running.
@@ -732,12 +751,15 @@ async function agentScenario(
       for (;;) {
         await new Promise((r) => setTimeout(r, 100));
         if (failed) return;
-        const published = await regenerated('published');
-        cancelled = await regenerated('cancelled');
-        if (published + cancelled >= Number(total)) break;
-        if (Date.now() - started > 600_000) throw new Error(`agent-template: ${published} of ${total} published after 10 minutes`);
+        if (Date.now() - started > 600_000) throw new Error(`agent-template: still working after 10 minutes, of ${total}`);
+        if (answered && !(await working())) break;
       }
       finishedAt = Date.now();
+      const published = await regenerated('published');
+      cancelled = await regenerated('cancelled');
+      if (published + cancelled < Number(total)) {
+        throw new Error(`agent-template: nothing left queued, but ${published} of ${total} published and ${cancelled} cancelled`);
+      }
     })();
     const done = Promise.all([request, watcher]);
     done.catch(() => {
