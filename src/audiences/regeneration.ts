@@ -204,9 +204,9 @@ function liveAudiencesOf(db: Kysely<Database>, page: PagesTable) {
 /**
  * Live audiences of the page after `afterId`, up to `limit`, in the order of the page's index
  * (page, created, id): the batches of "every live audience". Each batch reads its own rows only.
- * In id order, SQLite walked every audience's id for the first batch (290 ms at the bench's full
- * scale, the event loop held) or sorted all the page's audiences for each. The row after which to
- * go on is read by its id, so PostgreSQL compares its own timestamps, not their values in JS.
+ * In id order SQLite walked the ids of other pages' audiences or sorted all of this page's, as it
+ * planned: the first batch held the event loop 290 ms at the bench's full scale. The row after
+ * which to go on is read by its id, so PostgreSQL compares its own timestamps, not JS dates.
  */
 export function liveAudiencesAfter(db: Kysely<Database>, page: PagesTable, afterId: string | null, limit: number) {
   const after = sql<boolean>`(audiences.created_at, audiences.id) > (select a.created_at, a.id from audiences a where a.id = ${afterId})`;
