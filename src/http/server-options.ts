@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { FastifyServerOptions } from 'fastify';
 import type { Config } from '../config.js';
+import { countAccepts } from './accepts.js';
 import { sendProblem, toAppError } from './errors.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -25,6 +26,7 @@ export function serverOptions(config: Config): FastifyServerOptions<http.Server>
     serverFactory: () => {
       const server = http.createServer({ connectionsCheckingInterval: 1000, headersTimeout: 10_000, requestTimeout: 30_000 });
       server.keepAliveTimeout = 5_000;
+      countAccepts(server);
       return server;
     },
     // The router's own errors (bad percent-encoding, an overlong path segment) leave as problem+json too.
