@@ -209,9 +209,10 @@ function liveAudiencesOf(db: Kysely<Database>, page: PagesTable) {
  * which to go on is read by its id, so PostgreSQL compares its own timestamps, not JS dates.
  */
 export function liveAudiencesAfter(db: Kysely<Database>, page: PagesTable, afterId: string | null, limit: number) {
-  const after = sql<boolean>`(audiences.created_at, audiences.id) > (select a.created_at, a.id from audiences a where a.id = ${afterId})`;
   return liveAudiencesOf(db, page)
-    .$if(afterId !== null, (q) => q.where(after))
+    .$if(afterId !== null, (q) =>
+      q.where(sql<boolean>`(audiences.created_at, audiences.id) > (select a.created_at, a.id from audiences a where a.id = ${afterId})`),
+    )
     .orderBy('audiences.created_at')
     .orderBy('audiences.id')
     .limit(limit)

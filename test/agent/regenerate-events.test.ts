@@ -10,7 +10,8 @@ import { pageWithAudiences } from './common.js';
 // `emitMany`), in transactions of 100 audiences. With the agent off, so nothing else writes
 // between: 101 audiences give 202 events over two transactions, and each must be there once, whole,
 // in the order a client's create and PATCH give them. A regenerate's transaction never holds more
-// than one statement's 200, so the second test crosses statements with emitMany itself.
+// than one statement's 200, so the second test crosses statements with emitMany itself. The third
+// holds the batches' order (the page's index: created_at, then id) to audiences created in one instant.
 
 let t: TestApp;
 before(async () => {
