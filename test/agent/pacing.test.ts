@@ -59,6 +59,8 @@ test("a request's steps (a regenerate's batches) let every client that connected
   assert.ok(steps <= CLIENTS / 4, `${CLIENTS} clients that connected at once were answered after ${steps} steps`);
 });
 
+// paced let them in before the accepts were counted too: a busy step's pause gives the loop many
+// turns. Kept so that it stays so; the test above is the one the change answers.
 test("the agent's paced steps let them in too", async () => {
   const steps = await stepsUntilAnswered(paced);
   assert.ok(steps <= CLIENTS / 4, `${CLIENTS} clients that connected at once were answered after ${steps} steps`);
