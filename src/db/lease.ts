@@ -1,4 +1,5 @@
 import { expressionBuilder, sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import { isPostgres } from './adapter.js';
 import type { Database } from './types.js';
 
 /**
@@ -64,7 +65,7 @@ export async function claimLeases<T extends Leasable, R extends Column<T> = Colu
   const free = sql`(${lease} is null or ${lease} < ${claim.now})`;
   const returning = claim.returning ? sql.join(claim.returning.map((column) => sql.ref(column))) : sql`*`;
   const candidates = isTurns(claim.orderBy)
-    ? inTurns(table, claim.orderBy, due, free, claim.limit)
+    ? inTurns(isPostgres(db), table, claim.orderBy, due, free, claim.limit)
     : sql`select id from ${table} where ${due} and ${free} order by ${orderOf(claim.orderBy)} limit ${claim.limit}`;
   // The condition again outside the subquery: a row changed since the subquery read it is left alone.
   const { rows } = await sql<Pick<Database[T], R>>`update ${table} set ${lease} = ${claim.until}
@@ -87,8 +88,14 @@ function orderOf<T extends Leasable>(orderBy: Order<T> | readonly Order<T>[]) {
  * an index seek from the last, gives its first `limit` rows, and those are ranked. The same rows as
  * a rank over every due row (`row_number() over (partition by across ...)`), which read the whole
  * queue on every claim: no row ranked past `limit` in its own value can be among the first `limit`.
+ *
+ * Each value's rows are read side by side per dialect. PostgreSQL reads them in a lateral subquery.
+ * Given SQLite's `c.id in (correlated subquery)`, it scanned the whole table and ran the subquery
+ * once per row (1.5–2.5 s a claim at small scale). SQLite has no LATERAL, and it runs that `in`
+ * as a seek per value.
  */
 function inTurns<T extends Leasable>(
+  postgres: boolean,
   table: RawBuilder<unknown>,
   turns: Turns<T>,
   due: Expression<SqlBool>,
@@ -98,17 +105,23 @@ function inTurns<T extends Leasable>(
   const across = sql.ref(turns.across);
   const within = sql.join(turns.within.map((c) => sql.ref(c)));
   // Each ordering column once, beside the id (which may be one of them).
-  const ranked = sql.join(['id', ...turns.within.filter((c) => c !== 'id')].map((c) => sql`${sql.ref(`c.${c}`)} as ${sql.ref(c)}`));
+  const columns = ['id', ...turns.within.filter((c) => c !== 'id')];
+  const ranked = sql.join(columns.map((c) => sql`${sql.ref(`c.${c}`)} as ${sql.ref(c)}`));
   const withinC = sql.join(turns.within.map((c) => sql.ref(`c.${c}`)));
-  return sql`with recursive claim_values (v) as (
+  const firstOfValue = (value: RawBuilder<unknown>, selected: RawBuilder<unknown>) =>
+    sql`select ${selected} from ${table} where ${across} = ${value} and ${due} and ${free} order by ${within} limit ${limit}`;
+  const values = sql`with recursive claim_values (v) as (
       select min(${across}) from ${table} where ${due}
       union all
       select (select min(${across}) from ${table} where ${due} and ${across} > claim_values.v) from claim_values where claim_values.v is not null
-    )
+    )`;
+  const rows = postgres
+    ? sql`claim_values g cross join lateral (${firstOfValue(sql.ref('g.v'), sql.join(columns.map((c) => sql.ref(c))))}) c`
+    : sql`claim_values g join ${table} c on c.id in (${firstOfValue(sql.ref('g.v'), sql`id`)})`;
+  return sql`${values}
     select id from (
-      select ${ranked}, row_number() over (partition by ${sql.ref(`c.${turns.across}`)} order by ${withinC}) as claim_turn
-      from claim_values g join ${table} c
-        on c.id in (select id from ${table} where ${across} = g.v and ${due} and ${free} order by ${within} limit ${limit})
+      select ${ranked}, row_number() over (partition by g.v order by ${withinC}) as claim_turn
+      from ${rows}
       where g.v is not null
     ) turned order by claim_turn, ${within} limit ${limit}`;
 }
