@@ -89,10 +89,10 @@ function orderOf<T extends Leasable>(orderBy: Order<T> | readonly Order<T>[]) {
  * a rank over every due row (`row_number() over (partition by across ...)`), which read the whole
  * queue on every claim: no row ranked past `limit` in its own value can be among the first `limit`.
  *
- * Each value's rows are read side by side per dialect. PostgreSQL reads them in a lateral subquery.
- * Given SQLite's `c.id in (correlated subquery)`, it scanned the whole table and ran the subquery
- * once per row (1.5–2.5 s a claim at small scale). SQLite has no LATERAL, and it runs that `in`
- * as a seek per value.
+ * Each value's rows are read in a form of each dialect's. SQLite runs `c.id in (a subquery of the
+ * value)` as one seek per value, and has no LATERAL. PostgreSQL cannot pull that subquery (it has a
+ * limit) into the join: it scanned the whole table and ran the subquery once per row, 1.5–2.5 s a
+ * claim at small scale. A lateral subquery reads the same rows by the seeks.
  */
 function inTurns<T extends Leasable>(
   postgres: boolean,
