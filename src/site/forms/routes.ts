@@ -80,7 +80,7 @@ export function formRoutes(site: FastifyInstance, context: SiteContext, document
           .send();
       // A bot filled the field people never see: it is told what a person would be, and nothing is kept.
       if (post.honeypot !== '') return thanks();
-      if (errors) return served ? sendDocument(request, reply, context, served, query, 400, post.token) : badRequest(reply);
+      if (errors) return served ? sendDocument(request, reply, context, served, () => query, 400, post.token) : badRequest(reply);
       // A repeat of this token within the window gets the same thank-you, and writes nothing.
       if (!('fields' in checked)) return badRequest(reply);
       // Asked before the lead's transaction, within the provider's timeout: the thank-you waits that long at most.

@@ -43,7 +43,7 @@ export function serveRoutes(site: FastifyInstance, context: SiteContext, documen
       return reply.code(308).header('location', encodeURI(outcome.location)).send();
     }
     if (outcome.kind === 'gone') return gone(reply);
-    return sendDocument(request, reply, context, outcome, keptQuery(searchOf(request.url)));
+    return sendDocument(request, reply, context, outcome, () => keptQuery(searchOf(request.url)));
   });
 
   site.route({

@@ -37,14 +37,16 @@ export function pathOf(rawUrl: string): string | undefined {
 
 /**
  * Sends a document: 304 when the visitor has it, else its bytes with a fresh view token in its
- * slots, and `query` (`?a=b`, or '') where the URL's query goes (the lead form's path).
+ * slots, and `query` (`?a=b`, or '') where the URL's query goes (the lead form's path). `query` is
+ * a thunk: only a document with a form has that slot, and re-encoding a visitor's query costs more
+ * than the rest of a remembered answer's way out.
  */
 export function sendDocument(
   request: FastifyRequest,
   reply: FastifyReply,
   context: SiteContext,
   served: Servable,
-  query: string,
+  query: () => string,
   status = 200,
   token?: string,
 ) {
@@ -61,7 +63,7 @@ export function sendDocument(
   let body = parts[0] ?? '';
   if (slots.length > 0) {
     const value = token ?? context.tokens.sign(served.visit, undefined, served.unit).token;
-    const kept = attr(query);
+    const kept = slots.includes('query') ? attr(query()) : '';
     for (let i = 0; i < slots.length; i++) body += (slots[i] === 'query' ? kept : value) + (parts[i + 1] ?? '');
   }
   return reply.code(status).type('text/html; charset=utf-8').send(body);
