@@ -19,7 +19,7 @@ import type { SiteHost } from '../hosts.js';
 import type { Resolution } from './resolve.js';
 import { readStamp, type Stamp } from './stamp.js';
 import { type Chosen, variantOf } from './variant.js';
-import type { VisitFacts } from './visit.js';
+import { looksUp, type VisitFacts } from './visit.js';
 
 /** A path that resolved to a page for everyone (link to the page, or the home page). */
 export type PageResolution = Extract<Resolution, { kind: 'page' }>;
@@ -113,6 +113,8 @@ export interface PageSegments {
   index: RulesIndex;
   fields: ReadonlySet<string>;
   tenantReadsCompany: boolean;
+  /** Whether a field of theirs costs a look-up (visit.ts `looksUp`): else a visit is matched without waiting. */
+  looksUp: boolean;
 }
 
 interface SegmentRow {
@@ -197,7 +199,13 @@ export async function readPageSegments(db: Kysely<Database>, tenantId: string, p
     segments.push({ audienceId: id, rules: compiled.rules });
   }
   const flag = rows[0]?.tenant_company;
-  return { segments, index: indexRules(segments), fields, tenantReadsCompany: flag === 1 || flag === true };
+  return {
+    segments,
+    index: indexRules(segments),
+    fields,
+    tenantReadsCompany: flag === 1 || flag === true,
+    looksUp: [...fields].some(looksUp),
+  };
 }
 
 const compile = (text: string): Compiled => ({ rules: compileRules(JSON.parse(text) as Rules), bytes: 4 * text.length + 256 });
@@ -221,6 +229,13 @@ async function compileNow(db: Kysely<Database>, tenantId: string, id: string): P
  */
 export async function matchSegment(page: PageSegments, facts: VisitFacts, preferred?: string): Promise<string | undefined> {
   if (preferred !== undefined && page.segments.some((s) => s.audienceId === preferred)) return preferred;
-  await facts.prepare(page.fields, page.tenantReadsCompany);
-  return page.segments[firstMatch(page.segments, page.index, facts.value, facts.withheld)]?.audienceId;
+  if (page.looksUp) await facts.prepare(page.fields, page.tenantReadsCompany);
+  return segmentOf(page, facts);
 }
+
+/**
+ * The first segment the visit matches, once the facts its segments look up are gathered, or at
+ * once when they look up none (`looksUp`): a served page's hot path then waits for nothing.
+ */
+export const segmentOf = (page: PageSegments, facts: VisitFacts): string | undefined =>
+  page.segments[firstMatch(page.segments, page.index, facts.value, facts.withheld)]?.audienceId;

@@ -11,7 +11,7 @@ import type { DocumentCache } from './cache.js';
 import { armLabel, type Chosen } from './variant.js';
 import type { OutcomeMemo } from './memo.js';
 import type { Link } from './resolve.js';
-import { assignArm, matchSegment, type PageResolution, type PageSegments } from './choose.js';
+import { assignArm, matchSegment, segmentOf, type PageResolution, type PageSegments } from './choose.js';
 import type { Stamp } from './stamp.js';
 import type { VisitFacts } from './visit.js';
 
@@ -129,7 +129,7 @@ export async function startRun(
   if (prior?.kind === 'redirect' || prior?.kind === 'gone') return prior;
   if (prior?.kind === 'segmented' && remembers && options.facts) {
     // A segmented path's hot case: the visit matched, then its segment's remembered answer.
-    const segment = await matchSegment(prior.segments, options.facts);
+    const segment = prior.segments.looksUp ? await matchSegment(prior.segments, options.facts) : segmentOf(prior.segments, options.facts);
     const at = segmentKey(key0, segment);
     const there = documents.memo.get(at);
     return (
@@ -179,7 +179,8 @@ async function fillKey(tokens: readonly string[], facts: VisitFacts | undefined,
 /** A remembered document, when its rendering for this visit's token values is still cached. */
 async function fromCache(cache: DocumentCache, known: Remembered | undefined, facts: VisitFacts | undefined): Promise<Outcome | undefined> {
   if (known?.kind !== 'document') return undefined;
-  const rendered = cache.get(known.key + (await fillKey(known.tokens, facts, known.company)));
+  // Most documents use no visit token: their key is known without waiting for a fact.
+  const rendered = cache.get(known.tokens.length === 0 ? known.key : known.key + (await fillKey(known.tokens, facts, known.company)));
   return rendered && { kind: 'document', rendered, visit: known.visit, varies: known.varies };
 }
 

@@ -48,6 +48,9 @@ export interface RequestFacts extends VisitFacts {
 const FILLABLE = /^[\p{L}\p{N} \-.,&']{1,60}$/u;
 /** The facts that cost a look-up; every other one is read from the request as asked. */
 const COSTLY = new Set(['visitor.country', 'visitor.returning', 'company']);
+
+/** Whether a field's value may cost a look-up (`prepare`): a visit reading none is matched without waiting. */
+export const looksUp = (field: string): boolean => COSTLY.has(field) || field.startsWith('company.');
 const CLICK_IDS = ['gclid', 'fbclid', 'msclkid'] as const;
 
 const countryNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
