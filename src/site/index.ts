@@ -9,4 +9,4 @@ export { addressLimiter, takeFor } from './limits.js';
 export { sourceOf } from './measure/source.js';
 export { previewRenderer } from './preview.js';
 export { chooseForVisit } from './serve/preview-visit.js';
-export { describedVisit, visitFacts, type VisitFacts } from './serve/visit.js';
+export { describedVisit, looksUp, visitFacts, type VisitFacts } from './serve/visit.js';

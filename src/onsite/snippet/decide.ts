@@ -2,7 +2,7 @@ import { parse, type Selector, stringify } from 'css-what';
 import { type CompiledRules, compileRules, matches, type Rules } from '../../audiences/index.js';
 import { armFor } from '../../experiments/index.js';
 import { fillTokens } from '../../render/index.js';
-import type { VisitFacts } from '../../site/index.js';
+import { looksUp, type VisitFacts } from '../../site/index.js';
 import { type Change, filledUrlIsSafe, URL_ATTRIBUTES } from '../changes.js';
 import type { DecisionArm } from '../decision-token.js';
 import { compileUrlMatch, conversionMatch, type UrlMatch } from '../url-match.js';
@@ -102,7 +102,8 @@ export async function chooseExperiences(
 ): Promise<CompiledExperience[]> {
   const reads = new Set<string>();
   for (const e of matching) for (const f of e.compiled.reads) reads.add(f);
-  await facts.prepare(reads, company);
+  // Only a fact that is looked up is waited for: the rest are read from the request as asked.
+  if ([...reads].some(looksUp)) await facts.prepare(reads, company);
   const chosen: CompiledExperience[] = [];
   const taken = new Set<string>();
   for (const e of matching) {
