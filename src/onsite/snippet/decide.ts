@@ -44,6 +44,8 @@ interface Compiled {
   reads: Set<string>;
   /** Whether a rule or a token reads `company.*`: only then is the provider asked. */
   company: boolean;
+  /** Whether a rule or a token reads a fact that is looked up (site/ `looksUp`): only then is the decision's visit prepared. */
+  looksUp: boolean;
   /** Its selectors, each as css-what writes it back: two experiences overlap when they share one. */
   selectors: Set<string>;
 }
@@ -72,6 +74,7 @@ export function compiled<E extends Decidable>(experience: E): CompiledExperience
       rules,
       reads,
       company: [...reads].some((f) => f.startsWith('company.')),
+      looksUp: [...reads].some(looksUp),
       selectors: new Set(experience.changes.map((c) => normalSelector(c.selector))),
     },
   };
@@ -100,10 +103,12 @@ export async function chooseExperiences(
   facts: VisitFacts,
   company: boolean,
 ): Promise<CompiledExperience[]> {
-  const reads = new Set<string>();
-  for (const e of matching) for (const f of e.compiled.reads) reads.add(f);
   // Only a fact that is looked up is waited for: the rest are read from the request as asked.
-  if ([...reads].some(looksUp)) await facts.prepare(reads, company);
+  if (matching.some((e) => e.compiled.looksUp)) {
+    const reads = new Set<string>();
+    for (const e of matching) for (const f of e.compiled.reads) reads.add(f);
+    await facts.prepare(reads, company);
+  }
   const chosen: CompiledExperience[] = [];
   const taken = new Set<string>();
   for (const e of matching) {

@@ -159,6 +159,7 @@ export function visitFacts(
     async prepare(fields, withCompany) {
       const jobs: Promise<void>[] = [];
       for (const field of fields) {
+        if (!looksUp(field)) continue;
         // Each costly fact is looked up once per request, whoever asks first.
         // The address goes to the provider only by the one exit rule (events/may-leave.ts).
         const job = field.startsWith('company.')
@@ -166,7 +167,7 @@ export function visitFacts(
             ? 'company'
             : undefined
           : field;
-        if (job === undefined || !COSTLY.has(job) || started.has(job)) continue;
+        if (job === undefined || started.has(job)) continue;
         const running = lookUp(job);
         started.set(job, running);
       }
