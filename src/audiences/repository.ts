@@ -1,4 +1,6 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { batchedReads } from '../db/batch.js';
+import { prepared } from '../db/prepared.js';
 import type { AudiencesTable, AudienceVersionsTable, Database, PagesTable } from '../db/types.js';
 import { emit } from '../events/index.js';
 import { conflict, type FieldError } from '../http/errors.js';
@@ -69,15 +71,56 @@ async function withVersions(db: Kysely<Database>, rows: AudiencesTable[], pageMe
   return rows.map((r) => toAudience(r, version(r.latest_version_id), version(r.published_version_id), pageMetadata));
 }
 
-export function findAudience(db: Kysely<Database>, tenantId: string, pageId: string, audienceId: string) {
-  return db
+export function findAudience(
+  db: Kysely<Database>,
+  tenantId: string,
+  pageId: string,
+  audienceId: string,
+): Promise<AudiencesTable | undefined> {
+  return readAudience(db, { tenantId, pageId, audienceId });
+}
+
+/** One audience by id, as the API and the served page read it: shared statements on PostgreSQL (db/batch.ts). */
+const readAudience = batchedReads({
+  id: (key: { tenantId: string; pageId: string; audienceId: string }) => `${key.tenantId} ${key.pageId} ${key.audienceId}`,
+  rowId: (row: AudiencesTable) => `${row.tenant_id} ${row.page_id} ${row.id}`,
+  one: async (db, key) => (await audienceById(db, key))[0],
+  many: (db, keys) =>
+    audiencesByIds(db, {
+      tenantIds: keys.map((k) => k.tenantId),
+      pageIds: keys.map((k) => k.pageId),
+      audienceIds: keys.map((k) => k.audienceId),
+    }),
+});
+
+const audienceById = prepared((db, p: { tenantId: string; pageId: string; audienceId: string }) =>
+  db.selectFrom('audiences').selectAll().where('id', '=', p.audienceId).where('page_id', '=', p.pageId).where('tenant_id', '=', p.tenantId),
+);
+const audiencesByIds = prepared((db, p: { tenantIds: string[]; pageIds: string[]; audienceIds: string[] }) =>
+  db
     .selectFrom('audiences')
     .selectAll()
-    .where('id', '=', audienceId)
-    .where('page_id', '=', pageId)
-    .where('tenant_id', '=', tenantId)
-    .executeTakeFirst();
-}
+    .where(
+      sql`(tenant_id, page_id, id)`,
+      'in',
+      sql`(select * from unnest(cast(${p.tenantIds} as text[]), cast(${p.pageIds} as text[]), cast(${p.audienceIds} as text[])))`,
+    ),
+);
+
+/** A version by id (the audience's latest or published one), shared the same way. */
+const readVersion = batchedReads({
+  id: (versionId: string) => versionId,
+  rowId: (row: AudienceVersionsTable) => row.id,
+  one: async (db, versionId) => (await versionById(db, { versionId }))[0],
+  many: (db, versionIds) => versionsByIds(db, { versionIds }),
+});
+
+const versionById = prepared((db, p: { versionId: string }) =>
+  db.selectFrom('audience_versions').selectAll().where('id', '=', p.versionId),
+);
+const versionsByIds = prepared((db, p: { versionIds: string[] }) =>
+  db.selectFrom('audience_versions').selectAll().where('id', '=', sql<string>`any(cast(${p.versionIds} as text[]))`),
+);
 
 /** The page's live home audience (what a visit no segment matches gets), if it has one. */
 export function findHomeAudience(db: Kysely<Database>, tenantId: string, pageId: string) {
@@ -94,7 +137,12 @@ export function findHomeAudience(db: Kysely<Database>, tenantId: string, pageId:
 
 export async function getAudience(db: Kysely<Database>, page: PagesTable, audienceId: string): Promise<Audience | undefined> {
   const row = await findAudience(db, page.tenant_id, page.id, audienceId);
-  return row && (await withVersions(db, [row], page.metadata))[0];
+  if (!row) return undefined;
+  const reading = readVersion(db, row.latest_version_id);
+  const same = row.published_version_id === row.latest_version_id;
+  const [latest, published] = await Promise.all([reading, same ? reading : readVersion(db, row.published_version_id)]);
+  if (!latest || !published) throw new Error(`a version of audience ${row.id} is missing`);
+  return toAudience(row, latest, published, page.metadata);
 }
 
 /** An audience starts with version 1, already published: an audience always has a published version. */
