@@ -1,5 +1,6 @@
 import { type Expression, type RawBuilder, sql, type Kysely } from 'kysely';
 import { isPostgres } from './adapter.js';
+import { batchedReads } from './batch.js';
 import type { ChangeFeed } from './change-feed.js';
 import { perDatabase } from './per-database.js';
 import { prepared } from './prepared.js';
@@ -72,8 +73,28 @@ export async function noteChange(trx: Kysely<Database>, scope: ChangeScope): Pro
 
 /** `scope`'s counter as committed: 0 before its first change. */
 export async function changeCount(db: Kysely<Database>, scope: ChangeScope): Promise<number> {
-  return Number((await readCounter(db, { scope }))[0]?.value ?? 0);
+  return Number((await readCount(db, scope))?.value ?? 0);
 }
+
+/**
+ * A kept answer reads its counters before every answer (caches.ts `countedCache`): on PostgreSQL
+ * the counters that concurrent requests ask share one statement (db/batch.ts), as reads by id do.
+ */
+const readCount = batchedReads({
+  id: (scope: string) => scope,
+  rowId: (row: { scope: string; value: number | string | null }) => row.scope,
+  one: async (db, scope) => ({ scope, value: (await readCounter(db, { scope }))[0]?.value ?? null }),
+  many: (db, scopes) => readCounters(db, { scopes }),
+});
+
+const readCounters = prepared((db, p: { scopes: string[] }) => ({
+  compile: () =>
+    sql<{ scope: string; value: number | string | null }>`
+      select k.scope, sum(c.value) as value
+      from unnest(cast(${p.scopes} as text[])) as k(scope)
+      left join change_counters c on c.scope in (${counterRows(sql<string>`k.scope`)})
+      group by k.scope`.compile(db),
+}));
 
 /**
  * When this process last moved a counter of `scope`'s kind in `db` (-Infinity: never). That change

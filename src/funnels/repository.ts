@@ -1,4 +1,6 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { batchedReads } from '../db/batch.js';
+import { prepared } from '../db/prepared.js';
 import type { Database, FunnelsTable } from '../db/types.js';
 import { checkTargetPage, resolveTarget, type Target, targetFields } from '../goals/index.js';
 import { invalidField } from '../http/errors.js';
@@ -74,9 +76,27 @@ export async function createFunnel(trx: Transaction<Database>, tenantId: string,
   return toFunnel(row);
 }
 
-export function findFunnel(db: Kysely<Database>, tenantId: string, funnelId: string) {
-  return db.selectFrom('funnels').selectAll().where('id', '=', funnelId).where('tenant_id', '=', tenantId).executeTakeFirst();
+export function findFunnel(db: Kysely<Database>, tenantId: string, funnelId: string): Promise<FunnelsTable | undefined> {
+  return readFunnel(db, { tenantId, funnelId });
 }
+
+/** Read before every kept answer of its results: concurrent requests share a statement on PostgreSQL (db/batch.ts). */
+const readFunnel = batchedReads({
+  id: (key: { tenantId: string; funnelId: string }) => `${key.tenantId} ${key.funnelId}`,
+  rowId: (row: FunnelsTable) => `${row.tenant_id} ${row.id}`,
+  one: async (db, key) => (await funnelById(db, key))[0],
+  many: (db, keys) => funnelsByIds(db, { tenantIds: keys.map((k) => k.tenantId), funnelIds: keys.map((k) => k.funnelId) }),
+});
+
+const funnelById = prepared((db, p: { tenantId: string; funnelId: string }) =>
+  db.selectFrom('funnels').selectAll().where('id', '=', p.funnelId).where('tenant_id', '=', p.tenantId),
+);
+const funnelsByIds = prepared((db, p: { tenantIds: string[]; funnelIds: string[] }) =>
+  db
+    .selectFrom('funnels')
+    .selectAll()
+    .where(sql`(tenant_id, id)`, 'in', sql`(select * from unnest(cast(${p.tenantIds} as text[]), cast(${p.funnelIds} as text[])))`),
+);
 
 /** Only the fields present change; `steps` replaces the steps whole. */
 export async function updateFunnel(trx: Transaction<Database>, current: FunnelsTable, body: FunnelUpdate): Promise<Funnel> {

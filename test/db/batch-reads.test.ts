@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ok, onPostgres, startApp, type Json, type TestApp } from '../helpers.js';
 
-// Concurrent reads of a page, an audience and its versions by id share statements on PostgreSQL
-// (src/db/batch.ts, pages/repository.ts and audiences/repository.ts): each request must still
-// get its own tenant's page and audience, or 404, and never another's.
+// Concurrent reads by id share statements on PostgreSQL (src/db/batch.ts): a page, an audience
+// and its versions; a funnel and the counters a kept answer is checked against (db/changes.ts).
+// Each request must still get its own tenant's rows, or 404, and never another's.
 const TOKEN = 'batch-metrics-token-0123456789abcdef';
 
 describe('concurrent reads of audiences by id, batched on PostgreSQL', () => {
@@ -39,13 +39,7 @@ describe('concurrent reads of audiences by id, batched on PostgreSQL', () => {
   });
   after(async () => t.close());
 
-  const statements = async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } });
-    let total = 0;
-    for (const line of res.body.split('\n'))
-      if (line.startsWith('pam_db_query_duration_seconds_count')) total += Number(line.split(' ').at(-1));
-    return total;
-  };
+  const statements = () => statementsOf(t);
 
   test('each answer is its own page’s audience; another page’s, another tenant’s and a deleted page’s are 404, in the same batch', async () => {
     const asks: { key: string; path: string; expect: Json | undefined }[] = [];
@@ -91,3 +85,53 @@ describe('concurrent reads of audiences by id, batched on PostgreSQL', () => {
     }
   });
 });
+
+describe('concurrent kept answers, their counters and their funnel read together on PostgreSQL', () => {
+  let t: TestApp;
+  let other: { key: string; tenantId: string };
+  const step = { kind: 'path', path: '/x' };
+  before(async () => {
+    t = await startApp({ METRICS_TOKEN: TOKEN, WEBHOOK_DISPATCHER: 'false' }, { crmSync: { consumeLeads: false } });
+    other = await t.newTenant('Other');
+  });
+  after(async () => t.close());
+
+  test('each tenant gets its own funnel’s results, or 404 for the other’s, and a change shows at once', async () => {
+    const mine = ok(await t.req('POST', '/v0/funnels', { name: 'Mine', steps: [step, step] }), 201);
+    const theirs = ok(await t.req('POST', '/v0/funnels', { name: 'Theirs', steps: [step, step, step] }, { key: other.key }), 201);
+    const results = (f: Json, key: string) => t.req('GET', `/v0/funnels/${f.funnelId}/results`, undefined, { key });
+    // Each answer is kept once asked: warm both, then ask many at once.
+    ok(await results(mine, t.key));
+    ok(await results(theirs, other.key));
+    const asks: { funnel: Json; key: string; steps: number | undefined }[] = [];
+    for (let i = 0; i < 20; i++) {
+      asks.push({ funnel: mine, key: t.key, steps: 2 }, { funnel: theirs, key: other.key, steps: 3 });
+      asks.push({ funnel: theirs, key: t.key, steps: undefined }, { funnel: mine, key: other.key, steps: undefined });
+    }
+    const before = await statementsOf(t);
+    const answers = await Promise.all(asks.map((a) => results(a.funnel, a.key)));
+    const used = (await statementsOf(t)) - before;
+    answers.forEach((res, i) => {
+      const ask = asks[i]!;
+      if (ask.steps === undefined) assert.equal(res.status, 404, `ask ${i}: ${res.text}`);
+      else assert.equal(ok(res).steps.length, ask.steps, `ask ${i}`);
+    });
+    // Unshared, each request reads its funnel and its sessions counter: two statements a request.
+    if (onPostgres) assert.ok(used < asks.length / 2, `${used} statements for ${asks.length} requests`);
+
+    for (let n = 3; n <= 6; n++) {
+      ok(await t.req('PATCH', `/v0/funnels/${mine.funnelId}`, { steps: Array(n).fill(step) }));
+      const [a, b] = await Promise.all([results(mine, t.key), results(mine, t.key)]);
+      assert.equal(ok(a).steps.length, n);
+      assert.equal(ok(b).steps.length, n);
+    }
+  });
+});
+
+async function statementsOf(t: TestApp): Promise<number> {
+  const res = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } });
+  let total = 0;
+  for (const line of res.body.split('\n'))
+    if (line.startsWith('pam_db_query_duration_seconds_count')) total += Number(line.split(' ').at(-1));
+  return total;
+}
