@@ -264,3 +264,12 @@ export function expectProblem(res: Res, status: number, code: string, paths: str
 }
 
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** Statements the service has run so far, by its own counter on `/metrics` (the app needs METRICS_TOKEN = `token`). */
+export async function statementsRun(t: TestApp, token: string): Promise<number> {
+  const res = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${token}` } });
+  let total = 0;
+  for (const line of res.body.split('\n'))
+    if (line.startsWith('pam_db_query_duration_seconds_count')) total += Number(line.split(' ').at(-1));
+  return total;
+}

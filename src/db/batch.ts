@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { isPostgres } from './adapter.js';
 import type { Database } from './types.js';
 
@@ -79,3 +79,29 @@ export function batchedReads<K, R>(options: {
     return new Promise<R | undefined>((resolve, reject) => waiters.push({ resolve, reject }));
   };
 }
+
+/** A tenant's row named by its id. */
+export interface TenantRowKey {
+  tenantId: string;
+  id: string;
+}
+
+/**
+ * `batchedReads` of a tenant's row by its id, the commonest of them: `one` reads one key, `many`
+ * the keys given as two lists, which `tenantAndIdIn` makes its condition.
+ */
+export function byTenantAndId<R extends { tenant_id: string; id: string }>(
+  one: (db: Kysely<Database>, key: TenantRowKey) => Promise<R[]>,
+  many: (db: Kysely<Database>, keys: { tenantIds: string[]; ids: string[] }) => Promise<R[]>,
+): (db: Kysely<Database>, key: TenantRowKey) => Promise<R | undefined> {
+  return batchedReads({
+    id: (key: TenantRowKey) => `${key.tenantId} ${key.id}`,
+    rowId: (row: R) => `${row.tenant_id} ${row.id}`,
+    one: async (db, key) => (await one(db, key))[0],
+    many: (db, keys) => many(db, { tenantIds: keys.map((k) => k.tenantId), ids: keys.map((k) => k.id) }),
+  });
+}
+
+/** `(tenant_id, id)` among the pairs of two lists, on PostgreSQL: the condition of `byTenantAndId`'s `many`. */
+export const tenantAndIdIn = (tenantIds: unknown, ids: unknown): RawBuilder<boolean> =>
+  sql<boolean>`(tenant_id, id) in (select * from unnest(cast(${tenantIds} as text[]), cast(${ids} as text[])))`;

@@ -1,5 +1,5 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
-import { batchedReads } from '../db/batch.js';
+import type { Kysely, Transaction } from 'kysely';
+import { byTenantAndId, tenantAndIdIn, type TenantRowKey } from '../db/batch.js';
 import { prepared } from '../db/prepared.js';
 import type { Database, FunnelsTable } from '../db/types.js';
 import { checkTargetPage, resolveTarget, type Target, targetFields } from '../goals/index.js';
@@ -77,25 +77,15 @@ export async function createFunnel(trx: Transaction<Database>, tenantId: string,
 }
 
 export function findFunnel(db: Kysely<Database>, tenantId: string, funnelId: string): Promise<FunnelsTable | undefined> {
-  return readFunnel(db, { tenantId, funnelId });
+  return readFunnel(db, { tenantId, id: funnelId });
 }
 
 /** Read before every kept answer of its results: concurrent requests share a statement on PostgreSQL (db/batch.ts). */
-const readFunnel = batchedReads({
-  id: (key: { tenantId: string; funnelId: string }) => `${key.tenantId} ${key.funnelId}`,
-  rowId: (row: FunnelsTable) => `${row.tenant_id} ${row.id}`,
-  one: async (db, key) => (await funnelById(db, key))[0],
-  many: (db, keys) => funnelsByIds(db, { tenantIds: keys.map((k) => k.tenantId), funnelIds: keys.map((k) => k.funnelId) }),
-});
-
-const funnelById = prepared((db, p: { tenantId: string; funnelId: string }) =>
-  db.selectFrom('funnels').selectAll().where('id', '=', p.funnelId).where('tenant_id', '=', p.tenantId),
-);
-const funnelsByIds = prepared((db, p: { tenantIds: string[]; funnelIds: string[] }) =>
-  db
-    .selectFrom('funnels')
-    .selectAll()
-    .where(sql`(tenant_id, id)`, 'in', sql`(select * from unnest(cast(${p.tenantIds} as text[]), cast(${p.funnelIds} as text[])))`),
+const readFunnel = byTenantAndId(
+  prepared((db, p: TenantRowKey) => db.selectFrom('funnels').selectAll().where('id', '=', p.id).where('tenant_id', '=', p.tenantId)),
+  prepared((db, p: { tenantIds: string[]; ids: string[] }) =>
+    db.selectFrom('funnels').selectAll().where(tenantAndIdIn(p.tenantIds, p.ids)),
+  ),
 );
 
 /** Only the fields present change; `steps` replaces the steps whole. */

@@ -1,6 +1,6 @@
 import { type ExpressionBuilder, type Kysely, type Transaction, sql } from 'kysely';
 import { isPostgres } from '../db/adapter.js';
-import { batchedReads } from '../db/batch.js';
+import { byTenantAndId, tenantAndIdIn, type TenantRowKey } from '../db/batch.js';
 import { prepared, preparedByShape } from '../db/prepared.js';
 import { bump, counter } from '../db/counters.js';
 import { noteChange } from '../db/changes.js';
@@ -90,29 +90,20 @@ const audiencesCount = (eb: ExpressionBuilder<Database, 'pages'>) =>
 
 /** A live (not deleted) page of the tenant, as stored. */
 export function findPage(db: Kysely<Database>, tenantId: string, pageId: string): Promise<PagesTable | undefined> {
-  return readPage(db, { tenantId, pageId });
+  return readPage(db, { tenantId, id: pageId });
 }
 
 /**
  * A live page by id, which nearly every page-scoped request reads first: concurrent requests
  * share one statement on PostgreSQL (db/batch.ts), and it is compiled once on both.
  */
-const readPage = batchedReads({
-  id: (key: { tenantId: string; pageId: string }) => `${key.tenantId} ${key.pageId}`,
-  rowId: (row: PagesTable) => `${row.tenant_id} ${row.id}`,
-  one: async (db, key) => (await livePageById(db, key))[0],
-  many: (db, keys) => livePagesByIds(db, { tenantIds: keys.map((k) => k.tenantId), pageIds: keys.map((k) => k.pageId) }),
-});
-
-const livePageById = prepared((db, p: { tenantId: string; pageId: string }) =>
-  db.selectFrom('pages').selectAll().where('id', '=', p.pageId).where('tenant_id', '=', p.tenantId).where('deleted_at', 'is', null),
-);
-const livePagesByIds = prepared((db, p: { tenantIds: string[]; pageIds: string[] }) =>
-  db
-    .selectFrom('pages')
-    .selectAll()
-    .where(sql`(tenant_id, id)`, 'in', sql`(select * from unnest(cast(${p.tenantIds} as text[]), cast(${p.pageIds} as text[])))`)
-    .where('deleted_at', 'is', null),
+const readPage = byTenantAndId(
+  prepared((db, p: TenantRowKey) =>
+    db.selectFrom('pages').selectAll().where('id', '=', p.id).where('tenant_id', '=', p.tenantId).where('deleted_at', 'is', null),
+  ),
+  prepared((db, p: { tenantIds: string[]; ids: string[] }) =>
+    db.selectFrom('pages').selectAll().where(tenantAndIdIn(p.tenantIds, p.ids)).where('deleted_at', 'is', null),
+  ),
 );
 
 /** A live page of the tenant, as stored, with its audiences' count. */

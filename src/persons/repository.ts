@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { refreshPersonAudiences } from '../audiences/index.js';
 import { bump, counter } from '../db/counters.js';
-import { batchedReads } from '../db/batch.js';
+import { byTenantAndId, tenantAndIdIn } from '../db/batch.js';
 import { prepared } from '../db/prepared.js';
 import { containsAsciiFolded } from '../db/search/index.js';
 import { allocateSlug, reserveSlug, slugify } from '../db/slugs.js';
@@ -76,7 +76,7 @@ export async function createPerson(trx: Transaction<Database>, tenantId: string,
 }
 
 export async function getPerson(db: Kysely<Database>, tenantId: string, personId: string): Promise<Person | undefined> {
-  const row = await readPerson(db, { tenantId, personId });
+  const row = await readPerson(db, { tenantId, id: personId });
   return row && toPerson(row);
 }
 
@@ -85,22 +85,17 @@ async function findPerson(db: Kysely<Database>, tenantId: string, personId: stri
 }
 
 /** Reading one person by id, the hottest read: concurrent requests share a statement on PostgreSQL (db/batch.ts). */
-const readPerson = batchedReads({
-  id: (key: { tenantId: string; personId: string }) => `${key.tenantId} ${key.personId}`,
-  rowId: (row: PersonsTable) => `${row.tenant_id} ${row.id}`,
-  one: async (db, key) => (await personById(db, key))[0],
-  many: (db, keys) => personsByIds(db, { tenantIds: keys.map((k) => k.tenantId), personIds: keys.map((k) => k.personId) }),
-});
+const readPerson = byTenantAndId(
+  (db, key) => personById(db, { tenantId: key.tenantId, personId: key.id }),
+  (db, keys) => personsByIds(db, keys),
+);
 
 // The hot paths, compiled once (see db/prepared.ts).
 const personById = prepared((db, p: { tenantId: string; personId: string }) =>
   db.selectFrom('persons').selectAll().where('id', '=', p.personId).where('tenant_id', '=', p.tenantId),
 );
-const personsByIds = prepared((db, p: { tenantIds: string[]; personIds: string[] }) =>
-  db
-    .selectFrom('persons')
-    .selectAll()
-    .where(sql`(tenant_id, id)`, 'in', sql`(select * from unnest(cast(${p.tenantIds} as text[]), cast(${p.personIds} as text[])))`),
+const personsByIds = prepared((db, p: { tenantIds: string[]; ids: string[] }) =>
+  db.selectFrom('persons').selectAll().where(tenantAndIdIn(p.tenantIds, p.ids)),
 );
 const personBySlug = prepared((db, p: { tenantId: string; slug: string }) =>
   db.selectFrom('persons').select('id').where('tenant_id', '=', p.tenantId).where('slug', '=', p.slug),

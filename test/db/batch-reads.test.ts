@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ok, onPostgres, startApp, type Json, type TestApp } from '../helpers.js';
+import { ok, onPostgres, startApp, statementsRun, type Json, type TestApp } from '../helpers.js';
 
 // Concurrent reads by id share statements on PostgreSQL (src/db/batch.ts): a page, an audience
 // and its versions; a funnel and the counters a kept answer is checked against (db/changes.ts).
@@ -39,7 +39,7 @@ describe('concurrent reads of audiences by id, batched on PostgreSQL', () => {
   });
   after(async () => t.close());
 
-  const statements = () => statementsOf(t);
+  const statements = () => statementsRun(t, TOKEN);
 
   test('each answer is its own page’s audience; another page’s, another tenant’s and a deleted page’s are 404, in the same batch', async () => {
     const asks: { key: string; path: string; expect: Json | undefined }[] = [];
@@ -108,9 +108,9 @@ describe('concurrent kept answers, their counters and their funnel read together
       asks.push({ funnel: mine, key: t.key, steps: 2 }, { funnel: theirs, key: other.key, steps: 3 });
       asks.push({ funnel: theirs, key: t.key, steps: undefined }, { funnel: mine, key: other.key, steps: undefined });
     }
-    const before = await statementsOf(t);
+    const before = await statementsRun(t, TOKEN);
     const answers = await Promise.all(asks.map((a) => results(a.funnel, a.key)));
-    const used = (await statementsOf(t)) - before;
+    const used = (await statementsRun(t, TOKEN)) - before;
     answers.forEach((res, i) => {
       const ask = asks[i]!;
       if (ask.steps === undefined) assert.equal(res.status, 404, `ask ${i}: ${res.text}`);
@@ -127,11 +127,3 @@ describe('concurrent kept answers, their counters and their funnel read together
     }
   });
 });
-
-async function statementsOf(t: TestApp): Promise<number> {
-  const res = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } });
-  let total = 0;
-  for (const line of res.body.split('\n'))
-    if (line.startsWith('pam_db_query_duration_seconds_count')) total += Number(line.split(' ').at(-1));
-  return total;
-}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ok, onPostgres, startApp, type Json, type TestApp } from '../helpers.js';
+import { ok, onPostgres, startApp, statementsRun, type Json, type TestApp } from '../helpers.js';
 
 // Concurrent reads of a person by id share one statement on PostgreSQL (src/db/batch.ts): each
 // request must still get its own tenant's row, or 404, and never another's.
@@ -23,13 +23,7 @@ describe('concurrent reads by id, batched on PostgreSQL', () => {
   });
   after(async () => t.close());
 
-  const statements = async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } });
-    let total = 0;
-    for (const line of res.body.split('\n'))
-      if (line.startsWith('pam_db_query_duration_seconds_count')) total += Number(line.split(' ').at(-1));
-    return total;
-  };
+  const statements = () => statementsRun(t, TOKEN);
 
   test('each answer is its own tenant’s person; another tenant’s id and an unknown id are 404, in the same batch', async () => {
     const asks: { key: string; id: string; expect: Json | undefined }[] = [];
