@@ -58,6 +58,7 @@ import * as outboxConsumers from './2026_12_07_0069_outbox_consumers.js';
 import * as earlyConversions from './2026_12_08_0070_early_conversions.js';
 import * as changeWriters from './2026_12_09_0071_change_writers.js';
 import * as eventPositionInInsert from './2026_12_10_0072_event_position_in_insert.js';
+import * as shardedTenantCounters from './2026_12_11_0073_sharded_tenant_counters.js';
 import * as experienceMeasures from './2026_12_06_0066_experience_measures.js';
 
 /** Every migration, by name; names sort in the order they must run. Add new files here. */
@@ -122,4 +123,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_08_0070_early_conversions': earlyConversions,
   '2026_12_09_0071_change_writers': changeWriters,
   '2026_12_10_0072_event_position_in_insert': eventPositionInInsert,
+  '2026_12_11_0073_sharded_tenant_counters': shardedTenantCounters,
 };
