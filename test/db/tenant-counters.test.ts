@@ -65,7 +65,7 @@ describe('tenant counters under concurrent writers', () => {
       }),
     );
     // Only a connection whose own row is the held one waits (one in eight, by its backend's pid).
-    const deadline = Date.now() + 5000;
+    const deadline = Date.now() + 10_000;
     while (done < 6 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     const doneWhileHeld = done;
     release();
