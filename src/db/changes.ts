@@ -35,7 +35,8 @@ const startCounter = prepared((db, p: { scope: string }) =>
     .values({ scope: p.scope, value: 1 })
     .onConflict((oc) => oc.column('scope').doUpdateSet({ value: sql<number>`change_counters.value + 1` })),
 );
-const SHARD_SUFFIXES = ['#1', '#2', '#3', '#4', '#5', '#6', '#7'];
+/** A sharded counter's rows after its first, `<name>#1` … `#7` (also the tenant counts' in db/counters.ts). */
+export const SHARD_SUFFIXES = ['#1', '#2', '#3', '#4', '#5', '#6', '#7'];
 
 /**
  * The rows a counter is kept in, as SQL over `scope` (a text expression naming it). On PostgreSQL
