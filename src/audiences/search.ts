@@ -27,14 +27,22 @@ export async function searchAudiences(db: Kysely<Database>, tenantId: string, qu
     .where('pages.deleted_at', 'is', null)
     .where(containsIndexed(db, 'pages', 'name_lc', text));
   const named = text === '' ? 'none' : await pageNames(db, pages, text);
-  // The live audiences of `matched` pages, read from the pages: a cross join, as SQLite then keeps
-  // the tables in their written order (with an order by, it would rather walk the audiences).
-  const ofPages = (matched: typeof pages) =>
-    matched
-      .crossJoin('audiences')
-      .whereRef('audiences.page_id', '=', 'pages.id')
-      .where('audiences.tenant_id', '=', tenantId)
-      .where(live) as unknown as Rows<'audiences'>;
+  // The live audiences of `matched` pages. `walk`: the tenant's live audiences newest first, each
+  // tested against the pages (when many match, a page of them fills soon). Else read from the
+  // pages: a cross join, as SQLite then keeps the tables in their written order (with an order by,
+  // it would rather walk the audiences).
+  const ofPages = (matched: typeof pages, walk: boolean) =>
+    walk
+      ? db
+          .selectFrom('audiences')
+          .where('audiences.tenant_id', '=', tenantId)
+          .where(live)
+          .where(sql<boolean>`${planOnce(db, sql.ref('audiences.page_id'))} in (${matched.select('pages.id')})`)
+      : (matched
+          .crossJoin('audiences')
+          .whereRef('audiences.page_id', '=', 'pages.id')
+          .where('audiences.tenant_id', '=', tenantId)
+          .where(live) as unknown as Rows<'audiences'>);
   const { rows, totalCount } = await textSearch(db, {
     table: 'audiences',
     scope: { column: 'tenant_id', id: tenantId },
@@ -47,18 +55,13 @@ export async function searchAudiences(db: Kysely<Database>, tenantId: string, qu
       named === 'none'
         ? undefined
         : {
-            rows: (walk) =>
-              walk
-                ? db
-                    .selectFrom('audiences')
-                    .where('audiences.tenant_id', '=', tenantId)
-                    .where(live)
-                    .where(sql<boolean>`${planOnce(db, sql.ref('audiences.page_id'))} in (${pages.select('pages.id')})`)
-                : ofPages(pages),
-            // Read from the pages: a walk of the tenant's audiences newest first would read them all.
+            rows: (walk) => ofPages(pages, walk),
             starting:
               named === 'start'
-                ? { condition: startsWith(db, pageNameLc, text), rows: ofPages(pages.where(startsWith(db, 'pages.name_lc', text))) }
+                ? {
+                    condition: startsWith(db, pageNameLc, text),
+                    rows: (walk) => ofPages(pages.where(startsWith(db, 'pages.name_lc', text)), walk),
+                  }
                 : undefined,
           },
     select: (q) =>

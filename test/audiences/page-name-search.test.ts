@@ -173,3 +173,72 @@ describe('a rename writes the same statements however many audiences the page ha
     assert.equal(ok(await t.req('GET', '/v0/audiences/search?query=warm%20large')).totalCount, 0);
   });
 });
+
+describe('the audiences of a page whose name starts with the text, thousands of them', () => {
+  /** The search worked out in JavaScript from every row the database holds: the test's oracle. */
+  async function expected(text: string) {
+    const t0 = text.toLowerCase();
+    const pages = new Map(
+      (await t.app.db.selectFrom('pages').select(['id', 'name', 'deleted_at']).execute())
+        .filter((p) => p.deleted_at === null)
+        .map((p) => [p.id, p.name]),
+    );
+    const rows = (await t.app.db.selectFrom('audiences').select(['id', 'created_at', 'effective_name', 'page_id', 'archived_at']).execute())
+      .filter((a) => a.archived_at === null && pages.has(a.page_id))
+      .map((a) => ({ ...a, page: (pages.get(a.page_id) ?? '').toLowerCase(), name: a.effective_name.toLowerCase() }));
+    type Row = (typeof rows)[number];
+    const newestFirst = (list: Row[]) =>
+      [...list].sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1));
+    const matching = rows.filter((a) => a.name.includes(t0) || a.page.includes(t0));
+    const atStart = (a: Row) => a.name.startsWith(t0) || a.page.startsWith(t0);
+    return [...newestFirst(matching.filter(atStart)), ...newestFirst(matching.filter((a) => !atStart(a)))];
+  }
+
+  /** `n` audiences of a new page called `name`, copies of one made through the API, each a millisecond apart. */
+  async function pageWith(name: string, n: number, audienceName: (i: number) => string): Promise<void> {
+    const page = ok(await t.req('POST', '/v0/pages', { name, title: 'T', pageContext: 'c', pageType: 'inbound' }), 201);
+    const first = ok(await t.req('POST', `/v0/pages/${page.pageId}/audiences`, { customName: audienceName(0) }), 201);
+    const row = await t.app.db.selectFrom('audiences').selectAll().where('id', '=', first.audienceId).executeTakeFirstOrThrow();
+    const start = Date.parse(row.created_at);
+    const copies = Array.from({ length: n - 1 }, (_, i) => ({
+      ...row,
+      id: newId('audience'),
+      number: i + 2,
+      created_at: new Date(start - (i + 1) * 1000).toISOString(),
+      custom_name: audienceName(i + 1),
+      effective_name: audienceName(i + 1),
+      effective_name_lc: audienceName(i + 1).toLowerCase(),
+    }));
+    for (let i = 0; i < copies.length; i += 200)
+      await t.app.db
+        .insertInto('audiences')
+        .values(copies.slice(i, i + 200))
+        .execute();
+  }
+
+  before(async () => {
+    // "Quokka big" starts with "quokka" and carries 1,700 audiences (more than a walk needs);
+    // "Small quokka home" contains it, with 5; audiences named "Quokka …" start with it on their
+    // own, among the others; "Numbat" pages none, where "big quokka" pages have 1,700 more.
+    await pageWith('Quokka big', 1700, (i) => (i % 250 === 7 ? `Quokka own ${i}` : `Visitor ${i}`));
+    await pageWith('Small quokka home', 5, (i) => `Home ${i}`);
+    await pageWith('Numbat', 40, (i) => (i % 10 === 0 ? `Quokka numbat ${i}` : `Numbat ${i}`));
+    await pageWith('A big quokka', 1700, (i) => `Seen ${i}`);
+  });
+
+  for (const text of ['quokka', 'quo', 'q', 'quokka big', 'big', 'small quokka', 'numbat', 'visitor 1']) {
+    test(`"${text}": every page of it as JavaScript finds it`, async () => {
+      const all = await expected(text);
+      for (const limit of [1, 20, 100]) {
+        const body = ok(await t.req('GET', `/v0/audiences/search?query=${encodeURIComponent(text)}&limit=${limit}`));
+        assert.deepEqual(
+          body.items.map((i: Json) => i.audienceId),
+          all.slice(0, limit).map((a) => a.id),
+          `query ${JSON.stringify(text)}, limit ${limit}`,
+        );
+        assert.equal(body.hasMore, all.length > limit);
+        assert.equal(body.totalCount, all.length > 100 ? null : all.length);
+      }
+    });
+  }
+});

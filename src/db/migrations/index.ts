@@ -59,6 +59,7 @@ import * as earlyConversions from './2026_12_08_0070_early_conversions.js';
 import * as changeWriters from './2026_12_09_0071_change_writers.js';
 import * as eventPositionInInsert from './2026_12_10_0072_event_position_in_insert.js';
 import * as shardedTenantCounters from './2026_12_11_0073_sharded_tenant_counters.js';
+import * as pageNamesIndex from './2026_12_12_0074_page_names_index.js';
 import * as experienceMeasures from './2026_12_06_0066_experience_measures.js';
 
 /** Every migration, by name; names sort in the order they must run. Add new files here. */
@@ -124,4 +125,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_09_0071_change_writers': changeWriters,
   '2026_12_10_0072_event_position_in_insert': eventPositionInInsert,
   '2026_12_11_0073_sharded_tenant_counters': shardedTenantCounters,
+  '2026_12_12_0074_page_names_index': pageNamesIndex,
 };

@@ -80,7 +80,10 @@ export async function prefixFirst<T extends SearchedTable, Row>(
   const readOther = async (): Promise<Ranked<Row>> => {
     if (theirIds.length === 0) return { first: [], rest: [] };
     const { starting } = through;
-    const first = starting ? await newestOf(select(starting.rows as unknown as AnyRows), limit + 1) : [];
+    // The prefix matches are a part of the others: walked only when they too are many.
+    const walkStarting =
+      starting !== undefined && walk && (await countAtMost(db, starting.rows(false) as unknown as AnyRows, WALK_FROM)) > WALK_FROM;
+    const first = starting ? await newestOf(select(starting.rows(walkStarting) as unknown as AnyRows), limit + 1) : [];
     if (first.length > limit) return { first, rest: [] };
     const others = select(through.rows(walk) as unknown as AnyRows).where(sql<boolean>`not ${prefix}`);
     return { first, rest: await newestOf(others, limit + 1 - first.length) };

@@ -66,9 +66,10 @@ export interface Through<T extends SearchedTable> {
   rows: (walk: boolean) => Rows<T>;
   /**
    * The rows whose other text starts with the search's: that as a condition on `T`'s rows, and
-   * the rows read from the other rows (few do). Undefined when no other row's text starts with it.
+   * the rows, read as `rows` reads them (one page's name can carry thousands of audiences).
+   * Undefined when no other row's text starts with it.
    */
-  starting?: { condition: RawBuilder<boolean>; rows: Rows<T> };
+  starting?: { condition: RawBuilder<boolean>; rows: (walk: boolean) => Rows<T> };
 }
 
 /** A page of a search: one row more than the limit when more match; the count, or null beyond `countUpTo`. */
