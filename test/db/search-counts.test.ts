@@ -4,6 +4,7 @@ import { sql, type Kysely } from 'kysely';
 import * as searchCountsMigration from '../../src/db/migrations/2026_11_24_0014_search_counts.js';
 import * as searchPostingsMigration from '../../src/db/migrations/2026_11_24_0015_search_postings.js';
 import * as pageNameOnceMigration from '../../src/db/migrations/2026_12_06_0068_page_name_once.js';
+import * as pageNamesIndexMigration from '../../src/db/migrations/2026_12_12_0074_page_names_index.js';
 import { gramsOf, POSTED_SEARCHES } from '../../src/db/migrations/search-sources.js';
 import { trigramsOf } from '../../src/db/search/postgres.js';
 import { COPY_BATCH } from '../../src/audiences/page-copies.js';
@@ -156,11 +157,14 @@ describe('account search counts and orders', () => {
       const db = trx as unknown as Kysely<unknown>;
       // Triggers deferred to commit (the site sequence) fire at once: pending ones refuse DDL (PostgreSQL).
       if (onPostgres) await sql`set constraints all immediate`.execute(trx);
-      // 0068 took the page names out of the audiences: undone first, made again after.
+      // 0068 took the page names out of the audiences, and 0074 indexes them in the pages: undone
+      // first, latest first, made again after.
+      await pageNamesIndexMigration.down(db);
       await pageNameOnceMigration.down(db);
       await searchCountsMigration.down(db);
       await searchCountsMigration.up(db);
       await pageNameOnceMigration.up(db);
+      await pageNamesIndexMigration.up(db);
     });
     const after = await t.app.db.selectFrom('search_counts').selectAll().orderBy(['source', 'scope_id', 'facet', 'gram']).execute();
     // Triggers leave rows at zero where the backfill writes none.
@@ -481,10 +485,12 @@ describe('PostgreSQL: trigram postings', { skip: !onPostgres && 'PostgreSQL only
       const db = trx as unknown as Kysely<unknown>;
       // Triggers deferred to commit (the site sequence) fire at once: pending ones refuse DDL (PostgreSQL).
       if (onPostgres) await sql`set constraints all immediate`.execute(trx);
+      await pageNamesIndexMigration.down(db);
       await pageNameOnceMigration.down(db);
       await searchPostingsMigration.down(db);
       await searchPostingsMigration.up(db);
       await pageNameOnceMigration.up(db);
+      await pageNamesIndexMigration.up(db);
     });
     assert.deepEqual(await storedPostings(), await expectedPostings());
   });
