@@ -194,7 +194,7 @@ describe('the audiences of a page whose name starts with the text, thousands of 
     return [...newestFirst(matching.filter(atStart)), ...newestFirst(matching.filter((a) => !atStart(a)))];
   }
 
-  /** `n` audiences of a new page called `name`, copies of one made through the API, each a millisecond apart. */
+  /** `n` audiences of a new page called `name`: one made through the API, then copies of its row, each a second older. */
   async function pageWith(name: string, n: number, audienceName: (i: number) => string): Promise<void> {
     const page = ok(await t.req('POST', '/v0/pages', { name, title: 'T', pageContext: 'c', pageType: 'inbound' }), 201);
     const first = ok(await t.req('POST', `/v0/pages/${page.pageId}/audiences`, { customName: audienceName(0) }), 201);
@@ -217,9 +217,9 @@ describe('the audiences of a page whose name starts with the text, thousands of 
   }
 
   before(async () => {
-    // "Quokka big" starts with "quokka" and carries 1,700 audiences (more than a walk needs);
-    // "Small quokka home" contains it, with 5; audiences named "Quokka …" start with it on their
-    // own, among the others; "Numbat" pages none, where "big quokka" pages have 1,700 more.
+    // "quokka": "Quokka big" starts with it and has 1,700 audiences (more than WALK_FROM, so they
+    // are walked), "Small quokka home" and "A big quokka" contain it (5 and 1,700), and some
+    // audiences' own names start with it. "big" and "numbat" start one page each, 1,700 and 40.
     await pageWith('Quokka big', 1700, (i) => (i % 250 === 7 ? `Quokka own ${i}` : `Visitor ${i}`));
     await pageWith('Small quokka home', 5, (i) => `Home ${i}`);
     await pageWith('Numbat', 40, (i) => (i % 10 === 0 ? `Quokka numbat ${i}` : `Numbat ${i}`));
