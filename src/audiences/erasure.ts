@@ -4,7 +4,7 @@ import type { AudiencesTable, Database } from '../db/types.js';
 import { pageRowById } from '../pages/index.js';
 import { after, now } from '../time.js';
 import { computedName } from './names.js';
-import { archiveAudience } from './repository.js';
+import { archiveAudience } from './archiving.js';
 
 /**
  * What is left of a route key once its audience was erased: a digest tied to the page, enough to

@@ -3,7 +3,8 @@ import { claimLeases } from '../db/lease.js';
 import type { AudienceVersionsTable, Database } from '../db/types.js';
 import type { Content } from '../pages/index.js';
 import { timesOfMove } from './lifecycle.js';
-import { moveVersion, publishedTogether, toVersion } from './versions.js';
+import { moveVersion, publishedTogether } from './publishing.js';
+import { toVersion } from './version-row.js';
 import { emitMany, type EventToEmit } from '../events/index.js';
 import { now } from '../time.js';
 

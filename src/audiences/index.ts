@@ -46,4 +46,6 @@ export {
   rulesInWords,
 } from './rules.js';
 export { AUDIENCE_KINDS, type AudienceVersion } from './schemas.js';
-export { findPageVersion, moveVersion, publishWinner, toVersion, versionStatuses } from './versions.js';
+export { moveVersion, publishWinner } from './publishing.js';
+export { toVersion } from './version-row.js';
+export { findPageVersion, versionStatuses } from './versions.js';

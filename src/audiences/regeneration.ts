@@ -1,6 +1,7 @@
 import { type Kysely, type Transaction, sql } from 'kysely';
 import { timesOfMove } from './lifecycle.js';
-import { draftRow, toVersion } from './versions.js';
+import { toVersion } from './version-row.js';
+import { draftRow } from './versions.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { AudiencesTable, AudienceVersionsTable, Database, PagesTable } from '../db/types.js';
 import { emitMany, type EventToEmit } from '../events/index.js';

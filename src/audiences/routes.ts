@@ -7,17 +7,12 @@ import { conflict, notFound } from '../http/errors.js';
 import type { PublicOrigin } from '../http/public-origin.js';
 import { EmptyBody, ListEnvelope, responses } from '../http/schemas.js';
 import { livePage, PageParams } from '../pages/index.js';
-import {
-  archiveAudience,
-  createAudience,
-  findAudience,
-  getAudience,
-  listAudiences,
-  restoreAudience,
-  updateAudience,
-} from './repository.js';
+import { archiveAudience, restoreAudience } from './archiving.js';
+import { createAudience, findAudience, getAudience, listAudiences, updateAudience } from './repository.js';
 import { searchAudiences } from './search.js';
-import { createVersion, findVersion, listVersions, moveVersion, restoreVersion, toVersion, updateVersion } from './versions.js';
+import { moveVersion } from './publishing.js';
+import { toVersion } from './version-row.js';
+import { createVersion, findVersion, listVersions, restoreVersion, updateVersion } from './versions.js';
 import {
   Audience,
   AudienceCreate,
