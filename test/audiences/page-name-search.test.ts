@@ -18,6 +18,32 @@ after(async () => {
   await t.close();
 });
 
+/**
+ * A new page called `name` with `n` audiences named by `audienceName`: the first made through the
+ * API, the others copies of its row, each `olderBy` ms older than the one before (0: all made at once).
+ */
+async function pageWith(name: string, n: number, audienceName: (i: number) => string, olderBy = 0): Promise<string> {
+  const page = ok(await t.req('POST', '/v0/pages', { name, title: 'T', pageContext: 'c', pageType: 'inbound' }), 201);
+  const first = ok(await t.req('POST', `/v0/pages/${page.pageId}/audiences`, { customName: audienceName(0) }), 201);
+  const row = await t.app.db.selectFrom('audiences').selectAll().where('id', '=', first.audienceId).executeTakeFirstOrThrow();
+  const start = Date.parse(row.created_at);
+  const copies = Array.from({ length: n - 1 }, (_, i) => ({
+    ...row,
+    id: newId('audience'),
+    number: i + 2,
+    created_at: olderBy === 0 ? row.created_at : new Date(start - (i + 1) * olderBy).toISOString(),
+    custom_name: audienceName(i + 1),
+    effective_name: audienceName(i + 1),
+    effective_name_lc: audienceName(i + 1).toLowerCase(),
+  }));
+  for (let i = 0; i < copies.length; i += 200)
+    await t.app.db
+      .insertInto('audiences')
+      .values(copies.slice(i, i + 200))
+      .execute();
+  return page.pageId;
+}
+
 interface Made {
   id: string;
   createdAt: string;
@@ -108,26 +134,6 @@ describe('a rename writes the same statements however many audiences the page ha
     }
     return counted;
   };
-  /** A page with `n` audiences (the first made through the API, the others copies of its row). */
-  async function pageWith(n: number): Promise<string> {
-    const page = ok(await t.req('POST', '/v0/pages', { name: `Counted ${n}`, title: 'T', pageContext: 'c', pageType: 'inbound' }), 201);
-    const first = ok(await t.req('POST', `/v0/pages/${page.pageId}/audiences`, { customName: 'Counted 0' }), 201);
-    const row = await t.app.db.selectFrom('audiences').selectAll().where('id', '=', first.audienceId).executeTakeFirstOrThrow();
-    const copies = Array.from({ length: n - 1 }, (_, i) => ({
-      ...row,
-      id: newId('audience'),
-      number: i + 2,
-      custom_name: `Counted ${i + 1}`,
-      effective_name: `Counted ${i + 1}`,
-      effective_name_lc: `counted ${i + 1}`,
-    }));
-    for (let i = 0; i < copies.length; i += 200)
-      await t.app.db
-        .insertInto('audiences')
-        .values(copies.slice(i, i + 200))
-        .execute();
-    return page.pageId;
-  }
   /**
    * The fewest statements of three renames, the last to `name`: a round of one of the service's
    * other loops (the agent's, the domain checks', ...) may land in one window, never in all three.
@@ -156,8 +162,9 @@ describe('a rename writes the same statements however many audiences the page ha
   }
 
   test('1 audience and 2,500 (more than two of the old copy statements each): the same writes, and search follows', async () => {
-    const small = await pageWith(1);
-    const large = await pageWith(2500);
+    const counted = (i: number) => `Counted ${i}`;
+    const small = await pageWith('Counted 1', 1, counted);
+    const large = await pageWith('Counted 2500', 2500, counted);
     // Warmed: the first PATCH of a process compiles and caches what later ones reuse.
     await renameCost(small, 'Warm small');
     await renameCost(large, 'Warm large');
@@ -194,36 +201,14 @@ describe('the audiences of a page whose name starts with the text, thousands of 
     return [...newestFirst(matching.filter(atStart)), ...newestFirst(matching.filter((a) => !atStart(a)))];
   }
 
-  /** `n` audiences of a new page called `name`: one made through the API, then copies of its row, each a second older. */
-  async function pageWith(name: string, n: number, audienceName: (i: number) => string): Promise<void> {
-    const page = ok(await t.req('POST', '/v0/pages', { name, title: 'T', pageContext: 'c', pageType: 'inbound' }), 201);
-    const first = ok(await t.req('POST', `/v0/pages/${page.pageId}/audiences`, { customName: audienceName(0) }), 201);
-    const row = await t.app.db.selectFrom('audiences').selectAll().where('id', '=', first.audienceId).executeTakeFirstOrThrow();
-    const start = Date.parse(row.created_at);
-    const copies = Array.from({ length: n - 1 }, (_, i) => ({
-      ...row,
-      id: newId('audience'),
-      number: i + 2,
-      created_at: new Date(start - (i + 1) * 1000).toISOString(),
-      custom_name: audienceName(i + 1),
-      effective_name: audienceName(i + 1),
-      effective_name_lc: audienceName(i + 1).toLowerCase(),
-    }));
-    for (let i = 0; i < copies.length; i += 200)
-      await t.app.db
-        .insertInto('audiences')
-        .values(copies.slice(i, i + 200))
-        .execute();
-  }
-
   before(async () => {
     // "quokka": "Quokka big" starts with it and has 1,700 audiences (more than WALK_FROM, so they
     // are walked), "Small quokka home" and "A big quokka" contain it (5 and 1,700), and some
     // audiences' own names start with it. "big" and "numbat" start one page each, 1,700 and 40.
-    await pageWith('Quokka big', 1700, (i) => (i % 250 === 7 ? `Quokka own ${i}` : `Visitor ${i}`));
-    await pageWith('Small quokka home', 5, (i) => `Home ${i}`);
-    await pageWith('Numbat', 40, (i) => (i % 10 === 0 ? `Quokka numbat ${i}` : `Numbat ${i}`));
-    await pageWith('A big quokka', 1700, (i) => `Seen ${i}`);
+    await pageWith('Quokka big', 1700, (i) => (i % 250 === 7 ? `Quokka own ${i}` : `Visitor ${i}`), 1000);
+    await pageWith('Small quokka home', 5, (i) => `Home ${i}`, 1000);
+    await pageWith('Numbat', 40, (i) => (i % 10 === 0 ? `Quokka numbat ${i}` : `Numbat ${i}`), 1000);
+    await pageWith('A big quokka', 1700, (i) => `Seen ${i}`, 1000);
   });
 
   for (const text of ['quokka', 'quo', 'q', 'quokka big', 'big', 'small quokka', 'numbat', 'visitor 1']) {
