@@ -1,5 +1,6 @@
 import { createHmac, type Hmac, randomFillSync, timingSafeEqual } from 'node:crypto';
 import { CACHES, newCache } from '../db/caches.js';
+import { isVisitClaims, type VisitClaims } from '../visits/index.js';
 
 /**
  * The view token: what a served document tells the collector and the form handler about the visit
@@ -7,34 +8,8 @@ import { CACHES, newCache } from '../db/caches.js';
  * derived from the service secret that signs download links (one secret for an operator to keep,
  * a separate key per purpose). `<base64url(JSON claims)>.<base64url(HMAC-SHA256)>`.
  */
-export interface ViewClaims {
-  tenantId: string;
-  pageId: string;
-  audienceId: string;
-  /** The page link the visitor came through. */
-  linkId: string;
-  /**
-   * The path the document was served at, when it is not the link's own (`P/<key>` of a
-   * `page_routing` link): the session's `pageUrl`. Optional, so a token without it stays valid.
-   */
-  path?: string;
-  /**
-   * The experiment the document was served in, its arm, and the unit the arm was assigned to
-   * (`person:<id>`, or a daily visitor key): the session's experiment fields. Optional, as `path`.
-   */
-  experimentId?: string;
-  arm?: string;
-  unit?: string;
-  /** The audience version the document showed (issue 49: maps per version). Optional, as `path`. */
-  versionId?: string;
-  /** A random id of this visit: the session's `analyticsSessionId`. */
-  visitId: string;
-  /** When the document was served, in milliseconds since the epoch. */
-  issuedAt: number;
-}
-
 /** What a token names besides the visit: the same for every visit of one document at one path. */
-export type TokenFields = Omit<ViewClaims, 'visitId' | 'issuedAt'>;
+export type TokenFields = Omit<VisitClaims, 'visitId' | 'issuedAt'>;
 
 export interface ViewTokens {
   /**
@@ -42,9 +17,9 @@ export interface ViewTokens {
    * document's outcome keeps one): its part of the token is then encoded once, not per visit.
    * `unit`, for `fields` without one: each visitor's own unit of an arm's shared fields.
    */
-  sign(fields: TokenFields, at?: number, unit?: string): { token: string; claims: ViewClaims };
+  sign(fields: TokenFields, at?: number, unit?: string): { token: string; claims: VisitClaims };
   /** The claims of a genuine token not older than `maxAgeMs`; undefined for anything else. */
-  verify(token: string, at?: number): ViewClaims | undefined;
+  verify(token: string, at?: number): VisitClaims | undefined;
 }
 
 export const VIEW_TOKEN_MAX_AGE_MS = 24 * 60 * 60 * 1000;
@@ -70,8 +45,8 @@ export function viewTokens(serviceSecret: string, maxAgeMs = VIEW_TOKEN_MAX_AGE_
   const key = createHmac('sha256', serviceSecret).update('pam view token v1').digest();
   const mac = (body: string) => createHmac('sha256', key).update(body);
   const random = randomVisitBytes();
-  const verified = newCache<ViewClaims>(CACHES.viewTokens);
-  const remember = (token: string, claims: ViewClaims) => {
+  const verified = newCache<VisitClaims>(CACHES.viewTokens);
+  const remember = (token: string, claims: VisitClaims) => {
     verified.set(token, Object.freeze(claims));
   };
   const heads = new WeakMap<TokenFields, string>();
@@ -89,7 +64,7 @@ export function viewTokens(serviceSecret: string, maxAgeMs = VIEW_TOKEN_MAX_AGE_
       // The claims' JSON is the fields' part, then the visit's: `…[,"unit":…],"visitId":"…","issuedAt":…}`.
       const own = unit === undefined ? '' : `,"unit":${JSON.stringify(unit)}`;
       const body = headOf(fields) + Buffer.from(`${own},"visitId":"${visitId}","issuedAt":${at}}`).toString('base64url');
-      const claims: ViewClaims = { ...fields, ...(unit === undefined ? {} : { unit }), visitId, issuedAt: at };
+      const claims: VisitClaims = { ...fields, ...(unit === undefined ? {} : { unit }), visitId, issuedAt: at };
       return { token: `${body}.${mac(body).digest('base64url')}`, claims };
     },
     verify(token, at = Date.now()) {
@@ -118,7 +93,7 @@ function encodedHead(fields: TokenFields): string {
 }
 
 /** The claims of a token this key signed, whatever its age; undefined for anything else. */
-function genuineClaims(token: string, mac: (body: string) => Hmac): ViewClaims | undefined {
+function genuineClaims(token: string, mac: (body: string) => Hmac): VisitClaims | undefined {
   const [body, signature, extra] = token.split('.');
   if (!body || !signature || extra !== undefined) return undefined;
   const given = Buffer.from(signature, 'base64url');
@@ -130,17 +105,5 @@ function genuineClaims(token: string, mac: (body: string) => Hmac): ViewClaims |
   } catch {
     return undefined;
   }
-  return isClaims(claims) ? claims : undefined;
-}
-
-function isClaims(value: unknown): value is ViewClaims {
-  if (typeof value !== 'object' || value === null) return false;
-  const v = value as Record<string, unknown>;
-  return (
-    ['tenantId', 'pageId', 'audienceId', 'linkId', 'visitId'].every((k) => typeof v[k] === 'string') &&
-    (v.path === undefined || typeof v.path === 'string') &&
-    ['experimentId', 'arm', 'unit', 'versionId'].every((k) => v[k] === undefined || typeof v[k] === 'string') &&
-    typeof v.issuedAt === 'number' &&
-    Number.isSafeInteger(v.issuedAt)
-  );
+  return isVisitClaims(claims) ? claims : undefined;
 }

@@ -22,12 +22,12 @@ export type {
   SeenClasses,
   SumRow,
   TimeSpan,
-  VisitClaims,
   VisitReads,
   VisitReport,
   VisitScope,
   VisitStore,
 } from './port.js';
+export { isVisitClaims, VisitClaims } from './claims.js';
 export { MAX_REPORT_BYTES, Report } from './report.js';
 
 /** The store the database takes reports in: PostgreSQL's one statement, or a transaction. */

@@ -7,6 +7,7 @@ import type { Report } from './report.js';
 import type { SiteDimension } from './rollups.js';
 import type { SUM_COLUMNS } from './sums.js';
 import type { Vital } from './vitals.js';
+import type { VisitClaims } from './claims.js';
 
 // The ingest port: the visitor plane (site/measure/) hands every report to a `VisitStore` and knows
 // nothing of how it is kept, and the analytics read what it keeps through the same store. Each
@@ -14,24 +15,6 @@ import type { Vital } from './vitals.js';
 // transaction, postgres-store.ts for PostgreSQL's one statement, reads.ts for the reads both
 // answer alike), as umami keeps one query file per dialect; another store (an events store) is
 // one more file.
-
-/** Who a report's view token names (site/token.ts's claims, as a store needs them). */
-export interface VisitClaims {
-  tenantId: string;
-  pageId: string;
-  audienceId: string;
-  linkId: string;
-  /** The path the document was served at, when it is not the link's own. */
-  path?: string;
-  experimentId?: string;
-  arm?: string;
-  unit?: string;
-  /** The audience version the document showed (its maps are kept per version); absent: the page's own content. */
-  versionId?: string;
-  visitId: string;
-  /** When the document was served, in milliseconds since the epoch. */
-  issuedAt: number;
-}
 
 /** What a first report tells of its visit without reading: every class but the day's firsts, and the visitor's key. */
 export type SeenClasses = Pick<VisitClasses, SessionColumn<'classes'>> & {

@@ -8,7 +8,8 @@ import { recordOccurrences } from './occurrences.js';
 import { sqlReads } from './reads.js';
 import { announceStart } from './announce.js';
 import { experimentOf, lockVisit, occurrenceVisit, recordVisit, type Visit, type VisitClasses } from './repository.js';
-import type { Recorded, SeenClasses, VisitClaims, VisitReport, VisitStore } from './port.js';
+import type { VisitClaims } from './claims.js';
+import type { Recorded, SeenClasses, VisitReport, VisitStore } from './port.js';
 import { dayFirsts, endDelaySeconds, occurrencesOf, raise } from './reducer.js';
 
 /** The visit's map row (maps.ts), beside the session's columns under names of its own. */

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fileUrlSecret } from '../../src/assets/files.js';
-import { viewTokens, type ViewClaims, type ViewTokens } from '../../src/site/token.js';
+import { viewTokens, type ViewTokens } from '../../src/site/token.js';
+import type { VisitClaims } from '../../src/visits/index.js';
 import { type Json, ok, startApp, type TestApp } from '../helpers.js';
 
 // Issue 49 through HTTP: reports with clicks, reach, scroll and web vitals go to the collector; the
@@ -51,7 +52,7 @@ after(async () => {
   await t.close();
 });
 
-function sign(extra: Partial<ViewClaims> = {}) {
+function sign(extra: Partial<VisitClaims> = {}) {
   return tokens.sign(
     { tenantId: t.tenantId, pageId: page.pageId, audienceId: audience.audienceId, linkId: link.pageLinkId, ...extra },
     Date.now() - 60_000,

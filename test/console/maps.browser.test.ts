@@ -3,7 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { type Browser, chromium, type Page as Tab } from 'playwright-core';
 import { buildConsole } from '../../scripts/build-console.js';
 import { fileUrlSecret } from '../../src/assets/files.js';
-import { type ViewClaims, viewTokens } from '../../src/site/token.js';
+import { viewTokens } from '../../src/site/token.js';
+import type { VisitClaims } from '../../src/visits/index.js';
 import { available, CHROMIUM, skip, until } from '../browser.js';
 import { type Json, ok, startApp, type TestApp } from '../helpers.js';
 import { fallbackHost } from '../site/serve-helpers.js';
@@ -24,7 +25,7 @@ let empty: Json;
 let audience: Json;
 let nextAddress = 1;
 
-async function collect(sign: (extra?: Partial<ViewClaims>) => string, host: string, fields: Json): Promise<void> {
+async function collect(sign: (extra?: Partial<VisitClaims>) => string, host: string, fields: Json): Promise<void> {
   const res = await t.app.inject({
     method: 'POST',
     url: '/_pam/collect',

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import vm from 'node:vm';
 import { gzipSync } from 'node:zlib';
@@ -7,7 +8,8 @@ import { fileUrlSecret } from '../../src/assets/files.js';
 import { loadConfig } from '../../src/config.js';
 import { recordVisit } from '../../src/visits/repository.js';
 import { MEASURING_SCRIPT, VITALS_SCRIPT } from '../../src/site/measure/script.js';
-import { VIEW_TOKEN_MAX_AGE_MS, viewTokens, type ViewClaims, type ViewTokens } from '../../src/site/token.js';
+import { VIEW_TOKEN_MAX_AGE_MS, viewTokens, type ViewTokens } from '../../src/site/token.js';
+import type { VisitClaims } from '../../src/visits/index.js';
 import { startApp, type Json, type Res, type TestApp, ok, onPostgres } from '../helpers.js';
 
 // The measuring half of the visitor plane: /_pam/v.js and POST /_pam/collect, driven with view
@@ -60,7 +62,7 @@ async function send(body: unknown, opts: Send = {}): Promise<Res> {
   return { status: res.statusCode, headers: res.headers, body: undefined, text: res.body };
 }
 
-function sign(at = Date.now(), extra: Partial<ViewClaims> = {}) {
+function sign(at = Date.now(), extra: Partial<VisitClaims> = {}) {
   return tokens.sign({ tenantId: t.tenantId, pageId: page.pageId, audienceId: audience.audienceId, linkId: link.pageLinkId, ...extra }, at);
 }
 
@@ -408,6 +410,38 @@ describe('POST /_pam/collect: what is refused, and writes nothing', () => {
     const [body, mac] = token.split('.') as [string, string];
     assert.equal(tokens.verify(`${body}.${mac.slice(0, -2)}AA`, claims.issuedAt + 1000), undefined);
     assert.equal(tokens.verify(`${body}x.${mac}`, claims.issuedAt + 1000), undefined);
+  });
+
+  test("a genuinely signed token whose claims are not a visit's is refused", () => {
+    // Signed as viewTokens signs (its key derived from the secret), over JSON a signer would never
+    // write: the signature alone does not make the claims a visit's.
+    const secret = 'a secret of at least thirty-two characters, for claims';
+    const key = createHmac('sha256', secret).update('pam view token v1').digest();
+    const signed = (claims: unknown) => {
+      const body = Buffer.from(JSON.stringify(claims)).toString('base64url');
+      return `${body}.${createHmac('sha256', key).update(body).digest('base64url')}`;
+    };
+    const own = viewTokens(secret);
+    const at = 1_000_000;
+    const good = { tenantId: 't', pageId: 'p', audienceId: 'a', linkId: 'l', visitId: 'v', issuedAt: at };
+    assert.deepEqual(own.verify(signed(good), at), good);
+    // A field beside the claims (a later version's) is let through.
+    assert.deepEqual(own.verify(signed({ ...good, later: 1 }), at), { ...good, later: 1 });
+    const { linkId: _, ...noLink } = good;
+    for (const bad of [
+      noLink,
+      { ...good, issuedAt: String(at) },
+      { ...good, issuedAt: at + 0.5 },
+      { ...good, issuedAt: null },
+      { ...good, pageId: 7 },
+      { ...good, path: 7 },
+      { ...good, unit: null },
+      { ...good, versionId: ['v'] },
+      [good],
+      'claims',
+      null,
+    ])
+      assert.equal(own.verify(signed(bad), at), undefined, JSON.stringify(bad));
   });
 
   test('a token is one base64url JSON whatever the length of its path, and each visit of a document is its own', () => {

@@ -21,7 +21,7 @@ import {
 import { type LeadEnrichment, recordTakenLead } from '../../leads/index.js';
 import { now } from '../../time.js';
 import { HONEYPOT, type LeadErrors, type LeadFields } from '../../render/index.js';
-import type { ViewClaims } from '../token.js';
+import type { VisitClaims } from '../../visits/index.js';
 
 /** The lead form's rules: the same email format as a person's; the phone as a person's, typed (src/phone.ts). */
 const LeadForm = Type.Object({
@@ -94,7 +94,7 @@ export function checkLeadFields(fields: LeadFields, country: string | null): { f
 }
 
 /** The page, audience and form action a token and an action id name, when all still exist. */
-export async function formTarget(db: Kysely<Database>, claims: ViewClaims, actionId: string) {
+export async function formTarget(db: Kysely<Database>, claims: VisitClaims, actionId: string) {
   const page = await findPage(db, claims.tenantId, claims.pageId);
   if (!page || claims.audienceId === '') return undefined;
   const action = (JSON.parse(page.actions) as StoredAction[]).find((a) => a.actionId === actionId && a.actionType === 'form');
@@ -183,7 +183,7 @@ const pathOfLink = linkPathOf;
  */
 export async function recordLead(
   db: Kysely<Database>,
-  claims: ViewClaims,
+  claims: VisitClaims,
   target: Target,
   fields: LeadForm,
   served: { pageUrl: string; pageTitle: string },

@@ -3,7 +3,7 @@ import type { AudiencesTable, Database, PagesTable } from '../../db/types.js';
 import type { SiteHost } from '../hosts.js';
 import { staysOnHost } from '../location.js';
 import { resolve } from '../serve/resolve.js';
-import type { ViewClaims } from '../token.js';
+import type { VisitClaims } from '../../visits/index.js';
 
 /**
  * Whether the URL a form was posted from still shows the token's page to its audience: the path
@@ -16,7 +16,7 @@ export async function stillShown(
   db: Kysely<Database>,
   host: SiteHost,
   path: string,
-  claims: ViewClaims,
+  claims: VisitClaims,
   target: { page: PagesTable; audience: AudiencesTable | undefined },
 ): Promise<boolean> {
   const { page, audience } = target;
