@@ -1,4 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { type Static, Type } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 
 /**
  * The decision token: what `GET /_pam/decide` tells the site's script about the decision it made,
@@ -7,40 +9,45 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * secret with its own purpose string, as the served pages' view token is (src/site/token.ts).
  * `<base64url(JSON claims)>.<base64url(HMAC-SHA256)>`.
  */
-export interface DecisionArm {
-  experienceId: string;
-  arm: 'personalised' | 'holdout';
-}
+const DecisionArm = Type.Object({ experienceId: Type.String(), arm: Type.Union([Type.Literal('personalised'), Type.Literal('holdout')]) });
+export type DecisionArm = Static<typeof DecisionArm>;
 
-export interface DecisionUtm {
-  utmSource?: string;
-  utmMedium?: string;
-  utmCampaign?: string;
-  utmTerm?: string;
-  utmContent?: string;
-}
+// The five UTM values the decision read; nothing else in it but text.
+const DecisionUtm = Type.Object(
+  {
+    utmSource: Type.Optional(Type.String()),
+    utmMedium: Type.Optional(Type.String()),
+    utmCampaign: Type.Optional(Type.String()),
+    utmTerm: Type.Optional(Type.String()),
+    utmContent: Type.Optional(Type.String()),
+  },
+  { additionalProperties: Type.String() },
+);
+export type DecisionUtm = Static<typeof DecisionUtm>;
 
-export interface DecisionClaims {
-  tenantId: string;
-  siteId: string;
+const DecisionClaims = Type.Object({
+  tenantId: Type.String(),
+  siteId: Type.String(),
   /** The daily visitor key the arms were assigned to (never the address or the user agent). */
-  unit: string;
+  unit: Type.String(),
   /** The UTC day (`YYYY-MM-DD`) the unit belongs to. */
-  day: string;
+  day: Type.String(),
   /** The page's path (query excluded). */
-  path: string;
+  path: Type.String(),
   /** The experiences applied or held out on this page, each with its arm. */
-  experiences: DecisionArm[];
+  experiences: Type.Array(DecisionArm),
   /** The live experiences whose `conversionUrl` matches this page's path. */
-  converting: string[];
-  referrerHost?: string;
-  channel?: string;
-  utm?: DecisionUtm;
+  converting: Type.Array(Type.String()),
+  referrerHost: Type.Optional(Type.String()),
+  channel: Type.Optional(Type.String()),
+  utm: Type.Optional(DecisionUtm),
   /** A preview (`?pam_preview=`): shown to a marketer, not to be measured. */
-  preview?: boolean;
+  preview: Type.Optional(Type.Boolean()),
   /** When the decision was made, in milliseconds since the epoch. */
-  issuedAt: number;
-}
+  issuedAt: Type.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }),
+});
+export type DecisionClaims = Static<typeof DecisionClaims>;
+const isClaims = TypeCompiler.Compile(DecisionClaims);
 
 export interface DecisionTokens {
   sign(claims: DecisionClaims): string;
@@ -73,42 +80,9 @@ export function decisionTokens(serviceSecret: string, maxAgeMs = DECISION_TOKEN_
       } catch {
         return undefined;
       }
-      if (!isClaims(claims)) return undefined;
+      if (!isClaims.Check(claims)) return undefined;
       if (claims.issuedAt > at + 60_000 || at - claims.issuedAt > maxAgeMs) return undefined;
       return claims;
     },
   };
-}
-
-const isString = (v: unknown): v is string => typeof v === 'string';
-const optionalString = (v: unknown) => v === undefined || isString(v);
-
-function isArm(value: unknown): value is DecisionArm {
-  if (typeof value !== 'object' || value === null) return false;
-  const v = value as Record<string, unknown>;
-  return isString(v.experienceId) && (v.arm === 'personalised' || v.arm === 'holdout');
-}
-
-function isUtm(value: unknown): boolean {
-  if (value === undefined) return true;
-  if (typeof value !== 'object' || value === null) return false;
-  return Object.values(value).every(isString);
-}
-
-function isClaims(value: unknown): value is DecisionClaims {
-  if (typeof value !== 'object' || value === null) return false;
-  const v = value as Record<string, unknown>;
-  return (
-    ['tenantId', 'siteId', 'unit', 'day', 'path'].every((k) => isString(v[k])) &&
-    Array.isArray(v.experiences) &&
-    v.experiences.every(isArm) &&
-    Array.isArray(v.converting) &&
-    v.converting.every(isString) &&
-    optionalString(v.referrerHost) &&
-    optionalString(v.channel) &&
-    isUtm(v.utm) &&
-    (v.preview === undefined || typeof v.preview === 'boolean') &&
-    typeof v.issuedAt === 'number' &&
-    Number.isSafeInteger(v.issuedAt)
-  );
 }

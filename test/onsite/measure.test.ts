@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { decisionTokens, type DecisionTokens } from '../../src/onsite/decision-token.js';
 import { expectProblem, ok, startApp, type Json, type TestApp } from '../helpers.js';
@@ -352,4 +353,47 @@ describe('with a holdout', () => {
       ['personalised', 'holdout'],
     );
   });
+});
+
+test("a genuinely signed decision token whose claims are not a decision's is refused", () => {
+  // Signed as decisionTokens signs (its key derived from the secret), over JSON it would never
+  // write: the signature alone does not make the claims a decision's.
+  const secret = 'a secret of at least thirty-two characters, for claims';
+  const key = createHmac('sha256', secret).update('pam onsite decision token v1').digest();
+  const signed = (claims: unknown) => {
+    const body = Buffer.from(JSON.stringify(claims)).toString('base64url');
+    return `${body}.${createHmac('sha256', key).update(body).digest('base64url')}`;
+  };
+  const own = decisionTokens(secret);
+  const at = 1_000_000;
+  const good = {
+    tenantId: 't',
+    siteId: 's',
+    unit: 'u',
+    day: '2026-12-06',
+    path: '/',
+    experiences: [{ experienceId: 'e', arm: 'holdout' }],
+    converting: [],
+    utm: { utmSource: 'news' },
+    issuedAt: at,
+  };
+  assert.deepEqual(own.verify(signed(good), at), good);
+  assert.deepEqual(own.verify(own.sign({ ...good, experiences: [{ experienceId: 'e', arm: 'personalised' }] }), at)?.experiences, [
+    { experienceId: 'e', arm: 'personalised' },
+  ]);
+  for (const bad of [
+    { ...good, experiences: [{ experienceId: 'e', arm: 'control' }] },
+    { ...good, experiences: [{ arm: 'holdout' }] },
+    { ...good, experiences: {} },
+    { ...good, converting: [1] },
+    { ...good, utm: { utmSource: 1 } },
+    { ...good, utm: { other: null } },
+    { ...good, utm: 'news' },
+    { ...good, preview: 'yes' },
+    { ...good, referrerHost: null },
+    { ...good, issuedAt: at + 0.5 },
+    { ...good, day: undefined },
+    null,
+  ])
+    assert.equal(own.verify(signed(bad), at), undefined, JSON.stringify(bad));
 });
