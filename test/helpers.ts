@@ -13,6 +13,7 @@ import { migrateDatabase } from '../src/db/migrate.js';
 import { migrations } from '../src/db/migrations/index.js';
 import type { Database } from '../src/db/types.js';
 import { newId } from '../src/ids.js';
+import { type Claims, encodeClaims, signedTokens } from '../src/signed-tokens.js';
 import pg from 'pg';
 
 /** A parsed JSON response body: tests read fields off it freely. */
@@ -272,4 +273,13 @@ export async function statementsRun(t: TestApp, token: string): Promise<number> 
   for (const line of res.body.split('\n'))
     if (line.startsWith('pam_db_query_duration_seconds_count')) total += Number(line.split(' ').at(-1));
   return total;
+}
+
+/**
+ * Signs any JSON with the service's key for `purpose`, as none of its signers would: for checking
+ * that a genuine signature alone does not make ill-shaped claims acceptable.
+ */
+export function signAnything(secret: string, purpose: string): (claims: unknown) => string {
+  const tokens = signedTokens(secret, purpose, (_: unknown): _ is Claims => false, { maxAgeMs: 0, maxLength: 0 });
+  return (claims) => tokens.seal(encodeClaims(claims));
 }

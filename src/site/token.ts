@@ -1,12 +1,13 @@
-import { createHmac, type Hmac, randomFillSync, timingSafeEqual } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import { CACHES, newCache } from '../db/caches.js';
+import { isFresh, signedTokens } from '../signed-tokens.js';
 import { isVisitClaims, type VisitClaims } from '../visits/index.js';
 
 /**
  * The view token: what a served document tells the collector and the form handler about the visit
- * it starts, signed so that a visitor can neither forge one nor change what it names. Its key is
- * derived from the service secret that signs download links (one secret for an operator to keep,
- * a separate key per purpose). `<base64url(JSON claims)>.<base64url(HMAC-SHA256)>`.
+ * it starts, signed so that a visitor can neither forge one nor change what it names
+ * (src/signed-tokens.ts). Built for serving: each document's part of the claims is encoded once,
+ * and a token verified once is not verified again.
  */
 /** What a token names besides the visit: the same for every visit of one document at one path. */
 export type TokenFields = Omit<VisitClaims, 'visitId' | 'issuedAt'>;
@@ -23,6 +24,7 @@ export interface ViewTokens {
 }
 
 export const VIEW_TOKEN_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+export const VIEW_TOKEN_PURPOSE = 'pam view token v1';
 const MAX_TOKEN_LENGTH = 1024;
 /**
  * 16 random bytes per visit, taken from a buffer refilled by the CSPRNG 256 visits at a time (as
@@ -42,13 +44,9 @@ function randomVisitBytes(): () => Buffer {
 }
 
 export function viewTokens(serviceSecret: string, maxAgeMs = VIEW_TOKEN_MAX_AGE_MS): ViewTokens {
-  const key = createHmac('sha256', serviceSecret).update('pam view token v1').digest();
-  const mac = (body: string) => createHmac('sha256', key).update(body);
+  const tokens = signedTokens(serviceSecret, VIEW_TOKEN_PURPOSE, isVisitClaims, { maxAgeMs, maxLength: MAX_TOKEN_LENGTH });
   const random = randomVisitBytes();
   const verified = newCache<VisitClaims>(CACHES.viewTokens);
-  const remember = (token: string, claims: VisitClaims) => {
-    verified.set(token, Object.freeze(claims));
-  };
   const heads = new WeakMap<TokenFields, string>();
   const headOf = (fields: TokenFields) => {
     let head = heads.get(fields);
@@ -65,18 +63,16 @@ export function viewTokens(serviceSecret: string, maxAgeMs = VIEW_TOKEN_MAX_AGE_
       const own = unit === undefined ? '' : `,"unit":${JSON.stringify(unit)}`;
       const body = headOf(fields) + Buffer.from(`${own},"visitId":"${visitId}","issuedAt":${at}}`).toString('base64url');
       const claims: VisitClaims = { ...fields, ...(unit === undefined ? {} : { unit }), visitId, issuedAt: at };
-      return { token: `${body}.${mac(body).digest('base64url')}`, claims };
+      return { token: tokens.seal(body), claims };
     },
     verify(token, at = Date.now()) {
-      if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH) return undefined;
       let claims = verified.get(token);
       if (claims === undefined) {
-        claims = genuineClaims(token, mac);
+        claims = tokens.genuine(token);
         if (claims === undefined) return undefined;
-        remember(token, claims);
+        verified.set(token, Object.freeze(claims));
       }
-      if (claims.issuedAt > at + 60_000 || at - claims.issuedAt > maxAgeMs) return undefined;
-      return claims;
+      return isFresh(claims, at, maxAgeMs) ? claims : undefined;
     },
   };
 }
@@ -90,20 +86,4 @@ function encodedHead(fields: TokenFields): string {
   const head = Buffer.from(JSON.stringify(fields).slice(0, -1));
   const padded = Buffer.concat([head, Buffer.alloc((3 - (head.length % 3)) % 3, ' ')]);
   return padded.toString('base64url');
-}
-
-/** The claims of a token this key signed, whatever its age; undefined for anything else. */
-function genuineClaims(token: string, mac: (body: string) => Hmac): VisitClaims | undefined {
-  const [body, signature, extra] = token.split('.');
-  if (!body || !signature || extra !== undefined) return undefined;
-  const given = Buffer.from(signature, 'base64url');
-  const expected = mac(body).digest();
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
-  let claims: unknown;
-  try {
-    claims = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  return isVisitClaims(claims) ? claims : undefined;
 }

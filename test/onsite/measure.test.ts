@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { decisionTokens, type DecisionTokens } from '../../src/onsite/decision-token.js';
-import { expectProblem, ok, startApp, type Json, type TestApp } from '../helpers.js';
+import { DECISION_TOKEN_PURPOSE, decisionTokens, type DecisionTokens } from '../../src/onsite/decision-token.js';
+import { expectProblem, ok, signAnything, startApp, type Json, type TestApp } from '../helpers.js';
 import { beacon, claimsOf, experienceOf, signerOf, siteOf, today } from './measure-helpers.js';
 
 // Issue 48 §4: the site script's reports (POST /_pam/x) and an experience's analytics from them.
@@ -359,11 +358,7 @@ test("a genuinely signed decision token whose claims are not a decision's is ref
   // Signed as decisionTokens signs (its key derived from the secret), over JSON it would never
   // write: the signature alone does not make the claims a decision's.
   const secret = 'a secret of at least thirty-two characters, for claims';
-  const key = createHmac('sha256', secret).update('pam onsite decision token v1').digest();
-  const signed = (claims: unknown) => {
-    const body = Buffer.from(JSON.stringify(claims)).toString('base64url');
-    return `${body}.${createHmac('sha256', key).update(body).digest('base64url')}`;
-  };
+  const signed = signAnything(secret, DECISION_TOKEN_PURPOSE);
   const own = decisionTokens(secret);
   const at = 1_000_000;
   const good = {

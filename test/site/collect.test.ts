@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import vm from 'node:vm';
 import { gzipSync } from 'node:zlib';
@@ -8,9 +7,9 @@ import { fileUrlSecret } from '../../src/assets/files.js';
 import { loadConfig } from '../../src/config.js';
 import { recordVisit } from '../../src/visits/repository.js';
 import { MEASURING_SCRIPT, VITALS_SCRIPT } from '../../src/site/measure/script.js';
-import { VIEW_TOKEN_MAX_AGE_MS, viewTokens, type ViewTokens } from '../../src/site/token.js';
+import { VIEW_TOKEN_MAX_AGE_MS, VIEW_TOKEN_PURPOSE, viewTokens, type ViewTokens } from '../../src/site/token.js';
 import type { VisitClaims } from '../../src/visits/index.js';
-import { startApp, type Json, type Res, type TestApp, ok, onPostgres } from '../helpers.js';
+import { startApp, type Json, type Res, type TestApp, ok, onPostgres, signAnything } from '../helpers.js';
 
 // The measuring half of the visitor plane: /_pam/v.js and POST /_pam/collect, driven with view
 // tokens signed by the app's own secret (what a served document carries).
@@ -416,11 +415,7 @@ describe('POST /_pam/collect: what is refused, and writes nothing', () => {
     // Signed as viewTokens signs (its key derived from the secret), over JSON a signer would never
     // write: the signature alone does not make the claims a visit's.
     const secret = 'a secret of at least thirty-two characters, for claims';
-    const key = createHmac('sha256', secret).update('pam view token v1').digest();
-    const signed = (claims: unknown) => {
-      const body = Buffer.from(JSON.stringify(claims)).toString('base64url');
-      return `${body}.${createHmac('sha256', key).update(body).digest('base64url')}`;
-    };
+    const signed = signAnything(secret, VIEW_TOKEN_PURPOSE);
     const own = viewTokens(secret);
     const at = 1_000_000;
     const good = { tenantId: 't', pageId: 'p', audienceId: 'a', linkId: 'l', visitId: 'v', issuedAt: at };
