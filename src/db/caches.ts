@@ -55,6 +55,36 @@ export function cacheSizes(): { cache: keyof typeof CACHES; entries: number; byt
   });
 }
 
+/**
+ * The caches whose entries have a time to live. lru-cache drops an expired entry only when it is
+ * next asked for or pushed out, so an answer no one asks for again (a report read once; the
+ * pipeline's touches, tens of MB at full scale) stayed for the life of the process. A sweep drops
+ * them: one timer for the process, not lru-cache's `ttlAutopurge` (a timer an entry, which the
+ * 50,000 companies would pay for).
+ */
+const expiring = new Set<WeakRef<{ purgeStale(): boolean }>>();
+const SWEEP_EVERY_MS = 10_000;
+let sweeper: NodeJS.Timeout | undefined;
+
+/** Drops every expired entry of every live cache that has a time to live (the sweep, and tests). */
+export function sweepExpired(): void {
+  for (const ref of expiring) {
+    const cache = ref.deref();
+    if (cache) cache.purgeStale();
+    else expiring.delete(ref);
+  }
+  if (expiring.size === 0 && sweeper) {
+    clearInterval(sweeper);
+    sweeper = undefined;
+  }
+}
+
+function sweepWhenExpired(cache: { purgeStale(): boolean }): void {
+  expiring.add(new WeakRef(cache));
+  // Unreferenced: the sweep never keeps a process (a CLI command, a test) alive.
+  sweeper ??= setInterval(sweepExpired, SWEEP_EVERY_MS).unref();
+}
+
 /** Builds a declared cache: its bounds, its sizes and its time to live as the declaration says. */
 export function newCache<V extends {}, FC = unknown>(d: CacheDeclaration<V>, built: Built<V, FC> = {}): LRUCache<string, V, FC> {
   const maxBytes = built.maxBytes ?? d.maxBytes;
@@ -64,9 +94,11 @@ export function newCache<V extends {}, FC = unknown>(d: CacheDeclaration<V>, bui
     sizeCalculation: d.size,
     ...(d.maxEntryBytes === undefined ? {} : { maxEntrySize: Math.min(d.maxEntryBytes, maxBytes / 8) }),
     ...(d.ttlMs === undefined ? {} : { ttl: d.ttlMs, updateAgeOnGet: d.ttlFromLastUse === true }),
-    ...(built.fetchMethod === undefined ? {} : { fetchMethod: built.fetchMethod }),
+    // A fetch still in flight when its entry is swept or pushed out answers whoever asked for it.
+    ...(built.fetchMethod === undefined ? {} : { fetchMethod: built.fetchMethod, ignoreFetchAbort: true }),
   });
   track(d, cache);
+  if (d.ttlMs !== undefined) sweepWhenExpired(cache);
   return cache;
 }
 
