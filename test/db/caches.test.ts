@@ -52,14 +52,22 @@ test('an entry in use is not swept when its time counts from its last use', asyn
 });
 
 test('an answer still being worked out when its entry is swept is given to whoever asked for it', async () => {
+  // The answer is held back until after the sweep, however slow the machine: the sweep always meets it in flight.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
   const slow = newCache<{ bytes: number }>(declared(20), {
     fetchMethod: async () => {
-      await sleep(100);
+      await held;
       return { bytes: 7 };
     },
   });
   const asked = slow.forceFetch('slow');
   await sleep(50);
+  assert.equal(slow.size, 1, 'in flight');
   sweepExpired();
+  assert.equal(slow.size, 0, 'swept while in flight');
+  release();
   assert.deepEqual(await asked, { bytes: 7 });
 });
