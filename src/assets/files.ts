@@ -155,16 +155,7 @@ export async function keptKey(
   const row = await db.selectFrom('service_secrets').select('value').where('name', '=', name).executeTakeFirst();
   if (configured !== undefined) return { sealing: configured, legacy: undefined };
   if (keyFile === undefined) return { sealing: undefined, legacy: row?.value };
-  fs.mkdirSync(path.dirname(keyFile), { recursive: true });
-  try {
-    // `wx`: of two processes starting at once, one writes and the other reads what it wrote.
-    fs.writeFileSync(keyFile, `${row?.value ?? randomBytes(32).toString('base64url')}\n`, { flag: 'wx', mode: 0o600 });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  }
-  fs.chmodSync(keyFile, 0o600);
-  const key = fs.readFileSync(keyFile, 'utf8').trim();
-  if (key === '') throw new Error(`${keyFile} is empty: restore it, or set INTEGRATIONS_SECRET`);
+  const key = keyInFile(keyFile, () => row?.value ?? randomBytes(32).toString('base64url'));
   if (row === undefined) return { sealing: key, legacy: undefined };
   // Moved: the database no longer holds a key to its own ciphertext. A different one (a database
   // restored beside a newer file) is kept, to open what it sealed.
@@ -173,4 +164,30 @@ export async function keptKey(
     return { sealing: key, legacy: undefined };
   }
   return { sealing: key, legacy: row.value };
+}
+
+/**
+ * The key kept in `file` (mode 0600), which the first process to ask creates with `initial()`.
+ * Two processes starting at once on one database (a service and the CLI, or two instances) must
+ * read the same key: the first writes it whole under a name of its own, then links it into place,
+ * which fails if another got there first. A reader never meets a file still being written; with
+ * `wx` on the file itself, one did, and stopped as if the file had been emptied.
+ */
+export function keyInFile(file: string, initial: () => string): string {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (!fs.existsSync(file)) {
+    const draft = `${file}.${process.pid}-${randomBytes(6).toString('hex')}`;
+    fs.writeFileSync(draft, `${initial()}\n`, { flag: 'wx', mode: 0o600 });
+    try {
+      fs.linkSync(draft, file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    } finally {
+      fs.rmSync(draft, { force: true });
+    }
+  }
+  fs.chmodSync(file, 0o600);
+  const key = fs.readFileSync(file, 'utf8').trim();
+  if (key === '') throw new Error(`${file} is empty: restore it, or set INTEGRATIONS_SECRET`);
+  return key;
 }

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { sealer } from '../../src/integrations/secrets.js';
 import { expectProblem, freshDatabase, ok, onPostgres, startApp, type TestApp, type TestDatabase } from '../helpers.js';
@@ -121,4 +124,41 @@ describe('SQLite without INTEGRATIONS_SECRET', { skip: onPostgres }, () => {
       await fresh.drop();
     }
   });
+});
+
+// Two processes starting at once on one database (the bench's service and its metered twin did)
+// must both read the key the first one wrote: with `wx` on the file itself, the second could read
+// it between its creation and its write, and stop as if it had been emptied.
+test('two processes making the key file at once both read the same whole key, every time', { skip: onPostgres }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pam-key-race-'));
+  const files = new URL('../../src/assets/files.ts', import.meta.url).href;
+  const times = 2000;
+  // Both start together once loaded; the first makes each file, the second waits until each
+  // appears and asks for it at once, in the window the first may still be writing it.
+  const startAt = Date.now() + 4000;
+  const script = (waits: boolean) => `
+    import fs from 'node:fs';
+    import { keyInFile } from ${JSON.stringify(files)};
+    const keys = [];
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    while (Date.now() < ${startAt} - 5) Atomics.wait(pause, 0, 0, 1);
+    while (Date.now() < ${startAt});
+    for (let i = 0; i < ${times}; i++) {
+      const file = ${JSON.stringify(dir)} + '/key-' + i;
+      if (${waits}) { const until = Date.now() + 5000; while (!fs.existsSync(file) && Date.now() < until); }
+      keys.push(keyInFile(file, () => 'key-' + i + '-' + process.pid));
+    }
+    process.stdout.write(JSON.stringify(keys));`;
+  const run = (waits: boolean) =>
+    promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script(waits)], { maxBuffer: 1 << 22 });
+  try {
+    const [first, second] = await Promise.all([run(false), run(true)]);
+    const a = JSON.parse(first.stdout) as string[];
+    const b = JSON.parse(second.stdout) as string[];
+    assert.equal(a.length, times);
+    assert.deepEqual(b, a, 'both read the key the first wrote');
+    assert.deepEqual(fs.readdirSync(dir).sort(), a.map((_, i) => `key-${i}`).sort(), 'no draft is left beside the keys');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
