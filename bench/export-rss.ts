@@ -21,6 +21,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { newId } from '../src/ids.js';
 import { createPage, findPage } from '../src/pages/repository.js';
 import { NOT_COLLECTED } from '../src/visits/repository.js';
+import { startOptions } from './processes.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BUDGET = 250 * 1024 * 1024;
@@ -108,11 +109,12 @@ async function main() {
   const started = Date.now();
   const { key, pageId } = await fill();
   console.log(`# ${ROWS} sessions written in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  const start = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start.split(' ') as string[];
+  const start = startOptions();
   const port = 30_000 + Math.floor(Math.random() * 20_000);
-  const service = spawn(process.execPath, [...start.slice(1, -1), 'dist/server.js'], {
+  const service = spawn(process.execPath, [...start.args, 'dist/server.js'], {
     cwd: ROOT,
     env: {
+      ...start.env,
       ...process.env,
       DATABASE_URL: url,
       PORT: String(port),

@@ -26,14 +26,19 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** The node options of `npm start` (`node <options> dist/server.js`): the service is measured as it is run. */
-export function startOptions(): string[] {
+/** npm start's environment and node options (`NAME=value … node <options> dist/server.js`): a bench service starts as npm start does. */
+export function startOptions(): { env: NodeJS.ProcessEnv; args: string[] } {
   const start = (
     JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
   ).scripts.start.split(' ');
+  const env: NodeJS.ProcessEnv = {};
+  while (/^[A-Z_]+=/.test(start[0] ?? '')) {
+    const [name, ...value] = start.shift()!.split('=');
+    env[name!] = value.join('=');
+  }
   if (start[0] !== 'node' || start.at(-1) !== 'dist/server.js')
-    throw new Error(`npm start is no longer "node <options> dist/server.js": ${start.join(' ')}`);
-  return start.slice(1, -1);
+    throw new Error(`npm start is no longer "[NAME=value …] node <options> dist/server.js": ${start.join(' ')}`);
+  return { env, args: start.slice(1, -1) };
 }
 
 export function pinned(cpu: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {

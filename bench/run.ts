@@ -980,12 +980,15 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
     const ceilingPort = await freePort();
     const ceiling = pinned(SERVER_CPU, process.execPath, ['bench/ceiling.mjs', String(ceilingPort), JSON.stringify(data.samplePerson)]);
     processes.push(ceiling);
+    const start = startOptions();
     const startService = (port: number, extra: NodeJS.ProcessEnv = {}) =>
       pinned(
         SERVER_CPU,
         process.execPath,
-        [...startOptions(), ...heapOptions(), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/server.js'],
+        [...start.args, ...heapOptions(), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/server.js'],
         {
+          // npm start's environment, unless the bench's own sets it (`GLIBC_TUNABLES= npm run bench`: a run without it).
+          ...Object.fromEntries(Object.entries(start.env).map(([name, value]) => [name, process.env[name] ?? value])),
           DATABASE_URL: database.url,
           PORT: String(port),
           HOST: '127.0.0.1',
