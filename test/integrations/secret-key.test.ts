@@ -143,9 +143,10 @@ test('two processes making the key file at once both read the same whole key, ev
     const pause = new Int32Array(new SharedArrayBuffer(4));
     while (Date.now() < ${startAt} - 5) Atomics.wait(pause, 0, 0, 1);
     while (Date.now() < ${startAt});
+    const giveUp = Date.now() + 20000;
     for (let i = 0; i < ${times}; i++) {
       const file = ${JSON.stringify(dir)} + '/key-' + i;
-      if (${waits}) { const until = Date.now() + 5000; while (!fs.existsSync(file) && Date.now() < until); }
+      if (${waits}) while (!fs.existsSync(file) && Date.now() < giveUp);
       keys.push(keyInFile(file, () => 'key-' + i + '-' + process.pid));
     }
     process.stdout.write(JSON.stringify(keys));`;
