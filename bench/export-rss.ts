@@ -114,8 +114,8 @@ async function main() {
   const service = spawn(process.execPath, [...start.args, 'dist/server.js'], {
     cwd: ROOT,
     env: {
-      ...start.env,
       ...process.env,
+      ...start.env,
       DATABASE_URL: url,
       PORT: String(port),
       HOST: '127.0.0.1',

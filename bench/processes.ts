@@ -26,7 +26,11 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** npm start's environment and node options (`NAME=value … node <options> dist/server.js`): a bench service starts as npm start does. */
+/**
+ * npm start's environment and node options (`NAME=value … node <options> dist/server.js`): a bench
+ * service starts as npm start does. A variable the bench's own environment sets wins
+ * (`GLIBC_TUNABLES= npm run bench`: a run without npm start's).
+ */
 export function startOptions(): { env: NodeJS.ProcessEnv; args: string[] } {
   const start = (
     JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
@@ -34,7 +38,7 @@ export function startOptions(): { env: NodeJS.ProcessEnv; args: string[] } {
   const env: NodeJS.ProcessEnv = {};
   while (/^[A-Z_]+=/.test(start[0] ?? '')) {
     const [name, ...value] = start.shift()!.split('=');
-    env[name!] = value.join('=');
+    env[name!] = process.env[name!] ?? value.join('=');
   }
   if (start[0] !== 'node' || start.at(-1) !== 'dist/server.js')
     throw new Error(`npm start is no longer "[NAME=value …] node <options> dist/server.js": ${start.join(' ')}`);

@@ -987,8 +987,7 @@ async function runBackend(backend: 'sqlite' | 'postgres', options: Options, log:
         process.execPath,
         [...start.args, ...heapOptions(), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/server.js'],
         {
-          // npm start's environment, unless the bench's own sets it (`GLIBC_TUNABLES= npm run bench`: a run without it).
-          ...Object.fromEntries(Object.entries(start.env).map(([name, value]) => [name, process.env[name] ?? value])),
+          ...start.env,
           DATABASE_URL: database.url,
           PORT: String(port),
           HOST: '127.0.0.1',
